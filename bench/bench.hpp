@@ -1,0 +1,31 @@
+#pragma once
+// Benchmarks reproducing the seeds' figures: `cosima bench NAME [--quick] [--json FILE]`.
+// Each prints a markdown table; wall times are medians of repeated runs on this machine, next to
+// counts that do not depend on it (macro-steps, integrations, iterations).
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cosima::bench {
+
+struct BenchOptions {
+  bool quick = false;
+  std::filesystem::path json_file;  ///< empty: no JSON
+  std::filesystem::path examples = COSIMA_EXAMPLES_DIR;
+};
+
+/// Runs the named benchmark; returns the process exit code. Throws Error for an unknown name.
+int run(const std::string& name, const BenchOptions& options);
+/// "jacobi"
+std::string names();
+
+/// Median of a non-empty sample.
+double median(std::vector<double> sample);
+/// Writes `document` to options.json_file when set.
+void write_json(const BenchOptions& options, const nlohmann::ordered_json& document);
+
+// The benchmarks.
+nlohmann::ordered_json bench_jacobi(const BenchOptions& options);
+
+}  // namespace cosima::bench

@@ -1,0 +1,87 @@
+// B2 — seed 000 §4.2 (eq. 53–54): two 10⁴ kg bodies between walls, springs and dampers; S1 the
+// left body (input: force F from the right, measured positively towards the right body), S2 the
+// right body, whose output becomes a constant pulling force after t_switch (the "behaviour change").
+#include "models/b_models.hpp"
+#include "models/model_base.hpp"
+
+namespace cosima::models {
+
+namespace {
+
+class LeftBody final : public ModelBase<LeftBody> {
+ public:
+  enum Param { m1, c1, d1, x_l0, v_l0 };
+  LeftBody()
+      : ModelBase("b2.left", {.states = {"x_l", "v_l"},
+                              .inputs = {"F"},
+                              .outputs = {"x_l", "v_l"},
+                              .parameters = {{"m1", 1e4, "mass [kg]"},
+                                             {"c1", 1e3, "left spring rate [N/m]"},
+                                             {"d1", 1e3, "left damper rating [N/(m/s)]"},
+                                             {"x_l0", 1.0, "initial position [m]"},
+                                             {"v_l0", 0.0, "initial velocity [m/s]"}},
+                              .linear_time_invariant = true}) {}
+  [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(x_l0), p(v_l0)); }
+  void derivatives(double /*t*/, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
+    dx(0) = x(1);
+    dx(1) = (-p(c1) * x(0) - p(d1) * x(1) + u(0)) / p(m1);
+  }
+  void outputs(double /*t*/, ConstVectorRef x, ConstVectorRef /*u*/, VectorRef y) const override { y = x; }
+  bool jacobians(double, ConstVectorRef, ConstVectorRef, Linearization& out) const override {
+    out.A.resize(2, 2);
+    out.A << 0.0, 1.0, -p(c1) / p(m1), -p(d1) / p(m1);
+    out.B.resize(2, 1);
+    out.B << 0.0, 1.0 / p(m1);
+    out.C = Eigen::MatrixXd::Identity(2, 2);
+    out.D = Eigen::MatrixXd::Zero(2, 1);
+    return true;
+  }
+};
+
+class RightBody final : public ModelBase<RightBody> {
+ public:
+  enum Param { m2, c2, c3, d2, d3, x_r0, v_r0, t_switch, F_after };
+  RightBody()
+      : ModelBase("b2.right", {.states = {"x_r", "v_r"},
+                               .inputs = {"x_l", "v_l"},
+                               .outputs = {"F"},
+                               .parameters = {{"m2", 1e4, "mass [kg]"},
+                                              {"c2", 1e3, "coupling spring rate [N/m]"},
+                                              {"c3", 1e3, "right spring rate [N/m]"},
+                                              {"d2", 0.0, "coupling damper rating [N/(m/s)]"},
+                                              {"d3", 1e3, "right damper rating [N/(m/s)]"},
+                                              {"x_r0", 0.0, "initial position [m]"},
+                                              {"v_r0", 0.0, "initial velocity [m/s]"},
+                                              {"t_switch", 100.0, "time the body vanishes [s]"},
+                                              {"F_after", 1000.0, "constant pulling force afterwards [N]"}},
+                               .feedthrough = {{0, 0}, {0, 1}},
+                               .linear_dynamics = true}) {}
+  [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(x_r0), p(v_r0)); }
+  void derivatives(double /*t*/, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
+    const double coupling = p(c2) * (x(0) - u(0)) + p(d2) * (x(1) - u(1));
+    dx(0) = x(1);
+    dx(1) = (-coupling - p(c3) * x(0) - p(d3) * x(1)) / p(m2);
+  }
+  void outputs(double t, ConstVectorRef x, ConstVectorRef u, VectorRef y) const override {
+    y(0) = t < p(t_switch) ? p(c2) * (x(0) - u(0)) + p(d2) * (x(1) - u(1)) : p(F_after);
+  }
+  bool jacobians(double t, ConstVectorRef, ConstVectorRef, Linearization& out) const override {
+    out.A.resize(2, 2);
+    out.A << 0.0, 1.0, -(p(c2) + p(c3)) / p(m2), -(p(d2) + p(d3)) / p(m2);
+    out.B.resize(2, 2);
+    out.B << 0.0, 0.0, p(c2) / p(m2), p(d2) / p(m2);
+    const double active = t < p(t_switch) ? 1.0 : 0.0;
+    out.C.resize(1, 2);
+    out.C << active * p(c2), active * p(d2);
+    out.D.resize(1, 2);
+    out.D << -active * p(c2), -active * p(d2);
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OdeModel> make_b2_left() { return std::make_unique<LeftBody>(); }
+std::unique_ptr<OdeModel> make_b2_right() { return std::make_unique<RightBody>(); }
+
+}  // namespace cosima::models

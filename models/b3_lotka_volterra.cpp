@@ -1,0 +1,64 @@
+// B3 — seed 000 §4.3 (eq. 55–56), seed 003 §4.2: Lotka–Volterra split into prey and predator.
+//   prey      p' = α p − β p q   (input q)
+//   predator  q' = δ p q − γ q   (input p)
+#include "models/b_models.hpp"
+#include "models/model_base.hpp"
+
+namespace cosima::models {
+
+namespace {
+
+class Prey final : public ModelBase<Prey> {
+ public:
+  enum Param { alpha, beta, p0 };
+  Prey()
+      : ModelBase("b3.prey", {.states = {"p"},
+                              .inputs = {"q"},
+                              .outputs = {"p"},
+                              .parameters = {{"alpha", 2.0 / 3.0, "natural birth rate"},
+                                             {"beta", 4.0 / 3.0, "predation rate"},
+                                             {"p0", 1.0, "initial prey population"}}}) {}
+  [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::VectorXd::Constant(1, p(p0)); }
+  void derivatives(double, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
+    dx(0) = p(alpha) * x(0) - p(beta) * x(0) * u(0);
+  }
+  void outputs(double, ConstVectorRef x, ConstVectorRef, VectorRef y) const override { y(0) = x(0); }
+  bool jacobians(double, ConstVectorRef x, ConstVectorRef u, Linearization& out) const override {
+    out.A = Eigen::MatrixXd::Constant(1, 1, p(alpha) - p(beta) * u(0));
+    out.B = Eigen::MatrixXd::Constant(1, 1, -p(beta) * x(0));
+    out.C = Eigen::MatrixXd::Identity(1, 1);
+    out.D = Eigen::MatrixXd::Zero(1, 1);
+    return true;
+  }
+};
+
+class Predator final : public ModelBase<Predator> {
+ public:
+  enum Param { delta, gamma, q0 };
+  Predator()
+      : ModelBase("b3.predator", {.states = {"q"},
+                                  .inputs = {"p"},
+                                  .outputs = {"q"},
+                                  .parameters = {{"delta", 1.0, "growth rate from predation"},
+                                                 {"gamma", 1.0, "natural death rate"},
+                                                 {"q0", 1.0, "initial predator population"}}}) {}
+  [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::VectorXd::Constant(1, p(q0)); }
+  void derivatives(double, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
+    dx(0) = p(delta) * u(0) * x(0) - p(gamma) * x(0);
+  }
+  void outputs(double, ConstVectorRef x, ConstVectorRef, VectorRef y) const override { y(0) = x(0); }
+  bool jacobians(double, ConstVectorRef x, ConstVectorRef u, Linearization& out) const override {
+    out.A = Eigen::MatrixXd::Constant(1, 1, p(delta) * u(0) - p(gamma));
+    out.B = Eigen::MatrixXd::Constant(1, 1, p(delta) * x(0));
+    out.C = Eigen::MatrixXd::Identity(1, 1);
+    out.D = Eigen::MatrixXd::Zero(1, 1);
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OdeModel> make_b3_prey() { return std::make_unique<Prey>(); }
+std::unique_ptr<OdeModel> make_b3_predator() { return std::make_unique<Predator>(); }
+
+}  // namespace cosima::models

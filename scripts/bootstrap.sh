@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages cosima builds with. Idempotent: installs only what is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libeigen3-dev          # linear algebra
+  libsundials-dev        # CVODE (stiff native systems, monolithic references)
+  petsc-dev              # SNES for the Jacobian-free methods
+  libopenmpi-dev openmpi-bin  # distributed execution
+  libzip-dev zip         # FMU archives
+  libpugixml-dev         # modelDescription.xml
+  nlohmann-json3-dev     # scenarios, stats
+  libfmt-dev             # message formatting (GCC 12 has no <format>)
+  libgtest-dev libgmock-dev  # tests
+  gnuplot-nox            # plots in docs/
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "bootstrap: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

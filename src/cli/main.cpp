@@ -1,0 +1,202 @@
+// The `cosima` command: run scenarios, list models, compare results, reproduce the seeds' figures.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/bench.hpp"
+#include "core/error.hpp"
+#include "core/metrics.hpp"
+#include "io/csv.hpp"
+#include "methods/method_factory.hpp"
+#include "models/registry.hpp"
+#include "scenario/run_scenario.hpp"
+
+namespace {
+
+using cosima::Error;
+
+constexpr const char* kUsage = R"(cosima — co-simulation master
+
+usage:
+  cosima run SCENARIO.json [--method M] [--dt H] [--stop T] [--set PATH=VALUE]...
+                           [--out FILE.csv] [--stats FILE.json] [--quiet]
+  cosima models
+  cosima compare RESULT.csv REFERENCE.csv [--json]
+  cosima bench NAME [--quick] [--json FILE]
+
+  --set overrides any value of the scenario by its dot path, e.g.
+        --set systems.damper.parameters.D_D=0.64   --set method.epsilon=1e-4
+  method 'monolithic' simulates the coupled native model as one ODE (the reference).
+)";
+
+struct UsageError : Error {
+  using Error::Error;
+};
+
+/// Pops the value after a flag.
+std::string value_of(const std::vector<std::string>& args, std::size_t& i) {
+  if (i + 1 >= args.size()) throw UsageError(fmt::format("{} needs a value", args[i]));
+  return args[++i];
+}
+
+double number_of(const std::string& flag, const std::string& text) {
+  std::size_t used = 0;
+  double value = 0.0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty()) throw UsageError(fmt::format("{} expects a number, got '{}'", flag, text));
+  return value;
+}
+
+int command_run(const std::vector<std::string>& args) {
+  std::optional<std::string> scenario_file, method, out, stats_file;
+  std::optional<double> dt, stop;
+  std::vector<std::string> overrides;
+  bool quiet = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--method") method = value_of(args, i);
+    else if (a == "--dt") dt = number_of(a, value_of(args, i));
+    else if (a == "--stop") stop = number_of(a, value_of(args, i));
+    else if (a == "--set") overrides.push_back(value_of(args, i));
+    else if (a == "--out") out = value_of(args, i);
+    else if (a == "--stats") stats_file = value_of(args, i);
+    else if (a == "--quiet") quiet = true;
+    else if (a.starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", a));
+    else if (!scenario_file) scenario_file = a;
+    else throw UsageError(fmt::format("unexpected argument '{}'", a));
+  }
+  if (!scenario_file) throw UsageError("run needs a scenario file");
+  if (method) overrides.push_back("method.type=\"" + *method + "\"");
+  if (dt) overrides.push_back(fmt::format("method.dt={:.17g}", *dt));
+  if (stop) overrides.push_back(fmt::format("stop={:.17g}", *stop));
+  const cosima::Scenario scenario = cosima::load_scenario(*scenario_file, overrides);
+  cosima::ScenarioRun run = cosima::run_scenario(scenario);
+  for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
+  const std::string csv = out.value_or(std::filesystem::path(*scenario_file).stem().string() + ".csv");
+  run.results->write_csv(csv);
+  const auto stats = cosima::stats_to_json(run.stats);
+  if (stats_file) {
+    std::ofstream file(*stats_file);
+    file << stats.dump(2) << '\n';
+    if (!file) throw Error(fmt::format("cannot write '{}'", *stats_file));
+  }
+  if (!quiet) {
+    std::cout << fmt::format(
+        "scenario   {}\nmethod     {}\ntime       [{}, {}] with dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
+        "integrations {}\nwall time  {:.3f} s ({:.3f} s inside the systems)\nresults    {} ({} rows, {} variables)\n",
+        scenario.name, run.stats.method, scenario.run.start, run.stats.end_time, scenario.run.dt, run.stats.macro_steps,
+        run.stats.rejected_steps, run.stats.iterations, run.stats.integrations, run.stats.wall_time_s,
+        run.stats.integration_time_s, csv, run.results->times().size(), run.results->labels().size());
+    if (stats_file) std::cout << "stats      " << *stats_file << '\n';
+  }
+  if (run.stats.terminated_early) std::cerr << "cosima: run ended early: " << run.stats.termination_reason << '\n';
+  return 0;
+}
+
+int command_models() {
+  for (const auto& entry : cosima::models::catalog()) {
+    auto model = cosima::models::make_model(entry.name);
+    std::cout << fmt::format("{:<12} {}\n", entry.name, entry.description);
+    const auto& s = model->structure();
+    auto list = [](const std::vector<std::string>& names) {
+      std::string text;
+      for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+      return text;
+    };
+    std::string parameters;
+    for (const auto& p : s.parameters) parameters += fmt::format("{}{}={:g}", parameters.empty() ? "" : ", ", p.name, p.value);
+    std::cout << fmt::format("             states: {} | inputs: {} | outputs: {}\n             parameters: {}\n",
+                             list(s.states), list(s.inputs), list(s.outputs), parameters);
+  }
+  return 0;
+}
+
+int command_compare(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  bool json = false;
+  for (const auto& a : args) {
+    if (a == "--json") json = true;
+    else if (a.starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", a));
+    else files.push_back(a);
+  }
+  if (files.size() != 2) throw UsageError("compare needs RESULT.csv and REFERENCE.csv");
+  const cosima::Table result = cosima::read_csv(files[0]);
+  const cosima::Table reference = cosima::read_csv(files[1]);
+  nlohmann::ordered_json document;
+  document["variables"] = nlohmann::ordered_json::object();
+  double nl2_sum = 0.0;
+  int compared = 0;
+  if (!json) std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12}\n", "variable", "nl2", "rel_pct", "max_abs");
+  for (std::size_t c = 0; c < result.columns.size(); ++c) {
+    const int r = reference.column_index(result.columns[c]);
+    if (r < 0) {
+      std::cerr << fmt::format("cosima: note: '{}' is not in '{}', skipped\n", result.columns[c], files[1]);
+      continue;
+    }
+    const auto m = cosima::compare_signals(result.time, result.values[c], reference.time,
+                                           reference.values[static_cast<std::size_t>(r)]);
+    document["variables"][result.columns[c]] = {{"nl2", m.nl2}, {"rel_pct", m.rel_pct}, {"max_abs", m.max_abs}};
+    nl2_sum += m.nl2;
+    ++compared;
+    if (!json) std::cout << fmt::format("{:<24} {:>12.4e} {:>12.4e} {:>12.4e}\n", result.columns[c], m.nl2, m.rel_pct, m.max_abs);
+  }
+  if (compared == 0) throw Error(fmt::format("'{}' and '{}' share no variable", files[0], files[1]));
+  document["mean_nl2"] = nl2_sum / compared;
+  if (json) std::cout << document.dump(2) << '\n';
+  else std::cout << fmt::format("mean nl2 {:.4e}\n", nl2_sum / compared);
+  return 0;
+}
+
+int command_bench(const std::vector<std::string>& args) {
+  cosima::bench::BenchOptions options;
+  std::optional<std::string> name;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--quick") options.quick = true;
+    else if (args[i] == "--json") options.json_file = value_of(args, i);
+    else if (args[i] == "--examples") options.examples = value_of(args, i);
+    else if (args[i].starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", args[i]));
+    else if (!name) name = args[i];
+    else throw UsageError(fmt::format("unexpected argument '{}'", args[i]));
+  }
+  if (!name) throw UsageError(fmt::format("bench needs a name ({})", cosima::bench::names()));
+  return cosima::bench::run(*name, options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> all(argv + 1, argv + argc);
+  if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
+    std::cout << kUsage;
+    return all.empty() ? 2 : 0;
+  }
+  const std::string command = all[0];
+  const std::vector<std::string> args(all.begin() + 1, all.end());
+  try {
+    if (command == "run") return command_run(args);
+    if (command == "models") return command_models();
+    if (command == "compare") return command_compare(args);
+    if (command == "bench") return command_bench(args);
+    throw UsageError(fmt::format("unknown command '{}'", command));
+  } catch (const UsageError& e) {
+    std::cerr << "cosima: " << e.what() << "\n\n" << kUsage;
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "cosima: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "cosima: internal error: " << e.what() << '\n';
+    return 1;
+  }
+}

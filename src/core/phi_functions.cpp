@@ -1,0 +1,23 @@
+#include "core/phi_functions.hpp"
+
+#include <unsupported/Eigen/MatrixFunctions>
+
+namespace cosima {
+
+void PhiFunctions::compute(const Eigen::MatrixXd& A, double h, int max_order) {
+  const Eigen::Index n = A.rows();
+  const Eigen::Index blocks = max_order + 1;
+  block_.setZero(blocks * n, blocks * n);
+  block_.topLeftCorner(n, n) = h * A;
+  for (Eigen::Index b = 0; b + 1 < blocks; ++b) {
+    block_.block(b * n, (b + 1) * n, n, n).setIdentity();
+  }
+  exp_block_ = block_.exp();
+  phi_.resize(static_cast<std::size_t>(blocks));
+  for (Eigen::Index b = 0; b < blocks; ++b) {
+    phi_[static_cast<std::size_t>(b)] = exp_block_.block(0, b * n, n, n);
+  }
+  h_ = h;
+}
+
+}  // namespace cosima

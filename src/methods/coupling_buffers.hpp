@@ -1,0 +1,46 @@
+#pragma once
+// Shared plumbing of the methods: stacked outputs ỹ and inputs ũ, per-system input polynomials,
+// and the consistent start of a run. Allocated once per run, reused on every macro-step.
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "core/polynomial.hpp"
+#include "model/modular_model.hpp"
+
+namespace cosima {
+
+class CouplingBuffers {
+ public:
+  void resize(const ModularModel& model);
+
+  Eigen::VectorXd y;  ///< ỹ, stacked outputs
+  Eigen::VectorXd u;  ///< ũ, stacked inputs
+
+  /// Hands system s its slice of ũ as constant polynomials (zero-order hold).
+  void apply_zoh(ModularModel& model, int s);
+  /// Hands system s the polynomials in polynomials(s).
+  void apply(ModularModel& model, int s);
+  [[nodiscard]] InputPolynomials& polynomials(int s) { return polynomials_[static_cast<std::size_t>(s)]; }
+
+ private:
+  std::vector<InputPolynomials> polynomials_;
+};
+
+/// Initializes every system at t_start and makes the initial inputs consistent with the initial
+/// outputs: sweeps ũ = Φᵀ ỹ(ũ) until it no longer changes (exact after as many sweeps as the
+/// longest feedthrough chain; an algebraic loop converges only if it is contractive). Throws Error
+/// naming the inputs that did not settle.
+void initialize_coupled(ModularModel& model, double t_start, CouplingBuffers& buffers);
+
+/// Makes ũ consistent with the outputs at the current communication point: hands every system
+/// its ZOH inputs, re-reads the outputs (which, with direct feedthrough, depend on those inputs)
+/// and repeats until ũ no longer changes — at most `max_sweeps` times. Without an algebraic loop
+/// this is exact after as many sweeps as the longest feedthrough chain; with a loop it must not be
+/// iterated (that would be a fixed-point method), so callers pass 1. Returns the sweeps done.
+int settle_communication_point(ModularModel& model, CouplingBuffers& buffers, int max_sweeps);
+
+/// Throws Error with the system's reason when a step failed.
+void throw_if_failed(const StepResult& result, const System& system, double t);
+
+}  // namespace cosima

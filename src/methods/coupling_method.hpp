@@ -1,0 +1,37 @@
+#pragma once
+// A coupling method (co-simulation master algorithm) drives the systems of a ModularModel over
+// macro-steps. Call order, by the Simulation driver:
+//   check(model)                     capabilities, before anything runs (throws CapabilityError)
+//   initialize(model, t_start)       systems are initialized here
+//   repeat: step(model, t, h_max)    advance by at most h_max, return what was taken
+// A method reports failure as an Error carrying the reason; a system that asks to terminate ends
+// the run cleanly at the last completed time.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/modular_model.hpp"
+
+namespace cosima {
+
+struct StepReport {
+  double h = 0.0;              ///< step actually taken (0 when terminated before completing it)
+  std::int64_t iterations = 0;  ///< coupling iterations spent on this step
+  std::int64_t rejected = 0;    ///< rejected attempts before it
+  bool terminated = false;      ///< a system asked to stop (fmi2Terminated)
+  std::string reason;           ///< why, when terminated
+};
+
+class CouplingMethod {
+ public:
+  virtual ~CouplingMethod() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  virtual void check(const ModularModel& model) const = 0;
+  virtual void initialize(ModularModel& model, double t_start) = 0;
+  virtual StepReport step(ModularModel& model, double t, double h_max) = 0;
+  /// Variable-step methods choose their own step; fixed-step ones follow the driver's grid.
+  [[nodiscard]] virtual bool chooses_step() const { return false; }
+  [[nodiscard]] virtual double proposed_step() const { return 0.0; }
+};
+
+}  // namespace cosima

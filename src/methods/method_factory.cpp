@@ -1,0 +1,93 @@
+#include "methods/method_factory.hpp"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/explicit_coupling.hpp"
+#include "methods/monolithic.hpp"
+
+namespace cosima {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// Options of every method, by method name. "type" and "dt" are read by the driver.
+const std::map<std::string, std::set<std::string>>& known_options() {
+  static const std::map<std::string, std::set<std::string>> options = {
+      {"jacobi", {}},
+      {"gauss-seidel", {"order", "allow_algebraic_loops"}},
+      {"monolithic", {"rtol", "atol"}},
+  };
+  return options;
+}
+
+class OptionReader {
+ public:
+  OptionReader(const Json& spec, std::string method, std::vector<std::string>& ignored) : spec_(spec), method_(std::move(method)) {
+    const auto& mine = known_options().at(method_);
+    for (const auto& [key, value] : spec_.items()) {
+      if (key == "type" || key == "dt" || mine.contains(key)) continue;
+      bool elsewhere = false;
+      for (const auto& [other, keys] : known_options()) elsewhere = elsewhere || keys.contains(key);
+      if (!elsewhere) throw Error(fmt::format("unknown method option 'method.{}'", key));
+      ignored.push_back(fmt::format("method.{} is not used by method '{}'", key, method_));
+    }
+  }
+  [[nodiscard]] double number(const std::string& key, double fallback) const {
+    if (!spec_.contains(key)) return fallback;
+    if (!spec_.at(key).is_number()) throw Error(fmt::format("method.{} must be a number", key));
+    return spec_.at(key).get<double>();
+  }
+  [[nodiscard]] bool flag(const std::string& key, bool fallback) const {
+    if (!spec_.contains(key)) return fallback;
+    if (!spec_.at(key).is_boolean()) throw Error(fmt::format("method.{} must be true or false", key));
+    return spec_.at(key).get<bool>();
+  }
+  [[nodiscard]] std::vector<std::string> names(const std::string& key) const {
+    std::vector<std::string> out;
+    if (!spec_.contains(key)) return out;
+    if (!spec_.at(key).is_array()) throw Error(fmt::format("method.{} must be an array of names", key));
+    for (const auto& v : spec_.at(key)) {
+      if (!v.is_string()) throw Error(fmt::format("method.{} must be an array of names", key));
+      out.push_back(v.get<std::string>());
+    }
+    return out;
+  }
+
+ private:
+  const Json& spec_;
+  std::string method_;
+};
+
+}  // namespace
+
+std::string method_names() {
+  std::string names;
+  for (const auto& [name, options] : known_options()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+std::unique_ptr<CouplingMethod> make_method(const Json& spec, std::vector<std::string>& ignored) {
+  const std::string type = spec.contains("type") && spec["type"].is_string() ? spec["type"].get<std::string>() : "";
+  if (!known_options().contains(type)) {
+    throw Error(fmt::format("unknown method '{}' (methods: {})", type, method_names()));
+  }
+  const OptionReader options(spec, type, ignored);
+  if (type == "jacobi" || type == "gauss-seidel") {
+    ExplicitCoupling::Options o;
+    o.scheme = type == "jacobi" ? ExplicitCoupling::Scheme::jacobi : ExplicitCoupling::Scheme::gauss_seidel;
+    o.order = options.names("order");
+    o.allow_algebraic_loops = options.flag("allow_algebraic_loops", false);
+    return std::make_unique<ExplicitCoupling>(std::move(o));
+  }
+  Monolithic::Options o;
+  o.rtol = options.number("rtol", o.rtol);
+  o.atol = options.number("atol", o.atol);
+  return std::make_unique<Monolithic>(o);
+}
+
+}  // namespace cosima

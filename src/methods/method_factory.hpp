@@ -1,0 +1,19 @@
+#pragma once
+// Builds a coupling method from the scenario's "method" object: {"type": NAME, options...}.
+// An option no method knows is an error naming it; an option another method uses is reported in
+// `ignored` (so one scenario can be run with several methods through --method).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "methods/coupling_method.hpp"
+
+namespace cosima {
+
+std::unique_ptr<CouplingMethod> make_method(const nlohmann::ordered_json& spec, std::vector<std::string>& ignored);
+/// "jacobi, gauss-seidel, monolithic"
+std::string method_names();
+
+}  // namespace cosima

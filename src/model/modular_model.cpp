@@ -1,0 +1,194 @@
+#include "model/modular_model.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+namespace {
+std::string join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text.empty() ? "none" : text;
+}
+}  // namespace
+
+int ModularModel::add_system(std::unique_ptr<System> system) {
+  if (system->name().empty() || system->name().find('.') != std::string::npos) {
+    throw Error(fmt::format("system name '{}' must be non-empty and contain no '.'", system->name()));
+  }
+  if (system_index(system->name()) >= 0) throw Error(fmt::format("two systems are named '{}'", system->name()));
+  systems_.push_back(std::move(system));
+  finalized_ = false;
+  return system_count() - 1;
+}
+
+int ModularModel::system_index(std::string_view name) const {
+  for (int i = 0; i < system_count(); ++i) {
+    if (systems_[static_cast<std::size_t>(i)]->name() == name) return i;
+  }
+  return -1;
+}
+
+PortRef ModularModel::resolve(std::string_view label, bool want_output) const {
+  const auto dot = label.find('.');
+  if (dot == std::string_view::npos) {
+    throw Error(fmt::format("port '{}' must be written 'system.port'", label));
+  }
+  const std::string_view system_name = label.substr(0, dot);
+  const std::string_view port_name = label.substr(dot + 1);
+  const int s = system_index(system_name);
+  if (s < 0) {
+    std::vector<std::string> names;
+    for (const auto& sys : systems_) names.push_back(sys->name());
+    throw Error(fmt::format("port '{}': no system '{}' (systems: {})", label, system_name, join(names)));
+  }
+  const System& sys = system(s);
+  const int out = sys.output_index(port_name);
+  const int in = sys.input_index(port_name);
+  if (want_output) {
+    if (out >= 0) return {s, out};
+    if (in >= 0) {
+      throw Error(fmt::format("port '{}' is an input; a connection goes from an output to an input", label));
+    }
+    throw Error(fmt::format("system '{}' has no output '{}' (outputs: {})", system_name, port_name,
+                            join(sys.output_names())));
+  }
+  if (in >= 0) return {s, in};
+  if (out >= 0) {
+    throw Error(fmt::format("port '{}' is an output; a connection goes to an input (output connected to output)", label));
+  }
+  throw Error(fmt::format("system '{}' has no input '{}' (inputs: {})", system_name, port_name,
+                          join(sys.input_names())));
+}
+
+void ModularModel::connect(std::string_view output, std::string_view input) {
+  connections_.push_back({resolve(output, true), resolve(input, false)});
+  finalized_ = false;
+}
+
+void ModularModel::set_constant_input(std::string_view input, double value) {
+  constants_pending_.emplace_back(resolve(input, false), value);
+  finalized_ = false;
+}
+
+void ModularModel::finalize() {
+  input_offsets_.assign(1, 0);
+  output_offsets_.assign(1, 0);
+  for (const auto& sys : systems_) {
+    input_offsets_.push_back(input_offsets_.back() + sys->input_count());
+    output_offsets_.push_back(output_offsets_.back() + sys->output_count());
+  }
+  constexpr int kUndriven = -2;
+  input_sources_.assign(static_cast<std::size_t>(total_inputs()), kUndriven);
+  constants_.setZero(total_inputs());
+  auto describe_driver = [&](int source) {
+    return source == -1 ? std::string("a constant") : output_label(source);
+  };
+  auto drive = [&](PortRef to, int source, double constant) {
+    const int global = input_offset(to.system) + to.port;
+    int& slot = input_sources_[static_cast<std::size_t>(global)];
+    if (slot != kUndriven) {
+      throw Error(fmt::format("input '{}' is driven twice (by {} and by {})", input_label(global),
+                              describe_driver(slot), describe_driver(source)));
+    }
+    slot = source;
+    constants_(global) = constant;
+  };
+  for (const auto& c : connections_) drive(c.to, output_offset(c.from.system) + c.from.port, 0.0);
+  for (const auto& [to, value] : constants_pending_) drive(to, -1, value);
+  std::vector<std::string> undriven;
+  for (int i = 0; i < total_inputs(); ++i) {
+    if (input_sources_[static_cast<std::size_t>(i)] == kUndriven) undriven.push_back(input_label(i));
+  }
+  if (!undriven.empty()) {
+    throw Error(fmt::format("unconnected input{}: {} (connect each input to an output or give it a constant)",
+                            undriven.size() > 1 ? "s" : "", join(undriven)));
+  }
+  finalized_ = true;
+}
+
+int ModularModel::system_of_input(int global_input) const {
+  const auto it = std::upper_bound(input_offsets_.begin(), input_offsets_.end(), global_input);
+  return static_cast<int>(it - input_offsets_.begin()) - 1;
+}
+
+int ModularModel::system_of_output(int global_output) const {
+  const auto it = std::upper_bound(output_offsets_.begin(), output_offsets_.end(), global_output);
+  return static_cast<int>(it - output_offsets_.begin()) - 1;
+}
+
+std::string ModularModel::input_label(int global_input) const {
+  const int s = system_of_input(global_input);
+  return system(s).name() + "." + system(s).input_names()[static_cast<std::size_t>(global_input - input_offset(s))];
+}
+
+std::string ModularModel::output_label(int global_output) const {
+  const int s = system_of_output(global_output);
+  return system(s).name() + "." +
+         system(s).output_names()[static_cast<std::size_t>(global_output - output_offset(s))];
+}
+
+void ModularModel::gather_outputs(Eigen::VectorXd& y_all) const {
+  y_all.resize(total_outputs());
+  for (int s = 0; s < system_count(); ++s) {
+    system(s).outputs(y_all.segment(output_offset(s), system(s).output_count()));
+  }
+}
+
+void ModularModel::dispatch(const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all) const {
+  u_all.resize(total_inputs());
+  for (int i = 0; i < total_inputs(); ++i) {
+    const int source = input_sources_[static_cast<std::size_t>(i)];
+    u_all(i) = source >= 0 ? y_all(source) : constants_(i);
+  }
+}
+
+std::vector<std::string> ModularModel::find_algebraic_loop() const {
+  // Port graph: output → input (connection), input → output of the same system (feedthrough).
+  // Nodes: outputs 0..n_out−1, inputs n_out..n_out+n_in−1. Depth-first search for a back edge.
+  const int n_out = total_outputs();
+  const int nodes = n_out + total_inputs();
+  std::vector<std::vector<int>> edges(static_cast<std::size_t>(nodes));
+  for (int i = 0; i < total_inputs(); ++i) {
+    const int source = input_sources_[static_cast<std::size_t>(i)];
+    if (source >= 0) edges[static_cast<std::size_t>(source)].push_back(n_out + i);
+    const int s = system_of_input(i);
+    for (int o = 0; o < system(s).output_count(); ++o) {
+      if (system(s).output_depends_on_input(o, i - input_offset(s))) {
+        edges[static_cast<std::size_t>(n_out + i)].push_back(output_offset(s) + o);
+      }
+    }
+  }
+  enum class Mark : char { unvisited, active, done };
+  std::vector<Mark> mark(static_cast<std::size_t>(nodes), Mark::unvisited);
+  std::vector<int> path;
+  std::vector<std::string> loop;
+  auto label = [&](int node) { return node < n_out ? output_label(node) : input_label(node - n_out); };
+  std::function<bool(int)> visit = [&](int node) {
+    mark[static_cast<std::size_t>(node)] = Mark::active;
+    path.push_back(node);
+    for (int next : edges[static_cast<std::size_t>(node)]) {
+      if (mark[static_cast<std::size_t>(next)] == Mark::active) {
+        const auto start = std::find(path.begin(), path.end(), next);
+        for (auto it = start; it != path.end(); ++it) loop.push_back(label(*it));
+        loop.push_back(label(next));
+        return true;
+      }
+      if (mark[static_cast<std::size_t>(next)] == Mark::unvisited && visit(next)) return true;
+    }
+    path.pop_back();
+    mark[static_cast<std::size_t>(node)] = Mark::done;
+    return false;
+  };
+  for (int node = 0; node < nodes; ++node) {
+    if (mark[static_cast<std::size_t>(node)] == Mark::unvisited && visit(node)) break;
+  }
+  return loop;
+}
+
+}  // namespace cosima

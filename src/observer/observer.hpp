@@ -1,0 +1,17 @@
+#pragma once
+// Observers watch a run without taking part in it (libcosim's observer idea): the driver calls
+// them at the start, after every completed macro-step and at the end.
+#include "methods/coupling_method.hpp"
+#include "model/modular_model.hpp"
+
+namespace cosima {
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_start(const ModularModel& /*model*/, double /*t*/) {}
+  virtual void on_step(const ModularModel& /*model*/, double /*t*/, const StepReport& /*report*/) {}
+  virtual void on_end(const ModularModel& /*model*/, double /*t*/) {}
+};
+
+}  // namespace cosima

@@ -1,0 +1,31 @@
+#include "scenario/run_scenario.hpp"
+
+#include "methods/method_factory.hpp"
+
+namespace cosima {
+
+ScenarioRun run_scenario(const Scenario& scenario) {
+  ScenarioRun run;
+  run.model = build_model(scenario);
+  const auto method = make_method(scenario.method, run.warnings);
+  run.results = std::make_unique<ResultRecorder>(run.model, scenario.output.variables, scenario.output.interval);
+  run.stats = simulate(run.model, *method, scenario.run, {run.results.get()});
+  return run;
+}
+
+nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
+  nlohmann::ordered_json json;
+  json["method"] = stats.method;
+  json["macro_steps"] = stats.macro_steps;
+  json["rejected_steps"] = stats.rejected_steps;
+  json["iterations"] = stats.iterations;
+  json["integrations"] = stats.integrations;
+  json["wall_time_s"] = stats.wall_time_s;
+  json["integration_time_s"] = stats.integration_time_s;
+  json["end_time"] = stats.end_time;
+  json["terminated_early"] = stats.terminated_early;
+  if (stats.terminated_early) json["termination_reason"] = stats.termination_reason;
+  return json;
+}
+
+}  // namespace cosima

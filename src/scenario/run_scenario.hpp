@@ -1,0 +1,28 @@
+#pragma once
+// One scenario run end to end: build the model, the method and the recorder, simulate.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/modular_model.hpp"
+#include "observer/result_recorder.hpp"
+#include "scenario/scenario.hpp"
+#include "simulation/simulation.hpp"
+
+namespace cosima {
+
+struct ScenarioRun {
+  ModularModel model;
+  RunStatistics stats;
+  std::unique_ptr<ResultRecorder> results;
+  std::vector<std::string> warnings;
+};
+
+ScenarioRun run_scenario(const Scenario& scenario);
+
+/// The stats JSON: macro_steps, rejected_steps, iterations, integrations, wall_time_s, ...
+nlohmann::ordered_json stats_to_json(const RunStatistics& stats);
+
+}  // namespace cosima

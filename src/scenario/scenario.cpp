@@ -1,0 +1,230 @@
+#include "scenario/scenario.hpp"
+
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "models/registry.hpp"
+#include "system/native/native_system.hpp"
+
+namespace cosima {
+
+namespace {
+
+std::string join(const std::set<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+
+/// Reads a JSON object whose keys must all be known; errors name the file and the dot path.
+class ObjectReader {
+ public:
+  ObjectReader(const Json& object, std::string path, const std::filesystem::path& file, std::set<std::string> known)
+      : object_(object), path_(std::move(path)), file_(file), known_(std::move(known)) {
+    if (!object_.is_object()) fail(fmt::format("'{}' must be an object", path_));
+    for (const auto& [key, value] : object_.items()) {
+      if (!known_.contains(key)) {
+        fail(fmt::format("unknown key '{}{}' (known: {})", prefix(), key, join(known_)));
+      }
+    }
+  }
+  [[nodiscard]] bool has(const std::string& key) const { return object_.contains(key); }
+  [[nodiscard]] const Json& at(const std::string& key) const { return object_.at(key); }
+  [[nodiscard]] double number(const std::string& key, double fallback) const {
+    if (!has(key)) return fallback;
+    if (!at(key).is_number()) fail(fmt::format("'{}{}' must be a number", prefix(), key));
+    return at(key).get<double>();
+  }
+  [[nodiscard]] std::string text(const std::string& key, const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    if (!at(key).is_string()) fail(fmt::format("'{}{}' must be a string", prefix(), key));
+    return at(key).get<std::string>();
+  }
+  [[nodiscard]] bool flag(const std::string& key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!at(key).is_boolean()) fail(fmt::format("'{}{}' must be true or false", prefix(), key));
+    return at(key).get<bool>();
+  }
+  [[nodiscard]] std::string prefix() const { return path_.empty() ? "" : path_ + "."; }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(fmt::format("scenario '{}': {}", file_.string(), what));
+  }
+
+ private:
+  const Json& object_;
+  std::string path_;
+  const std::filesystem::path& file_;
+  std::set<std::string> known_;
+};
+
+SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
+  std::set<std::string> known = {"model", "fmu", "parameters", "integrator", "integrator_options"};
+  for (Capability c : kAllCapabilities) known.insert(std::string(to_string(c)));
+  const ObjectReader reader(object, "systems." + name, file, known);
+  SystemSpec spec;
+  spec.name = name;
+  spec.model = reader.text("model", "");
+  if (reader.has("fmu")) {
+    const std::filesystem::path fmu = reader.text("fmu", "");
+    spec.fmu = fmu.is_absolute() ? fmu : file.parent_path() / fmu;
+  }
+  if (spec.model.empty() == spec.fmu.empty()) {
+    reader.fail(fmt::format("system '{}' needs exactly one of 'model' (built-in) or 'fmu' (file)", name));
+  }
+  if (reader.has("parameters")) {
+    const Json& parameters = reader.at("parameters");
+    if (!parameters.is_object()) reader.fail(fmt::format("'systems.{}.parameters' must be an object", name));
+    for (const auto& [key, value] : parameters.items()) {
+      if (!value.is_number()) {
+        reader.fail(fmt::format("'systems.{}.parameters.{}' must be a number", name, key));
+      }
+      spec.parameters[key] = value.get<double>();
+    }
+  }
+  spec.integrator = reader.text("integrator", spec.integrator);
+  if (reader.has("integrator_options")) {
+    const ObjectReader options(reader.at("integrator_options"), "systems." + name + ".integrator_options", file,
+                               {"rtol", "atol", "max_step", "steps_per_call"});
+    spec.integrator_options.rtol = options.number("rtol", spec.integrator_options.rtol);
+    spec.integrator_options.atol = options.number("atol", spec.integrator_options.atol);
+    spec.integrator_options.max_step = options.number("max_step", spec.integrator_options.max_step);
+    spec.integrator_options.steps_per_call =
+        static_cast<int>(options.number("steps_per_call", spec.integrator_options.steps_per_call));
+  }
+  for (Capability c : kAllCapabilities) {
+    if (!reader.flag(std::string(to_string(c)), true)) spec.withheld.add(c);
+  }
+  return spec;
+}
+
+}  // namespace
+
+void apply_override(Json& document, const std::string& assignment) {
+  const auto equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw Error(fmt::format("--set '{}': expected PATH=VALUE", assignment));
+  }
+  const std::string path = assignment.substr(0, equals);
+  const std::string text = assignment.substr(equals + 1);
+  Json value = Json::parse(text, nullptr, false);
+  if (value.is_discarded()) value = text;
+  Json* node = &document;
+  std::size_t begin = 0;
+  while (true) {
+    const auto dot = path.find('.', begin);
+    const std::string key = path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (key.empty()) throw Error(fmt::format("--set '{}': empty key in the path", assignment));
+    if (!node->is_object()) {
+      throw Error(fmt::format("--set '{}': '{}' is not an object", assignment, path.substr(0, begin - 1)));
+    }
+    if (dot == std::string::npos) {
+      (*node)[key] = value;
+      return;
+    }
+    node = &(*node)[key];
+    if (node->is_null()) *node = Json::object();
+    begin = dot + 1;
+  }
+}
+
+Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
+  const ObjectReader top(document, "", file,
+                         {"name", "description", "start", "stop", "systems", "connections", "inputs", "method",
+                          "output"});
+  Scenario scenario;
+  scenario.file = file;
+  scenario.name = top.text("name", file.stem().string());
+  scenario.run.start = top.number("start", 0.0);
+  if (!top.has("stop")) top.fail("'stop' is required");
+  scenario.run.stop = top.number("stop", 1.0);
+  if (!top.has("systems") || !top.at("systems").is_object() || top.at("systems").empty()) {
+    top.fail("'systems' must be a non-empty object of named systems");
+  }
+  for (const auto& [name, object] : top.at("systems").items()) {
+    scenario.systems.push_back(parse_system(name, object, file));
+  }
+  if (top.has("connections")) {
+    const Json& connections = top.at("connections");
+    if (!connections.is_array()) top.fail("'connections' must be an array of [\"sys.output\", \"sys.input\"]");
+    for (const Json& c : connections) {
+      if (!c.is_array() || c.size() != 2 || !c[0].is_string() || !c[1].is_string()) {
+        top.fail(fmt::format("connection {} must be [\"sys.output\", \"sys.input\"]", c.dump()));
+      }
+      scenario.connections.emplace_back(c[0].get<std::string>(), c[1].get<std::string>());
+    }
+  }
+  if (top.has("inputs")) {
+    const Json& inputs = top.at("inputs");
+    if (!inputs.is_object()) top.fail("'inputs' must be an object {\"sys.input\": value}");
+    for (const auto& [port, value] : inputs.items()) {
+      if (!value.is_number()) top.fail(fmt::format("'inputs.{}' must be a number", port));
+      scenario.constant_inputs[port] = value.get<double>();
+    }
+  }
+  scenario.method = top.has("method") ? top.at("method") : Json::object();
+  if (!scenario.method.is_object()) top.fail("'method' must be an object");
+  if (!scenario.method.contains("type")) scenario.method["type"] = "jacobi";
+  if (scenario.method.contains("dt")) {
+    if (!scenario.method["dt"].is_number()) top.fail("'method.dt' must be a number");
+    scenario.run.dt = scenario.method["dt"].get<double>();
+  }
+  if (top.has("output")) {
+    const ObjectReader output(top.at("output"), "output", file, {"interval", "variables"});
+    scenario.output.interval = output.number("interval", 0.0);
+    if (output.has("variables")) {
+      for (const Json& v : output.at("variables")) {
+        if (!v.is_string()) output.fail("'output.variables' must be an array of \"system.variable\"");
+        scenario.output.variables.push_back(v.get<std::string>());
+      }
+    }
+  }
+  return scenario;
+}
+
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  std::ifstream in(file);
+  if (!in) throw Error(fmt::format("cannot open scenario '{}'", file.string()));
+  Json document = Json::parse(in, nullptr, false);
+  if (document.is_discarded()) throw Error(fmt::format("scenario '{}' is not valid JSON", file.string()));
+  for (const auto& assignment : overrides) apply_override(document, assignment);
+  return parse_scenario(document, file);
+}
+
+ModularModel build_model(const Scenario& scenario) {
+  ModularModel model;
+  for (const SystemSpec& spec : scenario.systems) {
+    std::unique_ptr<System> system;
+    if (!spec.fmu.empty()) {
+      throw Error(fmt::format("system '{}': FMU '{}' — FMU import is not built in this version", spec.name,
+                              spec.fmu.string()));
+    }
+    auto ode = models::make_model(spec.model);
+    for (const auto& [parameter, value] : spec.parameters) {
+      try {
+        ode->set_parameter(parameter, value);
+      } catch (const Error& e) {
+        throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
+      }
+    }
+    std::unique_ptr<Integrator> integrator;
+    try {
+      integrator = make_integrator(spec.integrator, spec.integrator_options);
+    } catch (const Error& e) {
+      throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
+    }
+    system = std::make_unique<NativeSystem>(spec.name, std::move(ode), std::move(integrator));
+    for (Capability c : kAllCapabilities) {
+      if (spec.withheld.has(c)) system->withhold(c);
+    }
+    model.add_system(std::move(system));
+  }
+  for (const auto& [from, to] : scenario.connections) model.connect(from, to);
+  for (const auto& [port, value] : scenario.constant_inputs) model.set_constant_input(port, value);
+  model.finalize();
+  return model;
+}
+
+}  // namespace cosima

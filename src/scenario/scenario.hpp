@@ -1,0 +1,73 @@
+#pragma once
+// Scenario files (JSON): systems (built-in model or FMU, parameters, integrator, capabilities
+// withheld), connections, constant inputs, method and its options, start/stop, outputs.
+//
+//   {
+//     "name": "B3 Lotka-Volterra",
+//     "start": 0, "stop": 20,
+//     "systems": {
+//       "prey":     {"model": "b3.prey", "integrator": "cvode", "parameters": {"alpha": 0.6667}},
+//       "predator": {"model": "b3.predator", "rollback": false}
+//     },
+//     "connections": [["prey.p", "predator.p"], ["predator.q", "prey.q"]],
+//     "inputs": {"system.port": 0.0},
+//     "method": {"type": "jacobi", "dt": 1e-3},
+//     "output": {"interval": 0.01, "variables": ["prey.p"]}
+//   }
+//
+// Any value can be overridden before parsing by its dot path (`--set a.b.c=VALUE`). An unknown
+// key is an error naming its path.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/modular_model.hpp"
+#include "simulation/simulation.hpp"
+#include "system/native/integrator.hpp"
+
+namespace cosima {
+
+using Json = nlohmann::ordered_json;
+
+struct SystemSpec {
+  std::string name;
+  std::string model;                  ///< built-in model name, or
+  std::filesystem::path fmu;          ///< FMU path (relative paths resolved against the scenario)
+  std::map<std::string, double> parameters;
+  std::string integrator = "dopri5";
+  IntegratorOptions integrator_options;
+  CapabilitySet withheld;
+};
+
+struct OutputSpec {
+  double interval = 0.0;               ///< 0: every communication point
+  std::vector<std::string> variables;  ///< empty: every output
+};
+
+struct Scenario {
+  std::filesystem::path file;
+  std::string name;
+  RunOptions run;
+  std::vector<SystemSpec> systems;
+  std::vector<std::pair<std::string, std::string>> connections;
+  std::map<std::string, double> constant_inputs;
+  Json method;  ///< {"type": ..., options...}
+  OutputSpec output;
+};
+
+/// Applies "path.to.key=VALUE" to a document. VALUE is parsed as JSON when it can be (numbers,
+/// true/false, arrays), else taken as a string. Missing intermediate objects are created.
+void apply_override(Json& document, const std::string& assignment);
+
+/// Parses a scenario document; `file` names it in errors and anchors relative FMU paths.
+Scenario parse_scenario(const Json& document, const std::filesystem::path& file);
+/// Reads, overrides and parses a scenario file.
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+
+/// Instantiates the systems (built-in models or FMUs), connections and constants; finalized.
+ModularModel build_model(const Scenario& scenario);
+
+}  // namespace cosima

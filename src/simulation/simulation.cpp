@@ -1,0 +1,57 @@
+#include "simulation/simulation.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOptions& options,
+                       const std::vector<Observer*>& observers) {
+  if (!(options.stop > options.start)) {
+    throw Error(fmt::format("stop time {} must be after start time {}", options.stop, options.start));
+  }
+  if (!(options.dt > 0.0) || !std::isfinite(options.dt)) throw Error(fmt::format("step dt = {} must be positive", options.dt));
+  const auto wall_start = std::chrono::steady_clock::now();
+  method.check(model);
+  for (int s = 0; s < model.system_count(); ++s) model.system(s).reset_counters();
+  method.initialize(model, options.start);
+  for (Observer* observer : observers) observer->on_start(model, options.start);
+
+  RunStatistics stats;
+  stats.method = std::string(method.name());
+  double t = options.start;
+  const double tiny = 1e-12 * std::max(1.0, std::abs(options.stop));
+  std::int64_t grid_index = 0;
+  while (t < options.stop - tiny) {
+    double t_next = method.chooses_step()
+                        ? t + std::min(method.proposed_step(), options.stop - t)
+                        : std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);
+    if (options.stop - t_next < tiny) t_next = options.stop;  // do not leave a sliver at the end
+    const StepReport report = method.step(model, t, t_next - t);
+    stats.rejected_steps += report.rejected;
+    stats.iterations += report.iterations;
+    if (report.terminated) {
+      stats.terminated_early = true;
+      stats.termination_reason = report.reason;
+      break;
+    }
+    ++stats.macro_steps;
+    ++grid_index;
+    t = report.h == t_next - t ? t_next : t + report.h;
+    for (Observer* observer : observers) observer->on_step(model, t, report);
+  }
+  for (Observer* observer : observers) observer->on_end(model, t);
+  for (int s = 0; s < model.system_count(); ++s) {
+    stats.integrations += model.system(s).integrations();
+    stats.integration_time_s += model.system(s).integration_seconds();
+  }
+  stats.end_time = t;
+  stats.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return stats;
+}
+
+}  // namespace cosima

@@ -1,0 +1,37 @@
+#pragma once
+// The driver: initializes the method, walks time from start to stop and tells the observers.
+// Fixed-step methods follow the grid t_N = start + N·dt (no accumulated drift); variable-step
+// methods propose their own step, clipped to stop.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "methods/coupling_method.hpp"
+#include "model/modular_model.hpp"
+#include "observer/observer.hpp"
+
+namespace cosima {
+
+struct RunOptions {
+  double start = 0.0;
+  double stop = 1.0;
+  double dt = 1e-2;  ///< macro-step of fixed-step methods, initial/reference step of the others
+};
+
+struct RunStatistics {
+  std::string method;
+  std::int64_t macro_steps = 0;
+  std::int64_t rejected_steps = 0;
+  std::int64_t iterations = 0;
+  std::int64_t integrations = 0;       ///< do_step calls over all systems
+  double wall_time_s = 0.0;
+  double integration_time_s = 0.0;     ///< time spent inside the systems' do_step
+  double end_time = 0.0;
+  bool terminated_early = false;
+  std::string termination_reason;
+};
+
+RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOptions& options,
+                       const std::vector<Observer*>& observers = {});
+
+}  // namespace cosima

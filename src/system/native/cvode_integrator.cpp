@@ -1,0 +1,93 @@
+#include "system/native/cvode_integrator.hpp"
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+namespace {
+void check(int flag, const char* call) {
+  if (flag < 0) throw Error(fmt::format("cvode: {} failed ({})", call, CVodeGetReturnFlagName(flag)));
+}
+}  // namespace
+
+CvodeIntegrator::CvodeIntegrator(const IntegratorOptions& options) : options_(options) {
+  if (SUNContext_Create(nullptr, &context_) != 0) throw Error("cvode: SUNContext_Create failed");
+}
+
+CvodeIntegrator::~CvodeIntegrator() {
+  release();
+  SUNContext_Free(&context_);
+}
+
+void CvodeIntegrator::release() {
+  if (memory_ != nullptr) CVodeFree(&memory_);
+  if (solver_ != nullptr) SUNLinSolFree(solver_);
+  if (matrix_ != nullptr) SUNMatDestroy(matrix_);
+  if (y_ != nullptr) N_VDestroy(y_);
+  memory_ = nullptr;
+  solver_ = nullptr;
+  matrix_ = nullptr;
+  y_ = nullptr;
+  size_ = -1;
+}
+
+int CvodeIntegrator::rhs_callback(double t, N_Vector y, N_Vector ydot, void* user_data) {
+  auto* self = static_cast<CvodeIntegrator*>(user_data);
+  const auto n = static_cast<Eigen::Index>(N_VGetLength(y));
+  Eigen::Map<const Eigen::VectorXd> x(N_VGetArrayPointer(y), n);
+  Eigen::Map<Eigen::VectorXd> dx(N_VGetArrayPointer(ydot), n);
+  (*self->current_)(t, x, dx);
+  ++self->rhs_evaluations_;
+  return dx.allFinite() ? 0 : 1;  // positive: recoverable, CVODE retries with a smaller step
+}
+
+void CvodeIntegrator::allocate(Eigen::Index n, double t0) {
+  release();
+  y_ = N_VNew_Serial(n, context_);
+  memory_ = CVodeCreate(CV_BDF, context_);
+  if (y_ == nullptr || memory_ == nullptr) throw Error("cvode: allocation failed");
+  check(CVodeInit(memory_, rhs_callback, t0, y_), "CVodeInit");
+  check(CVodeSetUserData(memory_, this), "CVodeSetUserData");
+  check(CVodeSStolerances(memory_, options_.rtol, options_.atol), "CVodeSStolerances");
+  matrix_ = SUNDenseMatrix(n, n, context_);
+  solver_ = SUNLinSol_Dense(y_, matrix_, context_);
+  check(CVodeSetLinearSolver(memory_, solver_, matrix_), "CVodeSetLinearSolver");
+  check(CVodeSetMaxNumSteps(memory_, 1'000'000), "CVodeSetMaxNumSteps");
+  if (options_.max_step > 0.0) check(CVodeSetMaxStep(memory_, options_.max_step), "CVodeSetMaxStep");
+  size_ = n;
+}
+
+StepResult CvodeIntegrator::advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) {
+  const Eigen::Index n = x.size();
+  if (n == 0 || t1 <= t0) return StepResult::success();
+  current_ = &rhs;
+  if (size_ != n) {
+    allocate(n, t0);
+    needs_reinit_ = true;
+  }
+  if (needs_reinit_ || t0 != t_last_) {
+    std::copy(x.data(), x.data() + n, N_VGetArrayPointer(y_));
+    check(CVodeReInit(memory_, t0, y_), "CVodeReInit");
+    needs_reinit_ = false;
+  }
+  check(CVodeSetStopTime(memory_, t1), "CVodeSetStopTime");
+  double t_reached = t0;
+  const int flag = CVode(memory_, t1, y_, &t_reached, CV_NORMAL);
+  current_ = nullptr;
+  if (flag < 0) {
+    needs_reinit_ = true;
+    return StepResult::failure(fmt::format("cvode: {} at t = {}", CVodeGetReturnFlagName(flag), t_reached));
+  }
+  std::copy(N_VGetArrayPointer(y_), N_VGetArrayPointer(y_) + n, x.data());
+  t_last_ = t1;
+  return StepResult::success();
+}
+
+}  // namespace cosima

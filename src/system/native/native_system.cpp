@@ -1,0 +1,148 @@
+#include "system/native/native_system.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+NativeSystem::NativeSystem(std::string name, std::unique_ptr<OdeModel> model, std::unique_ptr<Integrator> integrator)
+    : System(std::move(name)), model_(std::move(model)), integrator_(std::move(integrator)) {
+  inputs_.setZero(model_->input_count(), kInputCoefficients);
+  u_.setZero(model_->input_count());
+  du_.setZero(model_->input_count());
+  dx_.setZero(model_->state_count());
+  y_plus_.setZero(model_->output_count());
+  y_minus_.setZero(model_->output_count());
+}
+
+void NativeSystem::set_parameter(const std::string& name, double value) { model_->set_parameter(name, value); }
+
+void NativeSystem::initialize(double t_start) {
+  t_ = t_start;
+  input_origin_ = t_start;
+  x_ = model_->initial_state();
+  if (x_.size() != model_->state_count()) {
+    throw Error(fmt::format("system '{}': model '{}' returned {} initial states, declares {}", name(),
+                            model_->type(), x_.size(), model_->state_count()));
+  }
+  integrator_->reset();
+}
+
+const Eigen::VectorXd& NativeSystem::current_inputs() const {
+  evaluate_polynomials(inputs_, t_ - input_origin_, 0, u_);
+  return u_;
+}
+
+void NativeSystem::set_state(double t, const Eigen::VectorXd& x) {
+  t_ = t;
+  x_ = x;
+  integrator_->reset();
+}
+
+void NativeSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const { model_->outputs(t_, x_, current_inputs(), y); }
+
+void NativeSystem::apply_inputs(const InputPolynomials& polynomials) {
+  inputs_ = polynomials;
+  input_origin_ = t_;
+  integrator_->reset();
+}
+
+StepResult NativeSystem::integrate(double h) {
+  const StepRhs rhs(*model_, inputs_, input_origin_);
+  StepResult result = integrator_->advance(rhs, t_, t_ + h, x_);
+  if (!result.ok()) {
+    result.reason = fmt::format("system '{}': {}", name(), result.reason);
+    return result;
+  }
+  t_ += h;
+  return result;
+}
+
+int NativeSystem::provided_output_derivative_order() const {
+  return model_->structure().linear_time_invariant ? kMaxInputDegree : 1;
+}
+
+void NativeSystem::update_jacobians() const {
+  const Eigen::VectorXd& u = current_inputs();
+  if (!model_->jacobians(t_, x_, u, jacobians_)) finite_difference_jacobians(*model_, t_, x_, u, jacobians_);
+}
+
+void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
+  update_jacobians();
+  const double s = t_ - input_origin_;
+  if (order == 1) {
+    // y' = g_x f + g_u u' + g_t   (g_t by central differences in t)
+    const Eigen::VectorXd& u = current_inputs();
+    model_->derivatives(t_, x_, u, dx_);
+    const double dt = std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, std::abs(t_));
+    model_->outputs(t_ + dt, x_, u, y_plus_);
+    model_->outputs(t_ - dt, x_, u, y_minus_);
+    evaluate_polynomials(inputs_, s, 1, du_);
+    dy = jacobians_.C * dx_ + jacobians_.D * du_ + (y_plus_ - y_minus_) / (2.0 * dt);
+    return;
+  }
+  // LTI: x^(k) = A x^(k−1) + B u^(k−1),  y^(k) = C x^(k) + D u^(k)
+  Eigen::VectorXd xk = x_;
+  for (int k = 1; k <= order; ++k) {
+    evaluate_polynomials(inputs_, s, k - 1, du_);
+    Eigen::VectorXd next = jacobians_.A * xk + jacobians_.B * du_;
+    if (k == 1) {
+      const Eigen::VectorXd zero_x = Eigen::VectorXd::Zero(x_.size());
+      const Eigen::VectorXd zero_u = Eigen::VectorXd::Zero(u_.size());
+      model_->derivatives(t_, zero_x, zero_u, dx_);  // the constant term e
+      next += dx_;
+    }
+    xk = std::move(next);
+  }
+  evaluate_polynomials(inputs_, s, order, du_);
+  dy = jacobians_.C * xk + jacobians_.D * du_;
+}
+
+StateId NativeSystem::do_save_state(StateId overwrite) {
+  StateId id = overwrite;
+  if (id < 0) {
+    id = 0;
+    while (id < static_cast<StateId>(snapshots_.size()) && snapshots_[static_cast<std::size_t>(id)].in_use) ++id;
+    if (id == static_cast<StateId>(snapshots_.size())) snapshots_.emplace_back();
+  } else if (id >= static_cast<StateId>(snapshots_.size()) || !snapshots_[static_cast<std::size_t>(id)].in_use) {
+    throw Error(fmt::format("system '{}': no saved state {}", name(), id));
+  }
+  Snapshot& snapshot = snapshots_[static_cast<std::size_t>(id)];
+  snapshot.t = t_;
+  snapshot.x = x_;
+  snapshot.inputs = inputs_;
+  snapshot.input_origin = input_origin_;
+  snapshot.in_use = true;
+  return id;
+}
+
+void NativeSystem::do_restore_state(StateId id) {
+  if (id < 0 || id >= static_cast<StateId>(snapshots_.size()) || !snapshots_[static_cast<std::size_t>(id)].in_use) {
+    throw Error(fmt::format("system '{}': no saved state {}", name(), id));
+  }
+  const Snapshot& snapshot = snapshots_[static_cast<std::size_t>(id)];
+  t_ = snapshot.t;
+  x_ = snapshot.x;
+  inputs_ = snapshot.inputs;
+  input_origin_ = snapshot.input_origin;
+  integrator_->reset();
+}
+
+void NativeSystem::do_release_state(StateId id) {
+  if (id >= 0 && id < static_cast<StateId>(snapshots_.size())) snapshots_[static_cast<std::size_t>(id)].in_use = false;
+}
+
+void NativeSystem::compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const {
+  model_->derivatives(t_, x_, current_inputs(), dx);
+}
+
+const Linearization& NativeSystem::compute_linearization() {
+  update_jacobians();
+  return jacobians_;
+}
+
+}  // namespace cosima

@@ -1,0 +1,75 @@
+#include "system/native/ode_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+OdeModel::OdeModel(std::string type, Structure structure) : type_(std::move(type)), structure_(std::move(structure)) {
+  values_.reserve(structure_.parameters.size());
+  for (const auto& spec : structure_.parameters) values_.push_back(spec.value);
+}
+
+bool OdeModel::output_depends_on_input(int output, int input) const {
+  return std::find(structure_.feedthrough.begin(), structure_.feedthrough.end(), std::pair{output, input}) !=
+         structure_.feedthrough.end();
+}
+
+void OdeModel::set_parameter(const std::string& name, double value) {
+  for (std::size_t i = 0; i < structure_.parameters.size(); ++i) {
+    if (structure_.parameters[i].name == name) {
+      values_[i] = value;
+      return;
+    }
+  }
+  std::string valid;
+  for (const auto& spec : structure_.parameters) valid += (valid.empty() ? "" : ", ") + spec.name;
+  throw Error(fmt::format("model '{}' has no parameter '{}' (parameters: {})", type_, name, valid));
+}
+
+double OdeModel::parameter(const std::string& name) const {
+  for (std::size_t i = 0; i < structure_.parameters.size(); ++i) {
+    if (structure_.parameters[i].name == name) return values_[i];
+  }
+  throw Error(fmt::format("model '{}' has no parameter '{}'", type_, name));
+}
+
+bool OdeModel::jacobians(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef /*u*/, Linearization& /*out*/) const {
+  return false;
+}
+
+void finite_difference_jacobians(const OdeModel& model, double t, ConstVectorRef x, ConstVectorRef u,
+                                 Linearization& out) {
+  const int nx = model.state_count();
+  const int nu = model.input_count();
+  const int ny = model.output_count();
+  out.A.resize(nx, nx);
+  out.B.resize(nx, nu);
+  out.C.resize(ny, nx);
+  out.D.resize(ny, nu);
+  const double scale = std::cbrt(std::numeric_limits<double>::epsilon());
+  Eigen::VectorXd xp = x, up = u;
+  Eigen::VectorXd f_plus(nx), f_minus(nx), g_plus(ny), g_minus(ny);
+  auto column = [&](Eigen::VectorXd& v, Eigen::Index i, Eigen::Ref<Eigen::MatrixXd> F, Eigen::Ref<Eigen::MatrixXd> G) {
+    const double base = v(i);
+    const double delta = scale * std::max(1.0, std::abs(base));
+    v(i) = base + delta;
+    model.derivatives(t, xp, up, f_plus);
+    model.outputs(t, xp, up, g_plus);
+    v(i) = base - delta;
+    model.derivatives(t, xp, up, f_minus);
+    model.outputs(t, xp, up, g_minus);
+    v(i) = base;
+    F.col(i) = (f_plus - f_minus) / (2.0 * delta);
+    G.col(i) = (g_plus - g_minus) / (2.0 * delta);
+  };
+  for (Eigen::Index i = 0; i < nx; ++i) column(xp, i, out.A, out.C);
+  for (Eigen::Index i = 0; i < nu; ++i) column(up, i, out.B, out.D);
+}
+
+}  // namespace cosima

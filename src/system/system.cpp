@@ -1,0 +1,119 @@
+#include "system/system.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+namespace {
+const std::vector<std::string> kNoNames;
+
+int find_name(const std::vector<std::string>& names, std::string_view name) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+}  // namespace
+
+const std::vector<std::string>& System::state_names() const { return kNoNames; }
+
+int System::input_index(std::string_view port) const { return find_name(input_names(), port); }
+int System::output_index(std::string_view port) const { return find_name(output_names(), port); }
+int System::state_index(std::string_view state) const { return find_name(state_names(), state); }
+
+void System::require(Capability c, std::string_view needed_by) const {
+  if (has(c)) return;
+  const bool withheld = provided_capabilities().has(c);
+  throw CapabilityError(fmt::format("system '{}' lacks capability '{}' ({}){}, needed by {}", name_,
+                                    to_string(c), fmi_flag(c),
+                                    withheld ? ", withheld by the scenario" : "", needed_by));
+}
+
+int System::max_output_derivative_order() const {
+  return has(Capability::output_derivatives) ? provided_output_derivative_order() : 0;
+}
+
+void System::set_inputs(const InputPolynomials& polynomials) {
+  if (polynomials.rows() != input_count()) {
+    throw Error(fmt::format("system '{}': {} input polynomials given, {} inputs declared", name_,
+                            polynomials.rows(), input_count()));
+  }
+  if (!has(Capability::interpolate_inputs) &&
+      (polynomials.rightCols(kMaxInputDegree).array() != 0.0).any()) {
+    require(Capability::interpolate_inputs, "a polynomial (non-constant) input");
+  }
+  apply_inputs(polynomials);
+}
+
+StepResult System::do_step(double h) {
+  const auto start = std::chrono::steady_clock::now();
+  StepResult result = integrate(h);
+  integration_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++integrations_;
+  return result;
+}
+
+void System::output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
+  require(Capability::output_derivatives, "a method reading output derivatives");
+  if (order < 1 || order > provided_output_derivative_order()) {
+    throw CapabilityError(fmt::format("system '{}' provides output derivatives up to order {}, order {} asked",
+                                      name_, provided_output_derivative_order(), order));
+  }
+  compute_output_derivatives(order, dy);
+}
+
+StateId System::save_state() {
+  require(Capability::rollback, "rollback (save_state)");
+  return do_save_state(-1);
+}
+void System::save_state(StateId id) {
+  require(Capability::rollback, "rollback (save_state)");
+  do_save_state(id);
+}
+void System::restore_state(StateId id) {
+  require(Capability::rollback, "rollback (restore_state)");
+  do_restore_state(id);
+}
+void System::release_state(StateId id) {
+  require(Capability::rollback, "rollback (release_state)");
+  do_release_state(id);
+}
+
+void System::states(Eigen::Ref<Eigen::VectorXd> x) const {
+  require(Capability::state_access, "state access");
+  compute_states(x);
+}
+void System::state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const {
+  require(Capability::state_access, "state access");
+  compute_state_derivatives(dx);
+}
+const Linearization& System::linearize() {
+  require(Capability::linearization, "linearization");
+  return compute_linearization();
+}
+
+// Defaults reached only if a subclass declares a capability without implementing it.
+void System::compute_output_derivatives(int /*order*/, Eigen::Ref<Eigen::VectorXd> /*dy*/) const {
+  throw CapabilityError(fmt::format("system '{}': output derivatives not implemented", name_));
+}
+StateId System::do_save_state(StateId /*overwrite*/) {
+  throw CapabilityError(fmt::format("system '{}': rollback not implemented", name_));
+}
+void System::do_restore_state(StateId /*id*/) {
+  throw CapabilityError(fmt::format("system '{}': rollback not implemented", name_));
+}
+void System::do_release_state(StateId /*id*/) {
+  throw CapabilityError(fmt::format("system '{}': rollback not implemented", name_));
+}
+void System::compute_states(Eigen::Ref<Eigen::VectorXd> /*x*/) const {
+  throw CapabilityError(fmt::format("system '{}': state access not implemented", name_));
+}
+void System::compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> /*dx*/) const {
+  throw CapabilityError(fmt::format("system '{}': state access not implemented", name_));
+}
+const Linearization& System::compute_linearization() {
+  throw CapabilityError(fmt::format("system '{}': linearization not implemented", name_));
+}
+
+}  // namespace cosima

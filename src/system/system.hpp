@@ -1,0 +1,140 @@
+#pragma once
+// The System contract: what cosima may ask of one black-box dynamical system (DESIGN §2).
+//
+// Call order (mirrors the FMI 2.0 Co-Simulation state machine):
+//   1. set_parameter(...)*                      before initialize
+//   2. initialize(t_start)                      once; outputs are then defined at t_start
+//   3. per macro-step [t, t+h):
+//        set_inputs(polynomials)                inputs over the step, in s = t' − time()
+//        do_step(h)                             time() advances to t+h
+//        outputs(...), output_derivatives(...)  at time(), with the inputs evaluated at time()
+//   4. at a step boundary, with Capability::rollback:
+//        save_state() / restore_state(id) / release_state(id)
+//
+// A call that needs a capability the system does not declare, or that the scenario withholds,
+// throws CapabilityError naming the system and the capability.
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "core/polynomial.hpp"
+#include "system/capability.hpp"
+
+namespace cosima {
+
+/// Outcome of one integration over a macro-step. Failures carry their reason, never a crash.
+struct StepResult {
+  enum class Status : std::uint8_t {
+    ok,
+    failed,      ///< the system could not complete the step (solver failure, NaN, fmi2Error)
+    terminated,  ///< the system asks to end the run at its current time (fmi2Terminated)
+  };
+  Status status = Status::ok;
+  std::string reason;
+
+  [[nodiscard]] bool ok() const { return status == Status::ok; }
+  static StepResult success() { return {}; }
+  static StepResult failure(std::string why) { return {Status::failed, std::move(why)}; }
+};
+
+/// Local linearization  x' ≈ A x + B u + …,  y ≈ C x + D u + …  at the current time.
+struct Linearization {
+  Eigen::MatrixXd A, B, C, D;
+};
+
+using StateId = int;
+
+class System {
+ public:
+  explicit System(std::string name) : name_(std::move(name)) {}
+  virtual ~System() = default;
+  System(const System&) = delete;
+  System& operator=(const System&) = delete;
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+
+  // --- structure -------------------------------------------------------------------------------
+  [[nodiscard]] virtual const std::vector<std::string>& input_names() const = 0;
+  [[nodiscard]] virtual const std::vector<std::string>& output_names() const = 0;
+  /// States, when Capability::state_access is provided (empty otherwise).
+  [[nodiscard]] virtual const std::vector<std::string>& state_names() const;
+  /// Direct feedthrough: does output `output` depend algebraically on input `input`?
+  [[nodiscard]] virtual bool output_depends_on_input(int output, int input) const = 0;
+  [[nodiscard]] int input_count() const { return static_cast<int>(input_names().size()); }
+  [[nodiscard]] int output_count() const { return static_cast<int>(output_names().size()); }
+  [[nodiscard]] int state_count() const { return static_cast<int>(state_names().size()); }
+  /// Index of a port by name, or -1.
+  [[nodiscard]] int input_index(std::string_view port) const;
+  [[nodiscard]] int output_index(std::string_view port) const;
+  [[nodiscard]] int state_index(std::string_view state) const;
+
+  // --- capabilities ----------------------------------------------------------------------------
+  /// What the system provides, less what the scenario withholds.
+  [[nodiscard]] CapabilitySet capabilities() const { return provided_capabilities().without(withheld_); }
+  [[nodiscard]] bool has(Capability c) const { return capabilities().has(c); }
+  /// Throws CapabilityError "system 'S' lacks capability 'C' (FMI flag), needed by WHO".
+  void require(Capability c, std::string_view needed_by) const;
+  /// Emulates a less capable system (e.g. an industrial FMU without rollback).
+  void withhold(Capability c) { withheld_.add(c); }
+  /// Highest output derivative order available (0 without Capability::output_derivatives).
+  [[nodiscard]] int max_output_derivative_order() const;
+
+  // --- parameters ------------------------------------------------------------------------------
+  virtual void set_parameter(const std::string& name, double value) = 0;
+
+  // --- simulation ------------------------------------------------------------------------------
+  virtual void initialize(double t_start) = 0;
+  [[nodiscard]] virtual double time() const = 0;
+  /// Inputs over the coming step. A system without Capability::interpolate_inputs accepts only
+  /// constant polynomials (ZOH).
+  void set_inputs(const InputPolynomials& polynomials);
+  /// Integrates from time() to time() + h.
+  StepResult do_step(double h);
+  virtual void outputs(Eigen::Ref<Eigen::VectorXd> y) const = 0;
+  /// d^order y / dt^order at time() (order ≥ 1).
+  void output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
+
+  // --- rollback --------------------------------------------------------------------------------
+  StateId save_state();
+  void save_state(StateId id);  ///< overwrite an existing snapshot (no allocation)
+  void restore_state(StateId id);
+  void release_state(StateId id);
+
+  // --- state access and linearization ----------------------------------------------------------
+  void states(Eigen::Ref<Eigen::VectorXd> x) const;
+  void state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const;
+  /// A, B, C, D at the current time, state and inputs.
+  const Linearization& linearize();
+
+  // --- counters --------------------------------------------------------------------------------
+  [[nodiscard]] std::int64_t integrations() const { return integrations_; }
+  [[nodiscard]] double integration_seconds() const { return integration_seconds_; }
+  void reset_counters() {
+    integrations_ = 0;
+    integration_seconds_ = 0.0;
+  }
+
+ protected:
+  [[nodiscard]] virtual CapabilitySet provided_capabilities() const = 0;
+  [[nodiscard]] virtual int provided_output_derivative_order() const { return 0; }
+  virtual void apply_inputs(const InputPolynomials& polynomials) = 0;
+  virtual StepResult integrate(double h) = 0;
+  virtual void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
+  virtual StateId do_save_state(StateId overwrite);
+  virtual void do_restore_state(StateId id);
+  virtual void do_release_state(StateId id);
+  virtual void compute_states(Eigen::Ref<Eigen::VectorXd> x) const;
+  virtual void compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const;
+  virtual const Linearization& compute_linearization();
+
+ private:
+  std::string name_;
+  CapabilitySet withheld_;
+  std::int64_t integrations_ = 0;
+  double integration_seconds_ = 0.0;
+};
+
+}  // namespace cosima
