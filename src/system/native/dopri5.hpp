@@ -11,6 +11,9 @@ class Dopri5 final : public Integrator {
   void reset() override { have_fsal_ = false; }
   StepResult advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) override;
 
+  [[nodiscard]] double step_memory() const override { return h_guess_; }
+  void restore_step_memory(double memory) override { h_guess_ = memory; }
+
   /// Dense output inside the last accepted internal step [t_old, t_new]; false outside it.
   bool dense_output(double t, Eigen::VectorXd& x) const;
   [[nodiscard]] std::int64_t accepted_steps() const { return accepted_; }

@@ -57,6 +57,10 @@ class Integrator {
   /// Advances x from t0 to t1.
   virtual StepResult advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) = 0;
   [[nodiscard]] std::int64_t rhs_evaluations() const { return rhs_evaluations_; }
+  /// What an adaptive integrator carries from one call to the next besides x (its next step-size
+  /// guess). Rollback snapshots save and restore it, so that a repeated step is bitwise identical.
+  [[nodiscard]] virtual double step_memory() const { return 0.0; }
+  virtual void restore_step_memory(double /*memory*/) {}
 
  protected:
   std::int64_t rhs_evaluations_ = 0;

@@ -116,6 +116,7 @@ StateId NativeSystem::do_save_state(StateId overwrite) {
   snapshot.x = x_;
   snapshot.inputs = inputs_;
   snapshot.input_origin = input_origin_;
+  snapshot.integrator_memory = integrator_->step_memory();
   snapshot.in_use = true;
   return id;
 }
@@ -130,6 +131,7 @@ void NativeSystem::do_restore_state(StateId id) {
   inputs_ = snapshot.inputs;
   input_origin_ = snapshot.input_origin;
   integrator_->reset();
+  integrator_->restore_step_memory(snapshot.integrator_memory);
 }
 
 void NativeSystem::do_release_state(StateId id) {

@@ -53,6 +53,7 @@ class NativeSystem final : public System {
     Eigen::VectorXd x;
     InputPolynomials inputs;
     double input_origin = 0.0;
+    double integrator_memory = 0.0;
     bool in_use = false;
   };
   void update_jacobians() const;

@@ -1,0 +1,30 @@
+# The two commands of the README, and a few helpers.
+#   make demo   install what is missing, build, run the demo scenario (B3, Jacobi vs reference)
+#   make test   install what is missing, build with warnings as errors, run every test
+MAKEFLAGS += --no-print-directory
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all bootstrap build demo test bench clean
+
+all: build
+
+bootstrap:
+	@bash scripts/bootstrap.sh
+
+build: bootstrap
+	@cmake -S . -B $(BUILD) -DCOSIMA_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(BUILD)
+
+test: build
+	@cd $(BUILD) && ctest -j$(JOBS) --output-on-failure
+
+bench: build
+	@$(BUILD)/cosima bench jacobi
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,75 @@
+#include <cmath>
+
+#include <gtest/gtest.h>
+#include <unsupported/Eigen/MatrixFunctions>
+
+#include "core/phi_functions.hpp"
+#include "core/polynomial.hpp"
+
+namespace cosima {
+namespace {
+
+TEST(Polynomial, EvaluatesValuesAndDerivatives) {
+  InputPolynomials p(2, kInputCoefficients);
+  p << 1.0, 2.0, -1.0, 0.5,  // 1 + 2s − s² + s³/2
+      3.0, 0.0, 0.0, 0.0;
+  Eigen::VectorXd out(2);
+  const double s = 0.7;
+  evaluate_polynomials(p, s, 0, out);
+  EXPECT_DOUBLE_EQ(out(0), 1 + 2 * s - s * s + 0.5 * s * s * s);
+  EXPECT_DOUBLE_EQ(out(1), 3.0);
+  evaluate_polynomials(p, s, 1, out);
+  EXPECT_DOUBLE_EQ(out(0), 2 - 2 * s + 1.5 * s * s);
+  EXPECT_DOUBLE_EQ(out(1), 0.0);
+  evaluate_polynomials(p, s, 2, out);
+  EXPECT_DOUBLE_EQ(out(0), -2 + 3 * s);
+  evaluate_polynomials(p, s, 3, out);
+  EXPECT_DOUBLE_EQ(out(0), 3.0);
+}
+
+TEST(Polynomial, ShiftReexpandsAroundANewOrigin) {
+  InputPolynomials p(1, kInputCoefficients), shifted;
+  p << 1.0, 2.0, -1.0, 0.5;
+  shift_polynomials(p, 0.3, shifted);
+  Eigen::VectorXd a(1), b(1);
+  for (double s : {0.0, 0.2, 1.1}) {
+    evaluate_polynomials(p, s + 0.3, 0, a);
+    evaluate_polynomials(shifted, s, 0, b);
+    EXPECT_NEAR(a(0), b(0), 1e-14);
+  }
+}
+
+TEST(PhiFunctions, MatchTheScalarClosedForms) {
+  // φ1(z) = (e^z − 1)/z, φ2(z) = (e^z − 1 − z)/z², φ3 = (e^z − 1 − z − z²/2)/z³
+  Eigen::MatrixXd A(1, 1);
+  A << -0.8;
+  PhiFunctions phi;
+  const double h = 0.5;
+  phi.compute(A, h, 3);
+  const double z = -0.8 * h;
+  EXPECT_NEAR(phi.phi(0)(0, 0), std::exp(z), 1e-15);
+  EXPECT_NEAR(phi.phi(1)(0, 0), (std::exp(z) - 1) / z, 1e-14);
+  EXPECT_NEAR(phi.phi(2)(0, 0), (std::exp(z) - 1 - z) / (z * z), 1e-14);
+  EXPECT_NEAR(phi.phi(3)(0, 0), (std::exp(z) - 1 - z - z * z / 2) / (z * z * z), 1e-13);
+}
+
+TEST(PhiFunctions, SatisfyTheRecurrenceForMatrices) {
+  // φ_{j}(Z) = Z φ_{j+1}(Z) + I/j!
+  Eigen::MatrixXd A(3, 3);
+  A << -1.0, 2.0, 0.0, -2.0, -1.0, 0.5, 0.0, 0.3, -4.0;
+  const double h = 0.25;
+  PhiFunctions phi;
+  phi.compute(A, h, 4);
+  const Eigen::MatrixXd Z = h * A;
+  double factorial = 1.0;
+  EXPECT_LT((phi.phi(0) - Z.exp()).norm(), 1e-14);
+  for (int j = 0; j < 4; ++j) {
+    if (j > 0) factorial *= j;
+    const Eigen::MatrixXd lhs = phi.phi(j);
+    const Eigen::MatrixXd rhs = Z * phi.phi(j + 1) + Eigen::MatrixXd::Identity(3, 3) / factorial;
+    EXPECT_LT((lhs - rhs).norm(), 1e-14) << "j = " << j;
+  }
+}
+
+}  // namespace
+}  // namespace cosima
