@@ -13,6 +13,7 @@
 #include "bench/bench.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
+#include "fmi/fmu_system.hpp"
 #include "io/csv.hpp"
 #include "methods/method_factory.hpp"
 #include "models/registry.hpp"
@@ -28,6 +29,7 @@ usage:
   cosima run SCENARIO.json [--method M] [--dt H] [--stop T] [--set PATH=VALUE]...
                            [--out FILE.csv] [--stats FILE.json] [--quiet]
   cosima models
+  cosima info FILE.fmu
   cosima compare RESULT.csv REFERENCE.csv [--json]
   cosima bench NAME [--quick] [--json FILE]
 
@@ -122,6 +124,12 @@ int command_models() {
   return 0;
 }
 
+int command_info(const std::vector<std::string>& args) {
+  if (args.size() != 1) throw UsageError("info needs one FMU file");
+  std::cout << cosima::fmi::describe_fmu(args[0]);
+  return 0;
+}
+
 int command_compare(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   bool json = false;
@@ -186,6 +194,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "run") return command_run(args);
     if (command == "models") return command_models();
+    if (command == "info") return command_info(args);
     if (command == "compare") return command_compare(args);
     if (command == "bench") return command_bench(args);
     throw UsageError(fmt::format("unknown command '{}'", command));

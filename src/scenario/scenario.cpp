@@ -1,11 +1,13 @@
 #include "scenario/scenario.hpp"
 
+#include <cstdlib>
 #include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "fmi/fmu_system.hpp"
 #include "models/registry.hpp"
 #include "system/native/native_system.hpp"
 
@@ -67,12 +69,14 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
   SystemSpec spec;
   spec.name = name;
   spec.model = reader.text("model", "");
-  if (reader.has("fmu")) {
-    const std::filesystem::path fmu = reader.text("fmu", "");
-    spec.fmu = fmu.is_absolute() ? fmu : file.parent_path() / fmu;
-  }
+  if (reader.has("fmu")) spec.fmu = resolve_fmu_path(reader.text("fmu", ""), file);
   if (spec.model.empty() == spec.fmu.empty()) {
     reader.fail(fmt::format("system '{}' needs exactly one of 'model' (built-in) or 'fmu' (file)", name));
+  }
+  if (!spec.fmu.empty() && (reader.has("integrator") || reader.has("integrator_options"))) {
+    reader.fail(fmt::format("system '{}' is an FMU: it embeds its own solver (set its parameters instead of "
+                            "'integrator')",
+                            name));
   }
   if (reader.has("parameters")) {
     const Json& parameters = reader.at("parameters");
@@ -101,6 +105,27 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
 }
 
 }  // namespace
+
+std::filesystem::path resolve_fmu_path(const std::filesystem::path& fmu, const std::filesystem::path& scenario_file) {
+  if (fmu.is_absolute()) return fmu;
+  std::vector<std::filesystem::path> places = {scenario_file.parent_path()};
+  if (const char* env = std::getenv("COSIMA_FMU_PATH")) {
+    std::string list = env;
+    for (std::size_t begin = 0; begin <= list.size();) {
+      const auto colon = std::min(list.find(':', begin), list.size());
+      if (colon > begin) places.emplace_back(list.substr(begin, colon - begin));
+      begin = colon + 1;
+    }
+  }
+  places.emplace_back(COSIMA_DEFAULT_FMU_DIR);
+  std::string searched;
+  for (const auto& place : places) {
+    const std::filesystem::path candidate = place / fmu;
+    if (std::filesystem::exists(candidate)) return candidate;
+    searched += (searched.empty() ? "" : ", ") + place.string();
+  }
+  throw Error(fmt::format("scenario '{}': FMU '{}' not found (searched {})", scenario_file.string(), fmu.string(), searched));
+}
 
 void apply_override(Json& document, const std::string& assignment) {
   const auto equals = assignment.find('=');
@@ -198,8 +223,13 @@ ModularModel build_model(const Scenario& scenario) {
   for (const SystemSpec& spec : scenario.systems) {
     std::unique_ptr<System> system;
     if (!spec.fmu.empty()) {
-      throw Error(fmt::format("system '{}': FMU '{}' — FMU import is not built in this version", spec.name,
-                              spec.fmu.string()));
+      system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
+      for (const auto& [parameter, value] : spec.parameters) system->set_parameter(parameter, value);
+      for (Capability c : kAllCapabilities) {
+        if (spec.withheld.has(c)) system->withhold(c);
+      }
+      model.add_system(std::move(system));
+      continue;
     }
     auto ode = models::make_model(spec.model);
     for (const auto& [parameter, value] : spec.parameters) {

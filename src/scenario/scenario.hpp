@@ -35,9 +35,9 @@ using Json = nlohmann::ordered_json;
 struct SystemSpec {
   std::string name;
   std::string model;                  ///< built-in model name, or
-  std::filesystem::path fmu;          ///< FMU path (relative paths resolved against the scenario)
+  std::filesystem::path fmu;          ///< FMU file, resolved (see resolve_fmu_path)
   std::map<std::string, double> parameters;
-  std::string integrator = "dopri5";
+  std::string integrator = "dopri5";  ///< built-in models only: an FMU embeds its own solver
   IntegratorOptions integrator_options;
   CapabilitySet withheld;
 };
@@ -57,6 +57,11 @@ struct Scenario {
   Json method;  ///< {"type": ..., options...}
   OutputSpec output;
 };
+
+/// Where an FMU named in a scenario is looked for: as written when absolute; else relative to the
+/// scenario's folder, then in each folder of $COSIMA_FMU_PATH (':'-separated), then in the build's
+/// fmus/ folder (the project's own FMUs). Throws Error naming the places searched.
+std::filesystem::path resolve_fmu_path(const std::filesystem::path& fmu, const std::filesystem::path& scenario_file);
 
 /// Applies "path.to.key=VALUE" to a document. VALUE is parsed as JSON when it can be (numbers,
 /// true/false, arrays), else taken as a string. Missing intermediate objects are created.

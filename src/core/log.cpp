@@ -1,0 +1,24 @@
+#include "core/log.hpp"
+
+#include <atomic>
+#include <iostream>
+#include <mutex>
+
+namespace cosima {
+
+namespace {
+std::atomic<LogLevel> g_level{LogLevel::warning};
+std::mutex g_mutex;
+}  // namespace
+
+void set_log_level(LogLevel level) { g_level = level; }
+LogLevel log_level() { return g_level; }
+
+void log(LogLevel level, std::string_view message) {
+  if (level > g_level.load()) return;
+  static constexpr std::string_view kNames[] = {"error", "warning", "info", "debug"};
+  const std::lock_guard lock(g_mutex);
+  std::cerr << "cosima: " << kNames[static_cast<int>(level)] << ": " << message << '\n';
+}
+
+}  // namespace cosima

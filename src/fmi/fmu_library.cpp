@@ -1,0 +1,56 @@
+#include "fmi/fmu_library.hpp"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima::fmi {
+
+FmuLibrary::FmuLibrary(const std::filesystem::path& shared_object, const std::string& fmu) {
+  handle_ = dlopen(shared_object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle_ == nullptr) {
+    const char* why = dlerror();
+    throw Error(fmt::format("FMU '{}': cannot load {}: {}", fmu, shared_object.filename().string(),
+                            why != nullptr ? why : "unknown reason"));
+  }
+  auto resolve = [&](auto& slot, const char* symbol, bool required) {
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(handle_, symbol));
+    if (slot == nullptr && required) {
+      dlclose(handle_);
+      handle_ = nullptr;
+      throw Error(fmt::format("FMU '{}': binary {} lacks the required function {}", fmu,
+                              shared_object.filename().string(), symbol));
+    }
+  };
+  Fmi2Functions& f = functions_;
+  resolve(f.instantiate, "fmi2Instantiate", true);
+  resolve(f.free_instance, "fmi2FreeInstance", true);
+  resolve(f.setup_experiment, "fmi2SetupExperiment", true);
+  resolve(f.enter_initialization_mode, "fmi2EnterInitializationMode", true);
+  resolve(f.exit_initialization_mode, "fmi2ExitInitializationMode", true);
+  resolve(f.terminate, "fmi2Terminate", true);
+  resolve(f.get_real, "fmi2GetReal", true);
+  resolve(f.set_real, "fmi2SetReal", true);
+  resolve(f.do_step, "fmi2DoStep", true);
+  resolve(f.get_version, "fmi2GetVersion", false);
+  resolve(f.get_integer, "fmi2GetInteger", false);
+  resolve(f.set_integer, "fmi2SetInteger", false);
+  resolve(f.get_boolean, "fmi2GetBoolean", false);
+  resolve(f.set_boolean, "fmi2SetBoolean", false);
+  resolve(f.get_fmu_state, "fmi2GetFMUstate", false);
+  resolve(f.set_fmu_state, "fmi2SetFMUstate", false);
+  resolve(f.free_fmu_state, "fmi2FreeFMUstate", false);
+  resolve(f.get_directional_derivative, "fmi2GetDirectionalDerivative", false);
+  resolve(f.set_real_input_derivatives, "fmi2SetRealInputDerivatives", false);
+  resolve(f.get_real_output_derivatives, "fmi2GetRealOutputDerivatives", false);
+  resolve(f.get_boolean_status, "fmi2GetBooleanStatus", false);
+  resolve(f.get_real_status, "fmi2GetRealStatus", false);
+}
+
+FmuLibrary::~FmuLibrary() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+}  // namespace cosima::fmi

@@ -1,0 +1,104 @@
+#pragma once
+// A System backed by an FMI 2.0 Co-Simulation FMU, driven through the standard's state machine:
+//   fmi2Instantiate (constructor) → fmi2SetXXX parameters → fmi2SetupExperiment →
+//   fmi2EnterInitializationMode → fmi2ExitInitializationMode (initialize) → fmi2SetReal inputs /
+//   fmi2DoStep / fmi2GetReal outputs … → fmi2Terminate → fmi2FreeInstance (destructor).
+// Ports are the Real, Integer, Enumeration and Boolean inputs and outputs (non-Real ones are
+// exchanged as values). Capabilities come from the CoSimulation flags and the functions the binary
+// exports: polynomial inputs (fmi2SetRealInputDerivatives), output derivatives, rollback
+// (fmi2Get/Set/FreeFMUstate), states (ModelStructure/Derivatives), linearization
+// (fmi2GetDirectionalDerivative).
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fmi/fmi2_api.hpp"
+#include "fmi/fmu_archive.hpp"
+#include "fmi/fmu_library.hpp"
+#include "system/system.hpp"
+
+namespace cosima::fmi {
+
+class FmuSystem final : public System {
+ public:
+  FmuSystem(std::string name, const std::filesystem::path& fmu);
+  ~FmuSystem() override;
+  FmuSystem(const FmuSystem&) = delete;
+  FmuSystem& operator=(const FmuSystem&) = delete;
+
+  [[nodiscard]] const std::vector<std::string>& input_names() const override { return input_names_; }
+  [[nodiscard]] const std::vector<std::string>& output_names() const override { return output_names_; }
+  [[nodiscard]] const std::vector<std::string>& state_names() const override { return state_names_; }
+  [[nodiscard]] bool output_depends_on_input(int output, int input) const override;
+  void set_parameter(const std::string& name, double value) override;
+  void initialize(double t_start) override;
+  [[nodiscard]] double time() const override { return t_; }
+  void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
+
+  [[nodiscard]] const ModelDescription& description() const { return archive_.description(); }
+  [[nodiscard]] const std::filesystem::path& file() const { return archive_.file(); }
+
+  /// The logger callback's sink (public for the C callback).
+  void on_log(fmi2Status status, const char* category, const std::string& message);
+
+ protected:
+  [[nodiscard]] CapabilitySet provided_capabilities() const override { return capabilities_; }
+  [[nodiscard]] int provided_output_derivative_order() const override {
+    return description().co_simulation.max_output_derivative_order;
+  }
+  void apply_inputs(const InputPolynomials& polynomials) override;
+  StepResult integrate(double h) override;
+  void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const override;
+  StateId do_save_state(StateId overwrite) override;
+  void do_restore_state(StateId id) override;
+  void do_release_state(StateId id) override;
+  void compute_states(Eigen::Ref<Eigen::VectorXd> x) const override;
+  void compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const override;
+  const Linearization& compute_linearization() override;
+
+ private:
+  /// One port: its value reference and how it is exchanged.
+  struct Port {
+    fmi2ValueReference vr;
+    VariableType type;
+  };
+  void check(fmi2Status status, const char* call) const;
+  [[nodiscard]] std::string recent_log() const;
+  void read_ports(const std::vector<Port>& ports, Eigen::Ref<Eigen::VectorXd> values) const;
+
+  FmuArchive archive_;
+  FmuLibrary library_;
+  const Fmi2Functions& f_;
+  fmi2CallbackFunctions callbacks_{};
+  fmi2Component component_ = nullptr;
+  CapabilitySet capabilities_;
+  std::vector<std::string> input_names_, output_names_, state_names_;
+  std::vector<Port> inputs_, outputs_;
+  std::vector<fmi2ValueReference> real_input_vrs_, real_output_vrs_, state_vrs_, derivative_vrs_;
+  std::vector<int> real_input_index_, real_output_index_;  ///< port index of each Real port
+  std::vector<std::vector<bool>> feedthrough_;             ///< [output][input]
+  bool initialized_ = false;
+  bool terminated_ = false;
+  double t_ = 0.0;
+  struct Saved {
+    fmi2FMUstate state = nullptr;
+    double t = 0.0;
+    bool in_use = false;
+  };
+  std::vector<Saved> saved_;
+  std::deque<std::string> log_;
+  // buffers reused on every step
+  mutable std::vector<double> real_buffer_;
+  mutable std::vector<int> int_buffer_;
+  std::vector<fmi2ValueReference> derivative_input_vrs_;
+  std::vector<fmi2Integer> derivative_orders_;
+  std::vector<double> derivative_values_;
+  bool derivatives_were_set_ = false;
+  Linearization linearization_;
+};
+
+/// Human-readable summary (for `cosima info`): variables, capabilities, default experiment.
+std::string describe_fmu(const std::filesystem::path& fmu);
+
+}  // namespace cosima::fmi
