@@ -6,7 +6,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all bootstrap build demo test bench clean
+.PHONY: all bootstrap build demo test test-sanitize bench clean
 
 all: build
 
@@ -23,8 +23,15 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest -j$(JOBS) --output-on-failure
 
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs both).
+test-sanitize: bootstrap
+	@cmake -S . -B $(BUILD)-sanitize -DCOSIMA_WERROR=ON -DCOSIMA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD)-sanitize -j$(JOBS)
+	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest -j$(JOBS) --output-on-failure
+
 bench: build
 	@$(BUILD)/cosima bench jacobi
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-sanitize

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `cosima info` and FMU scenarios from the command line: messages that name the file, non-zero
+# exits, and no unpacked FMU left behind.
+set -u
+cosima=$1
+examples=$2
+fmus=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export TMPDIR="$work/tmp"
+mkdir -p "$TMPDIR"
+failures=0
+check() {  # check NAME EXPECTED_EXIT PATTERN -- command...
+  local name=$1 expected=$2 pattern=$3
+  shift 4
+  "$@" >"$work/out" 2>&1
+  local code=$?
+  if [ "$code" -ne "$expected" ] || ! grep -qE -- "$pattern" "$work/out"; then
+    echo "FAIL $name: exit $code (expected $expected), output:"; cat "$work/out"; failures=$((failures + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+cd "$work" || exit 1
+echo "not a zip" > broken.fmu
+check info-good 0 "canGetAndSetFMUstate=true" -- "$cosima" info "$fmus/b3_prey.fmu"
+check info-not-zip 1 "'broken.fmu' is not an FMU" -- "$cosima" info broken.fmu
+check info-missing 1 "cannot open FMU 'missing.fmu'" -- "$cosima" info missing.fmu
+check run-fmu-scenario 0 "macro-steps 2000" -- "$cosima" run "$examples/b4_two_mass_fmu.json" --out fmu.csv
+check fmu-not-found 1 "FMU 'nothere.fmu' not found" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --set systems.prey.fmu=nothere.fmu
+check fmu-bad-parameter 1 "has no variable 'alpah'" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --set systems.prey.parameters.alpah=1
+check monolithic-refuses-fmu 1 "system 'prey' is a black box" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --method monolithic
+if [ -n "$(ls -A "$TMPDIR")" ]; then echo "FAIL temporary files left: $(ls "$TMPDIR")"; failures=$((failures + 1)); fi
+echo "cli.fmi: $failures failure(s)"
+[ "$failures" -eq 0 ]
