@@ -27,7 +27,7 @@ constexpr const char* kUsage = R"(cosima — co-simulation master
 
 usage:
   cosima run SCENARIO.json [--method M] [--dt H] [--stop T] [--set PATH=VALUE]...
-                           [--out FILE.csv] [--stats FILE.json] [--quiet]
+                           [--out FILE.csv] [--stats FILE.json] [--steps FILE.csv] [--quiet]
   cosima models
   cosima info FILE.fmu
   cosima compare RESULT.csv REFERENCE.csv [--json]
@@ -61,7 +61,7 @@ double number_of(const std::string& flag, const std::string& text) {
 }
 
 int command_run(const std::vector<std::string>& args) {
-  std::optional<std::string> scenario_file, method, out, stats_file;
+  std::optional<std::string> scenario_file, method, out, stats_file, steps_file;
   std::optional<double> dt, stop;
   std::vector<std::string> overrides;
   bool quiet = false;
@@ -73,6 +73,7 @@ int command_run(const std::vector<std::string>& args) {
     else if (a == "--set") overrides.push_back(value_of(args, i));
     else if (a == "--out") out = value_of(args, i);
     else if (a == "--stats") stats_file = value_of(args, i);
+    else if (a == "--steps") steps_file = value_of(args, i);
     else if (a == "--quiet") quiet = true;
     else if (a.starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", a));
     else if (!scenario_file) scenario_file = a;
@@ -87,6 +88,7 @@ int command_run(const std::vector<std::string>& args) {
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
   const std::string csv = out.value_or(std::filesystem::path(*scenario_file).stem().string() + ".csv");
   run.results->write_csv(csv);
+  if (steps_file) run.steps->write_csv(*steps_file);
   const auto stats = cosima::stats_to_json(run.stats);
   if (stats_file) {
     std::ofstream file(*stats_file);

@@ -26,6 +26,25 @@ void CouplingBuffers::apply_zoh(ModularModel& model, int s) {
 
 void CouplingBuffers::apply(ModularModel& model, int s) { model.system(s).set_inputs(polynomials(s)); }
 
+void CouplingBuffers::apply_hermite(ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
+                                    const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2) {
+  InputPolynomials& p = polynomials(s);
+  const Eigen::Matrix4d map = hermite_map(kind, h);
+  const int offset = model.input_offset(s);
+  for (Eigen::Index i = 0; i < p.rows(); ++i) {
+    const Eigen::Index g = offset + i;
+    p.row(i) = (map * Eigen::Vector4d(v1(g), d1(g), v2(g), d2(g))).transpose();
+  }
+  model.system(s).set_inputs(p);
+}
+
+void CouplingBuffers::gather_output_derivatives(const ModularModel& model, Eigen::VectorXd& dy) const {
+  dy.resize(model.total_outputs());
+  for (int s = 0; s < model.system_count(); ++s) {
+    model.system(s).output_derivatives(1, dy.segment(model.output_offset(s), model.system(s).output_count()));
+  }
+}
+
 void initialize_coupled(ModularModel& model, double t_start, CouplingBuffers& buffers) {
   buffers.resize(model);
   for (int s = 0; s < model.system_count(); ++s) model.system(s).initialize(t_start);

@@ -5,6 +5,7 @@
 
 #include <Eigen/Dense>
 
+#include "core/hermite.hpp"
 #include "core/polynomial.hpp"
 #include "model/modular_model.hpp"
 
@@ -21,6 +22,12 @@ class CouplingBuffers {
   void apply_zoh(ModularModel& model, int s);
   /// Hands system s the polynomials in polynomials(s).
   void apply(ModularModel& model, int s);
+  /// Hands system s interface polynomials on [0, h] built from the constraints of its inputs
+  /// (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
+  void apply_hermite(ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
+                     const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2);
+  /// ỹ' into dy (first derivatives of every output at the systems' current time).
+  void gather_output_derivatives(const ModularModel& model, Eigen::VectorXd& dy) const;
   [[nodiscard]] InputPolynomials& polynomials(int s) { return polynomials_[static_cast<std::size_t>(s)]; }
 
  private:

@@ -4,6 +4,8 @@
 //   check(model)                     capabilities, before anything runs (throws CapabilityError)
 //   initialize(model, t_start)       systems are initialized here
 //   repeat: step(model, t, h_max)    advance by at most h_max, return what was taken
+// For a method that chooses_step(), h_max is its proposed_step() clipped to the stop time (and
+// stretched by a sliver rather than leaving one): it is the first attempt.
 // A method reports failure as an Error carrying the reason; a system that asks to terminate ends
 // the run cleanly at the last completed time.
 #include <cstdint>

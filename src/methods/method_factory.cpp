@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "methods/explicit_coupling.hpp"
+#include "methods/ifosmondi.hpp"
 #include "methods/monolithic.hpp"
 
 namespace cosima {
@@ -21,6 +22,8 @@ const std::map<std::string, std::set<std::string>>& known_options() {
       {"jacobi", {}},
       {"gauss-seidel", {"order", "allow_algebraic_loops"}},
       {"monolithic", {"rtol", "atol"}},
+      {"ifosmondi", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min"}},
+      {"ifosmondi-jfm", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "jfm", "petsc_options"}},
   };
   return options;
 }
@@ -47,6 +50,11 @@ class OptionReader {
     if (!spec_.at(key).is_boolean()) throw Error(fmt::format("method.{} must be true or false", key));
     return spec_.at(key).get<bool>();
   }
+  [[nodiscard]] std::string text(const std::string& key, const std::string& fallback) const {
+    if (!spec_.contains(key)) return fallback;
+    if (!spec_.at(key).is_string()) throw Error(fmt::format("method.{} must be a string", key));
+    return spec_.at(key).get<std::string>();
+  }
   [[nodiscard]] std::vector<std::string> names(const std::string& key) const {
     std::vector<std::string> out;
     if (!spec_.contains(key)) return out;
@@ -71,7 +79,7 @@ std::string method_names() {
   return names;
 }
 
-std::unique_ptr<CouplingMethod> make_method(const Json& spec, std::vector<std::string>& ignored) {
+std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::vector<std::string>& ignored) {
   const std::string type = spec.contains("type") && spec["type"].is_string() ? spec["type"].get<std::string>() : "";
   if (!known_options().contains(type)) {
     throw Error(fmt::format("unknown method '{}' (methods: {})", type, method_names()));
@@ -83,6 +91,22 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, std::vector<std::s
     o.order = options.names("order");
     o.allow_algebraic_loops = options.flag("allow_algebraic_loops", false);
     return std::make_unique<ExplicitCoupling>(std::move(o));
+  }
+  if (type == "ifosmondi" || type == "ifosmondi-jfm") {
+    Ifosmondi::Options o;
+    const double epsilon = options.number("epsilon", 1e-4);
+    o.nonlinear.epsilon_abs = options.number("epsilon_abs", epsilon);
+    o.nonlinear.epsilon_rel = options.number("epsilon_rel", epsilon);
+    // the fixed point contracts slowly near ρ = 1: it gets more iterations by default
+    o.nonlinear.max_iterations = static_cast<int>(options.number("max_iterations", type == "ifosmondi" ? 500 : 100));
+    o.nonlinear.solver = type == "ifosmondi" ? "fixed-point" : options.text("jfm", "anderson");
+    if (type == "ifosmondi-jfm" && o.nonlinear.solver == "fixed-point") {
+      throw Error("method.jfm: use method 'ifosmondi' for the fixed point");
+    }
+    o.nonlinear.petsc_options = options.text("petsc_options", "");
+    o.dt_ref = dt;
+    o.dt_min = options.number("dt_min", 0.0);
+    return std::make_unique<Ifosmondi>(std::move(o));
   }
   Monolithic::Options o;
   o.rtol = options.number("rtol", o.rtol);

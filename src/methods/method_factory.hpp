@@ -12,7 +12,9 @@
 
 namespace cosima {
 
-std::unique_ptr<CouplingMethod> make_method(const nlohmann::ordered_json& spec, std::vector<std::string>& ignored);
+/// `dt` is the run's macro-step: the step of fixed-step methods, δt_ref of the variable-step ones.
+std::unique_ptr<CouplingMethod> make_method(const nlohmann::ordered_json& spec, double dt,
+                                            std::vector<std::string>& ignored);
 /// "jacobi, gauss-seidel, monolithic"
 std::string method_names();
 

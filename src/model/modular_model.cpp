@@ -148,6 +148,14 @@ void ModularModel::dispatch(const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all
   }
 }
 
+void ModularModel::dispatch_derivatives(const Eigen::VectorXd& dy_all, Eigen::VectorXd& du_all) const {
+  du_all.resize(total_inputs());
+  for (int i = 0; i < total_inputs(); ++i) {
+    const int source = input_sources_[static_cast<std::size_t>(i)];
+    du_all(i) = source >= 0 ? dy_all(source) : 0.0;
+  }
+}
+
 std::vector<std::string> ModularModel::find_algebraic_loop() const {
   // Port graph: output → input (connection), input → output of the same system (feedthrough).
   // Nodes: outputs 0..n_out−1, inputs n_out..n_out+n_in−1. Depth-first search for a back edge.

@@ -55,6 +55,8 @@ class ModularModel {
   void gather_outputs(Eigen::VectorXd& y_all) const;
   /// ũ = Φᵀ ỹ, constants for constant inputs.
   void dispatch(const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all) const;
+  /// ũ' = Φᵀ ỹ' (the time-derivatives of constant inputs are zero).
+  void dispatch_derivatives(const Eigen::VectorXd& dy_all, Eigen::VectorXd& du_all) const;
 
   /// A cycle of direct-feedthrough dependencies (an algebraic loop) as port labels
   /// ["a.y", "b.u", "b.z", "a.v", "a.y"], or empty when there is none.

@@ -7,9 +7,10 @@ namespace cosima {
 ScenarioRun run_scenario(const Scenario& scenario) {
   ScenarioRun run;
   run.model = build_model(scenario);
-  const auto method = make_method(scenario.method, run.warnings);
+  const auto method = make_method(scenario.method, scenario.run.dt, run.warnings);
   run.results = std::make_unique<ResultRecorder>(run.model, scenario.output.variables, scenario.output.interval);
-  run.stats = simulate(run.model, *method, scenario.run, {run.results.get()});
+  run.steps = std::make_unique<StepLog>();
+  run.stats = simulate(run.model, *method, scenario.run, {run.results.get(), run.steps.get()});
   return run;
 }
 

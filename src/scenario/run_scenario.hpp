@@ -8,6 +8,7 @@
 
 #include "model/modular_model.hpp"
 #include "observer/result_recorder.hpp"
+#include "observer/step_log.hpp"
 #include "scenario/scenario.hpp"
 #include "simulation/simulation.hpp"
 
@@ -17,6 +18,7 @@ struct ScenarioRun {
   ModularModel model;
   RunStatistics stats;
   std::unique_ptr<ResultRecorder> results;
+  std::unique_ptr<StepLog> steps;
   std::vector<std::string> warnings;
 };
 

@@ -30,7 +30,8 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     double t_next = method.chooses_step()
                         ? t + std::min(method.proposed_step(), options.stop - t)
                         : std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);
-    if (options.stop - t_next < tiny) t_next = options.stop;  // do not leave a sliver at the end
+    // do not leave a sliver at the end (absolute, or relative to the step)
+    if (options.stop - t_next < std::max(tiny, 1e-6 * (t_next - t))) t_next = options.stop;
     const StepReport report = method.step(model, t, t_next - t);
     stats.rejected_steps += report.rejected;
     stats.iterations += report.iterations;

@@ -73,3 +73,43 @@ TEST(PhiFunctions, SatisfyTheRecurrenceForMatrices) {
 
 }  // namespace
 }  // namespace cosima
+
+#include "core/hermite.hpp"
+
+namespace cosima {
+namespace {
+
+double value(const Eigen::Vector4d& a, double s) { return a(0) + s * (a(1) + s * (a(2) + s * a(3))); }
+double slope(const Eigen::Vector4d& a, double s) { return a(1) + s * (2 * a(2) + 3 * s * a(3)); }
+
+TEST(Hermite, EveryKindMeetsItsConstraints) {
+  const double h = 0.3, v1 = 1.2, d1 = -0.7, v2 = 0.4, d2 = 2.5;
+  const Eigen::Vector4d cubic = hermite_coefficients(HermiteKind::cubic, h, v1, d1, v2, d2);
+  EXPECT_NEAR(value(cubic, 0), v1, 1e-14);
+  EXPECT_NEAR(slope(cubic, 0), d1, 1e-14);
+  EXPECT_NEAR(value(cubic, h), v2, 1e-13);
+  EXPECT_NEAR(slope(cubic, h), d2, 1e-13);
+  const Eigen::Vector4d moving_on = hermite_coefficients(HermiteKind::moving_on, h, v1, d1, v2, d2);
+  EXPECT_NEAR(value(moving_on, 0), v1, 1e-14);
+  EXPECT_NEAR(slope(moving_on, 0), d1, 1e-14);
+  EXPECT_NEAR(value(moving_on, h), v1, 1e-14);  // eq. 20: u(t_{N+1}) = u(t_N)
+  EXPECT_EQ(moving_on(3), 0.0);
+  const Eigen::Vector4d first = hermite_coefficients(HermiteKind::first_step, h, v1, d1, v2, d2);
+  EXPECT_NEAR(value(first, 0), v1, 1e-14);
+  EXPECT_NEAR(value(first, h), v2, 1e-13);
+  EXPECT_NEAR(slope(first, h), d2, 1e-13);
+  EXPECT_EQ(first(3), 0.0);
+  // seed 003 eq. 55: A_V,first = (0, 2/h, −1/h²), A_D,first = (0, −1, 1/h), B_first = v1 (1, −2/h, 1/h²)
+  const Eigen::Matrix4d M = hermite_map(HermiteKind::first_step, h);
+  EXPECT_NEAR(M(1, 2), 2 / h, 1e-12);
+  EXPECT_NEAR(M(2, 2), -1 / (h * h), 1e-12);
+  EXPECT_NEAR(M(1, 3), -1.0, 1e-15);
+  EXPECT_NEAR(M(2, 3), 1 / h, 1e-12);
+  EXPECT_NEAR(M(1, 0), -2 / h, 1e-12);
+  EXPECT_NEAR(M(2, 0), 1 / (h * h), 1e-12);
+  const Eigen::Vector4d constant = hermite_coefficients(HermiteKind::constant, h, v1, d1, v2, d2);
+  EXPECT_EQ(constant, Eigen::Vector4d(v1, 0, 0, 0));
+}
+
+}  // namespace
+}  // namespace cosima

@@ -1,0 +1,52 @@
+#pragma once
+// Interface polynomials on one macro-step s ∈ [0, h] (seed 001 §2.5, seed 003 eq. 54–55): the
+// lowest-degree polynomial meeting the constraints given, among
+//   p(0) = v1,  p'(0) = d1,  p(h) = v2,  p'(h) = d2.
+//   all four               cubic Hermite (seed 001 eq. 22):
+//                            a0 = v1, a1 = d1, a2 = (3(v2−v1) − h(2d1+d2))/h², a3 = (2(v1−v2) + h(d1+d2))/h³
+//   v1, d1 and v2 = v1     "moving on" quadratic (eq. 20): a2 = −d1/h
+//   v1, v2, d2             first step, no derivative at t_init (eq. 55):
+//                            a1 = (2(v2−v1) − h d2)/h, a2 = (h d2 − (v2−v1))/h²
+//   v1                     constant (first call of the run)
+// The coefficients are linear in (v1, d1, v2, d2): hermite_map() returns that 4×4 map so that the
+// linear methods (MISSILES) can assemble it; hermite_coefficients() applies it.
+#include <Eigen/Dense>
+
+namespace cosima {
+
+enum class HermiteKind {
+  cubic,      ///< v1, d1, v2, d2
+  moving_on,  ///< v1, d1; v2 := v1
+  first_step, ///< v1, v2, d2
+  constant,   ///< v1
+};
+
+/// M such that (a0, a1, a2, a3)ᵀ = M (v1, d1, v2, d2)ᵀ on [0, h]; unused constraints have zero columns.
+inline Eigen::Matrix4d hermite_map(HermiteKind kind, double h) {
+  Eigen::Matrix4d M = Eigen::Matrix4d::Zero();
+  M(0, 0) = 1.0;  // a0 = v1 in every case
+  switch (kind) {
+    case HermiteKind::cubic:
+      M(1, 1) = 1.0;
+      M.row(2) << -3.0 / (h * h), -2.0 / h, 3.0 / (h * h), -1.0 / h;
+      M.row(3) << 2.0 / (h * h * h), 1.0 / (h * h), -2.0 / (h * h * h), 1.0 / (h * h);
+      break;
+    case HermiteKind::moving_on:
+      M(1, 1) = 1.0;
+      M(2, 1) = -1.0 / h;
+      break;
+    case HermiteKind::first_step:
+      M.row(1) << -2.0 / h, 0.0, 2.0 / h, -1.0;
+      M.row(2) << 1.0 / (h * h), 0.0, -1.0 / (h * h), 1.0 / h;
+      break;
+    case HermiteKind::constant: break;
+  }
+  return M;
+}
+
+/// Taylor coefficients (a0..a3) of the interface polynomial.
+inline Eigen::Vector4d hermite_coefficients(HermiteKind kind, double h, double v1, double d1, double v2, double d2) {
+  return hermite_map(kind, h) * Eigen::Vector4d(v1, d1, v2, d2);
+}
+
+}  // namespace cosima

@@ -1,0 +1,62 @@
+#pragma once
+// IFOSMONDI (seed 001): implicit co-simulation with C¹ Hermite interfaces. On each macro-step
+// τ = [t_N, t_N + h) the unknowns are the inputs and their time-derivatives at t_N + h,
+// x = (ũ, ũ'), and the coupling equation is (eq. 24)
+//     γ_τ(x) = x − blockdiag(Φᵀ, Φᵀ)·(ỹ(t_N+h), ỹ'(t_N+h)),
+// where every system k is restored to t_N and integrated with the polynomial inputs (ζ_k):
+//   - the first evaluation of a step ("moving on", eq. 20–21): quadratic with u(t_N), u'(t_N)
+//     from the previous step and u(t_N+h) = u(t_N); its dispatched outputs are the initial guess;
+//   - the iterations (eq. 22–23): cubic Hermite on (u(t_N), u'(t_N), ũ, ũ');
+//   - at t_init no derivative is imposed (case 3): constant, then quadratic (eq. 55 of seed 003).
+// γ_τ = 0 is solved by the fixed point (classical IFOSMONDI, eq. 26) or by a PETSc SNES
+// matrix-free method (IFOSMONDI-JFM); convergence by eq. 27. After convergence the systems are
+// left in the state of the converged inputs. Step control (eq. 28, with the erratum of DESIGN
+// §3.2): grow by 30 % up to δt_ref after a converged step; halve after any non-convergence; below
+// the minimum step the run stops with the reason.
+#include <memory>
+#include <vector>
+
+#include "methods/coupling_buffers.hpp"
+#include "methods/coupling_method.hpp"
+#include "nonlinear/nonlinear_solver.hpp"
+
+namespace cosima {
+
+class Ifosmondi final : public CouplingMethod {
+ public:
+  struct Options {
+    NonlinearOptions nonlinear;  ///< solver "fixed-point" is classical IFOSMONDI
+    double dt_ref = 1e-2;        ///< initial and largest macro-step
+    double dt_min = 0.0;         ///< smallest macro-step; 0: dt_ref·1e-6
+    double growth = 1.3;         ///< eq. 28
+  };
+  explicit Ifosmondi(Options options);
+
+  [[nodiscard]] std::string_view name() const override {
+    return options_.nonlinear.solver == "fixed-point" ? "ifosmondi" : "ifosmondi-jfm";
+  }
+  void check(const ModularModel& model) const override;
+  void initialize(ModularModel& model, double t_start) override;
+  StepReport step(ModularModel& model, double t, double h_max) override;
+  [[nodiscard]] bool chooses_step() const override { return true; }
+  [[nodiscard]] double proposed_step() const override { return h_next_; }
+
+ private:
+  /// Restores every system to t_N and integrates [t_N, t_N + h) with interface polynomials of
+  /// `kind` ending at (u_end, du_end); reads ỹ, ỹ' at t_N + h. False when a system failed.
+  bool evaluate(ModularModel& model, HermiteKind kind, double h, const Eigen::VectorXd& u_end,
+                const Eigen::VectorXd& du_end);
+  void restore(ModularModel& model);
+
+  Options options_;
+  std::unique_ptr<NonlinearSolver> solver_;
+  CouplingBuffers buffers_;
+  std::vector<StateId> saved_;
+  Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
+  Eigen::VectorXd x_, gamma_, dy_, du_, last_x_;
+  bool first_step_ = true;
+  double h_next_ = 0.0;
+  std::string failure_;  ///< reason of the last failed evaluation
+};
+
+}  // namespace cosima

@@ -1,0 +1,200 @@
+#include "nonlinear/snes_solver.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "nonlinear/fixed_point.hpp"
+
+namespace cosima {
+
+namespace {
+
+/// PETSc is initialized once per process, on first use, and finalized at exit. Its errors are
+/// returned as codes (no tracebacks on stderr) and turned into cosima errors.
+void ensure_petsc() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    PetscBool initialized = PETSC_FALSE;
+    PetscInitialized(&initialized);
+    if (initialized == PETSC_FALSE) {
+      if (PetscInitializeNoArguments() != 0) throw Error("PETSc could not be initialized");
+      std::atexit([] { PetscFinalize(); });
+    }
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  });
+}
+
+void check(PetscErrorCode code, const char* call) {
+  if (code == 0) return;
+  const char* text = nullptr;
+  PetscErrorMessage(code, &text, nullptr);
+  throw Error(fmt::format("PETSc: {} failed ({})", call, text != nullptr ? text : "unknown error"));
+}
+
+std::string reason_text(SNESConvergedReason reason) {
+  switch (reason) {
+    case SNES_DIVERGED_FUNCTION_DOMAIN: return "a system failed during the iteration";
+    case SNES_DIVERGED_FUNCTION_COUNT: return "too many function evaluations";
+    case SNES_DIVERGED_LINEAR_SOLVE: return "the linear solve failed";
+    case SNES_DIVERGED_FNORM_NAN: return "the residual is not finite";
+    case SNES_DIVERGED_MAX_IT: return "the iteration limit was reached";
+    case SNES_DIVERGED_LINE_SEARCH: return "the line search failed";
+    case SNES_DIVERGED_INNER: return "an inner solve failed";
+    case SNES_DIVERGED_LOCAL_MIN: return "a local minimum was reached";
+    case SNES_DIVERGED_DTOL: return "the residual grew past the divergence tolerance";
+    default: return fmt::format("SNES stopped ({})", SNESConvergedReasons[reason]);
+  }
+}
+
+}  // namespace
+
+std::string nonlinear_solver_names() { return "fixed-point, newtonls, anderson, ngmres, ngmres-ls, petsc"; }
+
+std::unique_ptr<NonlinearSolver> make_nonlinear_solver(const NonlinearOptions& options, Eigen::Index size) {
+  if (options.solver == "fixed-point") return std::make_unique<FixedPointSolver>(options);
+  return std::make_unique<SnesSolver>(options, size);
+}
+
+std::string SnesSolver::preset_options(const std::string& preset) {
+  // seed 001, Appendix A
+  const std::string ngmres =
+      " -snes_ngmres_restart_type difference -snes_ngmres_candidate false -snes_ngmres_approxfunc false"
+      " -snes_ngmres_m 30 -snes_ngmres_restart_it 2 -snes_ngmres_gammaA 2 -snes_ngmres_gammaC 2"
+      " -snes_ngmres_epsilonB 0.1 -snes_ngmres_deltaB 0.9 -snes_ngmres_single_reduction false"
+      " -snes_ngmres_restart_fm_rise false";
+  const std::string linesearch_common =
+      " -snes_linesearch_norms true -snes_linesearch_maxstep 1e8 -snes_linesearch_minlambda 1e-12"
+      " -snes_linesearch_damping 1 -snes_linesearch_rtol 1e-8 -snes_linesearch_atol 1e-15"
+      " -snes_linesearch_ltol 1e-8 -snes_linesearch_keeplambda false";
+  if (preset == "newtonls") {  // table 3
+    return "-snes_type newtonls -snes_linesearch_type bt -snes_linesearch_order 3 -snes_linesearch_alpha 1e-4"
+           " -snes_linesearch_max_it 40" + linesearch_common;
+  }
+  if (preset == "anderson") {  // table 4
+    return "-snes_type anderson -snes_anderson_m 30 -snes_anderson_beta 1 -snes_anderson_restart_type none"
+           " -snes_anderson_restart_it 2 -snes_anderson_restart 30";
+  }
+  if (preset == "ngmres") return "-snes_type ngmres -snes_ngmres_select_type difference" + ngmres;  // table 5
+  if (preset == "ngmres-ls") {  // table 6
+    return "-snes_type ngmres -snes_ngmres_select_type linesearch" + ngmres +
+           " -snes_linesearch_type basic -snes_linesearch_order 0 -snes_linesearch_max_it 1" + linesearch_common;
+  }
+  if (preset == "petsc") return "";
+  throw Error(fmt::format("unknown nonlinear solver '{}' (solvers: {})", preset, nonlinear_solver_names()));
+}
+
+SnesSolver::SnesSolver(const NonlinearOptions& options, Eigen::Index size) : options_(options), size_(size) {
+  const std::string preset = preset_options(options.solver);  // validates the name first
+  ensure_petsc();
+  check(PetscOptionsCreate(&database_), "PetscOptionsCreate");
+  check(PetscOptionsInsertString(database_, (preset + " " + options.petsc_options).c_str()), "PetscOptionsInsertString");
+  check(SNESCreate(PETSC_COMM_SELF, &snes_), "SNESCreate");
+  check(PetscObjectSetOptions(reinterpret_cast<PetscObject>(snes_), database_), "PetscObjectSetOptions");
+  check(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(size), &x_), "VecCreateSeq");
+  check(VecDuplicate(x_, &f_), "VecDuplicate");
+  check(SNESSetFunction(snes_, f_, evaluate, this), "SNESSetFunction");
+  check(MatCreateSNESMF(snes_, &jacobian_), "MatCreateSNESMF");
+  check(SNESSetJacobian(snes_, jacobian_, jacobian_, MatMFFDComputeJacobian, nullptr), "SNESSetJacobian");
+  KSP ksp = nullptr;
+  PC pc = nullptr;
+  check(SNESGetKSP(snes_, &ksp), "SNESGetKSP");
+  check(PetscObjectSetOptions(reinterpret_cast<PetscObject>(ksp), database_), "PetscObjectSetOptions");
+  check(KSPGetPC(ksp, &pc), "KSPGetPC");
+  check(PCSetType(pc, PCNONE), "PCSetType");
+  SNESLineSearch linesearch = nullptr;
+  check(SNESGetLineSearch(snes_, &linesearch), "SNESGetLineSearch");
+  check(PetscObjectSetOptions(reinterpret_cast<PetscObject>(linesearch), database_), "PetscObjectSetOptions");
+  check(PetscObjectSetOptions(reinterpret_cast<PetscObject>(jacobian_), database_), "PetscObjectSetOptions");
+  check(SNESSetTolerances(snes_, 0.0, 0.0, 0.0, options.max_iterations, 100 * options.max_iterations * 50),
+        "SNESSetTolerances");
+  check(SNESSetConvergenceTest(snes_, converged, this, nullptr), "SNESSetConvergenceTest");
+  check(SNESSetFromOptions(snes_), "SNESSetFromOptions (check method.petsc_options)");
+  x_buffer_.resize(size);
+  f_buffer_.resize(size);
+}
+
+SnesSolver::~SnesSolver() {
+  if (jacobian_ != nullptr) MatDestroy(&jacobian_);
+  if (x_ != nullptr) VecDestroy(&x_);
+  if (f_ != nullptr) VecDestroy(&f_);
+  if (snes_ != nullptr) SNESDestroy(&snes_);
+  if (database_ != nullptr) PetscOptionsDestroy(&database_);
+}
+
+PetscErrorCode SnesSolver::evaluate(SNES snes, Vec x, Vec f, void* context) {
+  auto* self = static_cast<SnesSolver*>(context);
+  const PetscScalar* in = nullptr;
+  VecGetArrayRead(x, &in);
+  std::copy(in, in + self->size_, self->x_buffer_.data());
+  VecRestoreArrayRead(x, &in);
+  bool ok = false;
+  try {
+    ok = (*self->gamma_)(self->x_buffer_, self->f_buffer_) && self->f_buffer_.allFinite();
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if (!ok) {
+    self->evaluation_failed_ = true;
+    SNESSetFunctionDomainError(snes);
+    return 0;
+  }
+  PetscScalar* out = nullptr;
+  VecGetArray(f, &out);
+  std::copy(self->f_buffer_.data(), self->f_buffer_.data() + self->size_, out);
+  VecRestoreArray(f, &out);
+  return 0;
+}
+
+PetscErrorCode SnesSolver::converged(SNES snes, PetscInt iteration, PetscReal /*x_norm*/, PetscReal /*step_norm*/,
+                                     PetscReal f_norm, SNESConvergedReason* reason, void* context) {
+  auto* self = static_cast<SnesSolver*>(context);
+  *reason = SNES_CONVERGED_ITERATING;
+  if (!std::isfinite(f_norm)) {
+    *reason = SNES_DIVERGED_FNORM_NAN;
+    return 0;
+  }
+  Vec solution = nullptr;
+  SNESGetSolution(snes, &solution);
+  PetscReal solution_norm = 0.0;
+  VecNorm(solution, NORM_2, &solution_norm);
+  if (coupling_converged(f_norm, solution_norm, self->size_, self->options_)) {
+    *reason = SNES_CONVERGED_FNORM_ABS;  // eq. 27
+  } else if (iteration >= self->options_.max_iterations) {
+    *reason = SNES_DIVERGED_MAX_IT;
+  }
+  return 0;
+}
+
+NonlinearResult SnesSolver::solve(const Residual& gamma, Eigen::VectorXd& x) {
+  gamma_ = &gamma;
+  evaluation_failed_ = false;
+  PetscScalar* data = nullptr;
+  check(VecGetArray(x_, &data), "VecGetArray");
+  std::copy(x.data(), x.data() + size_, data);
+  check(VecRestoreArray(x_, &data), "VecRestoreArray");
+  const PetscErrorCode code = SNESSolve(snes_, nullptr, x_);
+  gamma_ = nullptr;
+  NonlinearResult result;
+  PetscInt iterations = 0;
+  SNESGetIterationNumber(snes_, &iterations);
+  result.iterations = static_cast<int>(iterations);
+  const PetscScalar* solution = nullptr;
+  VecGetArrayRead(x_, &solution);
+  std::copy(solution, solution + size_, x.data());
+  VecRestoreArrayRead(x_, &solution);
+  if (code != 0) {
+    result.reason = evaluation_failed_ ? "a system failed during the iteration" : "SNESSolve returned an error";
+    return result;
+  }
+  SNESConvergedReason reason = SNES_CONVERGED_ITERATING;
+  SNESGetConvergedReason(snes_, &reason);
+  result.converged = reason > 0;
+  result.reason = result.converged ? "converged (eq. 27)" : reason_text(reason);
+  return result;
+}
+
+}  // namespace cosima

@@ -1,0 +1,34 @@
+#include "observer/step_log.hpp"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+namespace {
+std::int64_t total_integrations(const ModularModel& model) {
+  std::int64_t total = 0;
+  for (int s = 0; s < model.system_count(); ++s) total += model.system(s).integrations();
+  return total;
+}
+}  // namespace
+
+void StepLog::on_start(const ModularModel& model, double /*t*/) { integrations_ = total_integrations(model); }
+
+void StepLog::on_step(const ModularModel& model, double t, const StepReport& report) {
+  const std::int64_t now = total_integrations(model);
+  rows_.push_back({t, report.h, report.iterations, report.rejected, now - integrations_});
+  integrations_ = now;
+}
+
+void StepLog::write_csv(const std::filesystem::path& path) const {
+  std::ofstream out(path);
+  if (!out) throw Error(fmt::format("cannot write '{}'", path.string()));
+  out << "time,step,iterations,rejected,integrations\n";
+  for (const Row& r : rows_) out << fmt::format("{:.17g},{:.17g},{},{},{}\n", r.t, r.h, r.iterations, r.rejected, r.integrations);
+}
+
+}  // namespace cosima

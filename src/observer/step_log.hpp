@@ -1,0 +1,31 @@
+#pragma once
+// Per-macro-step statistics for plots: time reached, step size, coupling iterations, rejected
+// attempts and integrations (do_step calls over all systems, rejected attempts included).
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "observer/observer.hpp"
+
+namespace cosima {
+
+class StepLog final : public Observer {
+ public:
+  struct Row {
+    double t;
+    double h;
+    std::int64_t iterations;
+    std::int64_t rejected;
+    std::int64_t integrations;
+  };
+  void on_start(const ModularModel& model, double t) override;
+  void on_step(const ModularModel& model, double t, const StepReport& report) override;
+  [[nodiscard]] const std::vector<Row>& rows() const { return rows_; }
+  void write_csv(const std::filesystem::path& path) const;
+
+ private:
+  std::vector<Row> rows_;
+  std::int64_t integrations_ = 0;
+};
+
+}  // namespace cosima

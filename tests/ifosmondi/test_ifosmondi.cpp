@@ -1,0 +1,158 @@
+// IFOSMONDI and IFOSMONDI-JFM on B1 (seed 001 §5) against the monolithic reference.
+#include <cmath>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/metrics.hpp"
+
+#include <fmt/format.h>
+#include "scenario/run_scenario.hpp"
+
+namespace cosima {
+namespace {
+
+const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
+
+ScenarioRun run_b1(const std::string& method, double d_d, double dt, std::vector<std::string> extra = {},
+                   const std::string& example = "b1_ifosmondi_damper.json") {
+  extra.push_back("method.type=" + method);
+  extra.push_back(fmt::format("systems.damper.parameters.D_D={}", d_d));
+  extra.emplace_back("output.variables=[\"mass.v_L\", \"mass.x_L\", \"damper.x_D\"]");  // the states
+  Scenario scenario = load_scenario(kExamples / example, extra);
+  scenario.run.dt = dt;
+  return run_scenario(scenario);
+}
+
+/// Mean normalized L2 error over the states (seed 001 §5).
+double state_error(const ScenarioRun& run, const ScenarioRun& reference) {
+  double sum = 0.0;
+  for (const auto& label : run.results->labels()) {
+    sum += compare_signals(run.results->times(), run.results->column(label), reference.results->times(),
+                           reference.results->column(label))
+               .nl2;
+  }
+  return sum / 3.0;
+}
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Ifosmondi, FixedPointConvergesWhenContractive) {
+  const auto reference = run_b1("monolithic", 4.0, 1e-3);
+  const auto fixed_point = run_b1("ifosmondi", 4.0, 1e-2, {"method.epsilon=1e-4"});
+  const double error = state_error(fixed_point, reference);
+  std::cout << "B1 D_D = 4 fixed point: error " << error << ", iterations " << fixed_point.stats.iterations << '\n';
+  EXPECT_LE(error, 1e-4);
+  EXPECT_EQ(fixed_point.stats.rejected_steps, 0);
+}
+
+TEST(Ifosmondi, FixedPointStopsWithADivergenceMessageWhenRhoIsAtLeastOne) {
+  for (double d_d : {1.0, 0.64}) {
+    const std::string what = error_of([&] { run_b1("ifosmondi", d_d, 1e-2); });
+    EXPECT_NE(what.find("does not contract"), std::string::npos) << what;
+    EXPECT_NE(what.find("spectral radius"), std::string::npos) << what;
+    EXPECT_NE(what.find("ifosmondi-jfm"), std::string::npos) << what;
+  }
+  // the estimate is the seed's ρ = √(D_SD/D_D) = 1.25 for D_D = 0.64
+  EXPECT_NE(error_of([&] { run_b1("ifosmondi", 0.64, 1e-2); }).find("≈ 1.250"), std::string::npos);
+}
+
+class JfmSweep : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(JfmSweep, ConvergesForEveryDampingAtEpsilon1e4) {
+  for (double d_d : {4.0, 2.0, 1.44, 1.1, 1.0, 0.9, 0.64, 0.25, 0.04, 0.01}) {
+    const auto reference = run_b1("monolithic", d_d, 1e-2);
+    const auto jfm = run_b1("ifosmondi-jfm", d_d, 1e-2, {"method.epsilon=1e-4", "method.jfm=" + GetParam()});
+    const double error = state_error(jfm, reference);
+    std::cout << GetParam() << " D_D = " << d_d << ": error " << error << ", iterations " << jfm.stats.iterations
+              << ", integrations " << jfm.stats.integrations << '\n';
+    EXPECT_LE(error, 1e-4) << "D_D = " << d_d;
+    EXPECT_DOUBLE_EQ(jfm.stats.end_time, 10.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(B1, JfmSweep, ::testing::Values("newtonls", "anderson"));
+
+TEST(IfosmondiJfm, EveryJfmBelowOnePercentAtLargeStepsOnTheNonContractiveCase) {
+  const auto reference = run_b1("monolithic", 0.64, 1e-2);
+  for (const char* jfm : {"newtonls", "anderson", "ngmres", "ngmres-ls"}) {
+    for (double dt : {0.1, 0.2, 0.5}) {
+      const double error = state_error(run_b1("ifosmondi-jfm", 0.64, dt, {std::string("method.jfm=") + jfm}), reference);
+      EXPECT_LT(error, 1e-2) << jfm << " δt_ref = " << dt;
+    }
+  }
+}
+
+TEST(IfosmondiJfm, SameResultsThroughTheFmus) {
+  const auto native = run_b1("ifosmondi-jfm", 0.64, 1e-2, {"method.jfm=newtonls"});
+  const auto fmu = run_b1("ifosmondi-jfm", 0.64, 1e-2, {"method.jfm=newtonls"}, "b1_ifosmondi_damper_fmu.json");
+  ASSERT_EQ(native.results->times().size(), fmu.results->times().size());
+  double worst = 0.0;
+  for (const auto& label : native.results->labels()) {
+    const auto a = native.results->column(label), b = fmu.results->column(label);
+    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  }
+  EXPECT_LE(worst, 1e-12);
+  EXPECT_EQ(native.stats.integrations, fmu.stats.integrations);
+}
+
+TEST(Ifosmondi, RefusesSystemsWithoutRollbackOrOutputDerivatives) {
+  const std::string what = error_of([&] {
+    run_b1("ifosmondi-jfm", 4.0, 1e-2, {"systems.damper.rollback=false", "systems.mass.output_derivatives=false"});
+  });
+  EXPECT_NE(what.find("system 'damper' lacks rollback"), std::string::npos) << what;
+  EXPECT_NE(what.find("system 'mass' lacks output_derivatives"), std::string::npos) << what;
+}
+
+TEST(Ifosmondi, StepControlHalvesOnRejectionAndGrowsBy30PercentUpToTheReference) {
+  // B3 has no direct feedthrough: the fixed point contracts on small steps only. With δt_ref = 2 and
+  // 10 iterations some steps are rejected, halved, then grown again (eq. 28 with the erratum).
+  const double dt_ref = 2.0;
+  Scenario scenario = load_scenario(kExamples / "b3_lotka_volterra.json", {"method.type=ifosmondi", "method.max_iterations=10"});
+  scenario.run.dt = dt_ref;
+  const auto run = run_scenario(scenario);
+  const auto& rows = run.steps->rows();
+  ASSERT_FALSE(rows.empty());
+  int rejected_steps = 0;
+  double proposed = dt_ref;
+  for (const auto& row : rows) {
+    const double start = row.t - row.h;
+    const double expected = std::min(proposed, 20.0 - start) / std::pow(2.0, static_cast<double>(row.rejected));
+    EXPECT_NEAR(row.h, expected, 1e-9) << "step ending at t = " << row.t;
+    rejected_steps += row.rejected > 0 ? 1 : 0;
+    proposed = std::min(dt_ref, 1.3 * row.h);
+  }
+  EXPECT_GT(rejected_steps, 0) << "the case was meant to exercise rejections";
+  EXPECT_EQ(run.stats.rejected_steps, [&] {
+    std::int64_t total = 0;
+    for (const auto& row : rows) total += row.rejected;
+    return total;
+  }());
+  EXPECT_DOUBLE_EQ(run.stats.end_time, 20.0);
+}
+
+TEST(Ifosmondi, StopsBelowTheMinimumStepWithTheReason) {
+  const std::string what = error_of([&] { run_b1("ifosmondi", 0.64, 1e-2, {"method.dt_min=5e-3"}); });
+  EXPECT_NE(what.find("minimum 0.005"), std::string::npos) << what;
+  EXPECT_NE(what.find("t = 0"), std::string::npos) << what;
+}
+
+TEST(IfosmondiJfm, UnknownSolverAndBadPetscOptionsAreNamed) {
+  EXPECT_NE(error_of([&] { run_b1("ifosmondi-jfm", 4.0, 1e-2, {"method.jfm=broyden"}); }).find("'broyden'"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              run_b1("ifosmondi-jfm", 4.0, 1e-2, {"method.jfm=petsc", "method.petsc_options=-snes_type nosuchtype"});
+            }).find("PETSc"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace cosima
