@@ -15,6 +15,7 @@ namespace {
 const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOptions&)>>& registry() {
   static const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOptions&)>> benches = {
       {"jacobi", bench_jacobi},
+      {"ifosmondi", bench_ifosmondi},
   };
   return benches;
 }

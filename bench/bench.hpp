@@ -13,11 +13,12 @@ struct BenchOptions {
   bool quick = false;
   std::filesystem::path json_file;  ///< empty: no JSON
   std::filesystem::path examples = COSIMA_EXAMPLES_DIR;
+  std::filesystem::path docs;       ///< where reports (markdown, PNG) go; empty: none
 };
 
 /// Runs the named benchmark; returns the process exit code. Throws Error for an unknown name.
 int run(const std::string& name, const BenchOptions& options);
-/// "jacobi"
+/// "ifosmondi, jacobi"
 std::string names();
 
 /// Median of a non-empty sample.
@@ -27,5 +28,6 @@ void write_json(const BenchOptions& options, const nlohmann::ordered_json& docum
 
 // The benchmarks.
 nlohmann::ordered_json bench_jacobi(const BenchOptions& options);
+nlohmann::ordered_json bench_ifosmondi(const BenchOptions& options);
 
 }  // namespace cosima::bench

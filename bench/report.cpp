@@ -1,0 +1,54 @@
+#include "bench/report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+namespace cosima::bench {
+
+std::string sci(double value) { return std::isnan(value) ? "fails" : fmt::format("{:.2e}", value); }
+
+std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::string text = "|";
+  for (const auto& h : header) text += " " + h + " |";
+  text += "\n|";
+  for (std::size_t i = 0; i < header.size(); ++i) text += "---|";
+  text += "\n";
+  for (const auto& row : rows) {
+    text += "|";
+    for (const auto& cell : row) text += " " + cell + " |";
+    text += "\n";
+  }
+  return text;
+}
+
+bool write_plot(const std::filesystem::path& png, const Plot& plot) {
+  std::unique_ptr<FILE, int (*)(FILE*)> gnuplot(popen("gnuplot 2>/dev/null", "w"), pclose);
+  if (!gnuplot) {
+    std::cerr << "cosima bench: gnuplot not found, no plot " << png << '\n';
+    return false;
+  }
+  std::string script = fmt::format(
+      "set terminal pngcairo size 900,600 noenhanced\nset output '{}'\nset title '{}'\nset xlabel '{}'\n"
+      "set ylabel '{}'\nset grid\nset key outside right\n{}{}{}plot ",
+      png.string(), plot.title, plot.xlabel, plot.ylabel, plot.log_x ? "set logscale x\n" : "",
+      plot.log_y ? "set logscale y\nset format y '%.0e'\n" : "",
+      plot.y_max > 0.0 ? fmt::format("set yrange [*:{}]\n", plot.y_max) : "");
+  for (std::size_t i = 0; i < plot.series.size(); ++i) {
+    script += fmt::format("{}'-' using 1:2 with linespoints title '{}'", i == 0 ? "" : ", ", plot.series[i].name);
+  }
+  script += "\n";
+  for (const auto& series : plot.series) {
+    for (std::size_t k = 0; k < series.x.size(); ++k) {
+      if (!std::isnan(series.y[k]) && (!plot.log_y || series.y[k] > 0)) script += fmt::format("{:.17g} {:.17g}\n", series.x[k], series.y[k]);
+    }
+    script += "e\n";
+  }
+  std::fputs(script.c_str(), gnuplot.get());
+  return true;
+}
+
+}  // namespace cosima::bench

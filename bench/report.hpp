@@ -1,0 +1,30 @@
+#pragma once
+// Markdown tables and gnuplot plots for the benchmark reports under docs/.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cosima::bench {
+
+struct Series {
+  std::string name;
+  std::vector<double> x, y;  ///< points; a NaN y is a failed run and is left out of the plot
+};
+
+struct Plot {
+  std::string title, xlabel, ylabel;
+  bool log_x = true, log_y = true;
+  std::vector<Series> series;
+  double y_max = 0.0;  ///< clip the y axis above (0: automatic); diverged runs would hide the rest
+};
+
+/// Writes `plot` as PNG with gnuplot. Returns false (and says why on stderr) when gnuplot is missing.
+bool write_plot(const std::filesystem::path& png, const Plot& plot);
+
+/// A markdown table from a header and rows of cells.
+std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+
+/// "1.23e-04", or "fails" for NaN.
+std::string sci(double value);
+
+}  // namespace cosima::bench
