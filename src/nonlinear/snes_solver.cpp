@@ -90,6 +90,19 @@ std::string SnesSolver::preset_options(const std::string& preset) {
 SnesSolver::SnesSolver(const NonlinearOptions& options, Eigen::Index size) : options_(options), size_(size) {
   const std::string preset = preset_options(options.solver);  // validates the name first
   ensure_petsc();
+  try {
+    configure(preset);
+  } catch (...) {
+    release();  // a constructor that throws runs no destructor
+    throw;
+  }
+  x_buffer_.resize(size);
+  f_buffer_.resize(size);
+}
+
+void SnesSolver::configure(const std::string& preset) {
+  const NonlinearOptions& options = options_;
+  const Eigen::Index size = size_;
   check(PetscOptionsCreate(&database_), "PetscOptionsCreate");
   check(PetscOptionsInsertString(database_, (preset + " " + options.petsc_options).c_str()), "PetscOptionsInsertString");
   check(SNESCreate(PETSC_COMM_SELF, &snes_), "SNESCreate");
@@ -113,16 +126,20 @@ SnesSolver::SnesSolver(const NonlinearOptions& options, Eigen::Index size) : opt
         "SNESSetTolerances");
   check(SNESSetConvergenceTest(snes_, converged, this, nullptr), "SNESSetConvergenceTest");
   check(SNESSetFromOptions(snes_), "SNESSetFromOptions (check method.petsc_options)");
-  x_buffer_.resize(size);
-  f_buffer_.resize(size);
 }
 
-SnesSolver::~SnesSolver() {
+SnesSolver::~SnesSolver() { release(); }
+
+void SnesSolver::release() {
   if (jacobian_ != nullptr) MatDestroy(&jacobian_);
   if (x_ != nullptr) VecDestroy(&x_);
   if (f_ != nullptr) VecDestroy(&f_);
   if (snes_ != nullptr) SNESDestroy(&snes_);
   if (database_ != nullptr) PetscOptionsDestroy(&database_);
+  jacobian_ = nullptr;
+  x_ = f_ = nullptr;
+  snes_ = nullptr;
+  database_ = nullptr;
 }
 
 PetscErrorCode SnesSolver::evaluate(SNES snes, Vec x, Vec f, void* context) {

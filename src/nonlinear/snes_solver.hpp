@@ -20,6 +20,8 @@ class SnesSolver final : public NonlinearSolver {
   static std::string preset_options(const std::string& preset);
 
  private:
+  void configure(const std::string& preset);
+  void release();
   static PetscErrorCode evaluate(SNES snes, Vec x, Vec f, void* context);
   static PetscErrorCode converged(SNES snes, PetscInt iteration, PetscReal x_norm, PetscReal step_norm,
                                   PetscReal f_norm, SNESConvergedReason* reason, void* context);
