@@ -4,6 +4,8 @@
 #include <limits>
 
 #include <gtest/gtest.h>
+
+#include "fmi/breaks_model.hpp"
 #include <unsupported/Eigen/MatrixFunctions>
 
 #include "core/error.hpp"
@@ -119,21 +121,9 @@ TEST(Monolithic, RefusesBlackBoxes) {
   EXPECT_NO_THROW(run("b6_tough_case.json", "monolithic", 0.1));
 }
 
-/// x' = 1 until t = 0.5, then NaN: a system whose solver fails.
-class Breaks final : public OdeModel {
- public:
-  Breaks() : OdeModel("test.breaks", {.states = {"x"}, .inputs = {"u"}, .outputs = {"y"}}) {}
-  [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::VectorXd::Zero(1); }
-  void derivatives(double t, ConstVectorRef, ConstVectorRef, VectorRef dx) const override {
-    dx(0) = t < 0.5 ? 1.0 : std::numeric_limits<double>::quiet_NaN();
-  }
-  void outputs(double, ConstVectorRef x, ConstVectorRef, VectorRef y) const override { y = x; }
-  [[nodiscard]] std::unique_ptr<OdeModel> clone() const override { return std::make_unique<Breaks>(*this); }
-};
-
 TEST(Jacobi, ASystemFailureEndsTheRunWithItsReason) {
   ModularModel model;
-  model.add_system(std::make_unique<NativeSystem>("fragile", std::make_unique<Breaks>(),
+  model.add_system(std::make_unique<NativeSystem>("fragile", testing::make_breaks(),
                                                   make_integrator("dopri5", IntegratorOptions{})));
   model.set_constant_input("fragile.u", 0.0);
   model.finalize();

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "core/error.hpp"
 #include "models/registry.hpp"
 #include "model/modular_model.hpp"
@@ -19,14 +21,7 @@ ModularModel b1() {
   return model;
 }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 TEST(ModularModel, UnconnectedInputsAreNamed) {
   ModularModel model = b1();

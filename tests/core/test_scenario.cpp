@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "core/error.hpp"
 #include "methods/method_factory.hpp"
 #include "scenario/scenario.hpp"
@@ -12,14 +14,7 @@ namespace {
 
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 Json b3() {
   return Json::parse(R"({"stop": 1, "systems": {"prey": {"model": "b3.prey"}, "predator": {"model": "b3.predator"}},

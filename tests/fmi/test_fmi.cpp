@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "core/error.hpp"
 #include "fmi/export/variable_table.hpp"
 #include "fmi/fmu_system.hpp"
@@ -19,14 +21,7 @@ using testing::kExamples;
 using testing::kFmuDir;
 using testing::PrivateTemp;
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 // --- the same scenario natively and through FMUs -----------------------------------------------
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 
@@ -36,14 +38,7 @@ double state_error(const ScenarioRun& run, const ScenarioRun& reference) {
   return sum / 3.0;
 }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 TEST(Ifosmondi, FixedPointConvergesWhenContractive) {
   const auto reference = run_b1("monolithic", 4.0, 1e-3);
