@@ -20,4 +20,10 @@ void PhiFunctions::compute(const Eigen::MatrixXd& A, double h, int max_order) {
   h_ = h;
 }
 
+double PhiFunctions::monomial_scale(int k) const {
+  double scale = h_;
+  for (int i = 1; i <= k; ++i) scale *= i * h_;
+  return scale;
+}
+
 }  // namespace cosima

@@ -19,6 +19,9 @@ class PhiFunctions {
 
   [[nodiscard]] const Eigen::MatrixXd& phi(int j) const { return phi_[static_cast<std::size_t>(j)]; }
   [[nodiscard]] int max_order() const { return static_cast<int>(phi_.size()) - 1; }
+  /// k!·h^{k+1}: the factor in  ∫_0^h e^{A(h−r)} r^k dr = monomial_scale(k)·φ_{k+1}(hA),
+  /// the response of x' = A x + v·r^k from x(0) = 0, i.e. state response = scale·φ_{k+1}·v.
+  [[nodiscard]] double monomial_scale(int k) const;
   [[nodiscard]] double step() const { return h_; }
 
  private:

@@ -26,8 +26,9 @@ void CouplingBuffers::apply_zoh(ModularModel& model, int s) {
 
 void CouplingBuffers::apply(ModularModel& model, int s) { model.system(s).set_inputs(polynomials(s)); }
 
-void CouplingBuffers::apply_hermite(ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
-                                    const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2) {
+const InputPolynomials& CouplingBuffers::hermite(const ModularModel& model, int s, HermiteKind kind, double h,
+                                                 const Eigen::VectorXd& v1, const Eigen::VectorXd& d1,
+                                                 const Eigen::VectorXd& v2, const Eigen::VectorXd& d2) {
   InputPolynomials& p = polynomials(s);
   const Eigen::Matrix4d map = hermite_map(kind, h);
   const int offset = model.input_offset(s);
@@ -35,7 +36,12 @@ void CouplingBuffers::apply_hermite(ModularModel& model, int s, HermiteKind kind
     const Eigen::Index g = offset + i;
     p.row(i) = (map * Eigen::Vector4d(v1(g), d1(g), v2(g), d2(g))).transpose();
   }
-  model.system(s).set_inputs(p);
+  return p;
+}
+
+void CouplingBuffers::apply_hermite(ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
+                                    const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2) {
+  model.system(s).set_inputs(hermite(model, s, kind, h, v1, d1, v2, d2));
 }
 
 void CouplingBuffers::gather_output_derivatives(const ModularModel& model, Eigen::VectorXd& dy) const {

@@ -22,8 +22,11 @@ class CouplingBuffers {
   void apply_zoh(ModularModel& model, int s);
   /// Hands system s the polynomials in polynomials(s).
   void apply(ModularModel& model, int s);
-  /// Hands system s interface polynomials on [0, h] built from the constraints of its inputs
-  /// (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
+  /// Builds polynomials(s): interface polynomials on [0, h] from the constraints of system s's
+  /// inputs (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
+  const InputPolynomials& hermite(const ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
+                                  const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2);
+  /// hermite(...), then hands the polynomials to system s.
   void apply_hermite(ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
                      const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2);
   /// ỹ' into dy (first derivatives of every output at the systems' current time).

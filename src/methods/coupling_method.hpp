@@ -9,6 +9,7 @@
 // A method reports failure as an Error carrying the reason; a system that asks to terminate ends
 // the run cleanly at the last completed time.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,9 @@ struct StepReport {
   std::int64_t rejected = 0;    ///< rejected attempts before it
   bool terminated = false;      ///< a system asked to stop (fmi2Terminated)
   std::string reason;           ///< why, when terminated
+  /// Largest |ŷ − y| at the step's end between estimated and real outputs of the systems a
+  /// step estimator stands in for (COSTARICA, MISSILES); NaN when there are none.
+  double estimate_gap = std::numeric_limits<double>::quiet_NaN();
 };
 
 class CouplingMethod {

@@ -13,9 +13,16 @@
 // left in the state of the converged inputs. Step control (eq. 28, with the erratum of DESIGN
 // §3.2): grow by 30 % up to δt_ref after a converged step; halve after any non-convergence; below
 // the minimum step the run stops with the reason.
+//
+// Systems without rollback (or whose rollback the scenario withholds) take part through COSTARICA
+// (seed 000 Algorithm 2/3, estimator/step_estimator.hpp): inside the iterations their outputs are
+// estimated from their linearization at t_N, and once the step has converged they integrate it
+// for real, once, with the converged interface. The others iterate for real (hybrid).
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "estimator/step_estimator.hpp"
 #include "methods/coupling_buffers.hpp"
 #include "methods/coupling_method.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
@@ -29,6 +36,7 @@ class Ifosmondi final : public CouplingMethod {
     double dt_ref = 1e-2;        ///< initial and largest macro-step
     double dt_min = 0.0;         ///< smallest macro-step; 0: dt_ref·1e-6
     double growth = 1.3;         ///< eq. 28
+    EstimatorOptions estimator;  ///< COSTARICA, for the systems without rollback
   };
   explicit Ifosmondi(Options options);
 
@@ -42,18 +50,27 @@ class Ifosmondi final : public CouplingMethod {
   [[nodiscard]] double proposed_step() const override { return h_next_; }
 
  private:
-  /// Restores every system to t_N and integrates [t_N, t_N + h) with interface polynomials of
-  /// `kind` ending at (u_end, du_end); reads ỹ, ỹ' at t_N + h. False when a system failed.
+  /// Restores every rollback system to t_N and integrates [t_N, t_N + h) with interface
+  /// polynomials of `kind` ending at (u_end, du_end); estimates the others (COSTARICA). Reads
+  /// ỹ, ỹ' at t_N + h. False when a system failed.
   bool evaluate(ModularModel& model, HermiteKind kind, double h, const Eigen::VectorXd& u_end,
                 const Eigen::VectorXd& du_end);
   void restore(ModularModel& model);
+  /// Algorithm 2, last stage: the estimated systems integrate the converged step for real.
+  /// Returns the largest gap between their estimated and real outputs.
+  double integrate_estimated(ModularModel& model, HermiteKind kind, double h, double t);
+  /// COSTARICA update 2 for step size h; false (failure_) when an estimator cannot be built.
+  bool prepare_estimators(const ModularModel& model, double h);
+  [[nodiscard]] bool estimated(int s) const { return estimators_[static_cast<std::size_t>(s)].has_value(); }
 
   Options options_;
   std::unique_ptr<NonlinearSolver> solver_;
   CouplingBuffers buffers_;
-  std::vector<StateId> saved_;
+  std::vector<StateId> saved_;                      ///< snapshots of the rollback systems
+  std::vector<std::optional<StepEstimator>> estimators_;  ///< engaged for the systems without rollback
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
   Eigen::VectorXd x_, gamma_, dy_, du_, last_x_;
+  Eigen::VectorXd real_;  ///< real outputs of an estimated system after its integration
   bool first_step_ = true;
   double h_next_ = 0.0;
   std::string failure_;  ///< reason of the last failed evaluation

@@ -22,8 +22,10 @@ const std::map<std::string, std::set<std::string>>& known_options() {
       {"jacobi", {}},
       {"gauss-seidel", {"order", "allow_algebraic_loops"}},
       {"monolithic", {"rtol", "atol"}},
-      {"ifosmondi", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min"}},
-      {"ifosmondi-jfm", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "jfm", "petsc_options"}},
+      {"ifosmondi", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "estimator", "stehfest_terms",
+                     "richardson_fraction", "control", "affine_term"}},
+      {"ifosmondi-jfm", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "jfm", "petsc_options",
+                         "estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term"}},
   };
   return options;
 }
@@ -71,6 +73,33 @@ class OptionReader {
   std::string method_;
 };
 
+/// COSTARICA's options (estimator/step_estimator.hpp), shared by the methods that use it.
+EstimatorOptions estimator_options(const OptionReader& options) {
+  EstimatorOptions o;
+  const std::string method = options.text("estimator", "exact");
+  if (method == "exact") {
+    o.response.method = InverseLaplace::exact;
+  } else if (method == "stehfest") {
+    o.response.method = InverseLaplace::stehfest;
+  } else {
+    throw Error(fmt::format("method.estimator must be 'exact' or 'stehfest', not '{}'", method));
+  }
+  o.response.stehfest_terms = static_cast<int>(options.number("stehfest_terms", o.response.stehfest_terms));
+  o.response.richardson_fraction = options.number("richardson_fraction", o.response.richardson_fraction);
+  const std::string control = options.text("control", std::string(to_string(o.control)));
+  bool known = false;
+  for (ControlReconstruction c : {ControlReconstruction::zoh, ControlReconstruction::foh, ControlReconstruction::flexible}) {
+    if (to_string(c) == control) {
+      o.control = c;
+      known = true;
+    }
+  }
+  if (!known) throw Error(fmt::format("method.control must be 'zoh', 'foh' or 'flexible', not '{}'", control));
+  o.affine_term = options.flag("affine_term", o.affine_term);
+  if (o.response.method == InverseLaplace::stehfest) (void)stehfest_weights(o.response.stehfest_terms);  // validates N
+  return o;
+}
+
 }  // namespace
 
 std::string method_names() {
@@ -106,6 +135,7 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     o.nonlinear.petsc_options = options.text("petsc_options", "");
     o.dt_ref = dt;
     o.dt_min = options.number("dt_min", 0.0);
+    o.estimator = estimator_options(options);
     return std::make_unique<Ifosmondi>(std::move(o));
   }
   Monolithic::Options o;

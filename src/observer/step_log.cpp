@@ -1,5 +1,6 @@
 #include "observer/step_log.hpp"
 
+#include <cmath>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -20,15 +21,18 @@ void StepLog::on_start(const ModularModel& model, double /*t*/) { integrations_ 
 
 void StepLog::on_step(const ModularModel& model, double t, const StepReport& report) {
   const std::int64_t now = total_integrations(model);
-  rows_.push_back({t, report.h, report.iterations, report.rejected, now - integrations_});
+  rows_.push_back({t, report.h, report.iterations, report.rejected, now - integrations_, report.estimate_gap});
   integrations_ = now;
 }
 
 void StepLog::write_csv(const std::filesystem::path& path) const {
   std::ofstream out(path);
   if (!out) throw Error(fmt::format("cannot write '{}'", path.string()));
-  out << "time,step,iterations,rejected,integrations\n";
-  for (const Row& r : rows_) out << fmt::format("{:.17g},{:.17g},{},{},{}\n", r.t, r.h, r.iterations, r.rejected, r.integrations);
+  out << "time,step,iterations,rejected,integrations,estimate_gap\n";
+  for (const Row& r : rows_) {
+    out << fmt::format("{:.17g},{:.17g},{},{},{},{}\n", r.t, r.h, r.iterations, r.rejected, r.integrations,
+                       std::isnan(r.estimate_gap) ? std::string() : fmt::format("{:.6e}", r.estimate_gap));
+  }
 }
 
 }  // namespace cosima

@@ -1,6 +1,7 @@
 #pragma once
 // Per-macro-step statistics for plots: time reached, step size, coupling iterations, rejected
-// attempts and integrations (do_step calls over all systems, rejected attempts included).
+// attempts, integrations (do_step calls over all systems, rejected attempts included) and the gap
+// between estimated and real outputs when a step estimator took part (empty otherwise).
 #include <cstdint>
 #include <filesystem>
 #include <vector>
@@ -17,6 +18,7 @@ class StepLog final : public Observer {
     std::int64_t iterations;
     std::int64_t rejected;
     std::int64_t integrations;
+    double estimate_gap;  ///< NaN when nothing was estimated
   };
   void on_start(const ModularModel& model, double t) override;
   void on_step(const ModularModel& model, double t, const StepReport& report) override;

@@ -1,5 +1,7 @@
 #include "scenario/run_scenario.hpp"
 
+#include <cmath>
+
 #include "methods/method_factory.hpp"
 
 namespace cosima {
@@ -24,6 +26,7 @@ nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
   json["wall_time_s"] = stats.wall_time_s;
   json["integration_time_s"] = stats.integration_time_s;
   json["end_time"] = stats.end_time;
+  if (!std::isnan(stats.max_estimate_gap)) json["max_estimate_gap"] = stats.max_estimate_gap;
   json["terminated_early"] = stats.terminated_early;
   if (stats.terminated_early) json["termination_reason"] = stats.termination_reason;
   return json;

@@ -35,6 +35,10 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     const StepReport report = method.step(model, t, t_next - t);
     stats.rejected_steps += report.rejected;
     stats.iterations += report.iterations;
+    if (!std::isnan(report.estimate_gap)) {
+      stats.max_estimate_gap =
+          std::isnan(stats.max_estimate_gap) ? report.estimate_gap : std::max(stats.max_estimate_gap, report.estimate_gap);
+    }
     if (report.terminated) {
       stats.terminated_early = true;
       stats.termination_reason = report.reason;

@@ -3,6 +3,7 @@
 // Fixed-step methods follow the grid t_N = start + N·dt (no accumulated drift); variable-step
 // methods propose their own step, clipped to stop.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct RunStatistics {
   double wall_time_s = 0.0;
   double integration_time_s = 0.0;     ///< time spent inside the systems' do_step
   double end_time = 0.0;
+  /// Largest StepReport::estimate_gap of the run (COSTARICA, MISSILES); NaN when nothing was estimated.
+  double max_estimate_gap = std::numeric_limits<double>::quiet_NaN();
   bool terminated_early = false;
   std::string termination_reason;
 };

@@ -250,6 +250,7 @@ class Slave {
   };
   fmi2Status get_state(fmi2FMUstate* state) {
     if (!allowed(stepping, "fmi2GetFMUstate")) return fmi2Error;
+    if (!exported_flags().can_get_and_set_state) return error("fmi2GetFMUstate: canGetAndSetFMUstate is false");
     return guarded([&] {
       auto* saved = static_cast<SavedState*>(*state);
       if (saved == nullptr) {
@@ -264,6 +265,7 @@ class Slave {
   }
   fmi2Status set_state(fmi2FMUstate state) {
     if (!allowed(stepping | failed, "fmi2SetFMUstate")) return fmi2Error;
+    if (!exported_flags().can_get_and_set_state) return error("fmi2SetFMUstate: canGetAndSetFMUstate is false");
     if (state == nullptr) return error("fmi2SetFMUstate: null state");
     return guarded([&] {
       const auto* saved = static_cast<const SavedState*>(state);
@@ -450,7 +452,8 @@ COSIMA_FMI_EXPORT int cosima_fmu_write_model_description(const char* path, const
   try {
     const auto model = cosima::fmu_export::make_exported_model();
     std::ofstream out(path);
-    out << cosima::fmu_export::model_description_xml(*model, model_identifier);
+    out << cosima::fmu_export::model_description_xml(*model, model_identifier,
+                                                      cosima::fmu_export::exported_flags().can_get_and_set_state);
     return out ? 0 : 1;
   } catch (const std::exception&) {
     return 1;

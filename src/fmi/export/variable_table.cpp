@@ -77,7 +77,8 @@ std::string escape(const std::string& text) {
 }
 }  // namespace
 
-std::string model_description_xml(const OdeModel& model, const std::string& model_identifier) {
+std::string model_description_xml(const OdeModel& model, const std::string& model_identifier,
+                                  bool can_get_and_set_state) {
   const VariableTable table = make_variable_table(model, SolverDefaults{});
   const auto& s = model.structure();
   const int derivative_order = s.linear_time_invariant ? kMaxInputDegree : 1;
@@ -86,11 +87,12 @@ std::string model_description_xml(const OdeModel& model, const std::string& mode
       "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"{}\" guid=\"{}\" generationTool=\"cosima export kit\"\n"
       "    variableNamingConvention=\"flat\" numberOfEventIndicators=\"0\">\n"
       "  <CoSimulation modelIdentifier=\"{}\" canHandleVariableCommunicationStepSize=\"true\"\n"
-      "      canInterpolateInputs=\"true\" maxOutputDerivativeOrder=\"{}\" canGetAndSetFMUstate=\"true\"\n"
+      "      canInterpolateInputs=\"true\" maxOutputDerivativeOrder=\"{}\" canGetAndSetFMUstate=\"{}\"\n"
       "      canSerializeFMUstate=\"false\" providesDirectionalDerivative=\"true\"\n"
       "      canNotUseMemoryManagementFunctions=\"true\" canBeInstantiatedOnlyOncePerProcess=\"false\"/>\n"
       "  <DefaultExperiment startTime=\"0\"/>\n  <ModelVariables>\n",
-      escape(model.type()), model_guid(model), escape(model_identifier), derivative_order);
+      escape(model.type()), model_guid(model), escape(model_identifier), derivative_order,
+      can_get_and_set_state ? "true" : "false");
   std::vector<int> xml_index(table.variables.size());  // 1-based index of each variable
   int state_xml_index_base = 0;
   for (std::size_t i = 0; i < table.variables.size(); ++i) {

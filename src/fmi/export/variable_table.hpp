@@ -40,6 +40,7 @@ VariableTable make_variable_table(const OdeModel& model, const SolverDefaults& s
 /// A GUID determined by the model's type and structure.
 std::string model_guid(const OdeModel& model);
 /// modelDescription.xml for the model.
-std::string model_description_xml(const OdeModel& model, const std::string& model_identifier);
+std::string model_description_xml(const OdeModel& model, const std::string& model_identifier,
+                                  bool can_get_and_set_state = true);
 
 }  // namespace cosima::fmu_export

@@ -33,13 +33,10 @@ StepResult ExactLti::advance(const StepRhs& rhs, double t0, double t1, Eigen::Ve
   work_ = h * e_;
   next_.noalias() = phi_.phi(0) * x;
   next_.noalias() += phi_.phi(1) * work_;
-  double factorial = 1.0, power = h;
   for (int k = 0; k <= kMaxInputDegree && B_.cols() > 0; ++k) {
-    if (k > 0) factorial *= k;
     forcing_.noalias() = B_ * shifted_.col(k);
     work_.noalias() = phi_.phi(k + 1) * forcing_;
-    next_ += (factorial * power) * work_;
-    power *= h;
+    next_ += phi_.monomial_scale(k) * work_;
   }
   x = next_;
   if (!x.allFinite()) return StepResult::failure(fmt::format("exact: non-finite state at t = {}", t1));

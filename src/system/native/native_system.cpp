@@ -15,8 +15,9 @@ NativeSystem::NativeSystem(std::string name, std::unique_ptr<OdeModel> model, st
   u_.setZero(model_->input_count());
   du_.setZero(model_->input_count());
   dx_.setZero(model_->state_count());
+  y_now_.setZero(model_->output_count());
   y_plus_.setZero(model_->output_count());
-  y_minus_.setZero(model_->output_count());
+  y_plus2_.setZero(model_->output_count());
 }
 
 void NativeSystem::set_parameter(const std::string& name, double value) { model_->set_parameter(name, value); }
@@ -75,14 +76,18 @@ void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::Vecto
   update_jacobians();
   const double s = t_ - input_origin_;
   if (order == 1) {
-    // y' = g_x f + g_u u' + g_t   (g_t by central differences in t)
+    // y' = g_x f + g_u u' + g_t. Outputs are right-continuous in t (a switch at t_s is in effect
+    // at t_s, like y(t) itself), so g_t is the second-order forward difference
+    //   g_t ≈ (−3 g(t) + 4 g(t + δ) − g(t + 2δ)) / (2δ);
+    // a central difference would straddle a switch at t and return a spike.
     const Eigen::VectorXd& u = current_inputs();
     model_->derivatives(t_, x_, u, dx_);
     const double dt = std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, std::abs(t_));
     model_->outputs(t_ + dt, x_, u, y_plus_);
-    model_->outputs(t_ - dt, x_, u, y_minus_);
+    model_->outputs(t_ + 2.0 * dt, x_, u, y_plus2_);
+    model_->outputs(t_, x_, u, y_now_);
     evaluate_polynomials(inputs_, s, 1, du_);
-    dy = jacobians_.C * dx_ + jacobians_.D * du_ + (y_plus_ - y_minus_) / (2.0 * dt);
+    dy = jacobians_.C * dx_ + jacobians_.D * du_ + (4.0 * y_plus_ - y_plus2_ - 3.0 * y_now_) / (2.0 * dt);
     return;
   }
   // LTI: x^(k) = A x^(k−1) + B u^(k−1),  y^(k) = C x^(k) + D u^(k)

@@ -65,7 +65,7 @@ class NativeSystem final : public System {
   InputPolynomials inputs_;
   double input_origin_ = 0.0;
   std::vector<Snapshot> snapshots_;
-  mutable Eigen::VectorXd u_, du_, dx_, y_plus_, y_minus_;
+  mutable Eigen::VectorXd u_, du_, dx_, y_now_, y_plus_, y_plus2_;
   mutable Linearization jacobians_;
 };
 

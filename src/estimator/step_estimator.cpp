@@ -1,0 +1,60 @@
+#include "estimator/step_estimator.hpp"
+
+namespace cosima {
+
+void StepEstimator::require_capabilities(const System& system, std::string_view needed_by) {
+  system.require(Capability::state_access, needed_by);
+  system.require(Capability::linearization, needed_by);
+}
+
+StepEstimator::StepEstimator(EstimatorOptions options) : options_(options), builder_(options.response) {}
+
+void StepEstimator::reset(const System& system) {
+  control_.reset(system.output_count(), options_.control);
+  x_.setZero(system.state_count());
+  f_c_.setZero(system.state_count());
+  y_c_.setZero(system.output_count());
+  control_value_.setZero(system.output_count());
+  control_derivative_.setZero(system.output_count());
+  constant_value_.setZero(system.output_count());
+  constant_derivative_.setZero(system.output_count());
+}
+
+void StepEstimator::begin_step(System& system, const Eigen::Ref<const Eigen::VectorXd>& u_now) {
+  lin_ = system.linearize();
+  system.states(x_);
+  f_c_.setZero();
+  if (options_.affine_term) {
+    system.state_derivatives(f_c_);
+    f_c_.noalias() -= lin_.A * x_;  // f_C = f(t_N) − A x_N − B u_N
+    f_c_.noalias() -= lin_.B * u_now;
+  }
+  system.outputs(y_c_);
+  y_c_.noalias() -= lin_.C * x_;  // eq. 12: y_C,N = y_N − C x_N − D u(t_N)
+  y_c_.noalias() -= lin_.D * u_now;
+  control_.record(system.time(), y_c_);
+}
+
+bool StepEstimator::prepare(double h) {
+  if (!builder_.compute(lin_, h, response_)) return false;
+  control_.extrapolate(h, control_value_, control_derivative_);
+  constant_value_.noalias() = response_.PV * x_;
+  constant_value_.noalias() += response_.RV * f_c_;
+  constant_value_ += control_value_;
+  constant_derivative_.noalias() = response_.PD * x_;
+  constant_derivative_.noalias() += response_.RD * f_c_;
+  constant_derivative_ += control_derivative_;
+  return true;
+}
+
+void StepEstimator::estimate(const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,
+                             Eigen::Ref<Eigen::VectorXd> dy) const {
+  // row-major n_in × 4 coefficients, read as vec(Ξ̌) with index 4j + k
+  const Eigen::Map<const Eigen::VectorXd> xi(inputs.data(), inputs.size());
+  y = constant_value_;
+  y.noalias() += response_.GV * xi;
+  dy = constant_derivative_;
+  dy.noalias() += response_.GD * xi;
+}
+
+}  // namespace cosima
