@@ -16,6 +16,7 @@ const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOpti
   static const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOptions&)>> benches = {
       {"jacobi", bench_jacobi},
       {"ifosmondi", bench_ifosmondi},
+      {"costarica", bench_costarica},
   };
   return benches;
 }

@@ -29,5 +29,6 @@ void write_json(const BenchOptions& options, const nlohmann::ordered_json& docum
 // The benchmarks.
 nlohmann::ordered_json bench_jacobi(const BenchOptions& options);
 nlohmann::ordered_json bench_ifosmondi(const BenchOptions& options);
+nlohmann::ordered_json bench_costarica(const BenchOptions& options);
 
 }  // namespace cosima::bench

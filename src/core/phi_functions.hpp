@@ -2,10 +2,10 @@
 // The φ-functions of exponential integrators, φ_0(Z) = e^Z, φ_{j+1}(Z) = (φ_j(Z) − I/j!) Z^{-1},
 // with the identity ∫_0^h e^{A(h−r)} r^p/p! dr = h^{p+1} φ_{p+1}(hA) (DESIGN §3.3).
 // All of φ_0..φ_p(hA) come from ONE matrix exponential of the block matrix
-//        [ hA  I  0 ... 0 ]
-//   W =  [ 0   0  I ... 0 ]      (size (p+1)·n):  e^W's first block row is (φ_0, φ_1, ..., φ_p)(hA).
-//        [        ...   I ]
-//        [ 0   0  0 ... 0 ]
+//          [ A  I  0 ... 0 ]
+//   W = h· [ 0  0  I ... 0 ]     (size (p+1)·n):  e^W's first block row is (φ_0, hφ_1, ..., h^p φ_p)(hA).
+//          [       ...   I ]
+//          [ 0  0  0 ... 0 ]
 #include <vector>
 
 #include <Eigen/Dense>

@@ -75,9 +75,12 @@ void LinearResponseBuilder::exact(const Linearization& lin, double h, LinearResp
     out.RV.resize(lin.C.rows(), 0);
     out.RD.resize(lin.C.rows(), 0);
   }
+  double h_k = 1.0, dh_k = 0.0;  // h^k and its derivative k h^{k−1}
   for (int k = 0; k <= kMaxInputDegree; ++k) {
-    const double h_k = std::pow(h, k);                       // d/dh of h^k is k h^{k−1}
-    const double dh_k = k == 0 ? 0.0 : k * std::pow(h, k - 1);
+    if (k > 0) {
+      dh_k = k * h_k;
+      h_k *= h;
+    }
     // state response to ǔ_j = s^k:  ∫_0^h e^{A(h−r)} B_j r^k dr = k! h^{k+1} φ_{k+1}(hA) B_j
     if (n_st > 0) {
       state_response_.noalias() = phi_.phi(k + 1) * lin.B;

@@ -11,6 +11,7 @@ StepEstimator::StepEstimator(EstimatorOptions options) : options_(options), buil
 
 void StepEstimator::reset(const System& system) {
   control_.reset(system.output_count(), options_.control);
+  response_h_ = 0.0;
   x_.setZero(system.state_count());
   f_c_.setZero(system.state_count());
   y_c_.setZero(system.output_count());
@@ -35,8 +36,22 @@ void StepEstimator::begin_step(System& system, const Eigen::Ref<const Eigen::Vec
   control_.record(system.time(), y_c_);
 }
 
+namespace {
+bool same(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
+}
+}  // namespace
+
 bool StepEstimator::prepare(double h) {
-  if (!builder_.compute(lin_, h, response_)) return false;
+  // the operators depend only on (A, B, C, D, h): an LTI system on a fixed grid reuses them
+  const bool reuse = h == response_h_ && same(lin_.A, response_lin_.A) && same(lin_.B, response_lin_.B) &&
+                     same(lin_.C, response_lin_.C) && same(lin_.D, response_lin_.D);
+  if (!reuse) {
+    response_h_ = 0.0;
+    if (!builder_.compute(lin_, h, response_)) return false;
+    response_lin_ = lin_;
+    response_h_ = h;
+  }
   control_.extrapolate(h, control_value_, control_derivative_);
   constant_value_.noalias() = response_.PV * x_;
   constant_value_.noalias() += response_.RV * f_c_;

@@ -57,6 +57,8 @@ class StepEstimator {
   EstimatorOptions options_;
   LinearResponseBuilder builder_;
   LinearResponse response_;
+  Linearization response_lin_;  ///< what response_ was computed from
+  double response_h_ = 0.0;     ///< and for which step (0: none)
   ControlPart control_;
   Linearization lin_;
   Eigen::VectorXd x_, f_c_, y_c_;

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "methods/explicit_coupling.hpp"
 #include "methods/ifosmondi.hpp"
+#include "methods/missiles.hpp"
 #include "methods/monolithic.hpp"
 
 namespace cosima {
@@ -22,6 +23,7 @@ const std::map<std::string, std::set<std::string>>& known_options() {
       {"jacobi", {}},
       {"gauss-seidel", {"order", "allow_algebraic_loops"}},
       {"monolithic", {"rtol", "atol"}},
+      {"missiles", {"estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term", "sparse_above"}},
       {"ifosmondi", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "estimator", "stehfest_terms",
                      "richardson_fraction", "control", "affine_term"}},
       {"ifosmondi-jfm", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "jfm", "petsc_options",
@@ -137,6 +139,12 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     o.dt_min = options.number("dt_min", 0.0);
     o.estimator = estimator_options(options);
     return std::make_unique<Ifosmondi>(std::move(o));
+  }
+  if (type == "missiles") {
+    Missiles::Options o;
+    o.estimator = estimator_options(options);
+    o.sparse_above = static_cast<int>(options.number("sparse_above", o.sparse_above));
+    return std::make_unique<Missiles>(o);
   }
   Monolithic::Options o;
   o.rtol = options.number("rtol", o.rtol);

@@ -1,0 +1,143 @@
+#include "methods/missiles.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+Missiles::Missiles(Options options) : options_(options) {}
+
+void Missiles::check(const ModularModel& model) const {
+  std::string missing;
+  for (int s = 0; s < model.system_count(); ++s) {
+    const System& system = model.system(s);
+    std::string lacks;
+    for (Capability c : {Capability::state_access, Capability::linearization, Capability::interpolate_inputs}) {
+      if (!system.has(c)) lacks += fmt::format("{}{} ({})", lacks.empty() ? "" : ", ", to_string(c), fmi_flag(c));
+    }
+    if (!lacks.empty()) missing += fmt::format("{}system '{}' lacks {}", missing.empty() ? "" : "; ", system.name(), lacks);
+  }
+  if (!missing.empty()) {
+    throw CapabilityError(fmt::format("method 'missiles' cannot run: {} (its COSTARICA estimators read states and "
+                                      "linearizations; the inputs are Hermite polynomials)",
+                                      missing));
+  }
+}
+
+void Missiles::initialize(ModularModel& model, double t_start) {
+  initialize_coupled(model, t_start, buffers_);
+  u_start_ = buffers_.u;
+  du_start_.setZero(model.total_inputs());
+  estimators_.assign(static_cast<std::size_t>(model.system_count()), StepEstimator(options_.estimator));
+  for (int s = 0; s < model.system_count(); ++s) estimators_[static_cast<std::size_t>(s)].reset(model.system(s));
+  const Eigen::Index unknowns = 2 * model.total_outputs();
+  rhs_.setZero(unknowns);
+  solution_.setZero(unknowns);
+  first_step_ = true;
+}
+
+void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
+  const int n_out = model.total_outputs();
+  const Eigen::Matrix4d hermite = hermite_map(kind, h);  // (a0..a3) = H (v1, d1, v2, d2), eq. 54/55
+  const auto& sources = model.input_sources();
+  triplets_.clear();
+  for (int r = 0; r < 2 * n_out; ++r) triplets_.emplace_back(r, r, 1.0);
+  Eigen::Matrix<double, Eigen::Dynamic, 4> through_value, through_derivative;  // G·H for one input
+  for (int s = 0; s < model.system_count(); ++s) {
+    const StepEstimator& estimator = estimators_[static_cast<std::size_t>(s)];
+    const LinearResponse& response = estimator.response();
+    const int out_offset = model.output_offset(s), in_offset = model.input_offset(s);
+    const int outputs = model.system(s).output_count();
+    rhs_.segment(out_offset, outputs) = estimator.constant_value();  // K_V, K_D
+    rhs_.segment(n_out + out_offset, outputs) = estimator.constant_derivative();
+    for (int j = 0; j < model.system(s).input_count(); ++j) {
+      const int g = in_offset + j;
+      through_value.noalias() = response.GV.middleCols(kInputCoefficients * j, kInputCoefficients) * hermite;
+      through_derivative.noalias() = response.GD.middleCols(kInputCoefficients * j, kInputCoefficients) * hermite;
+      const int source = sources[static_cast<std::size_t>(g)];
+      for (int i = 0; i < outputs; ++i) {
+        const int r = out_offset + i;
+        // known start of the interface: B_H (v1, d1)
+        rhs_(r) += through_value(i, 0) * u_start_(g) + through_value(i, 1) * du_start_(g);
+        rhs_(n_out + r) += through_derivative(i, 0) * u_start_(g) + through_derivative(i, 1) * du_start_(g);
+        if (source >= 0) {  // −G A_H blockdiag(Φᵀ, Φᵀ): u(t_N+h) = ŷ_source, u'(t_N+h) = ŷ'_source
+          triplets_.emplace_back(r, source, -through_value(i, 2));
+          triplets_.emplace_back(r, n_out + source, -through_value(i, 3));
+          triplets_.emplace_back(n_out + r, source, -through_derivative(i, 2));
+          triplets_.emplace_back(n_out + r, n_out + source, -through_derivative(i, 3));
+        } else {  // a constant input: value known, derivative 0
+          rhs_(r) += through_value(i, 2) * model.constant_inputs()(g);
+          rhs_(n_out + r) += through_derivative(i, 2) * model.constant_inputs()(g);
+        }
+      }
+    }
+  }
+}
+
+bool Missiles::solve() {
+  const Eigen::Index unknowns = rhs_.size();
+  if (unknowns < options_.sparse_above) {
+    dense_.setZero(unknowns, unknowns);
+    for (const auto& t : triplets_) dense_(t.row(), t.col()) += t.value();
+    dense_lu_.compute(dense_);
+    solution_.noalias() = dense_lu_.solve(rhs_);
+  } else {
+    sparse_.resize(unknowns, unknowns);
+    sparse_.setFromTriplets(triplets_.begin(), triplets_.end());
+    if (sparse_lu_.info() != Eigen::Success || sparse_lu_.rows() != unknowns) sparse_lu_.analyzePattern(sparse_);
+    sparse_lu_.factorize(sparse_);
+    if (sparse_lu_.info() != Eigen::Success) return false;
+    solution_ = sparse_lu_.solve(rhs_);
+  }
+  return solution_.allFinite();
+}
+
+StepReport Missiles::step(ModularModel& model, double t, double h_max) {
+  const double h = h_max;
+  const int n_out = model.total_outputs();
+  for (int s = 0; s < model.system_count(); ++s) {
+    System& system = model.system(s);
+    StepEstimator& estimator = estimators_[static_cast<std::size_t>(s)];
+    estimator.begin_step(system, u_start_.segment(model.input_offset(s), system.input_count()));
+    if (!estimator.prepare(h)) {
+      throw Error(fmt::format("missiles: estimator of system '{}' at t = {}: {}", system.name(), t, estimator.reason()));
+    }
+  }
+  const HermiteKind kind = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
+  assemble(model, kind, h);
+  if (!solve()) throw Error(fmt::format("missiles: the linear system of eq. 53 is singular at t = {} (h = {})", t, h));
+  buffers_.y = solution_.head(n_out);
+  dy_ = solution_.tail(n_out);
+  model.dispatch(buffers_.y, u_end_);
+  model.dispatch_derivatives(dy_, du_end_);
+
+  StepReport report;
+  report.h = h;
+  report.estimate_gap = 0.0;
+  for (int s = 0; s < model.system_count(); ++s) {  // one real integration per system
+    System& system = model.system(s);
+    buffers_.apply_hermite(model, s, kind, h, u_start_, du_start_, u_end_, du_end_);
+    const StepResult result = system.do_step(h);
+    if (result.status == StepResult::Status::terminated) {
+      report.terminated = true;
+      report.reason = result.reason;
+      return report;
+    }
+    throw_if_failed(result, system, t);
+    real_.resize(system.output_count());
+    system.outputs(real_);
+    report.estimate_gap = std::max(
+        report.estimate_gap, (real_ - solution_.segment(model.output_offset(s), system.output_count())).lpNorm<Eigen::Infinity>());
+  }
+  if (!std::isfinite(report.estimate_gap)) throw Error(fmt::format("missiles: non-finite outputs at t = {}", t + h));
+  u_start_ = u_end_;  // C¹ inputs: the next step starts where this one ended
+  du_start_ = du_end_;
+  first_step_ = false;
+  return report;
+}
+
+}  // namespace cosima

@@ -1,0 +1,61 @@
+#pragma once
+// MISSILES (seed 003): IFOSMONDI-JFM with a COSTARICA estimator on every system makes the coupling
+// equation affine, so each macro-step needs ONE linear solve and no rollback (seed 003 §3).
+//
+// Per macro-step [t_N, t_N + h):
+//   1. every system is linearized at t_N (estimator update 1) and its operators built for h
+//      (update 2), giving  ŷ_k = G_V,k vec(Ξ̌_k) + K_V,k  and  ŷ'_k = G_D,k vec(Ξ̌_k) + K_D,k;
+//   2. the input coefficients are Hermite maps of the interface (core/hermite.hpp, eq. 54; first
+//      step eq. 55): vec(Ξ̌) = A_H (u(t_N+h), u'(t_N+h)) + B_H (u(t_N), u'(t_N)), and the inputs at
+//      t_N + h are the dispatched outputs, (u, u') = blockdiag(Φᵀ, Φᵀ) Y (+ constants);
+//   3. so Y = (ŷ, ŷ') solves  [I − G A_H blockdiag(Φᵀ, Φᵀ)] Y = G B_H + K        (eq. 53)
+//      assembled sparsely from the per-system blocks: a dense LU up to `sparse_above` unknowns,
+//      Eigen's SparseLU beyond;
+//   4. every system integrates the step once with the Hermite inputs of the dispatched solution,
+//      which also start the next step (inputs stay C¹).
+// The gap between ŷ and the real outputs at t_N + h is reported per step (StepReport).
+#include <vector>
+
+#include <Eigen/Dense>
+#include <Eigen/Sparse>
+#include <Eigen/SparseLU>
+
+#include "estimator/step_estimator.hpp"
+#include "methods/coupling_buffers.hpp"
+#include "methods/coupling_method.hpp"
+
+namespace cosima {
+
+class Missiles final : public CouplingMethod {
+ public:
+  struct Options {
+    EstimatorOptions estimator;
+    int sparse_above = 200;  ///< unknowns (2·n_out_tot) from which the sparse LU is used
+  };
+  explicit Missiles(Options options);
+
+  [[nodiscard]] std::string_view name() const override { return "missiles"; }
+  void check(const ModularModel& model) const override;
+  void initialize(ModularModel& model, double t_start) override;
+  StepReport step(ModularModel& model, double t, double h_max) override;
+
+ private:
+  /// Assembles eq. 53 for step h with interface kind `kind` into triplets_ and rhs_.
+  void assemble(const ModularModel& model, HermiteKind kind, double h);
+  /// Solves it into solution_; false when the matrix is singular.
+  bool solve();
+
+  Options options_;
+  CouplingBuffers buffers_;
+  std::vector<StepEstimator> estimators_;
+  Eigen::VectorXd u_start_, du_start_, u_end_, du_end_;
+  Eigen::VectorXd rhs_, solution_, dy_, real_;
+  std::vector<Eigen::Triplet<double>> triplets_;
+  Eigen::MatrixXd dense_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu_;
+  Eigen::SparseMatrix<double> sparse_;
+  Eigen::SparseLU<Eigen::SparseMatrix<double>> sparse_lu_;
+  bool first_step_ = true;
+};
+
+}  // namespace cosima
