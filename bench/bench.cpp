@@ -17,6 +17,7 @@ const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOpti
       {"jacobi", bench_jacobi},
       {"ifosmondi", bench_ifosmondi},
       {"costarica", bench_costarica},
+      {"missiles", bench_missiles},
   };
   return benches;
 }

@@ -30,5 +30,6 @@ void write_json(const BenchOptions& options, const nlohmann::ordered_json& docum
 nlohmann::ordered_json bench_jacobi(const BenchOptions& options);
 nlohmann::ordered_json bench_ifosmondi(const BenchOptions& options);
 nlohmann::ordered_json bench_costarica(const BenchOptions& options);
+nlohmann::ordered_json bench_missiles(const BenchOptions& options);
 
 }  // namespace cosima::bench
