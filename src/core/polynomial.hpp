@@ -3,6 +3,8 @@
 //   p(s) = a_0 + a_1 s + a_2 s^2 + a_3 s^3.
 // This is how inputs are handed to a system over one macro-step (FMI 2.0 hands the derivatives
 // p^(k)(0) = k! a_k instead; the conversion lives with the FMU code).
+#include <cmath>
+
 #include <Eigen/Dense>
 
 namespace cosima {
@@ -42,6 +44,15 @@ inline void shift_polynomials(const InputPolynomials& coefficients, double shift
       out(row, k) = sum;
     }
   }
+}
+
+/// Mean square of one polynomial over [0, h]:  (1/h) ∫_0^h p(s)² ds, exactly (p² has degree ≤ 6).
+inline double mean_square(const Eigen::Ref<const Eigen::Matrix<double, 1, kInputCoefficients>>& p, double h) {
+  double integral = 0.0;
+  for (int i = 0; i <= kMaxInputDegree; ++i) {
+    for (int j = 0; j <= kMaxInputDegree; ++j) integral += p(i) * p(j) * std::pow(h, i + j + 1) / (i + j + 1);
+  }
+  return integral / h;
 }
 
 }  // namespace cosima

@@ -12,6 +12,8 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "model/modular_model.hpp"
 
@@ -23,9 +25,13 @@ struct StepReport {
   std::int64_t rejected = 0;    ///< rejected attempts before it
   bool terminated = false;      ///< a system asked to stop (fmi2Terminated)
   std::string reason;           ///< why, when terminated
+  // Method diagnostics of the step, NaN when the method has none (the step log writes them):
   /// Largest |ŷ − y| at the step's end between estimated and real outputs of the systems a
-  /// step estimator stands in for (COSTARICA, MISSILES); NaN when there are none.
+  /// step estimator stands in for (COSTARICA, MISSILES).
   double estimate_gap = std::numeric_limits<double>::quiet_NaN();
+  double defect = std::numeric_limits<double>::quiet_NaN();             ///< ε_k (seed 004 eq. 38)
+  double connection_defect = std::numeric_limits<double>::quiet_NaN();  ///< largest RMS of δu on the step
+  double output_defect = std::numeric_limits<double>::quiet_NaN();      ///< largest RMS of δ̂y on the step
 };
 
 class CouplingMethod {
@@ -38,6 +44,8 @@ class CouplingMethod {
   /// Variable-step methods choose their own step; fixed-step ones follow the driver's grid.
   [[nodiscard]] virtual bool chooses_step() const { return false; }
   [[nodiscard]] virtual double proposed_step() const { return 0.0; }
+  /// Method-specific totals of the run (name, value), added to the run statistics.
+  [[nodiscard]] virtual std::vector<std::pair<std::string, double>> totals() const { return {}; }
 };
 
 }  // namespace cosima

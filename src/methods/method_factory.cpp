@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "methods/defect_jacobi.hpp"
 #include "methods/explicit_coupling.hpp"
 #include "methods/ifosmondi.hpp"
 #include "methods/missiles.hpp"
@@ -23,6 +24,7 @@ const std::map<std::string, std::set<std::string>>& known_options() {
       {"jacobi", {}},
       {"gauss-seidel", {"order", "allow_algebraic_loops"}},
       {"monolithic", {"rtol", "atol"}},
+      {"defect-jacobi", {"tol", "m", "n", "h1", "h_min", "h_max", "kp", "ki", "theta_max", "fixed"}},
       {"missiles", {"estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term", "sparse_above"}},
       {"ifosmondi", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "estimator", "stehfest_terms",
                      "richardson_fraction", "control", "affine_term"}},
@@ -58,6 +60,22 @@ class OptionReader {
     if (!spec_.contains(key)) return fallback;
     if (!spec_.at(key).is_string()) throw Error(fmt::format("method.{} must be a string", key));
     return spec_.at(key).get<std::string>();
+  }
+  /// An order for every system ("m": 1) or by system ("m": {"body1": 2, "body2": 0}).
+  [[nodiscard]] DefectJacobi::Orders orders(const std::string& key) const {
+    DefectJacobi::Orders orders;
+    if (!spec_.contains(key)) return orders;
+    const Json& value = spec_.at(key);
+    const auto order = [&](const Json& v, const std::string& where) {
+      if (!v.is_number_integer()) throw Error(fmt::format("method.{} must be an integer order", where));
+      return v.get<int>();
+    };
+    if (value.is_object()) {
+      for (const auto& [system, v] : value.items()) orders.by_system[system] = order(v, key + "." + system);
+    } else {
+      orders.all = order(value, key);
+    }
+    return orders;
   }
   [[nodiscard]] std::vector<std::string> names(const std::string& key) const {
     std::vector<std::string> out;
@@ -139,6 +157,20 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     o.dt_min = options.number("dt_min", 0.0);
     o.estimator = estimator_options(options);
     return std::make_unique<Ifosmondi>(std::move(o));
+  }
+  if (type == "defect-jacobi") {
+    DefectJacobi::Options o;
+    o.input_order = options.orders("m");
+    o.output_order = options.orders("n");
+    o.fixed_step = options.flag("fixed", false);
+    o.h1 = options.number("h1", 0.0);
+    o.controller.tol = options.number("tol", o.controller.tol);
+    o.controller.kp = options.number("kp", o.controller.kp);
+    o.controller.ki = options.number("ki", o.controller.ki);
+    o.controller.theta_max = options.number("theta_max", o.controller.theta_max);
+    o.controller.h_min = options.number("h_min", o.controller.h_min);
+    o.controller.h_max = options.number("h_max", o.controller.h_max);
+    return std::make_unique<DefectJacobi>(std::move(o), dt);
   }
   if (type == "missiles") {
     Missiles::Options o;

@@ -21,17 +21,19 @@ void StepLog::on_start(const ModularModel& model, double /*t*/) { integrations_ 
 
 void StepLog::on_step(const ModularModel& model, double t, const StepReport& report) {
   const std::int64_t now = total_integrations(model);
-  rows_.push_back({t, report.h, report.iterations, report.rejected, now - integrations_, report.estimate_gap});
+  rows_.push_back({t, report.h, report.iterations, report.rejected, now - integrations_, report.estimate_gap,
+                   report.defect, report.connection_defect, report.output_defect});
   integrations_ = now;
 }
 
 void StepLog::write_csv(const std::filesystem::path& path) const {
   std::ofstream out(path);
   if (!out) throw Error(fmt::format("cannot write '{}'", path.string()));
-  out << "time,step,iterations,rejected,integrations,estimate_gap\n";
+  out << "time,step,iterations,rejected,integrations,estimate_gap,defect,connection_defect,output_defect\n";
+  const auto cell = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{:.6e}", v); };
   for (const Row& r : rows_) {
-    out << fmt::format("{:.17g},{:.17g},{},{},{},{}\n", r.t, r.h, r.iterations, r.rejected, r.integrations,
-                       std::isnan(r.estimate_gap) ? std::string() : fmt::format("{:.6e}", r.estimate_gap));
+    out << fmt::format("{:.17g},{:.17g},{},{},{},{},{},{},{}\n", r.t, r.h, r.iterations, r.rejected, r.integrations,
+                       cell(r.estimate_gap), cell(r.defect), cell(r.connection_defect), cell(r.output_defect));
   }
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Per-macro-step statistics for plots: time reached, step size, coupling iterations, rejected
-// attempts, integrations (do_step calls over all systems, rejected attempts included) and the gap
-// between estimated and real outputs when a step estimator took part (empty otherwise).
+// attempts, integrations (do_step calls over all systems, rejected attempts included), and the
+// method's diagnostics: the gap between estimated and real outputs (COSTARICA, MISSILES), the
+// defects (defect-jacobi) — empty cells when the method has none.
 #include <cstdint>
 #include <filesystem>
 #include <vector>
@@ -19,6 +20,7 @@ class StepLog final : public Observer {
     std::int64_t rejected;
     std::int64_t integrations;
     double estimate_gap;  ///< NaN when nothing was estimated
+    double defect, connection_defect, output_defect;  ///< NaN unless the method controls defects
   };
   void on_start(const ModularModel& model, double t) override;
   void on_step(const ModularModel& model, double t, const StepReport& report) override;

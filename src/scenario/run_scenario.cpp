@@ -27,6 +27,7 @@ nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
   json["integration_time_s"] = stats.integration_time_s;
   json["end_time"] = stats.end_time;
   if (!std::isnan(stats.max_estimate_gap)) json["max_estimate_gap"] = stats.max_estimate_gap;
+  for (const auto& [name, value] : stats.method_totals) json[name] = value;
   json["terminated_early"] = stats.terminated_early;
   if (stats.terminated_early) json["termination_reason"] = stats.termination_reason;
   return json;

@@ -55,6 +55,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     stats.integration_time_s += model.system(s).integration_seconds();
   }
   stats.end_time = t;
+  stats.method_totals = method.totals();
   stats.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return stats;
 }

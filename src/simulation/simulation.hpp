@@ -30,6 +30,7 @@ struct RunStatistics {
   double end_time = 0.0;
   /// Largest StepReport::estimate_gap of the run (COSTARICA, MISSILES); NaN when nothing was estimated.
   double max_estimate_gap = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::pair<std::string, double>> method_totals;  ///< CouplingMethod::totals()
   bool terminated_early = false;
   std::string termination_reason;
 };

@@ -12,8 +12,15 @@ StepResult ForwardEuler::advance(const StepRhs& rhs, double t0, double t1, Eigen
     x += h * dx_;
   }
   rhs_evaluations_ += steps_;
+  have_slope_ = steps_ > 0 && t1 > t0;
   if (!x.allFinite()) return StepResult::failure(fmt::format("euler: non-finite state at t = {}", t1));
   return StepResult::success();
+}
+
+bool ForwardEuler::last_slope(Eigen::VectorXd& slope) const {
+  if (!have_slope_) return false;
+  slope = dx_;
+  return true;
 }
 
 }  // namespace cosima

@@ -9,10 +9,13 @@ class ForwardEuler final : public Integrator {
   explicit ForwardEuler(const IntegratorOptions& options) : steps_(std::max(1, options.steps_per_call)) {}
   [[nodiscard]] std::string_view kind() const override { return "euler"; }
   StepResult advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) override;
+  void reset() override { have_slope_ = false; }
+  bool last_slope(Eigen::VectorXd& slope) const override;
 
  private:
   int steps_;
-  Eigen::VectorXd dx_;
+  Eigen::VectorXd dx_;  ///< slope of the last step
+  bool have_slope_ = false;
 };
 
 }  // namespace cosima

@@ -61,6 +61,10 @@ class Integrator {
   /// guess). Rollback snapshots save and restore it, so that a repeated step is bitwise identical.
   [[nodiscard]] virtual double step_memory() const { return 0.0; }
   virtual void restore_step_memory(double /*memory*/) {}
+  /// The slope of the integrator's own numerical solution at the end of its last step, when that
+  /// solution is piecewise linear (forward Euler: f at the start of its last step, seed 004
+  /// eq. 46); its higher derivatives are then zero. False when the solution follows f(x).
+  [[nodiscard]] virtual bool last_slope(Eigen::VectorXd& /*slope*/) const { return false; }
 
  protected:
   std::int64_t rhs_evaluations_ = 0;

@@ -80,14 +80,21 @@ void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::Vecto
     // at t_s, like y(t) itself), so g_t is the second-order forward difference
     //   g_t ≈ (−3 g(t) + 4 g(t + δ) − g(t + 2δ)) / (2δ);
     // a central difference would straddle a switch at t and return a spike.
+    // x' is f(x), or the slope of a piecewise-linear numerical solution (forward Euler reports its
+    // own, seed 004 eq. 46–47).
     const Eigen::VectorXd& u = current_inputs();
-    model_->derivatives(t_, x_, u, dx_);
+    if (!integrator_->last_slope(dx_)) model_->derivatives(t_, x_, u, dx_);
     const double dt = std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, std::abs(t_));
     model_->outputs(t_ + dt, x_, u, y_plus_);
     model_->outputs(t_ + 2.0 * dt, x_, u, y_plus2_);
     model_->outputs(t_, x_, u, y_now_);
     evaluate_polynomials(inputs_, s, 1, du_);
     dy = jacobians_.C * dx_ + jacobians_.D * du_ + (4.0 * y_plus_ - y_plus2_ - 3.0 * y_now_) / (2.0 * dt);
+    return;
+  }
+  evaluate_polynomials(inputs_, s, order, du_);
+  if (integrator_->last_slope(dx_)) {  // piecewise-linear solution: x^(k) = 0 for k ≥ 2
+    dy = jacobians_.D * du_;
     return;
   }
   // LTI: x^(k) = A x^(k−1) + B u^(k−1),  y^(k) = C x^(k) + D u^(k)

@@ -1,0 +1,199 @@
+#include "methods/defect_jacobi.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+namespace {
+double factorial(int k) {
+  double f = 1.0;
+  for (int i = 2; i <= k; ++i) f *= i;
+  return f;
+}
+}  // namespace
+
+DefectJacobi::DefectJacobi(Options options, double dt) : options_(std::move(options)) {
+  if (options_.h1 <= 0.0) options_.h1 = dt;
+  if (!(options_.h1 > 0.0)) throw Error("defect-jacobi: the first step method.h1 (or --dt) must be positive");
+  if (options_.fixed_step) {
+    controller_ = std::make_unique<FixedStepController>();
+  } else {
+    controller_ = std::make_unique<PiController>(options_.controller);
+  }
+}
+
+void DefectJacobi::check(const ModularModel& model) const {
+  const auto loop = model.find_algebraic_loop();
+  if (!loop.empty()) {
+    std::string ports;
+    for (const auto& port : loop) ports += (ports.empty() ? "" : " → ") + port;
+    throw Error(fmt::format("defect-jacobi needs a model without algebraic loops (seed 004, Algorithm 1); loop: {}", ports));
+  }
+  for (const Orders* orders : {&options_.input_order, &options_.output_order}) {
+    for (const auto& [system, order] : orders->by_system) {
+      if (model.system_index(system) < 0) throw Error(fmt::format("defect-jacobi: no system '{}' to give an order", system));
+    }
+  }
+  std::string missing;
+  for (int s = 0; s < model.system_count(); ++s) {
+    const System& system = model.system(s);
+    const int m = options_.input_order.of(system.name()), n = options_.output_order.of(system.name());
+    for (const auto& [label, order] : {std::pair{"m", m}, std::pair{"n", n}}) {
+      if (order < 0 || order > kMaxInputDegree) {
+        throw Error(fmt::format("defect-jacobi: order {} = {} for system '{}' is outside 0..{}", label, order,
+                                system.name(), kMaxInputDegree));
+      }
+    }
+    std::string lacks;
+    const auto need = [&](Capability c, const std::string& why) {
+      if (!system.has(c)) lacks += fmt::format("{}{} ({}) for {}", lacks.empty() ? "" : ", ", to_string(c), fmi_flag(c), why);
+    };
+    if (m > 0) need(Capability::interpolate_inputs, fmt::format("input order m = {}", m));
+    if (n > 0) need(Capability::output_derivatives, fmt::format("output order n = {}", n));
+    if (!options_.fixed_step) need(Capability::variable_step, "the variable step");
+    if (n > 0 && system.has(Capability::output_derivatives) && system.max_output_derivative_order() < n) {
+      lacks += fmt::format("{}output derivatives of order {} (it provides {})", lacks.empty() ? "" : ", ", n,
+                           system.max_output_derivative_order());
+    }
+    if (!lacks.empty()) missing += fmt::format("{}system '{}' lacks {}", missing.empty() ? "" : "; ", system.name(), lacks);
+  }
+  if (!missing.empty()) throw CapabilityError(fmt::format("method 'defect-jacobi' cannot run: {}", missing));
+}
+
+void DefectJacobi::initialize(ModularModel& model, double t_start) {
+  initialize_coupled(model, t_start, buffers_);
+  m_.clear();
+  n_.clear();
+  n_of_output_.assign(static_cast<std::size_t>(model.total_outputs()), 0);
+  for (int s = 0; s < model.system_count(); ++s) {
+    m_.push_back(options_.input_order.of(model.system(s).name()));
+    n_.push_back(options_.output_order.of(model.system(s).name()));
+    for (int o = 0; o < model.system(s).output_count(); ++o) {
+      n_of_output_[static_cast<std::size_t>(model.output_offset(s) + o)] = n_.back();
+    }
+  }
+  samples_.setZero(model.total_outputs(), kInputCoefficients);
+  y_mid_.setZero(model.total_outputs());
+  output_poly_.setZero(model.total_outputs(), kInputCoefficients);
+  connection_square_.assign(static_cast<std::size_t>(model.total_inputs()), 0.0);
+  output_square_.assign(static_cast<std::size_t>(model.total_outputs()), 0.0);
+  elapsed_ = 0.0;
+  steps_ = 0;
+  sample_outputs(model);
+  controller_->reset(options_.h1);
+  h_next_ = options_.h1;
+}
+
+void DefectJacobi::sample_outputs(const ModularModel& model) {
+  for (int s = 0; s < model.system_count(); ++s) {
+    const System& system = model.system(s);
+    const int offset = model.output_offset(s), count = system.output_count();
+    system.outputs(samples_.col(0).segment(offset, count));
+    for (int order = 1; order <= n_[static_cast<std::size_t>(s)]; ++order) {
+      system.output_derivatives(order, samples_.col(order).segment(offset, count));
+    }
+  }
+}
+
+void DefectJacobi::output_polynomials(const ModularModel& model, double h) {
+  // eq. 12: ỹ(t) = Σ_{j ≤ n} y^(j)(T_k) (t − T_k)^j / j!
+  output_poly_.setZero();
+  for (Eigen::Index o = 0; o < model.total_outputs(); ++o) {
+    for (int j = 0; j <= n_of_output_[static_cast<std::size_t>(o)]; ++j) output_poly_(o, j) = samples_(o, j) / factorial(j);
+  }
+  shift_polynomials(output_poly_, -h, shifted_);  // in s = t − T_{k−1}
+}
+
+StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
+  const double h = h_max;
+  const auto& sources = model.input_sources();
+  StepReport report;
+  // 1. input Taylor polynomials at T_{k−1} (eq. 14–15)
+  for (int s = 0; s < model.system_count(); ++s) {
+    InputPolynomials& p = buffers_.polynomials(s);
+    p.setZero();
+    const int offset = model.input_offset(s);
+    for (Eigen::Index j = 0; j < p.rows(); ++j) {
+      const int g = offset + static_cast<int>(j);
+      const int source = sources[static_cast<std::size_t>(g)];
+      if (source < 0) {
+        p(j, 0) = model.constant_inputs()(g);
+        continue;
+      }
+      const int degree = std::min(m_[static_cast<std::size_t>(s)], n_of_output_[static_cast<std::size_t>(source)]);
+      for (int k = 0; k <= degree; ++k) p(j, k) = samples_(source, k) / factorial(k);
+    }
+  }
+  // 2. to the midpoint, sample, then to T_k (inputs re-expanded at the midpoint)
+  for (int half = 0; half < 2; ++half) {
+    for (int s = 0; s < model.system_count(); ++s) {
+      System& system = model.system(s);
+      if (half == 0) {
+        buffers_.apply(model, s);
+      } else {
+        shift_polynomials(buffers_.polynomials(s), 0.5 * h, taylor_);
+        system.set_inputs(taylor_);
+      }
+      const StepResult result = system.do_step(0.5 * h);
+      if (result.status == StepResult::Status::terminated) {
+        report.terminated = true;
+        report.reason = result.reason;
+        return report;
+      }
+      throw_if_failed(result, system, t);
+    }
+    if (half == 0) model.gather_outputs(y_mid_);
+  }
+  // 3. output samples and polynomials at T_k
+  sample_outputs(model);
+  output_polynomials(model, h);
+  // 4. defects on the step
+  double connection = 0.0, output = 0.0;
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    const int source = sources[static_cast<std::size_t>(g)];
+    if (source < 0) continue;
+    const int s = model.system_of_input(g);
+    const Eigen::Matrix<double, 1, kInputCoefficients> defect =
+        buffers_.polynomials(s).row(g - model.input_offset(s)) - shifted_.row(source);  // eq. 17
+    const double mean = mean_square(defect, h);
+    connection = std::max(connection, std::sqrt(mean));
+    connection_square_[static_cast<std::size_t>(g)] += mean * h;
+  }
+  for (Eigen::Index o = 0; o < model.total_outputs(); ++o) {
+    const int n = n_of_output_[static_cast<std::size_t>(o)];
+    double at_mid = 0.0;  // ỹ(T_k − H/2), Horner
+    for (int k = kMaxInputDegree; k >= 0; --k) at_mid = at_mid * 0.5 * h + shifted_(o, k);
+    // eq. 32: |δ̂y| = ((T_k − t)/(H/2))^{n+1} |y_mid − ỹ_mid|, whose RMS over the step is
+    // |y_mid − ỹ_mid| · 2^{n+1} / √(2n+3)
+    const double rms = std::abs(y_mid_(o) - at_mid) * std::pow(2.0, n + 1) / std::sqrt(2.0 * n + 3.0);
+    output = std::max(output, rms);
+    output_square_[static_cast<std::size_t>(o)] += rms * rms * h;
+  }
+  const double epsilon = std::max(connection, output);  // eq. 38
+  h_next_ = controller_->next(h, epsilon);               // eq. 39
+  elapsed_ += h;
+  ++steps_;
+  report.h = h;
+  report.defect = epsilon;
+  report.connection_defect = connection;
+  report.output_defect = output;
+  return report;
+}
+
+std::vector<std::pair<std::string, double>> DefectJacobi::totals() const {
+  const auto rms = [&](const std::vector<double>& squares) {
+    double worst = 0.0;
+    for (double s : squares) worst = std::max(worst, s);
+    return elapsed_ > 0.0 ? std::sqrt(worst / elapsed_) : 0.0;
+  };
+  return {{"connection_defect_rms", rms(connection_square_)},
+          {"output_defect_rms", rms(output_square_)},
+          {"mean_step", steps_ > 0 ? elapsed_ / static_cast<double>(steps_) : 0.0}};
+}
+
+}  // namespace cosima

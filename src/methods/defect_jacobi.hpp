@@ -1,0 +1,73 @@
+#pragma once
+// Defect-controlled non-iterative Jacobi (seed 004, Algorithm 1). Per communication step
+// (T_{k−1}, T_k], H = T_k − T_{k−1}:
+//   1. inputs: Taylor polynomials of order m_i from the connected outputs' values and derivatives
+//      at T_{k−1} (eq. 14–15; up to min(m_i, n_source));
+//   2. every system integrates to T_{k−1} + H/2, its outputs are sampled, then it integrates to T_k;
+//   3. outputs are reconstructed at T_k as Taylor polynomials ỹ of order n_i (eq. 12);
+//   4. connection defect δu = ũ − ỹ_source on the step (eq. 17) and output-defect estimate
+//      δ̂y(t) = −((T_k − t)/(H/2))^{n_i+1}·(y(T_k − H/2) − ỹ(T_k − H/2)) (eq. 30–32); their RMS over
+//      the step are exact for polynomials: RMS(δ̂y) = |y_mid − ỹ_mid|·2^{n+1}/√(2n+3);
+//   5. ε_k = the largest of those RMS (eq. 38), and the next H from the PI controller (eq. 39),
+//      or constant in the fixed-step variant. A step is never redone.
+// Requires a model without algebraic loops.
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "methods/coupling_buffers.hpp"
+#include "methods/coupling_method.hpp"
+#include "methods/step_size_controller.hpp"
+
+namespace cosima {
+
+class DefectJacobi final : public CouplingMethod {
+ public:
+  /// An order for every system, with exceptions by name.
+  struct Orders {
+    int all = 0;
+    std::map<std::string, int> by_system;
+    [[nodiscard]] int of(const std::string& system) const {
+      const auto it = by_system.find(system);
+      return it == by_system.end() ? all : it->second;
+    }
+  };
+  struct Options {
+    Orders input_order;   ///< m
+    Orders output_order;  ///< n
+    bool fixed_step = false;
+    double h1 = 0.0;  ///< first (or fixed) step; 0: the driver's δt
+    PiController::Options controller;
+  };
+  DefectJacobi(Options options, double dt);
+
+  [[nodiscard]] std::string_view name() const override { return "defect-jacobi"; }
+  void check(const ModularModel& model) const override;
+  void initialize(ModularModel& model, double t_start) override;
+  StepReport step(ModularModel& model, double t, double h_max) override;
+  [[nodiscard]] bool chooses_step() const override { return true; }
+  [[nodiscard]] double proposed_step() const override { return h_next_; }
+  [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
+
+ private:
+  /// Samples every output and its derivatives up to the system's n at the systems' time.
+  void sample_outputs(const ModularModel& model);
+  /// Output polynomials ỹ around T_k, re-expanded in s = t − T_{k−1} (shift −H).
+  void output_polynomials(const ModularModel& model, double h);
+
+  Options options_;
+  std::unique_ptr<StepSizeController> controller_;
+  CouplingBuffers buffers_;
+  std::vector<int> m_, n_;             ///< per system
+  std::vector<int> n_of_output_;       ///< n of the system producing each global output
+  Eigen::MatrixXd samples_;            ///< total_outputs × 4: d^j y/dt^j at the last communication point
+  Eigen::VectorXd y_mid_;
+  InputPolynomials taylor_, output_poly_, shifted_;
+  std::vector<double> connection_square_, output_square_;  ///< ∫ δ² over the run, per input / output
+  double h_next_ = 0.0, elapsed_ = 0.0;
+  std::int64_t steps_ = 0;
+};
+
+}  // namespace cosima

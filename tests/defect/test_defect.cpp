@@ -1,0 +1,165 @@
+// Defect-controlled Jacobi (seed 004) on B5: output-defect orders (Fig. 5a), Euler slaves, the PI
+// controller keeping ε_k near tol (Fig. 7–8), error vs tol (Fig. 9), mean step vs order (Fig. 10).
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+#include "core/metrics.hpp"
+#include "methods/step_size_controller.hpp"
+#include "scenario/run_scenario.hpp"
+#include "scenario/scenario.hpp"
+
+namespace cosima {
+namespace {
+
+const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
+using testing::error_of;
+
+ScenarioRun run_b5(std::vector<std::string> overrides, double dt = 1.0) {
+  overrides.insert(overrides.begin(), "method.type=defect-jacobi");
+  Scenario scenario = load_scenario(kExamples / "b5_rotational_oscillator.json", overrides);
+  scenario.run.dt = dt;
+  return run_scenario(scenario);
+}
+
+double total(const ScenarioRun& run, const std::string& name) {
+  for (const auto& [key, value] : run.stats.method_totals) {
+    if (key == name) return value;
+  }
+  ADD_FAILURE() << "no total " << name;
+  return NAN;
+}
+
+std::vector<std::string> orders(int order, const std::string& integrator) {
+  return {fmt::format("method.m={}", order), fmt::format("method.n={}", order),
+          "systems.body1.integrator=" + integrator, "systems.body2.integrator=" + integrator, "stop=1"};
+}
+
+TEST(DefectJacobi, OutputDefectConvergesWithOrderNPlusOne) {
+  // seed 004 Fig. 5a: fixed step, exact slaves, H from 1e-3 to 1 (five points)
+  const std::vector<double> steps = {1e-3, std::pow(10.0, -2.25), std::pow(10.0, -1.5), std::pow(10.0, -0.75), 1.0};
+  for (int n : {0, 1, 2}) {
+    std::vector<double> defects;
+    for (double h : steps) {
+      auto overrides = orders(n, "exact");
+      overrides.emplace_back("method.fixed=true");
+      defects.push_back(total(run_b5(overrides, h), "output_defect_rms"));
+    }
+    const double slope = observed_order(steps, defects);
+    std::cout << fmt::format("n = {}: output-defect RMS {:.2e} … {:.2e}, slope {:.2f}\n", n, defects.front(), defects.back(), slope);
+    EXPECT_NEAR(slope, n + 1.0, 0.3) << "n = " << n;
+  }
+}
+
+TEST(DefectJacobi, EulerSlavesHaveNoOutputDefectAboveOrderZero) {
+  // seed 004 §4: a forward-Euler slave's solution is linear on its step and it reports that slope
+  // (eq. 46–47), so its Taylor reconstruction of order n ≥ 1 meets the midpoint sample exactly
+  for (int n : {0, 1, 2}) {
+    for (double h : {1e-3, 0.1}) {
+      auto overrides = orders(n, "euler");
+      overrides.emplace_back("method.fixed=true");
+      const double defect = total(run_b5(overrides, h), "output_defect_rms");
+      if (n == 0) {
+        EXPECT_GT(defect, 1e-6) << "H = " << h;
+      } else {
+        EXPECT_LE(defect, 1e-14) << "n = " << n << ", H = " << h;
+      }
+    }
+  }
+}
+
+struct ToleranceRun {
+  double error, mean_step, within;  ///< within: share of steps after the tenth with ε_k ≤ 2 tol
+};
+
+ToleranceRun run_with_tolerance(int n, double tol, double stop, const ScenarioRun& reference) {
+  auto overrides = orders(n, "exact");
+  overrides.back() = fmt::format("stop={}", stop);
+  overrides.push_back(fmt::format("method.tol={}", tol));
+  overrides.emplace_back("method.h1=1e-4");
+  const auto run = run_b5(overrides);
+  double sum = 0.0;
+  for (const auto& label : run.results->labels()) {
+    sum += compare_signals(run.results->times(), run.results->column(label), reference.results->times(),
+                           reference.results->column(label))
+               .nl2;
+  }
+  const auto& rows = run.steps->rows();
+  int counted = 0, within = 0;
+  for (std::size_t k = 10; k < rows.size(); ++k) {
+    ++counted;
+    within += rows[k].defect <= 2.0 * tol ? 1 : 0;
+  }
+  return {sum / static_cast<double>(run.results->labels().size()), total(run, "mean_step"),
+          counted > 0 ? static_cast<double>(within) / counted : 1.0};
+}
+
+TEST(DefectJacobi, VariableStepKeepsTheDefectNearTolAndTheErrorFollowsIt) {
+  const std::vector<double> tolerances = {1e-3, std::pow(10.0, -2.25), std::pow(10.0, -1.5), std::pow(10.0, -0.75), 1.0};
+  for (double stop : {1.0, 10.0}) {
+    Scenario reference_scenario =
+        load_scenario(kExamples / "b5_rotational_oscillator.json", {"method.type=monolithic", fmt::format("stop={}", stop)});
+    reference_scenario.run.dt = 1e-4;
+    const auto reference = run_scenario(reference_scenario);
+    std::vector<std::vector<double>> mean_steps(3);
+    for (int n : {0, 1, 2}) {
+      double previous_error = 0.0;
+      for (double tol : tolerances) {
+        const ToleranceRun r = run_with_tolerance(n, tol, stop, reference);
+        std::cout << fmt::format("[0, {}] n = {} tol = {:.3g}: error {:.3e}, mean step {:.4f}, ε ≤ 2 tol on {:.0f} %\n", stop,
+                                 n, tol, r.error, r.mean_step, 100.0 * r.within);
+        EXPECT_GE(r.within, 0.95) << "n = " << n << ", tol = " << tol;
+        EXPECT_GT(r.error, previous_error * 0.999) << "the error must grow with tol (Fig. 9)";  // tol ascending
+        previous_error = r.error;
+        mean_steps[static_cast<std::size_t>(n)].push_back(r.mean_step);
+      }
+    }
+    for (std::size_t i = 0; i < tolerances.size(); ++i) {  // Fig. 10
+      EXPECT_LT(mean_steps[0][i], mean_steps[1][i]) << "tol = " << tolerances[i];
+      EXPECT_LT(mean_steps[1][i], mean_steps[2][i]) << "tol = " << tolerances[i];
+    }
+  }
+}
+
+TEST(DefectJacobi, StepsAreNeverRedoneAndTheLogCarriesTheDefects) {
+  const auto run = run_b5({"method.tol=0.005", "stop=50"});
+  EXPECT_EQ(run.stats.rejected_steps, 0);
+  EXPECT_EQ(run.stats.integrations, 4 * run.stats.macro_steps) << "two half-steps per system";
+  for (const auto& row : run.steps->rows()) {
+    ASSERT_TRUE(std::isfinite(row.defect));
+    EXPECT_EQ(row.defect, std::max(row.connection_defect, row.output_defect));
+  }
+}
+
+TEST(DefectJacobi, PiControllerFollowsEquation39) {
+  PiController::Options o;
+  o.tol = 1e-2;
+  PiController pi(o);
+  pi.reset(0.1);
+  // ε = tol: e = 0, I unchanged, H = exp(I) = H_1
+  EXPECT_NEAR(pi.next(0.1, 1e-2), 0.1, 1e-15);
+  // ε = tol/e: e = 1, I = log 0.1 + 1/15, H = exp(I + 0.13), below θ_max H
+  EXPECT_NEAR(pi.next(0.1, 1e-2 / std::exp(1.0)), 0.1 * std::exp(1.0 / 15 + 0.13), 1e-12);
+  // a zero defect is limited by θ_max = 2
+  EXPECT_NEAR(pi.next(0.1, 0.0), 0.2, 1e-12);
+}
+
+TEST(DefectJacobi, RefusesAlgebraicLoopsAndBadOrders) {
+  const std::string loop = error_of([] {
+    Scenario s = load_scenario(kExamples / "b1_ifosmondi_damper.json", {"method.type=defect-jacobi"});
+    run_scenario(s);
+  });
+  EXPECT_NE(loop.find("algebraic loop"), std::string::npos) << loop;
+  EXPECT_NE(error_of([] { run_b5({"method.n=4"}); }).find("outside 0..3"), std::string::npos);
+  EXPECT_NE(error_of([] { run_b5({"method.m={\"nobody\": 1}"}); }).find("no system 'nobody'"), std::string::npos);
+  const std::string capability = error_of([] { run_b5({"method.n=1", "systems.body2.output_derivatives=false"}); });
+  EXPECT_NE(capability.find("system 'body2' lacks output_derivatives"), std::string::npos) << capability;
+}
+
+}  // namespace
+}  // namespace cosima
