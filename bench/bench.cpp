@@ -18,6 +18,7 @@ const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOpti
       {"ifosmondi", bench_ifosmondi},
       {"costarica", bench_costarica},
       {"missiles", bench_missiles},
+      {"defect", bench_defect},
   };
   return benches;
 }

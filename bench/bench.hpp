@@ -31,5 +31,6 @@ nlohmann::ordered_json bench_jacobi(const BenchOptions& options);
 nlohmann::ordered_json bench_ifosmondi(const BenchOptions& options);
 nlohmann::ordered_json bench_costarica(const BenchOptions& options);
 nlohmann::ordered_json bench_missiles(const BenchOptions& options);
+nlohmann::ordered_json bench_defect(const BenchOptions& options);
 
 }  // namespace cosima::bench
