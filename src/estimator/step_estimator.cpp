@@ -64,12 +64,18 @@ bool StepEstimator::prepare(double h) {
 
 void StepEstimator::estimate(const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,
                              Eigen::Ref<Eigen::VectorXd> dy) const {
+  estimate_outputs(response_, constant_value_, constant_derivative_, inputs, y, dy);
+}
+
+void estimate_outputs(const LinearResponse& response, const Eigen::VectorXd& constant_value,
+                      const Eigen::VectorXd& constant_derivative, const InputPolynomials& inputs,
+                      Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> dy) {
   // row-major n_in × 4 coefficients, read as vec(Ξ̌) with index 4j + k
   const Eigen::Map<const Eigen::VectorXd> xi(inputs.data(), inputs.size());
-  y = constant_value_;
-  y.noalias() += response_.GV * xi;
-  dy = constant_derivative_;
-  dy.noalias() += response_.GD * xi;
+  y = constant_value;
+  y.noalias() += response.GV * xi;
+  dy = constant_derivative;
+  dy.noalias() += response.GD * xi;
 }
 
 }  // namespace cosima

@@ -66,4 +66,9 @@ class StepEstimator {
   Eigen::VectorXd constant_value_, constant_derivative_;
 };
 
+/// Update 3 from operators and constant terms:  ŷ = G_V vec(Ξ̌) + K_V,  ŷ' = G_D vec(Ξ̌) + K_D.
+void estimate_outputs(const LinearResponse& response, const Eigen::VectorXd& constant_value,
+                      const Eigen::VectorXd& constant_derivative, const InputPolynomials& inputs,
+                      Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> dy);
+
 }  // namespace cosima

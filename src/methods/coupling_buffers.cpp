@@ -1,6 +1,7 @@
 #include "methods/coupling_buffers.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -11,20 +12,19 @@ namespace cosima {
 void CouplingBuffers::resize(const ModularModel& model) {
   y.setZero(model.total_outputs());
   u.setZero(model.total_inputs());
+  batch.resize(model.system_count());
   polynomials_.resize(static_cast<std::size_t>(model.system_count()));
   for (int s = 0; s < model.system_count(); ++s) {
     polynomials(s).setZero(model.system(s).input_count(), kInputCoefficients);
   }
 }
 
-void CouplingBuffers::apply_zoh(ModularModel& model, int s) {
+const InputPolynomials& CouplingBuffers::zoh(const ModularModel& model, int s) {
   InputPolynomials& p = polynomials(s);
   p.setZero();
   p.col(0) = u.segment(model.input_offset(s), p.rows());
-  model.system(s).set_inputs(p);
+  return p;
 }
-
-void CouplingBuffers::apply(ModularModel& model, int s) { model.system(s).set_inputs(polynomials(s)); }
 
 const InputPolynomials& CouplingBuffers::hermite(const ModularModel& model, int s, HermiteKind kind, double h,
                                                  const Eigen::VectorXd& v1, const Eigen::VectorXd& d1,
@@ -39,33 +39,65 @@ const InputPolynomials& CouplingBuffers::hermite(const ModularModel& model, int 
   return p;
 }
 
-void CouplingBuffers::apply_hermite(ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
-                                    const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2) {
-  model.system(s).set_inputs(hermite(model, s, kind, h, v1, d1, v2, d2));
+Order& CouplingBuffers::order_with_inputs(int s) {
+  Order& order = batch.order(s);
+  order.set_inputs = true;
+  order.inputs = polynomials(s);
+  return order;
 }
 
-void CouplingBuffers::gather_output_derivatives(const ModularModel& model, Eigen::VectorXd& dy) const {
-  dy.resize(model.total_outputs());
+void CouplingBuffers::gather_replies(const ModularModel& model, Eigen::VectorXd* dy) {
   for (int s = 0; s < model.system_count(); ++s) {
-    model.system(s).output_derivatives(1, dy.segment(model.output_offset(s), model.system(s).output_count()));
+    const Order& order = batch.orders()[static_cast<std::size_t>(s)];
+    if (!order.active || order.read_order < 0) continue;
+    const Reply& reply = batch.reply(s);
+    const int offset = model.output_offset(s), count = model.system(s).output_count();
+    y.segment(offset, count) = reply.outputs.col(0);
+    if (dy != nullptr && order.read_order >= 1) dy->segment(offset, count) = reply.outputs.col(1);
   }
 }
 
-void initialize_coupled(ModularModel& model, double t_start, CouplingBuffers& buffers) {
+namespace {
+
+/// One sweep: every system gets its ZOH inputs from ũ and reports its outputs.
+void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, double initialize_at) {
+  for (int s = 0; s < model.system_count(); ++s) {
+    buffers.zoh(model, s);
+    Order& order = buffers.order_with_inputs(s);
+    order.initialize = initialize_at;
+    order.read_order = 0;
+  }
+  executor.execute(buffers.batch);
+  buffers.gather_replies(model);
+}
+
+bool has_feedthrough(const ModularModel& model) {
+  for (int s = 0; s < model.system_count(); ++s) {
+    const System& system = model.system(s);
+    for (int o = 0; o < system.output_count(); ++o) {
+      for (int i = 0; i < system.input_count(); ++i) {
+        if (system.output_depends_on_input(o, i)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void initialize_coupled(ModularModel& model, Executor& executor, double t_start, CouplingBuffers& buffers) {
   buffers.resize(model);
-  for (int s = 0; s < model.system_count(); ++s) model.system(s).initialize(t_start);
   model.dispatch(buffers.y, buffers.u);  // constants; connected inputs start from 0
   constexpr int kMaxSweeps = 100;
   Eigen::VectorXd previous;
   for (int sweep = 0; sweep <= kMaxSweeps; ++sweep) {
-    for (int s = 0; s < model.system_count(); ++s) buffers.apply_zoh(model, s);
-    model.gather_outputs(buffers.y);
+    zoh_sweep(model, executor, buffers, sweep == 0 ? t_start : std::numeric_limits<double>::quiet_NaN());
     previous = buffers.u;
     model.dispatch(buffers.y, buffers.u);
     const double change = (buffers.u - previous).lpNorm<Eigen::Infinity>();
     if (!buffers.u.allFinite()) break;
     if (change <= 1e-14 * std::max(1.0, buffers.u.lpNorm<Eigen::Infinity>())) {
-      for (int s = 0; s < model.system_count(); ++s) buffers.apply_zoh(model, s);
+      if (change > 0.0) zoh_sweep(model, executor, buffers, std::numeric_limits<double>::quiet_NaN());
       return;
     }
   }
@@ -79,13 +111,12 @@ void initialize_coupled(ModularModel& model, double t_start, CouplingBuffers& bu
                           unsettled));
 }
 
-int settle_communication_point(ModularModel& model, CouplingBuffers& buffers, int max_sweeps) {
-  model.gather_outputs(buffers.y);
+int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps) {
   model.dispatch(buffers.y, buffers.u);
-  for (int s = 0; s < model.system_count(); ++s) buffers.apply_zoh(model, s);
+  if (!has_feedthrough(model)) return 0;
   int sweeps = 1;
-  for (; sweeps < max_sweeps; ++sweeps) {
-    model.gather_outputs(buffers.y);
+  for (; sweeps <= max_sweeps; ++sweeps) {
+    zoh_sweep(model, executor, buffers, std::numeric_limits<double>::quiet_NaN());
     bool changed = false;
     for (int i = 0; i < model.total_inputs(); ++i) {
       const int source = model.input_sources()[static_cast<std::size_t>(i)];
@@ -96,7 +127,6 @@ int settle_communication_point(ModularModel& model, CouplingBuffers& buffers, in
     }
     if (!changed) break;
     model.dispatch(buffers.y, buffers.u);
-    for (int s = 0; s < model.system_count(); ++s) buffers.apply_zoh(model, s);
   }
   return sweeps;
 }

@@ -7,6 +7,7 @@
 
 #include "core/hermite.hpp"
 #include "core/polynomial.hpp"
+#include "exec/executor.hpp"
 #include "model/modular_model.hpp"
 
 namespace cosima {
@@ -17,20 +18,18 @@ class CouplingBuffers {
 
   Eigen::VectorXd y;  ///< ỹ, stacked outputs
   Eigen::VectorXd u;  ///< ũ, stacked inputs
+  Batch batch;        ///< the orders of the method's systems
 
-  /// Hands system s its slice of ũ as constant polynomials (zero-order hold).
-  void apply_zoh(ModularModel& model, int s);
-  /// Hands system s the polynomials in polynomials(s).
-  void apply(ModularModel& model, int s);
+  /// Builds polynomials(s): system s's slice of ũ as constants (zero-order hold).
+  const InputPolynomials& zoh(const ModularModel& model, int s);
   /// Builds polynomials(s): interface polynomials on [0, h] from the constraints of system s's
   /// inputs (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
   const InputPolynomials& hermite(const ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
                                   const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2);
-  /// hermite(...), then hands the polynomials to system s.
-  void apply_hermite(ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
-                     const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2);
-  /// ỹ' into dy (first derivatives of every output at the systems' current time).
-  void gather_output_derivatives(const ModularModel& model, Eigen::VectorXd& dy) const;
+  /// An order for system s that hands over polynomials(s).
+  Order& order_with_inputs(int s);
+  /// Copies the outputs (and first derivatives, when read) of the batch's replies into y (and dy).
+  void gather_replies(const ModularModel& model, Eigen::VectorXd* dy = nullptr);
   [[nodiscard]] InputPolynomials& polynomials(int s) { return polynomials_[static_cast<std::size_t>(s)]; }
 
  private:
@@ -40,15 +39,16 @@ class CouplingBuffers {
 /// Initializes every system at t_start and makes the initial inputs consistent with the initial
 /// outputs: sweeps ũ = Φᵀ ỹ(ũ) until it no longer changes (exact after as many sweeps as the
 /// longest feedthrough chain; an algebraic loop converges only if it is contractive). Throws Error
-/// naming the inputs that did not settle.
-void initialize_coupled(ModularModel& model, double t_start, CouplingBuffers& buffers);
+/// naming the inputs that did not settle. On return every system holds its ZOH inputs.
+void initialize_coupled(ModularModel& model, Executor& executor, double t_start, CouplingBuffers& buffers);
 
-/// Makes ũ consistent with the outputs at the current communication point: hands every system
-/// its ZOH inputs, re-reads the outputs (which, with direct feedthrough, depend on those inputs)
-/// and repeats until ũ no longer changes — at most `max_sweeps` times. Without an algebraic loop
-/// this is exact after as many sweeps as the longest feedthrough chain; with a loop it must not be
-/// iterated (that would be a fixed-point method), so callers pass 1. Returns the sweeps done.
-int settle_communication_point(ModularModel& model, CouplingBuffers& buffers, int max_sweeps);
+/// Makes ũ consistent with the outputs at the current communication point, starting from the
+/// outputs in buffers.y: hands every system its ZOH inputs, re-reads the outputs (which, with
+/// direct feedthrough, depend on those inputs) and repeats until ũ no longer changes — at most
+/// `max_sweeps` times. Without an algebraic loop this is exact after as many sweeps as the longest
+/// feedthrough chain; with a loop it must not be iterated (that would be a fixed-point method), so
+/// callers pass 1. A model without feedthrough needs no sweep. Returns the sweeps done.
+int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps);
 
 /// Throws Error with the system's reason when a step failed.
 void throw_if_failed(const StepResult& result, const System& system, double t);

@@ -4,6 +4,8 @@
 //   check(model)                     capabilities, before anything runs (throws CapabilityError)
 //   initialize(model, t_start)       systems are initialized here
 //   repeat: step(model, t, h_max)    advance by at most h_max, return what was taken
+// A method reaches its systems only through orders carried out by its executor (exec/), so that
+// the same method runs sequentially, on threads or over MPI with identical results.
 // For a method that chooses_step(), h_max is its proposed_step() clipped to the stop time (and
 // stretched by a sliver rather than leaving one): it is the first attempt.
 // A method reports failure as an Error carrying the reason; a system that asks to terminate ends
@@ -34,9 +36,14 @@ struct StepReport {
   double output_defect = std::numeric_limits<double>::quiet_NaN();      ///< largest RMS of δ̂y on the step
 };
 
+class Executor;
+
 class CouplingMethod {
  public:
   virtual ~CouplingMethod() = default;
+  /// The executor that carries out the method's orders (exec/executor.hpp); the driver sets it
+  /// before initialize().
+  void set_executor(Executor& executor) { executor_ = &executor; }
   [[nodiscard]] virtual std::string_view name() const = 0;
   virtual void check(const ModularModel& model) const = 0;
   virtual void initialize(ModularModel& model, double t_start) = 0;
@@ -46,6 +53,12 @@ class CouplingMethod {
   [[nodiscard]] virtual double proposed_step() const { return 0.0; }
   /// Method-specific totals of the run (name, value), added to the run statistics.
   [[nodiscard]] virtual std::vector<std::pair<std::string, double>> totals() const { return {}; }
+
+ protected:
+  [[nodiscard]] Executor& executor() const { return *executor_; }
+
+ private:
+  Executor* executor_ = nullptr;
 };
 
 }  // namespace cosima

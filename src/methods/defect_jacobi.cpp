@@ -66,7 +66,7 @@ void DefectJacobi::check(const ModularModel& model) const {
 }
 
 void DefectJacobi::initialize(ModularModel& model, double t_start) {
-  initialize_coupled(model, t_start, buffers_);
+  initialize_coupled(model, executor(), t_start, buffers_);
   m_.clear();
   n_.clear();
   n_of_output_.assign(static_cast<std::size_t>(model.total_outputs()), 0);
@@ -84,18 +84,27 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
   output_square_.assign(static_cast<std::size_t>(model.total_outputs()), 0.0);
   elapsed_ = 0.0;
   steps_ = 0;
+  buffers_.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) buffers_.batch.order(s);
+  read_orders(model, true);
+  executor().execute(buffers_.batch);
   sample_outputs(model);
   controller_->reset(options_.h1);
   h_next_ = options_.h1;
 }
 
+void DefectJacobi::read_orders(const ModularModel& model, bool derivatives) {
+  for (int s = 0; s < model.system_count(); ++s) {
+    buffers_.batch.orders()[static_cast<std::size_t>(s)].read_order = derivatives ? n_[static_cast<std::size_t>(s)] : 0;
+  }
+}
+
 void DefectJacobi::sample_outputs(const ModularModel& model) {
   for (int s = 0; s < model.system_count(); ++s) {
-    const System& system = model.system(s);
-    const int offset = model.output_offset(s), count = system.output_count();
-    system.outputs(samples_.col(0).segment(offset, count));
-    for (int order = 1; order <= n_[static_cast<std::size_t>(s)]; ++order) {
-      system.output_derivatives(order, samples_.col(order).segment(offset, count));
+    const Reply& reply = buffers_.batch.reply(s);
+    const int offset = model.output_offset(s), count = model.system(s).output_count();
+    for (int order = 0; order <= n_[static_cast<std::size_t>(s)]; ++order) {
+      samples_.col(order).segment(offset, count) = reply.outputs.col(order);
     }
   }
 }
@@ -131,23 +140,32 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
   }
   // 2. to the midpoint, sample, then to T_k (inputs re-expanded at the midpoint)
   for (int half = 0; half < 2; ++half) {
+    buffers_.batch.clear();
     for (int s = 0; s < model.system_count(); ++s) {
-      System& system = model.system(s);
+      Order& order = buffers_.batch.order(s);
+      order.set_inputs = true;
       if (half == 0) {
-        buffers_.apply(model, s);
+        order.inputs = buffers_.polynomials(s);
       } else {
-        shift_polynomials(buffers_.polynomials(s), 0.5 * h, taylor_);
-        system.set_inputs(taylor_);
+        shift_polynomials(buffers_.polynomials(s), 0.5 * h, order.inputs);
       }
-      const StepResult result = system.do_step(0.5 * h);
+      order.step = 0.5 * h;
+    }
+    read_orders(model, half == 1);
+    executor().execute(buffers_.batch);
+    for (int s = 0; s < model.system_count(); ++s) {
+      const StepResult& result = buffers_.batch.reply(s).result;
       if (result.status == StepResult::Status::terminated) {
         report.terminated = true;
         report.reason = result.reason;
         return report;
       }
-      throw_if_failed(result, system, t);
+      throw_if_failed(result, model.system(s), t);
     }
-    if (half == 0) model.gather_outputs(y_mid_);
+    if (half == 0) {
+      buffers_.gather_replies(model);
+      y_mid_ = buffers_.y;
+    }
   }
   // 3. output samples and polynomials at T_k
   sample_outputs(model);

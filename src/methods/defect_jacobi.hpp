@@ -52,7 +52,9 @@ class DefectJacobi final : public CouplingMethod {
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
 
  private:
-  /// Samples every output and its derivatives up to the system's n at the systems' time.
+  /// Asks every order of the batch for outputs, and derivatives up to the system's n if asked.
+  void read_orders(const ModularModel& model, bool derivatives);
+  /// Copies the outputs and derivatives of the last batch's replies into samples_.
   void sample_outputs(const ModularModel& model);
   /// Output polynomials ỹ around T_k, re-expanded in s = t − T_{k−1} (shift −H).
   void output_polynomials(const ModularModel& model, double h);
@@ -64,7 +66,7 @@ class DefectJacobi final : public CouplingMethod {
   std::vector<int> n_of_output_;       ///< n of the system producing each global output
   Eigen::MatrixXd samples_;            ///< total_outputs × 4: d^j y/dt^j at the last communication point
   Eigen::VectorXd y_mid_;
-  InputPolynomials taylor_, output_poly_, shifted_;
+  InputPolynomials output_poly_, shifted_;
   std::vector<double> connection_square_, output_square_;  ///< ∫ δ² over the run, per input / output
   double h_next_ = 0.0, elapsed_ = 0.0;
   std::int64_t steps_ = 0;

@@ -36,84 +36,117 @@ void Ifosmondi::check(const ModularModel& model) const {
 }
 
 void Ifosmondi::initialize(ModularModel& model, double t_start) {
-  initialize_coupled(model, t_start, buffers_);
+  initialize_coupled(model, executor(), t_start, buffers_);
   const Eigen::Index n = model.total_inputs();
   u_start_ = buffers_.u;  // u_init
   du_start_.setZero(n);
   x_.setZero(2 * n);
   gamma_.setZero(2 * n);
   dy_.setZero(model.total_outputs());
-  saved_.assign(static_cast<std::size_t>(model.system_count()), -1);
-  estimators_.clear();
-  estimators_.resize(static_cast<std::size_t>(model.system_count()));
+  estimated_.assign(static_cast<std::size_t>(model.system_count()), false);
+  estimates_.assign(static_cast<std::size_t>(model.system_count()), Reply{});
+  buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    System& system = model.system(s);
-    if (system.has(Capability::rollback)) {
-      saved_[static_cast<std::size_t>(s)] = system.save_state();
-    } else {
-      estimators_[static_cast<std::size_t>(s)].emplace(options_.estimator).reset(system);
+    Order& order = buffers_.batch.order(s);
+    if (model.system(s).has(Capability::rollback)) {
+      order.save = true;
+    } else {  // COSTARICA stands in for it
+      estimated_[static_cast<std::size_t>(s)] = true;
+      order.configure_estimator = options_.estimator;
     }
   }
+  executor().execute(buffers_.batch);
   solver_ = make_nonlinear_solver(options_.nonlinear, 2 * n);
   first_step_ = true;
   h_next_ = options_.dt_ref;
 }
 
-void Ifosmondi::restore(ModularModel& model) {
+bool Ifosmondi::failed(const ModularModel& model) {
   for (int s = 0; s < model.system_count(); ++s) {
-    if (!estimated(s)) model.system(s).restore_state(saved_[static_cast<std::size_t>(s)]);
+    if (!buffers_.batch.orders()[static_cast<std::size_t>(s)].active) continue;
+    const StepResult& result = buffers_.batch.reply(s).result;
+    if (result.ok()) continue;
+    failure_ = result.status == StepResult::Status::terminated
+                   ? result.reason
+                   : fmt::format("system '{}' failed: {}", model.system(s).name(), result.reason);
+    return true;
   }
+  return false;
 }
 
 bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h, const Eigen::VectorXd& u_end,
                          const Eigen::VectorXd& du_end) {
-  restore(model);
+  // the rollback systems integrate for real from their snapshot at t_N, all in one batch
+  buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    System& system = model.system(s);
-    auto y = buffers_.y.segment(model.output_offset(s), system.output_count());
-    auto dy = dy_.segment(model.output_offset(s), system.output_count());
-    if (estimated(s)) {
-      estimators_[static_cast<std::size_t>(s)]->estimate(buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end), y, dy);
-      continue;
-    }
-    buffers_.apply_hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end);
-    const StepResult result = system.do_step(h);
-    if (!result.ok()) {
-      failure_ = result.status == StepResult::Status::terminated
-                     ? result.reason
-                     : fmt::format("system '{}' failed: {}", system.name(), result.reason);
-      return false;
-    }
-    system.outputs(y);
-    system.output_derivatives(1, dy);
+    if (estimated(s)) continue;
+    buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end);
+    Order& order = buffers_.order_with_inputs(s);
+    order.restore = true;
+    order.step = h;
+    order.read_order = 1;
+  }
+  executor().execute(buffers_.batch);
+  if (failed(model)) return false;
+  buffers_.gather_replies(model, &dy_);
+  // the others are estimated (COSTARICA update 3)
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (!estimated(s)) continue;
+    const int offset = model.output_offset(s), count = model.system(s).output_count();
+    estimate_from(estimates_[static_cast<std::size_t>(s)],
+                  buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end), buffers_.y.segment(offset, count),
+                  dy_.segment(offset, count));
   }
   return buffers_.y.allFinite() && dy_.allFinite();
 }
 
 double Ifosmondi::integrate_estimated(ModularModel& model, HermiteKind kind, double h, double t) {
+  const Eigen::Index n = model.total_inputs();
+  buffers_.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (!estimated(s)) continue;
+    buffers_.hermite(model, s, kind, h, u_start_, du_start_, x_.head(n), x_.tail(n));
+    Order& order = buffers_.order_with_inputs(s);
+    order.step = h;
+    order.read_order = 0;
+  }
+  executor().execute(buffers_.batch);
   double gap = std::numeric_limits<double>::quiet_NaN();
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
-    System& system = model.system(s);
-    buffers_.apply_hermite(model, s, kind, h, u_start_, du_start_, x_.head(model.total_inputs()),
-                           x_.tail(model.total_inputs()));
-    throw_if_failed(system.do_step(h), system, t);
-    auto estimate = buffers_.y.segment(model.output_offset(s), system.output_count());
-    real_.resize(system.output_count());
-    system.outputs(real_);
-    const double system_gap = (real_ - estimate).lpNorm<Eigen::Infinity>();
+    const Reply& reply = buffers_.batch.reply(s);
+    throw_if_failed(reply.result, model.system(s), t);  // no rollback: the step cannot be retried
+    const auto estimate = buffers_.y.segment(model.output_offset(s), model.system(s).output_count());
+    const double system_gap = (reply.outputs.col(0) - estimate).lpNorm<Eigen::Infinity>();
     gap = std::isnan(gap) ? system_gap : std::max(gap, system_gap);
   }
   return gap;
 }
 
-bool Ifosmondi::prepare_estimators(const ModularModel& model, double h) {
+bool Ifosmondi::prepare_estimators(const ModularModel& model, double h, const Eigen::VectorXd* u_now) {
+  // COSTARICA update 1 (once per t_N, when u_now is given) and update 2 (per step size)
+  buffers_.batch.clear();
+  bool any = false;
   for (int s = 0; s < model.system_count(); ++s) {
-    auto& estimator = estimators_[static_cast<std::size_t>(s)];
-    if (estimator && !estimator->prepare(h)) {  // COSTARICA update 2
-      failure_ = fmt::format("COSTARICA estimator of system '{}': {}", model.system(s).name(), estimator->reason());
+    if (!estimated(s)) continue;
+    Order& order = buffers_.batch.order(s);
+    if (u_now != nullptr) {
+      order.estimate_begin = true;
+      order.estimate_u_now = u_now->segment(model.input_offset(s), model.system(s).input_count());
+    }
+    order.estimate_h = h;
+    any = true;
+  }
+  if (!any) return true;
+  executor().execute(buffers_.batch);
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (!estimated(s)) continue;
+    const Reply& reply = buffers_.batch.reply(s);
+    if (!reply.estimate_ok) {
+      failure_ = fmt::format("COSTARICA estimator of system '{}': {}", model.system(s).name(), reply.result.reason);
       return false;
     }
+    estimates_[static_cast<std::size_t>(s)] = reply;
   }
   return true;
 }
@@ -122,20 +155,19 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
   const Eigen::Index n = model.total_inputs();
   StepReport report;
   double h = h_max;  // proposed_step(), clipped to the stop time by the driver
+  buffers_.batch.clear();  // snapshots at t_N
   for (int s = 0; s < model.system_count(); ++s) {
-    System& system = model.system(s);
-    if (estimated(s)) {  // COSTARICA update 1 (Algorithm 3)
-      estimators_[static_cast<std::size_t>(s)]->begin_step(
-          system, u_start_.segment(model.input_offset(s), system.input_count()));
-    } else {
-      system.save_state(saved_[static_cast<std::size_t>(s)]);
-    }
+    if (!estimated(s)) buffers_.batch.order(s).save = true;
   }
+  executor().execute(buffers_.batch);
+  bool begin_estimators = true;
   while (true) {
     // ζ at its first call on τ: "moving on" (eq. 20) — or constant inputs on the very first step
     const HermiteKind moving_on = first_step_ ? HermiteKind::constant : HermiteKind::moving_on;
     NonlinearResult result;
-    if (prepare_estimators(model, h) && evaluate(model, moving_on, h, u_start_, du_start_)) {
+    const bool prepared = prepare_estimators(model, h, begin_estimators ? &u_start_ : nullptr);
+    begin_estimators = false;
+    if (prepared && evaluate(model, moving_on, h, u_start_, du_start_)) {
       model.dispatch(buffers_.y, buffers_.u);
       model.dispatch_derivatives(dy_, du_);
       x_ << buffers_.u, du_;  // initial guess Ψ(moving on)
@@ -170,8 +202,8 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
       report.h = h;
       return report;
     }
-    // rejected: back to t_N, retry on half the step ("moving on" again, subcase 2.2)
-    restore(model);
+    // rejected: retry on half the step from t_N ("moving on" again, subcase 2.2); every
+    // evaluation restores the rollback systems, the estimated ones never left t_N
     ++report.rejected;
     log(LogLevel::info, fmt::format("{}: step [{}, {}] rejected: {}", name(), t, t + h, result.reason));
     h *= 0.5;

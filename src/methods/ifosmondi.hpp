@@ -52,25 +52,26 @@ class Ifosmondi final : public CouplingMethod {
  private:
   /// Restores every rollback system to t_N and integrates [t_N, t_N + h) with interface
   /// polynomials of `kind` ending at (u_end, du_end); estimates the others (COSTARICA). Reads
-  /// ỹ, ỹ' at t_N + h. False when a system failed.
+  /// ỹ, ỹ' at t_N + h. False (failure_) when a system failed.
   bool evaluate(ModularModel& model, HermiteKind kind, double h, const Eigen::VectorXd& u_end,
                 const Eigen::VectorXd& du_end);
-  void restore(ModularModel& model);
   /// Algorithm 2, last stage: the estimated systems integrate the converged step for real.
   /// Returns the largest gap between their estimated and real outputs.
   double integrate_estimated(ModularModel& model, HermiteKind kind, double h, double t);
-  /// COSTARICA update 2 for step size h; false (failure_) when an estimator cannot be built.
-  bool prepare_estimators(const ModularModel& model, double h);
-  [[nodiscard]] bool estimated(int s) const { return estimators_[static_cast<std::size_t>(s)].has_value(); }
+  /// COSTARICA updates 1 (with the inputs at t_N, once per step) and 2 (for step size h); false
+  /// (failure_) when an estimator cannot be built.
+  bool prepare_estimators(const ModularModel& model, double h, const Eigen::VectorXd* u_now);
+  /// Whether an order of the last batch failed; sets failure_.
+  bool failed(const ModularModel& model);
+  [[nodiscard]] bool estimated(int s) const { return estimated_[static_cast<std::size_t>(s)]; }
 
   Options options_;
   std::unique_ptr<NonlinearSolver> solver_;
   CouplingBuffers buffers_;
-  std::vector<StateId> saved_;                      ///< snapshots of the rollback systems
-  std::vector<std::optional<StepEstimator>> estimators_;  ///< engaged for the systems without rollback
+  std::vector<bool> estimated_;   ///< systems without rollback, run through COSTARICA
+  std::vector<Reply> estimates_;  ///< their estimator operators for the current step (update 2)
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
   Eigen::VectorXd x_, gamma_, dy_, du_, last_x_;
-  Eigen::VectorXd real_;  ///< real outputs of an estimated system after its integration
   bool first_step_ = true;
   double h_next_ = 0.0;
   std::string failure_;  ///< reason of the last failed evaluation

@@ -29,11 +29,12 @@ void Missiles::check(const ModularModel& model) const {
 }
 
 void Missiles::initialize(ModularModel& model, double t_start) {
-  initialize_coupled(model, t_start, buffers_);
+  initialize_coupled(model, executor(), t_start, buffers_);
   u_start_ = buffers_.u;
   du_start_.setZero(model.total_inputs());
-  estimators_.assign(static_cast<std::size_t>(model.system_count()), StepEstimator(options_.estimator));
-  for (int s = 0; s < model.system_count(); ++s) estimators_[static_cast<std::size_t>(s)].reset(model.system(s));
+  buffers_.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) buffers_.batch.order(s).configure_estimator = options_.estimator;
+  executor().execute(buffers_.batch);
   const Eigen::Index unknowns = 2 * model.total_outputs();
   rhs_.setZero(unknowns);
   solution_.setZero(unknowns);
@@ -48,12 +49,12 @@ void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
   for (int r = 0; r < 2 * n_out; ++r) triplets_.emplace_back(r, r, 1.0);
   Eigen::Matrix<double, Eigen::Dynamic, 4> through_value, through_derivative;  // G·H for one input
   for (int s = 0; s < model.system_count(); ++s) {
-    const StepEstimator& estimator = estimators_[static_cast<std::size_t>(s)];
-    const LinearResponse& response = estimator.response();
+    const Reply& estimator = buffers_.batch.reply(s);  // COSTARICA updates 1–2 of this step
+    const LinearResponse& response = estimator.response;
     const int out_offset = model.output_offset(s), in_offset = model.input_offset(s);
     const int outputs = model.system(s).output_count();
-    rhs_.segment(out_offset, outputs) = estimator.constant_value();  // K_V, K_D
-    rhs_.segment(n_out + out_offset, outputs) = estimator.constant_derivative();
+    rhs_.segment(out_offset, outputs) = estimator.constant_value;  // K_V, K_D
+    rhs_.segment(n_out + out_offset, outputs) = estimator.constant_derivative;
     for (int j = 0; j < model.system(s).input_count(); ++j) {
       const int g = in_offset + j;
       through_value.noalias() = response.GV.middleCols(kInputCoefficients * j, kInputCoefficients) * hermite;
@@ -99,12 +100,18 @@ bool Missiles::solve() {
 StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   const double h = h_max;
   const int n_out = model.total_outputs();
+  buffers_.batch.clear();  // COSTARICA updates 1–2 on every system, where it lives
   for (int s = 0; s < model.system_count(); ++s) {
-    System& system = model.system(s);
-    StepEstimator& estimator = estimators_[static_cast<std::size_t>(s)];
-    estimator.begin_step(system, u_start_.segment(model.input_offset(s), system.input_count()));
-    if (!estimator.prepare(h)) {
-      throw Error(fmt::format("missiles: estimator of system '{}' at t = {}: {}", system.name(), t, estimator.reason()));
+    Order& order = buffers_.batch.order(s);
+    order.estimate_begin = true;
+    order.estimate_u_now = u_start_.segment(model.input_offset(s), model.system(s).input_count());
+    order.estimate_h = h;
+  }
+  executor().execute(buffers_.batch);
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (!buffers_.batch.reply(s).estimate_ok) {
+      throw Error(fmt::format("missiles: estimator of system '{}' at t = {}: {}", model.system(s).name(), t,
+                              buffers_.batch.reply(s).result.reason));
     }
   }
   const HermiteKind kind = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
@@ -115,23 +122,28 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   model.dispatch(buffers_.y, u_end_);
   model.dispatch_derivatives(dy_, du_end_);
 
+  // one real integration per system, all in one batch
+  buffers_.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) {
+    buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end_, du_end_);
+    Order& order = buffers_.order_with_inputs(s);
+    order.step = h;
+    order.read_order = 0;
+  }
+  executor().execute(buffers_.batch);
   StepReport report;
   report.h = h;
   report.estimate_gap = 0.0;
-  for (int s = 0; s < model.system_count(); ++s) {  // one real integration per system
-    System& system = model.system(s);
-    buffers_.apply_hermite(model, s, kind, h, u_start_, du_start_, u_end_, du_end_);
-    const StepResult result = system.do_step(h);
-    if (result.status == StepResult::Status::terminated) {
+  for (int s = 0; s < model.system_count(); ++s) {
+    const Reply& reply = buffers_.batch.reply(s);
+    if (reply.result.status == StepResult::Status::terminated) {
       report.terminated = true;
-      report.reason = result.reason;
+      report.reason = reply.result.reason;
       return report;
     }
-    throw_if_failed(result, system, t);
-    real_.resize(system.output_count());
-    system.outputs(real_);
-    report.estimate_gap = std::max(
-        report.estimate_gap, (real_ - solution_.segment(model.output_offset(s), system.output_count())).lpNorm<Eigen::Infinity>());
+    throw_if_failed(reply.result, model.system(s), t);
+    const auto estimate = buffers_.y.segment(model.output_offset(s), model.system(s).output_count());
+    report.estimate_gap = std::max(report.estimate_gap, (reply.outputs.col(0) - estimate).lpNorm<Eigen::Infinity>());
   }
   if (!std::isfinite(report.estimate_gap)) throw Error(fmt::format("missiles: non-finite outputs at t = {}", t + h));
   u_start_ = u_end_;  // C¹ inputs: the next step starts where this one ended

@@ -47,9 +47,8 @@ class Missiles final : public CouplingMethod {
 
   Options options_;
   CouplingBuffers buffers_;
-  std::vector<StepEstimator> estimators_;
   Eigen::VectorXd u_start_, du_start_, u_end_, du_end_;
-  Eigen::VectorXd rhs_, solution_, dy_, real_;
+  Eigen::VectorXd rhs_, solution_, dy_;
   std::vector<Eigen::Triplet<double>> triplets_;
   Eigen::MatrixXd dense_;
   Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu_;

@@ -124,15 +124,15 @@ Monolithic::~Monolithic() = default;
 void Monolithic::check(const ModularModel& model) const {
   for (int s = 0; s < model.system_count(); ++s) {
     if (dynamic_cast<const NativeSystem*>(&model.system(s)) == nullptr) {
-      throw Error(fmt::format("method 'monolithic' needs the equations of every system; system '{}' is a "
-                              "black box (FMU)",
+      throw Error(fmt::format("method 'monolithic' needs the equations of every system in this process; "
+                              "system '{}' is a black box (an FMU, or a system on another MPI rank)",
                               model.system(s).name()));
     }
   }
 }
 
 void Monolithic::initialize(ModularModel& model, double t_start) {
-  initialize_coupled(model, t_start, buffers_);
+  initialize_coupled(model, executor(), t_start, buffers_);
   ode_ = std::make_unique<CoupledOde>(model);
   IntegratorOptions integrator_options;
   integrator_options.rtol = options_.rtol;
@@ -160,7 +160,7 @@ void Monolithic::push_to_systems(ModularModel& model, double t) {
   for (int s = 0; s < model.system_count(); ++s) {
     auto& native = dynamic_cast<NativeSystem&>(model.system(s));
     native.set_state(t, x_.segment(ode_->state_offset(s), native.state_count()));
-    buffers_.apply_zoh(model, s);
+    native.set_inputs(buffers_.zoh(model, s));
   }
 }
 

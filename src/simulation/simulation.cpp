@@ -18,6 +18,10 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   const auto wall_start = std::chrono::steady_clock::now();
   method.check(model);
   for (int s = 0; s < model.system_count(); ++s) model.system(s).reset_counters();
+  SequentialExecutor in_this_thread;
+  Executor& executor = options.executor != nullptr ? *options.executor : in_this_thread;
+  executor.attach(model);
+  method.set_executor(executor);
   method.initialize(model, options.start);
   for (Observer* observer : observers) observer->on_start(model, options.start);
 

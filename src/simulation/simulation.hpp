@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/executor.hpp"
 #include "methods/coupling_method.hpp"
 #include "model/modular_model.hpp"
 #include "observer/observer.hpp"
@@ -17,6 +18,7 @@ struct RunOptions {
   double start = 0.0;
   double stop = 1.0;
   double dt = 1e-2;  ///< macro-step of fixed-step methods, initial/reference step of the others
+  Executor* executor = nullptr;  ///< nullptr: sequential, in this thread
 };
 
 struct RunStatistics {

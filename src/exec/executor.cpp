@@ -1,0 +1,121 @@
+#include "exec/executor.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+void LocalExecutor::attach(ModularModel& model) {
+  hosts_.assign(static_cast<std::size_t>(model.system_count()), SystemHost{});
+  for (int s = 0; s < model.system_count(); ++s) hosts_[static_cast<std::size_t>(s)].system = &model.system(s);
+  failures_.assign(hosts_.size(), nullptr);
+}
+
+void LocalExecutor::run(Batch& batch, int s) {
+  try {
+    carry_out(hosts_[static_cast<std::size_t>(s)], batch.orders()[static_cast<std::size_t>(s)],
+              batch.replies()[static_cast<std::size_t>(s)]);
+  } catch (...) {
+    failures_[static_cast<std::size_t>(s)] = std::current_exception();
+  }
+}
+
+void LocalExecutor::rethrow_failure() {
+  std::exception_ptr first;
+  for (auto& failure : failures_) {
+    if (failure && !first) first = failure;
+    failure = nullptr;
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+void SequentialExecutor::execute(Batch& batch) {
+  for (int s = 0; s < batch.size(); ++s) {
+    if (batch.orders()[static_cast<std::size_t>(s)].active) run(batch, s);
+  }
+  rethrow_failure();
+}
+
+ThreadPoolExecutor::ThreadPoolExecutor(int threads) : threads_(threads) {
+  if (threads_ < 1) throw Error(fmt::format("executor threads:{}: at least one thread", threads_));
+  for (int lane = 1; lane < threads_; ++lane) workers_.emplace_back([this, lane] { worker_loop(lane); });
+}
+
+ThreadPoolExecutor::~ThreadPoolExecutor() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  start_.notify_all();
+  for (auto& worker : workers_) worker.join();
+}
+
+std::string ThreadPoolExecutor::name() const { return fmt::format("threads:{}", threads_); }
+
+void ThreadPoolExecutor::work(int lane) {
+  for (std::size_t i = static_cast<std::size_t>(lane); i < active_.size(); i += static_cast<std::size_t>(threads_)) {
+    run(*batch_, active_[i]);
+  }
+}
+
+void ThreadPoolExecutor::worker_loop(int lane) {
+  std::uint64_t seen = 0;
+  while (true) {
+    {
+      std::unique_lock lock(mutex_);
+      start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+    }
+    work(lane);
+    {
+      const std::lock_guard lock(mutex_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+}
+
+void ThreadPoolExecutor::execute(Batch& batch) {
+  active_.clear();
+  for (int s = 0; s < batch.size(); ++s) {
+    if (batch.orders()[static_cast<std::size_t>(s)].active) active_.push_back(s);
+  }
+  if (active_.size() <= 1 || workers_.empty()) {  // nothing to share
+    for (int s : active_) run(batch, s);
+    rethrow_failure();
+    return;
+  }
+  {
+    const std::lock_guard lock(mutex_);
+    batch_ = &batch;
+    pending_ = static_cast<int>(workers_.size());
+    ++generation_;
+  }
+  start_.notify_all();
+  work(0);
+  {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    batch_ = nullptr;
+  }
+  rethrow_failure();
+}
+
+std::unique_ptr<Executor> make_local_executor(const std::string& spec) {
+  if (spec == "sequential") return std::make_unique<SequentialExecutor>();
+  if (spec.starts_with("threads:")) {
+    const std::string count = spec.substr(8);
+    int threads = 0;
+    const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), threads);
+    if (error != std::errc() || end != count.data() + count.size() || threads < 1) {
+      throw Error(fmt::format("--executor {}: expected threads:N with N ≥ 1", spec));
+    }
+    return std::make_unique<ThreadPoolExecutor>(threads);
+  }
+  throw Error(fmt::format("unknown executor '{}' (executors: sequential, threads:N, mpi)", spec));
+}
+
+}  // namespace cosima

@@ -1,0 +1,89 @@
+#pragma once
+// Executors: where and how the systems of a run carry out their orders (libcosim's "execution"
+// idea). Every method steps and evaluates its systems only through Executor::execute, so a run
+// gives the same numbers — bitwise — whichever executor carries it out:
+//   sequential   one system after the other, in this thread
+//   threads:N    a pool of N persistent threads (the caller is one of them); the active orders of a
+//                batch are dealt round-robin, each system's order runs on one thread
+//   mpi          rank 0 runs the method, ranks 1…n own the systems (exec/mpi_executor.hpp)
+// Call order: attach(model) once before the run, then execute(batch) any number of times.
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "exec/order.hpp"
+#include "model/modular_model.hpp"
+
+namespace cosima {
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// Binds to the model of a run (one host per system). Called before the method initializes.
+  virtual void attach(ModularModel& model) = 0;
+  /// Carries out every active order of the batch and fills its replies, returning when all are
+  /// done. Orders of different systems may run concurrently. A failure thrown by an order is
+  /// rethrown here once the batch is done — the one of the lowest system index.
+  virtual void execute(Batch& batch) = 0;
+  /// Whether the model's System objects are the real systems in this process (false for MPI,
+  /// where they are proxies): methods that need the systems' internals (monolithic) check this.
+  [[nodiscard]] virtual bool systems_are_local() const { return true; }
+};
+
+/// The systems live in this process.
+class LocalExecutor : public Executor {
+ public:
+  void attach(ModularModel& model) override;
+
+ protected:
+  /// Runs order s, storing a thrown failure instead of propagating it.
+  void run(Batch& batch, int s);
+  /// Rethrows the first stored failure (lowest system index) and forgets all of them.
+  void rethrow_failure();
+
+  std::vector<SystemHost> hosts_;
+  std::vector<std::exception_ptr> failures_;
+};
+
+class SequentialExecutor final : public LocalExecutor {
+ public:
+  [[nodiscard]] std::string name() const override { return "sequential"; }
+  void execute(Batch& batch) override;
+};
+
+class ThreadPoolExecutor final : public LocalExecutor {
+ public:
+  /// `threads` ≥ 1 threads in all, the caller included: threads − 1 are started once, here.
+  explicit ThreadPoolExecutor(int threads);
+  ~ThreadPoolExecutor() override;
+  ThreadPoolExecutor(const ThreadPoolExecutor&) = delete;
+  ThreadPoolExecutor& operator=(const ThreadPoolExecutor&) = delete;
+
+  [[nodiscard]] std::string name() const override;
+  void execute(Batch& batch) override;
+
+ private:
+  void work(int lane);  ///< runs the active orders lane, lane + T, lane + 2T, …
+  void worker_loop(int lane);
+
+  int threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  std::uint64_t generation_ = 0;  ///< batches published
+  int pending_ = 0;               ///< workers still on the current batch
+  bool stopping_ = false;
+  Batch* batch_ = nullptr;
+  std::vector<int> active_;       ///< indices of the active orders of the current batch
+};
+
+/// "sequential" | "threads:N" | "mpi" (the last only under mpirun, see exec/mpi_executor.hpp).
+/// Throws Error naming a malformed spec.
+std::unique_ptr<Executor> make_local_executor(const std::string& spec);
+
+}  // namespace cosima

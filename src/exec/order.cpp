@@ -1,0 +1,98 @@
+#include "exec/order.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+void Order::clear() {
+  active = false;
+  restore = false;
+  save = false;
+  initialize = std::numeric_limits<double>::quiet_NaN();
+  configure_estimator.reset();
+  set_inputs = false;
+  step = 0.0;
+  read_order = -1;
+  read_states = false;
+  estimate_begin = false;
+  estimate_h = 0.0;
+}
+
+void Batch::resize(int systems) {
+  orders_.resize(static_cast<std::size_t>(systems));
+  replies_.resize(static_cast<std::size_t>(systems));
+  clear();
+}
+
+Order& Batch::order(int s) {
+  Order& o = orders_[static_cast<std::size_t>(s)];
+  o.clear();
+  o.active = true;
+  return o;
+}
+
+void Batch::clear() {
+  for (Order& o : orders_) o.clear();
+}
+
+void carry_out(SystemHost& host, const Order& order, Reply& reply) {
+  System& system = *host.system;
+  reply.result = StepResult::success();
+  reply.estimate_ok = true;
+  if (order.restore) system.restore_state(host.snapshot);
+  if (order.save) {
+    if (host.snapshot < 0) {
+      host.snapshot = system.save_state();
+    } else {
+      system.save_state(host.snapshot);
+    }
+  }
+  if (!std::isnan(order.initialize)) {
+    system.initialize(order.initialize);
+    host.snapshot = -1;
+    host.estimator.reset();
+  }
+  if (order.configure_estimator) {
+    host.estimator.emplace(*order.configure_estimator);
+    host.estimator->reset(system);
+  }
+  if (order.set_inputs) system.set_inputs(order.inputs);
+  if (order.step > 0.0) {
+    reply.result = system.do_step(order.step);
+    if (!reply.result.ok()) return;
+  }
+  if (order.read_order >= 0) {
+    reply.outputs.resize(system.output_count(), order.read_order + 1);
+    system.outputs(reply.outputs.col(0));
+    for (int k = 1; k <= order.read_order; ++k) system.output_derivatives(k, reply.outputs.col(k));
+  }
+  if (order.read_states) {
+    reply.states.resize(system.state_count());
+    system.states(reply.states);
+  }
+  if (order.estimate_begin || order.estimate_h > 0.0) {
+    if (!host.estimator) throw Error(fmt::format("system '{}': no estimator configured", system.name()));
+    if (order.estimate_begin) host.estimator->begin_step(system, order.estimate_u_now);
+    if (order.estimate_h > 0.0) {
+      reply.estimate_ok = host.estimator->prepare(order.estimate_h);
+      if (!reply.estimate_ok) {
+        reply.result = StepResult::failure(host.estimator->reason());
+        return;
+      }
+      reply.response = host.estimator->response();
+      reply.constant_value = host.estimator->constant_value();
+      reply.constant_derivative = host.estimator->constant_derivative();
+    }
+  }
+}
+
+void estimate_from(const Reply& reply, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,
+                   Eigen::Ref<Eigen::VectorXd> dy) {
+  estimate_outputs(reply.response, reply.constant_value, reply.constant_derivative, inputs, y, dy);
+}
+
+}  // namespace cosima

@@ -1,0 +1,87 @@
+#pragma once
+// What a method asks of one system at one point of a macro-step, as data: an Order. Methods fill
+// the orders of a Batch and hand it to their Executor, which carries them out — in this process,
+// on threads, or on the MPI rank that owns the system — and fills one Reply per order. Because an
+// order is data, the same method code runs on every executor, and results do not depend on it.
+//
+// An order is carried out in this sequence (each part optional):
+//   restore → save → initialize → configure estimator → set_inputs → step →
+//   read outputs and derivatives → read states → estimator update 1 → estimator update 2
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "core/polynomial.hpp"
+#include "estimator/step_estimator.hpp"
+#include "model/modular_model.hpp"
+#include "system/system.hpp"
+
+namespace cosima {
+
+struct Order {
+  bool active = false;    ///< part of the batch
+  bool restore = false;   ///< back to the system's snapshot (rollback)
+  bool save = false;      ///< take (or overwrite) the system's snapshot
+  double initialize = std::numeric_limits<double>::quiet_NaN();  ///< initialize at this time
+  std::optional<EstimatorOptions> configure_estimator;             ///< (re)create the system's COSTARICA estimator
+  bool set_inputs = false;
+  InputPolynomials inputs;  ///< in s = t − time()
+  double step = 0.0;        ///< integrate by this much (0: no step)
+  int read_order = -1;      ///< read outputs (0) and their derivatives up to this order; −1: none
+  bool read_states = false;
+  bool estimate_begin = false;  ///< estimator update 1 with estimate_u_now
+  Eigen::VectorXd estimate_u_now;
+  double estimate_h = 0.0;  ///< > 0: estimator update 2 for this step size
+
+  /// Back to "nothing to do", keeping the buffers.
+  void clear();
+};
+
+struct Reply {
+  StepResult result;           ///< of the step (ok when there was none)
+  Eigen::MatrixXd outputs;     ///< n_out × (read_order + 1): column k is d^k y / dt^k
+  Eigen::VectorXd states;
+  bool estimate_ok = true;     ///< update 2 succeeded (else result.reason says why)
+  LinearResponse response;     ///< estimator operators after update 2
+  Eigen::VectorXd constant_value, constant_derivative;  ///< K_V, K_D
+};
+
+/// The orders and replies of one batch, one slot per system, reused from step to step.
+class Batch {
+ public:
+  void resize(int systems);
+  /// The order of system s, cleared and made active.
+  Order& order(int s);
+  [[nodiscard]] const Reply& reply(int s) const { return replies_[static_cast<std::size_t>(s)]; }
+  /// Deactivates every order.
+  void clear();
+
+  [[nodiscard]] int size() const { return static_cast<int>(orders_.size()); }
+  [[nodiscard]] std::vector<Order>& orders() { return orders_; }
+  [[nodiscard]] std::vector<Reply>& replies() { return replies_; }
+
+ private:
+  std::vector<Order> orders_;
+  std::vector<Reply> replies_;
+};
+
+/// The per-system state an executor keeps where the system lives: its snapshot and estimator.
+struct SystemHost {
+  System* system = nullptr;
+  StateId snapshot = -1;
+  std::optional<StepEstimator> estimator;
+};
+
+/// Carries out one order on the system of `host` (the one implementation every executor uses).
+/// Failures of the step are returned in reply.result; contract violations throw Error.
+void carry_out(SystemHost& host, const Order& order, Reply& reply);
+
+/// ŷ = G_V vec(Ξ̌) + K_V, ŷ' = G_D vec(Ξ̌) + K_D from an estimator's reply (update 3).
+void estimate_from(const Reply& reply, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,
+                   Eigen::Ref<Eigen::VectorXd> dy);
+
+}  // namespace cosima
