@@ -28,6 +28,7 @@ const std::vector<Factory>& factories() {
       {{"b5.body1", "B5 S1: rotational body 1 and coupling (seed 004)"}, make_b5_body1},
       {{"b5.body2", "B5 S2: rotational body 2 (seed 004)"}, make_b5_body2},
       {{"b6.tough", "B6: tough case x' = a(t), y = x + b(t) (seed 000)"}, make_b6_tough},
+      {{"scaling.oscillator", "one mass of a chain or ring of coupled oscillators (scaling runs)"}, make_oscillator},
   };
   return list;
 }

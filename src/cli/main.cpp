@@ -28,6 +28,7 @@ constexpr const char* kUsage = R"(cosima — co-simulation master
 usage:
   cosima run SCENARIO.json [--method M] [--dt H] [--stop T] [--set PATH=VALUE]...
                            [--out FILE.csv] [--stats FILE.json] [--steps FILE.csv] [--quiet]
+                           [--executor sequential|threads:N|mpi]
   cosima models
   cosima info FILE.fmu
   cosima compare RESULT.csv REFERENCE.csv [--json]
@@ -62,6 +63,7 @@ double number_of(const std::string& flag, const std::string& text) {
 
 int command_run(const std::vector<std::string>& args) {
   std::optional<std::string> scenario_file, method, out, stats_file, steps_file;
+  std::string executor_spec = "sequential";
   std::optional<double> dt, stop;
   std::vector<std::string> overrides;
   bool quiet = false;
@@ -75,6 +77,7 @@ int command_run(const std::vector<std::string>& args) {
     else if (a == "--stats") stats_file = value_of(args, i);
     else if (a == "--steps") steps_file = value_of(args, i);
     else if (a == "--quiet") quiet = true;
+    else if (a == "--executor") executor_spec = value_of(args, i);
     else if (a.starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", a));
     else if (!scenario_file) scenario_file = a;
     else throw UsageError(fmt::format("unexpected argument '{}'", a));
@@ -84,7 +87,8 @@ int command_run(const std::vector<std::string>& args) {
   if (dt) overrides.push_back(fmt::format("method.dt={:.17g}", *dt));
   if (stop) overrides.push_back(fmt::format("stop={:.17g}", *stop));
   const cosima::Scenario scenario = cosima::load_scenario(*scenario_file, overrides);
-  cosima::ScenarioRun run = cosima::run_scenario(scenario);
+  const auto executor = cosima::make_local_executor(executor_spec);
+  cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get());
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
   const std::string csv = out.value_or(std::filesystem::path(*scenario_file).stem().string() + ".csv");
   run.results->write_csv(csv);
@@ -97,9 +101,9 @@ int command_run(const std::vector<std::string>& args) {
   }
   if (!quiet) {
     std::cout << fmt::format(
-        "scenario   {}\nmethod     {}\ntime       [{}, {}] with dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
+        "scenario   {}\nmethod     {} (executor {})\ntime       [{}, {}] with dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
         "integrations {}\nwall time  {:.3f} s ({:.3f} s inside the systems)\nresults    {} ({} rows, {} variables)\n",
-        scenario.name, run.stats.method, scenario.run.start, run.stats.end_time, scenario.run.dt, run.stats.macro_steps,
+        scenario.name, run.stats.method, executor->name(), scenario.run.start, run.stats.end_time, scenario.run.dt, run.stats.macro_steps,
         run.stats.rejected_steps, run.stats.iterations, run.stats.integrations, run.stats.wall_time_s,
         run.stats.integration_time_s, csv, run.results->times().size(), run.results->labels().size());
     if (stats_file) std::cout << "stats      " << *stats_file << '\n';

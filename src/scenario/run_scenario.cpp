@@ -6,13 +6,15 @@
 
 namespace cosima {
 
-ScenarioRun run_scenario(const Scenario& scenario) {
+ScenarioRun run_scenario(const Scenario& scenario, Executor* executor) {
   ScenarioRun run;
   run.model = build_model(scenario);
   const auto method = make_method(scenario.method, scenario.run.dt, run.warnings);
   run.results = std::make_unique<ResultRecorder>(run.model, scenario.output.variables, scenario.output.interval);
   run.steps = std::make_unique<StepLog>();
-  run.stats = simulate(run.model, *method, scenario.run, {run.results.get(), run.steps.get()});
+  RunOptions options = scenario.run;
+  options.executor = executor;
+  run.stats = simulate(run.model, *method, options, {run.results.get(), run.steps.get()});
   return run;
 }
 

@@ -22,7 +22,9 @@ struct ScenarioRun {
   std::vector<std::string> warnings;
 };
 
-ScenarioRun run_scenario(const Scenario& scenario);
+/// Builds and runs the scenario; the systems carry out their orders on `executor` (nullptr:
+/// sequential, in this thread).
+ScenarioRun run_scenario(const Scenario& scenario, Executor* executor = nullptr);
 
 /// The stats JSON: macro_steps, rejected_steps, iterations, integrations, wall_time_s, ...
 nlohmann::ordered_json stats_to_json(const RunStatistics& stats);

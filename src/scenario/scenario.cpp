@@ -63,7 +63,7 @@ class ObjectReader {
 };
 
 SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
-  std::set<std::string> known = {"model", "fmu", "parameters", "integrator", "integrator_options"};
+  std::set<std::string> known = {"model", "fmu", "parameters", "integrator", "integrator_options", "step_cost"};
   for (Capability c : kAllCapabilities) known.insert(std::string(to_string(c)));
   const ObjectReader reader(object, "systems." + name, file, known);
   SystemSpec spec;
@@ -73,7 +73,7 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
   if (spec.model.empty() == spec.fmu.empty()) {
     reader.fail(fmt::format("system '{}' needs exactly one of 'model' (built-in) or 'fmu' (file)", name));
   }
-  if (!spec.fmu.empty() && (reader.has("integrator") || reader.has("integrator_options"))) {
+  if (!spec.fmu.empty() && (reader.has("integrator") || reader.has("integrator_options") || reader.has("step_cost"))) {
     reader.fail(fmt::format("system '{}' is an FMU: it embeds its own solver (set its parameters instead of "
                             "'integrator')",
                             name));
@@ -89,6 +89,8 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
     }
   }
   spec.integrator = reader.text("integrator", spec.integrator);
+  spec.step_cost = reader.number("step_cost", 0.0);
+  if (spec.step_cost < 0.0) reader.fail(fmt::format("'systems.{}.step_cost' must not be negative", name));
   if (reader.has("integrator_options")) {
     const ObjectReader options(reader.at("integrator_options"), "systems." + name + ".integrator_options", file,
                                {"rtol", "atol", "max_step", "steps_per_call"});
@@ -245,7 +247,9 @@ ModularModel build_model(const Scenario& scenario) {
     } catch (const Error& e) {
       throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
     }
-    system = std::make_unique<NativeSystem>(spec.name, std::move(ode), std::move(integrator));
+    auto native = std::make_unique<NativeSystem>(spec.name, std::move(ode), std::move(integrator));
+    native->set_step_cost(spec.step_cost);
+    system = std::move(native);
     for (Capability c : kAllCapabilities) {
       if (spec.withheld.has(c)) system->withhold(c);
     }

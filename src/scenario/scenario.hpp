@@ -39,6 +39,7 @@ struct SystemSpec {
   std::map<std::string, double> parameters;
   std::string integrator = "dopri5";  ///< built-in models only: an FMU embeds its own solver
   IntegratorOptions integrator_options;
+  double step_cost = 0.0;  ///< built-in models only: seconds of busy work added to every step
   CapabilitySet withheld;
 };
 

@@ -1,5 +1,7 @@
 #include "system/native/native_system.hpp"
 
+#include <chrono>
+
 #include <cmath>
 #include <limits>
 
@@ -53,6 +55,11 @@ void NativeSystem::apply_inputs(const InputPolynomials& polynomials) {
 }
 
 StepResult NativeSystem::integrate(double h) {
+  if (step_cost_ > 0.0) {  // busy, not asleep: the cost must occupy a core like real work
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(step_cost_);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
   const StepRhs rhs(*model_, inputs_, input_origin_);
   StepResult result = integrator_->advance(rhs, t_, t_ + h, x_);
   if (!result.ok()) {

@@ -15,6 +15,8 @@ namespace cosima {
 class NativeSystem final : public System {
  public:
   NativeSystem(std::string name, std::unique_ptr<OdeModel> model, std::unique_ptr<Integrator> integrator);
+  /// An artificial cost: every step also spins the CPU this long (scaling and executor runs).
+  void set_step_cost(double seconds) { step_cost_ = seconds; }
 
   [[nodiscard]] const std::vector<std::string>& input_names() const override { return model_->structure().inputs; }
   [[nodiscard]] const std::vector<std::string>& output_names() const override { return model_->structure().outputs; }
@@ -66,6 +68,7 @@ class NativeSystem final : public System {
   double input_origin_ = 0.0;
   std::vector<Snapshot> snapshots_;
   mutable Eigen::VectorXd u_, du_, dx_, y_now_, y_plus_, y_plus2_;
+  double step_cost_ = 0.0;
   mutable Linearization jacobians_;
 };
 
