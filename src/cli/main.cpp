@@ -13,6 +13,7 @@
 #include "bench/bench.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
+#include "exec/mpi_executor.hpp"
 #include "fmi/fmu_system.hpp"
 #include "io/csv.hpp"
 #include "methods/method_factory.hpp"
@@ -87,8 +88,21 @@ int command_run(const std::vector<std::string>& args) {
   if (dt) overrides.push_back(fmt::format("method.dt={:.17g}", *dt));
   if (stop) overrides.push_back(fmt::format("stop={:.17g}", *stop));
   const cosima::Scenario scenario = cosima::load_scenario(*scenario_file, overrides);
-  const auto executor = cosima::make_local_executor(executor_spec);
+  // --executor mpi under mpirun: rank 0 runs the method, the other ranks serve their systems
+  std::optional<cosima::MpiSession> mpi;
+  std::unique_ptr<cosima::Executor> executor;
+  if (executor_spec == "mpi") {
+    mpi.emplace();
+    if (mpi->rank() != 0) {
+      cosima::serve_mpi_worker(scenario);
+      return 0;
+    }
+    executor = std::make_unique<cosima::MpiExecutor>(scenario);
+  } else {
+    executor = cosima::make_local_executor(executor_spec);
+  }
   cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get());
+  executor.reset();  // shuts the MPI workers down
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
   const std::string csv = out.value_or(std::filesystem::path(*scenario_file).stem().string() + ".csv");
   run.results->write_csv(csv);
@@ -103,7 +117,7 @@ int command_run(const std::vector<std::string>& args) {
     std::cout << fmt::format(
         "scenario   {}\nmethod     {} (executor {})\ntime       [{}, {}] with dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
         "integrations {}\nwall time  {:.3f} s ({:.3f} s inside the systems)\nresults    {} ({} rows, {} variables)\n",
-        scenario.name, run.stats.method, executor->name(), scenario.run.start, run.stats.end_time, scenario.run.dt, run.stats.macro_steps,
+        scenario.name, run.stats.method, executor_spec, scenario.run.start, run.stats.end_time, scenario.run.dt, run.stats.macro_steps,
         run.stats.rejected_steps, run.stats.iterations, run.stats.integrations, run.stats.wall_time_s,
         run.stats.integration_time_s, csv, run.results->times().size(), run.results->labels().size());
     if (stats_file) std::cout << "stats      " << *stats_file << '\n';

@@ -33,6 +33,8 @@ class Executor {
   /// Whether the model's System objects are the real systems in this process (false for MPI,
   /// where they are proxies): methods that need the systems' internals (monolithic) check this.
   [[nodiscard]] virtual bool systems_are_local() const { return true; }
+  /// When the system lives elsewhere (MPI), the proxy rank 0 puts in its model; else nullptr.
+  [[nodiscard]] virtual std::unique_ptr<System> remote_system(const std::string& /*name*/) { return nullptr; }
 };
 
 /// The systems live in this process.

@@ -63,8 +63,10 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
   if (order.set_inputs) system.set_inputs(order.inputs);
   if (order.step > 0.0) {
     reply.result = system.do_step(order.step);
+    reply.time = system.time();
     if (!reply.result.ok()) return;
   }
+  reply.time = system.time();
   if (order.read_order >= 0) {
     reply.outputs.resize(system.output_count(), order.read_order + 1);
     system.outputs(reply.outputs.col(0));

@@ -43,6 +43,7 @@ struct Order {
 
 struct Reply {
   StepResult result;           ///< of the step (ok when there was none)
+  double time = 0.0;           ///< the system's time once the order is carried out
   Eigen::MatrixXd outputs;     ///< n_out × (read_order + 1): column k is d^k y / dt^k
   Eigen::VectorXd states;
   bool estimate_ok = true;     ///< update 2 succeeded (else result.reason says why)

@@ -21,12 +21,28 @@ void ensure_petsc() {
     PetscBool initialized = PETSC_FALSE;
     PetscInitialized(&initialized);
     if (initialized == PETSC_FALSE) {
+      // The solvers are serial (PETSC_COMM_SELF). Under the MPI executor only rank 0 runs the
+      // method, so PETSc must not make its initialization collective over all ranks.
+      int mpi_initialized = 0;
+      MPI_Initialized(&mpi_initialized);
+      if (mpi_initialized != 0) PETSC_COMM_WORLD = MPI_COMM_SELF;
       if (PetscInitializeNoArguments() != 0) throw Error("PETSc could not be initialized");
-      std::atexit([] { PetscFinalize(); });
+      std::atexit(finalize_petsc);
     }
     PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
   });
 }
+
+}  // namespace
+
+void finalize_petsc() {
+  PetscBool initialized = PETSC_FALSE, finalized = PETSC_FALSE;
+  PetscInitialized(&initialized);
+  PetscFinalized(&finalized);
+  if (initialized == PETSC_TRUE && finalized == PETSC_FALSE) PetscFinalize();
+}
+
+namespace {
 
 void check(PetscErrorCode code, const char* call) {
   if (code == 0) return;

@@ -8,6 +8,10 @@
 
 namespace cosima {
 
+/// Finalizes PETSc if this process initialized it (also at exit). Must run before MPI_Finalize
+/// when the program initialized MPI itself (the MPI executor).
+void finalize_petsc();
+
 class SnesSolver final : public NonlinearSolver {
  public:
   SnesSolver(const NonlinearOptions& options, Eigen::Index size);

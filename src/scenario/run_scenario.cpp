@@ -8,7 +8,10 @@ namespace cosima {
 
 ScenarioRun run_scenario(const Scenario& scenario, Executor* executor) {
   ScenarioRun run;
-  run.model = build_model(scenario);
+  run.model = build_model(scenario, [&](const SystemSpec& spec) {
+    auto remote = executor != nullptr ? executor->remote_system(spec.name) : nullptr;
+    return remote ? std::move(remote) : build_system(spec);
+  });
   const auto method = make_method(scenario.method, scenario.run.dt, run.warnings);
   run.results = std::make_unique<ResultRecorder>(run.model, scenario.output.variables, scenario.output.interval);
   run.steps = std::make_unique<StepLog>();

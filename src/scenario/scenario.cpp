@@ -220,19 +220,12 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
   return parse_scenario(document, file);
 }
 
-ModularModel build_model(const Scenario& scenario) {
-  ModularModel model;
-  for (const SystemSpec& spec : scenario.systems) {
-    std::unique_ptr<System> system;
-    if (!spec.fmu.empty()) {
-      system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
-      for (const auto& [parameter, value] : spec.parameters) system->set_parameter(parameter, value);
-      for (Capability c : kAllCapabilities) {
-        if (spec.withheld.has(c)) system->withhold(c);
-      }
-      model.add_system(std::move(system));
-      continue;
-    }
+std::unique_ptr<System> build_system(const SystemSpec& spec) {
+  std::unique_ptr<System> system;
+  if (!spec.fmu.empty()) {
+    system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
+    for (const auto& [parameter, value] : spec.parameters) system->set_parameter(parameter, value);
+  } else {
     auto ode = models::make_model(spec.model);
     for (const auto& [parameter, value] : spec.parameters) {
       try {
@@ -250,11 +243,16 @@ ModularModel build_model(const Scenario& scenario) {
     auto native = std::make_unique<NativeSystem>(spec.name, std::move(ode), std::move(integrator));
     native->set_step_cost(spec.step_cost);
     system = std::move(native);
-    for (Capability c : kAllCapabilities) {
-      if (spec.withheld.has(c)) system->withhold(c);
-    }
-    model.add_system(std::move(system));
   }
+  for (Capability c : kAllCapabilities) {
+    if (spec.withheld.has(c)) system->withhold(c);
+  }
+  return system;
+}
+
+ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {
+  ModularModel model;
+  for (const SystemSpec& spec : scenario.systems) model.add_system(make ? make(spec) : build_system(spec));
   for (const auto& [from, to] : scenario.connections) model.connect(from, to);
   for (const auto& [port, value] : scenario.constant_inputs) model.set_constant_input(port, value);
   model.finalize();

@@ -18,6 +18,7 @@
 // Any value can be overridden before parsing by its dot path (`--set a.b.c=VALUE`). An unknown
 // key is an error naming its path.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -73,7 +74,13 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
 /// Reads, overrides and parses a scenario file.
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
 
-/// Instantiates the systems (built-in models or FMUs), connections and constants; finalized.
-ModularModel build_model(const Scenario& scenario);
+/// One system of the scenario, as specified: a built-in model with its integrator, or an FMU;
+/// parameters set, withheld capabilities withheld.
+std::unique_ptr<System> build_system(const SystemSpec& spec);
+
+using SystemMaker = std::function<std::unique_ptr<System>(const SystemSpec&)>;
+
+/// The systems (by `make`, by default build_system), connections and constants; finalized.
+ModularModel build_model(const Scenario& scenario, const SystemMaker& make = {});
 
 }  // namespace cosima

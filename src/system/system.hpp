@@ -129,6 +129,11 @@ class System {
   virtual void compute_states(Eigen::Ref<Eigen::VectorXd> x) const;
   virtual void compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const;
   virtual const Linearization& compute_linearization();
+  /// For proxies of systems that run elsewhere (MPI): the counters reported by the real system.
+  void set_counters(std::int64_t integrations, double seconds) {
+    integrations_ = integrations;
+    integration_seconds_ = seconds;
+  }
 
  private:
   std::string name_;

@@ -5,18 +5,7 @@ cosima=$1
 examples=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-check() {  # check NAME EXPECTED_EXIT PATTERN -- command...
-  local name=$1 expected=$2 pattern=$3
-  shift 4
-  "$@" >"$work/out" 2>&1
-  local code=$?
-  if [ "$code" -ne "$expected" ] || ! grep -qE -- "$pattern" "$work/out"; then
-    echo "FAIL $name: exit $code (expected $expected), output:"; cat "$work/out"; failures=$((failures + 1))
-  else
-    echo "ok   $name"
-  fi
-}
+source "$(dirname "$0")/../support/check.sh"
 cd "$work" || exit 1
 check run-writes-csv-and-stats 0 "macro-steps 2000" -- "$cosima" run "$examples/b4_two_mass.json" --out b4.csv --stats b4.json
 head -1 b4.csv | grep -q '^time,left.x1,left.v1,right.x2,right.v2,right.F$' || { echo "FAIL csv header"; failures=$((failures + 1)); }

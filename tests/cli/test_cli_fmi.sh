@@ -9,18 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export TMPDIR="$work/tmp"
 mkdir -p "$TMPDIR"
-failures=0
-check() {  # check NAME EXPECTED_EXIT PATTERN -- command...
-  local name=$1 expected=$2 pattern=$3
-  shift 4
-  "$@" >"$work/out" 2>&1
-  local code=$?
-  if [ "$code" -ne "$expected" ] || ! grep -qE -- "$pattern" "$work/out"; then
-    echo "FAIL $name: exit $code (expected $expected), output:"; cat "$work/out"; failures=$((failures + 1))
-  else
-    echo "ok   $name"
-  fi
-}
+source "$(dirname "$0")/../support/check.sh"
 cd "$work" || exit 1
 echo "not a zip" > broken.fmu
 check info-good 0 "canGetAndSetFMUstate=true" -- "$cosima" info "$fmus/b3_prey.fmu"

@@ -1,0 +1,80 @@
+#pragma once
+// The MPI executor: the orchestrator/worker layout of seed 001 §4. Rank 0 runs the method; ranks
+// 1…n own the systems — system s of S lives on rank 1 + ⌊s·n/S⌋ — and build them from the same
+// scenario there (an FMU is loaded on the rank that owns it). Per batch of orders:
+//   MPI_Bcast    the command (carry out orders / shut down)
+//   MPI_Scatterv each worker's orders           (rank 0 → workers)
+//   MPI_Gatherv  the replies                    (workers → rank 0)
+// Rank 0's model holds proxies (RemoteSystem) with the remote systems' structure and capabilities,
+// their last outputs and their counters. A system failure comes back as a reply; an exception on
+// a worker is rethrown on rank 0 naming the rank and system; a worker that cannot go on aborts
+// the job (MPI_Abort), so a run never hangs.
+//
+//   MpiSession session(argc, argv);
+//   if (session.rank() == 0) { MpiExecutor executor(scenario); run_scenario(scenario, &executor); }
+//   else serve_mpi_worker(scenario);
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/executor.hpp"
+#include "scenario/scenario.hpp"
+
+namespace cosima {
+
+/// MPI_Init on construction; PETSc (if used) and MPI finalized on destruction.
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  [[nodiscard]] int rank() const { return rank_; }
+  [[nodiscard]] int size() const { return size_; }
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
+
+/// The rank that owns system s of `systems`, among `ranks` (rank 0 owns none).
+int owner_rank(int s, int systems, int ranks);
+
+class RemoteSystem;
+
+class MpiExecutor final : public Executor {
+ public:
+  /// Rank 0: receives the structure of every system from its owner. Throws Error when a worker
+  /// could not build its systems (the workers are then shut down).
+  explicit MpiExecutor(const Scenario& scenario);
+  ~MpiExecutor() override;
+  MpiExecutor(const MpiExecutor&) = delete;
+  MpiExecutor& operator=(const MpiExecutor&) = delete;
+
+  [[nodiscard]] std::string name() const override;
+  void attach(ModularModel& model) override;
+  void execute(Batch& batch) override;
+  [[nodiscard]] bool systems_are_local() const override { return false; }
+  [[nodiscard]] std::unique_ptr<System> remote_system(const std::string& name) override;
+
+  /// One order for one system, carried out now (a proxy's direct call).
+  Reply call(int system, const Order& order);
+
+ private:
+  void shutdown();
+
+  int ranks_ = 1;
+  std::vector<std::string> names_;
+  std::vector<std::vector<char>> descriptions_;  ///< per system, as sent by its owner
+  std::vector<RemoteSystem*> proxies_;           ///< of the attached model, by system index
+  std::vector<std::vector<char>> outgoing_;      ///< per rank
+  std::vector<char> send_, receive_;
+  std::vector<int> counts_, displacements_;
+  Batch single_;
+  bool running_ = false;
+};
+
+/// Ranks 1…n: builds the systems this rank owns, reports their structure to rank 0, then carries
+/// out orders until rank 0 shuts the run down.
+void serve_mpi_worker(const Scenario& scenario);
+
+}  // namespace cosima

@@ -1,0 +1,80 @@
+#pragma once
+// A byte buffer for what crosses MPI: orders, replies and system descriptions. Values are copied
+// as they are in memory (all ranks run the same binary on the same kind of machine).
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "core/error.hpp"
+
+namespace cosima::wire {
+
+class Writer {
+ public:
+  explicit Writer(std::vector<char>& bytes) : bytes_(bytes) {}
+  template <typename T>
+    requires std::is_trivially_copyable_v<T>
+  void put(const T& value) {
+    const auto* p = reinterpret_cast<const char*>(&value);
+    bytes_.insert(bytes_.end(), p, p + sizeof(T));
+  }
+  void put(const std::string& text) {
+    put(static_cast<std::uint64_t>(text.size()));
+    bytes_.insert(bytes_.end(), text.begin(), text.end());
+  }
+  template <typename Derived>
+  void put_matrix(const Eigen::DenseBase<Derived>& m) {
+    put(static_cast<std::int64_t>(m.rows()));
+    put(static_cast<std::int64_t>(m.cols()));
+    for (Eigen::Index c = 0; c < m.cols(); ++c) {
+      for (Eigen::Index r = 0; r < m.rows(); ++r) put(static_cast<double>(m(r, c)));
+    }
+  }
+
+ private:
+  std::vector<char>& bytes_;
+};
+
+class Reader {
+ public:
+  Reader(const char* data, std::size_t size) : data_(data), size_(size) {}
+  template <typename T>
+    requires std::is_trivially_copyable_v<T>
+  T get() {
+    need(sizeof(T));
+    T value;
+    std::memcpy(&value, data_ + at_, sizeof(T));
+    at_ += sizeof(T);
+    return value;
+  }
+  std::string get_string() {
+    const auto size = static_cast<std::size_t>(get<std::uint64_t>());
+    need(size);
+    std::string text(data_ + at_, size);
+    at_ += size;
+    return text;
+  }
+  template <typename Matrix>
+  void get_matrix(Matrix& m) {
+    const auto rows = get<std::int64_t>(), cols = get<std::int64_t>();
+    m.resize(rows, cols);
+    for (Eigen::Index c = 0; c < cols; ++c) {
+      for (Eigen::Index r = 0; r < rows; ++r) m(r, c) = get<double>();
+    }
+  }
+  [[nodiscard]] bool done() const { return at_ == size_; }
+
+ private:
+  void need(std::size_t bytes) const {
+    if (at_ + bytes > size_) throw Error("MPI message shorter than its contents (a protocol error)");
+  }
+  const char* data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace cosima::wire

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The MPI executor with 3 ranks (rank 0 orchestrates, ranks 1–2 own the systems): results identical
+# to the sequential run for every method, FMUs loaded on the workers, and failures — a system
+# error on a worker, a killed worker, too few ranks — that end the run with an error, never a hang.
+set -u
+cosima=$1
+examples=$2
+fmus=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/../support/check.sh"
+export COSIMA_FMU_PATH="$fmus"
+mpirun=(mpirun --oversubscribe -n 3)
+[ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
+cd "$work" || exit 1
+
+identical() {  # identical NAME SCENARIO -- cosima run options...
+  local name=$1 scenario=$2
+  shift 3
+  "$cosima" run "$scenario" "$@" --out seq.csv --quiet >"$work/out" 2>&1 || { echo "FAIL $name (sequential):"; cat "$work/out"; failures=$((failures + 1)); return; }
+  timeout 120 "${mpirun[@]}" "$cosima" run "$scenario" "$@" --executor mpi --out mpi.csv --quiet >"$work/out" 2>&1 \
+    || { echo "FAIL $name (mpi):"; cat "$work/out"; failures=$((failures + 1)); return; }
+  if cmp -s seq.csv mpi.csv; then echo "ok   $name"; else echo "FAIL $name: results differ"; failures=$((failures + 1)); fi
+}
+
+for method in jacobi gauss-seidel ifosmondi-jfm missiles; do
+  identical "chain-$method" "$examples/oscillator_chain_8.json" -- --method "$method"
+  identical "ring-$method" "$examples/oscillator_ring_8.json" -- --method "$method"
+done
+identical ring-hybrid-costarica "$examples/oscillator_ring_8.json" -- --method ifosmondi-jfm --set systems.osc3.rollback=false
+identical ring-defect-jacobi "$examples/oscillator_ring_8.json" -- --method defect-jacobi --set method.m=1 --set method.n=1
+identical b3-fmus-jfm "$examples/b3_lotka_volterra_fmu.json" -- --method ifosmondi-jfm --dt 1e-2 --stop 2
+identical b4-fmus-missiles "$examples/b4_two_mass_fmu.json" -- --method missiles --stop 0.2
+
+# a system that fails on a worker: rank 0 reports it, names the system, exits non-zero
+check worker-fmu-error 1 "system 'prey'.*(fmi2Error|failed)" -- timeout 120 "${mpirun[@]}" "$cosima" run \
+  "$examples/b3_lotka_volterra_fmu.json" --executor mpi --dt 0.1 --stop 1 --set systems.prey.fmu=test_breaks.fmu \
+  --set 'connections=[["prey.y", "predator.p"], ["predator.q", "prey.u"]]' --set 'output.variables=["predator.q"]'
+# a worker that cannot build its system: named before any step
+check worker-build-error 1 "rank 1: .*nothere.fmu" -- timeout 120 "${mpirun[@]}" "$cosima" run \
+  "$examples/b3_lotka_volterra_fmu.json" --executor mpi --set systems.prey.fmu="$work/nothere.fmu"
+# one rank is not enough
+check one-rank 1 "at least one worker" -- timeout 60 mpirun -n 1 $( [ "$(id -u)" -eq 0 ] && echo --allow-run-as-root ) \
+  "$cosima" run "$examples/oscillator_chain_8.json" --executor mpi
+
+# a killed worker ends the job: non-zero, and no hang (timeout would exit 124)
+timeout 120 "${mpirun[@]}" "$cosima" run "$examples/oscillator_chain_8.json" --executor mpi --stop 1000 \
+  --set systems.osc5.step_cost=0.001 --out long.csv --quiet >"$work/killed" 2>&1 &
+runner=$!
+victim=""
+for _ in $(seq 1 100); do
+  sleep 0.1
+  for pid in $(pgrep -f "oscillator_chain_8.json --executor mpi --stop 1000" || true); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=2'; then victim=$pid; fi
+  done
+  [ -n "$victim" ] && break
+done
+if [ -z "$victim" ]; then
+  echo "FAIL killed-worker: no worker of rank 2 found"; failures=$((failures + 1)); kill "$runner" 2>/dev/null
+else
+  sleep 0.5
+  kill -9 "$victim"
+  wait "$runner"
+  code=$?
+  if [ "$code" -eq 0 ] || [ "$code" -eq 124 ]; then
+    echo "FAIL killed-worker: exit $code (0: not noticed, 124: hung)"; cat "$work/killed"; failures=$((failures + 1))
+  else
+    echo "ok   killed-worker (exit $code): $(grep -m1 -iE 'signal|killed|abort' "$work/killed")"
+  fi
+fi
+exit $((failures > 0))
