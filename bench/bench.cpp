@@ -19,6 +19,7 @@ const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOpti
       {"costarica", bench_costarica},
       {"missiles", bench_missiles},
       {"defect", bench_defect},
+      {"scaling", bench_scaling},
   };
   return benches;
 }

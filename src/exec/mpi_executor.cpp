@@ -2,7 +2,10 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <cstdint>
 #include <iostream>
 #include <map>
@@ -139,6 +142,50 @@ void mpi_check(int code, const char* call) {
   int length = 0;
   MPI_Error_string(code, text, &length);
   throw Error(fmt::format("MPI: {} failed: {}", call, std::string(text, static_cast<std::size_t>(length))));
+}
+
+/// Waits for a non-blocking collective without holding a core: a short spin, then sleeps that
+/// grow to 200 µs. A waiting rank (rank 0 while the workers step, a worker while rank 0 solves)
+/// must leave the CPU to the ranks that work — with more ranks than cores a blocking MPI call
+/// would spin and take it.
+void complete(MPI_Request& request, const char* call) {
+  int done = 0;
+  for (int spin = 0; spin < 200 && done == 0; ++spin) mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
+  auto pause = std::chrono::microseconds(5);
+  while (done == 0) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(200));
+    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
+  }
+}
+
+// The collectives of the protocol, each completed by complete().
+void bcast(int& value) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Ibcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
+  complete(request, "MPI_Ibcast");
+}
+void scatter(const int* counts, int& mine) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iscatter(counts, 1, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "MPI_Iscatter");
+  complete(request, "MPI_Iscatter");
+}
+void scatterv(const char* send, const int* counts, const int* displacements, char* receive, int count) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iscatterv(send, counts, displacements, MPI_BYTE, receive, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request),
+            "MPI_Iscatterv");
+  complete(request, "MPI_Iscatterv");
+}
+void gather(int mine, int* counts) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Igather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "MPI_Igather");
+  complete(request, "MPI_Igather");
+}
+void gatherv(const char* send, int count, char* receive, const int* counts, const int* displacements) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Igatherv(send, count, MPI_BYTE, receive, counts, displacements, MPI_BYTE, 0, MPI_COMM_WORLD, &request),
+            "MPI_Igatherv");
+  complete(request, "MPI_Igatherv");
 }
 
 }  // namespace
@@ -297,17 +344,14 @@ MpiExecutor::MpiExecutor(const Scenario& scenario) {
   outgoing_.assign(static_cast<std::size_t>(ranks_), {});
   running_ = true;
   // the workers report what they built
-  int none = 0;
-  mpi_check(MPI_Gather(&none, 1, MPI_INT, counts_.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  gather(0, counts_.data());
   int total = 0;
   for (int r = 0; r < ranks_; ++r) {
     displacements_[static_cast<std::size_t>(r)] = total;
     total += counts_[static_cast<std::size_t>(r)];
   }
   receive_.resize(static_cast<std::size_t>(total));
-  mpi_check(MPI_Gatherv(nullptr, 0, MPI_BYTE, receive_.data(), counts_.data(), displacements_.data(), MPI_BYTE, 0,
-                        MPI_COMM_WORLD),
-            "MPI_Gatherv");
+  gatherv(nullptr, 0, receive_.data(), counts_.data(), displacements_.data());
   wire::Reader r(receive_.data(), receive_.size());
   std::string failures;
   while (!r.done()) {
@@ -338,7 +382,7 @@ void MpiExecutor::shutdown() {
   if (!running_) return;
   running_ = false;
   int command = kShutdown;
-  mpi_check(MPI_Bcast(&command, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  bcast(command);
 }
 
 std::string MpiExecutor::name() const { return fmt::format("mpi ({} workers)", ranks_ - 1); }
@@ -383,7 +427,7 @@ void MpiExecutor::execute(Batch& batch) {
   if (!running_) throw Error("MPI executor: the workers have been shut down");
   // orders out
   int command = kExecute;
-  mpi_check(MPI_Bcast(&command, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  bcast(command);
   send_.clear();
   for (int r = 0; r < ranks_; ++r) {
     counts_[static_cast<std::size_t>(r)] = static_cast<int>(outgoing_[static_cast<std::size_t>(r)].size());
@@ -391,22 +435,17 @@ void MpiExecutor::execute(Batch& batch) {
     send_.insert(send_.end(), outgoing_[static_cast<std::size_t>(r)].begin(), outgoing_[static_cast<std::size_t>(r)].end());
   }
   int mine = 0;
-  mpi_check(MPI_Scatter(counts_.data(), 1, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Scatter");
-  mpi_check(MPI_Scatterv(send_.data(), counts_.data(), displacements_.data(), MPI_BYTE, nullptr, 0, MPI_BYTE, 0,
-                         MPI_COMM_WORLD),
-            "MPI_Scatterv");
+  scatter(counts_.data(), mine);
+  scatterv(send_.data(), counts_.data(), displacements_.data(), nullptr, 0);
   // replies in
-  int none = 0;
-  mpi_check(MPI_Gather(&none, 1, MPI_INT, counts_.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  gather(0, counts_.data());
   int total = 0;
   for (int r = 0; r < ranks_; ++r) {
     displacements_[static_cast<std::size_t>(r)] = total;
     total += counts_[static_cast<std::size_t>(r)];
   }
   receive_.resize(static_cast<std::size_t>(total));
-  mpi_check(MPI_Gatherv(nullptr, 0, MPI_BYTE, receive_.data(), counts_.data(), displacements_.data(), MPI_BYTE, 0,
-                        MPI_COMM_WORLD),
-            "MPI_Gatherv");
+  gatherv(nullptr, 0, receive_.data(), counts_.data(), displacements_.data());
   wire::Reader r(receive_.data(), receive_.size());
   int failed_system = -1;
   std::string failure;
@@ -474,25 +513,23 @@ void serve(const Scenario& scenario, int rank, int ranks) {
       }
     }
   }
-  auto gather = [&] {
-    int count = static_cast<int>(bytes.size());
-    mpi_check(MPI_Gather(&count, 1, MPI_INT, nullptr, 0, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
-    mpi_check(MPI_Gatherv(bytes.data(), count, MPI_BYTE, nullptr, nullptr, nullptr, MPI_BYTE, 0, MPI_COMM_WORLD),
-              "MPI_Gatherv");
+  auto reply = [&] {
+    const int count = static_cast<int>(bytes.size());
+    gather(count, nullptr);
+    gatherv(bytes.data(), count, nullptr, nullptr, nullptr);
   };
-  gather();
+  reply();
   std::vector<char> incoming;
   std::vector<int> order_of_arrival;
   while (true) {
     int command = 0;
-    mpi_check(MPI_Bcast(&command, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    bcast(command);
     if (command == kShutdown) return;
     if (command != kExecute) throw Error(fmt::format("unknown command {} from rank 0", command));
     int count = 0;
-    mpi_check(MPI_Scatter(nullptr, 0, MPI_INT, &count, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Scatter");
+    scatter(nullptr, count);
     incoming.resize(static_cast<std::size_t>(count));
-    mpi_check(MPI_Scatterv(nullptr, nullptr, nullptr, MPI_BYTE, incoming.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD),
-              "MPI_Scatterv");
+    scatterv(nullptr, nullptr, nullptr, incoming.data(), count);
     wire::Reader r(incoming.data(), incoming.size());
     order_of_arrival.clear();
     while (!r.done()) {
@@ -516,7 +553,7 @@ void serve(const Scenario& scenario, int rank, int ranks) {
       w.put(static_cast<std::int32_t>(s));
       write_reply(w, entry.order, entry.reply, *entry.system, failure);
     }
-    gather();
+    reply();
   }
 }
 

@@ -30,7 +30,7 @@ class Missiles final : public CouplingMethod {
  public:
   struct Options {
     EstimatorOptions estimator;
-    int sparse_above = 200;  ///< unknowns (2·n_out_tot) from which the sparse LU is used
+    int sparse_above = 64;  ///< unknowns (2·n_out_tot) from which the sparse LU is used
   };
   explicit Missiles(Options options);
 
