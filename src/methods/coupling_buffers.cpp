@@ -60,8 +60,11 @@ void CouplingBuffers::gather_replies(const ModularModel& model, Eigen::VectorXd*
 namespace {
 
 /// One sweep: every system gets its ZOH inputs from ũ and reports its outputs.
-void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, double initialize_at) {
+void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, double initialize_at,
+               const std::vector<char>* due = nullptr) {
+  buffers.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
+    if (due != nullptr && (*due)[static_cast<std::size_t>(s)] == 0) continue;
     buffers.zoh(model, s);
     Order& order = buffers.order_with_inputs(s);
     order.initialize = initialize_at;
@@ -111,12 +114,13 @@ void initialize_coupled(ModularModel& model, Executor& executor, double t_start,
                           unsettled));
 }
 
-int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps) {
+int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps,
+                               const std::vector<char>* due) {
   model.dispatch(buffers.y, buffers.u);
   if (!has_feedthrough(model)) return 0;
   int sweeps = 1;
   for (; sweeps <= max_sweeps; ++sweeps) {
-    zoh_sweep(model, executor, buffers, std::numeric_limits<double>::quiet_NaN());
+    zoh_sweep(model, executor, buffers, std::numeric_limits<double>::quiet_NaN(), due);
     bool changed = false;
     for (int i = 0; i < model.total_inputs(); ++i) {
       const int source = model.input_sources()[static_cast<std::size_t>(i)];

@@ -48,7 +48,10 @@ void initialize_coupled(ModularModel& model, Executor& executor, double t_start,
 /// `max_sweeps` times. Without an algebraic loop this is exact after as many sweeps as the longest
 /// feedthrough chain; with a loop it must not be iterated (that would be a fixed-point method), so
 /// callers pass 1. A model without feedthrough needs no sweep. Returns the sweeps done.
-int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps);
+/// With `due`, only the systems marked there take part (multi-rate: the others are mid-step and
+/// keep the outputs they published).
+int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps,
+                               const std::vector<char>* due = nullptr);
 
 /// Throws Error with the system's reason when a step failed.
 void throw_if_failed(const StepResult& result, const System& system, double t);

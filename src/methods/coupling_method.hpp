@@ -44,6 +44,8 @@ class CouplingMethod {
   /// The executor that carries out the method's orders (exec/executor.hpp); the driver sets it
   /// before initialize().
   void set_executor(Executor& executor) { executor_ = &executor; }
+  /// The end of the run; the driver sets it before initialize().
+  void set_stop_time(double stop) { stop_time_ = stop; }
   [[nodiscard]] virtual std::string_view name() const = 0;
   virtual void check(const ModularModel& model) const = 0;
   virtual void initialize(ModularModel& model, double t_start) = 0;
@@ -56,9 +58,11 @@ class CouplingMethod {
 
  protected:
   [[nodiscard]] Executor& executor() const { return *executor_; }
+  [[nodiscard]] double stop_time() const { return stop_time_; }
 
  private:
   Executor* executor_ = nullptr;
+  double stop_time_ = std::numeric_limits<double>::infinity();
 };
 
 }  // namespace cosima

@@ -1,5 +1,7 @@
 #include "methods/explicit_coupling.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -7,6 +9,11 @@
 namespace cosima {
 
 void ExplicitCoupling::check(const ModularModel& model) const {
+  for (const auto& [system, rate] : options_.rates) {
+    if (model.system_index(system) < 0) throw Error(fmt::format("method.rates names no system '{}'", system));
+    if (rate < 1) throw Error(fmt::format("method.rates.{} = {}: a rate is a positive multiple of the base step", system, rate));
+    if (rate > 1 && options_.scheme != Scheme::jacobi) throw Error("multi-rate stepping (method.rates) needs jacobi");
+  }
   if (options_.scheme != Scheme::gauss_seidel || options_.allow_algebraic_loops) return;
   const std::vector<std::string> loop = model.find_algebraic_loop();
   if (loop.empty()) return;
@@ -33,41 +40,102 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   } else {
     for (int s = 0; s < model.system_count(); ++s) sequence_.push_back(s);
   }
+  // one extrapolator per input
+  for (const auto& [label, spec] : options_.extrapolation_of) {
+    bool found = false;
+    for (int g = 0; g < model.total_inputs() && !found; ++g) found = model.input_label(g) == label;
+    if (!found) throw Error(fmt::format("method.extrapolation names no input '{}'", label));
+  }
+  extrapolators_.clear();
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    const auto it = options_.extrapolation_of.find(model.input_label(g));
+    ExtrapolationSpec spec = parse_extrapolation(it != options_.extrapolation_of.end() ? it->second : options_.extrapolation);
+    spec.cliff = options_.cliff;
+    spec.memory = options_.memory;
+    extrapolators_.emplace_back(spec, chopoly_);
+  }
+  rate_.assign(static_cast<std::size_t>(model.system_count()), 1);
+  for (const auto& [system, rate] : options_.rates) rate_[static_cast<std::size_t>(model.system_index(system))] = rate;
+  due_.assign(rate_.size(), 1);
+  fresh_.assign(rate_.size(), 0);
+  pending_.assign(rate_.size(), Eigen::VectorXd());
+  publish_at_.assign(rate_.size(), std::numeric_limits<double>::infinity());
+  base_step_ = 0;
   settle_sweeps_ = model.find_algebraic_loop().empty() ? model.system_count() + 1 : 1;
   initialize_coupled(model, executor(), t_start, buffers_);
+}
+
+void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, double h_actual,
+                                    const std::vector<char>* fresh) {
+  InputPolynomials& p = buffers_.polynomials(s);
+  p.setZero();
+  const double period = rate_[static_cast<std::size_t>(s)] * h;  // τ = 1 at the end of the communication step
+  const double reach = h_actual / period;
+  const bool interpolates = model.system(s).has(Capability::interpolate_inputs);
+  const int offset = model.input_offset(s);
+  for (Eigen::Index j = 0; j < p.rows(); ++j) {
+    const int g = offset + static_cast<int>(j);
+    const int source = model.input_sources()[static_cast<std::size_t>(g)];
+    const double value = buffers_.u(g);
+    if (source < 0 || (fresh != nullptr && (*fresh)[static_cast<std::size_t>(model.system_of_output(source))] != 0)) {
+      p(j, 0) = value;  // a constant, or an output already at t_N + h
+      continue;
+    }
+    const Eigen::Vector4d c = extrapolators_[static_cast<std::size_t>(g)].push(value);  // u(τ) = Σ c_k τ^k
+    if (interpolates) {
+      double scale = 1.0;
+      for (int k = 0; k <= kMaxInputDegree; ++k, scale *= period) p(j, k) = c(k) / scale;  // in s = τ·period
+    } else {
+      for (int k = 0; k <= kMaxInputDegree; ++k) p(j, 0) += c(k) * std::pow(reach, k) / (k + 1);  // mean over the step
+    }
+  }
 }
 
 StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
   StepReport report;
   report.h = h_max;
-  settle_communication_point(model, executor(), buffers_, settle_sweeps_);  // ỹ(t_N), ũ = Φᵀ ỹ(t_N)
-  // Jacobi: every system in one batch (concurrently where the executor can); Gauss–Seidel: one
+  const double tiny = 1e-12 * std::max(1.0, std::abs(t));
+  for (std::size_t s = 0; s < rate_.size(); ++s) due_[s] = base_step_ % rate_[s] == 0 ? 1 : 0;
+  settle_communication_point(model, executor(), buffers_, settle_sweeps_, &due_);  // ỹ(t_N), ũ = Φᵀ ỹ(t_N)
+  // Jacobi: the due systems in one batch (concurrently where the executor can); Gauss–Seidel: one
   // system per batch, each seeing the outputs at t_N + h of those stepped before it.
   const bool jacobi = options_.scheme == Scheme::jacobi;
+  std::fill(fresh_.begin(), fresh_.end(), 0);
   for (std::size_t first = 0; first < sequence_.size(); first += jacobi ? sequence_.size() : 1) {
     buffers_.batch.clear();
     if (!jacobi) model.dispatch(buffers_.y, buffers_.u);
     for (std::size_t k = first; k < (jacobi ? sequence_.size() : first + 1); ++k) {
       const int s = sequence_[k];
-      buffers_.zoh(model, s);
+      if (due_[static_cast<std::size_t>(s)] == 0) continue;
+      const double span = std::min(rate_[static_cast<std::size_t>(s)] * h_max, stop_time() - t);
+      build_inputs(model, s, h_max, span, jacobi ? nullptr : &fresh_);
       Order& order = buffers_.order_with_inputs(s);
-      order.step = h_max;
+      order.step = span;
       order.read_order = 0;
+      publish_at_[static_cast<std::size_t>(s)] = t + span;
     }
     executor().execute(buffers_.batch);
     for (int s = 0; s < model.system_count(); ++s) {
       if (!buffers_.batch.orders()[static_cast<std::size_t>(s)].active) continue;
-      const StepResult& result = buffers_.batch.reply(s).result;
-      throw_if_failed(result, model.system(s), t);
-      if (result.status == StepResult::Status::terminated) {
+      const Reply& reply = buffers_.batch.reply(s);
+      throw_if_failed(reply.result, model.system(s), t);
+      if (reply.result.status == StepResult::Status::terminated) {
         report.terminated = true;
-        report.reason = fmt::format("system '{}' terminated at t = {}: {}", model.system(s).name(), t, result.reason);
+        report.reason = fmt::format("system '{}' terminated at t = {}: {}", model.system(s).name(), t, reply.result.reason);
         report.h = 0.0;
         return report;
       }
+      pending_[static_cast<std::size_t>(s)] = reply.outputs.col(0);
+      fresh_[static_cast<std::size_t>(s)] = 1;
     }
-    buffers_.gather_replies(model);
+    // publish the outputs of the systems whose communication step ends now
+    for (int s = 0; s < model.system_count(); ++s) {
+      if (publish_at_[static_cast<std::size_t>(s)] > t + h_max + tiny) continue;
+      buffers_.y.segment(model.output_offset(s), model.system(s).output_count()) = pending_[static_cast<std::size_t>(s)];
+      publish_at_[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
+    }
   }
+  ++base_step_;
   return report;
 }
 

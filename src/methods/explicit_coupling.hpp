@@ -1,15 +1,22 @@
 #pragma once
-// Non-iterative coupling with zero-order-hold inputs (DESIGN §3.1):
-//   Jacobi        every system steps [t_N, t_N+h) on ũ = Φᵀ ỹ(t_N)  — the systems are independent.
-//                 ỹ(t_N) of a system with direct feedthrough depends on its inputs at t_N: without
-//                 an algebraic loop the master propagates them along the feedthrough chains first
-//                 (settle_communication_point), so no output is read with last step's inputs;
+// Non-iterative coupling (DESIGN §3.1, §3.6):
+//   Jacobi        every system steps [t_N, t_N+h) on inputs from ỹ(t_N) — the systems are
+//                 independent and run concurrently on the executor. ỹ(t_N) of a system with direct
+//                 feedthrough depends on its inputs at t_N: without an algebraic loop the master
+//                 propagates them along the feedthrough chains first (settle_communication_point);
 //   Gauss–Seidel  systems step one after another in `order`; a system's inputs come from the
 //                 outputs already at t_N+h of the systems before it. A cycle of direct feedthrough
 //                 cannot be ordered (algebraic loop): it is reported as an error unless allowed.
+// Inputs over a step are extrapolated per connection from the samples at the receiver's
+// communication points (extrapolation/extrapolator.hpp): ZOH, a CHOPoly predictor or CHOPtrey
+// (seed 002). A system that cannot interpolate inputs gets the extrapolation's mean over the step.
+// Multi-rate Jacobi: system s steps every k_s base steps (its communication step k_s·δt); its
+// outputs are published when the base grid reaches the end of its step, and held until the next.
+#include <map>
 #include <string>
 #include <vector>
 
+#include "extrapolation/extrapolator.hpp"
 #include "methods/coupling_buffers.hpp"
 #include "methods/coupling_method.hpp"
 
@@ -17,11 +24,16 @@ namespace cosima {
 
 class ExplicitCoupling final : public CouplingMethod {
  public:
-  enum class Scheme { jacobi, gauss_seidel };
+  enum class Scheme : std::uint8_t { jacobi, gauss_seidel };
   struct Options {
     Scheme scheme = Scheme::jacobi;
     std::vector<std::string> order;  ///< Gauss–Seidel order by system name; empty: scenario order
     bool allow_algebraic_loops = false;
+    std::string extrapolation = "zoh";                    ///< for every input …
+    std::map<std::string, std::string> extrapolation_of;  ///< … but these ("system.input")
+    double cliff = 0.9;                                   ///< Γ of CHOPtrey
+    int memory = 16;                                      ///< Λ of CHOPtrey
+    std::map<std::string, int> rates;                     ///< multi-rate: k_s by system name (default 1)
   };
   explicit ExplicitCoupling(Options options) : options_(std::move(options)) {}
 
@@ -33,10 +45,21 @@ class ExplicitCoupling final : public CouplingMethod {
   StepReport step(ModularModel& model, double t, double h_max) override;
 
  private:
+  /// polynomials(s) over a step of `h_actual` on the communication step k_s·h of system s; inputs
+  /// whose source is marked in `fresh` take the source's current output as ZOH (Gauss–Seidel).
+  void build_inputs(const ModularModel& model, int s, double h, double h_actual, const std::vector<char>* fresh);
+
   Options options_;
   CouplingBuffers buffers_;
+  ChopolyCache chopoly_;
+  std::vector<SignalExtrapolator> extrapolators_;  ///< one per global input
   std::vector<int> sequence_;  ///< system indices in stepping order
-  int settle_sweeps_ = 1;      ///< feedthrough propagation at a communication point (1 with a loop)
+  std::vector<int> rate_;      ///< k_s
+  std::vector<char> due_, fresh_;
+  std::vector<Eigen::VectorXd> pending_;  ///< outputs of a system at the end of its current step
+  std::vector<double> publish_at_;
+  std::int64_t base_step_ = 0;
+  int settle_sweeps_ = 1;  ///< feedthrough propagation at a communication point (1 with a loop)
 };
 
 }  // namespace cosima

@@ -21,8 +21,8 @@ using Json = nlohmann::ordered_json;
 /// Options of every method, by method name. "type" and "dt" are read by the driver.
 const std::map<std::string, std::set<std::string>>& known_options() {
   static const std::map<std::string, std::set<std::string>> options = {
-      {"jacobi", {}},
-      {"gauss-seidel", {"order", "allow_algebraic_loops"}},
+      {"jacobi", {"extrapolation", "cliff", "memory", "rates"}},
+      {"gauss-seidel", {"order", "allow_algebraic_loops", "extrapolation", "cliff", "memory"}},
       {"monolithic", {"rtol", "atol"}},
       {"defect-jacobi", {"tol", "m", "n", "h1", "h_min", "h_max", "kp", "ki", "theta_max", "fixed"}},
       {"missiles", {"estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term", "sparse_above"}},
@@ -139,6 +139,29 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     o.scheme = type == "jacobi" ? ExplicitCoupling::Scheme::jacobi : ExplicitCoupling::Scheme::gauss_seidel;
     o.order = options.names("order");
     o.allow_algebraic_loops = options.flag("allow_algebraic_loops", false);
+    if (spec.contains("extrapolation") && spec.at("extrapolation").is_object()) {  // by input, "default" for the rest
+      for (const auto& [input, value] : spec.at("extrapolation").items()) {
+        if (!value.is_string()) throw Error(fmt::format("method.extrapolation.{} must be a string", input));
+        if (input == "default") {
+          o.extrapolation = value.get<std::string>();
+        } else {
+          o.extrapolation_of[input] = value.get<std::string>();
+        }
+      }
+    } else {
+      o.extrapolation = options.text("extrapolation", "zoh");
+    }
+    (void)parse_extrapolation(o.extrapolation);
+    for (const auto& [input, text] : o.extrapolation_of) (void)parse_extrapolation(text);
+    o.cliff = options.number("cliff", o.cliff);
+    o.memory = static_cast<int>(options.number("memory", o.memory));
+    if (spec.contains("rates")) {
+      if (!spec.at("rates").is_object()) throw Error("method.rates must be an object {\"system\": k}");
+      for (const auto& [system, value] : spec.at("rates").items()) {
+        if (!value.is_number_integer()) throw Error(fmt::format("method.rates.{} must be an integer", system));
+        o.rates[system] = value.get<int>();
+      }
+    }
     return std::make_unique<ExplicitCoupling>(std::move(o));
   }
   if (type == "ifosmondi" || type == "ifosmondi-jfm") {

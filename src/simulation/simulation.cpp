@@ -22,6 +22,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   Executor& executor = options.executor != nullptr ? *options.executor : in_this_thread;
   executor.attach(model);
   method.set_executor(executor);
+  method.set_stop_time(options.stop);
   method.initialize(model, options.start);
   for (Observer* observer : observers) observer->on_start(model, options.start);
 

@@ -1,0 +1,140 @@
+#include "extrapolation/extrapolator.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+ExtrapolationSpec parse_extrapolation(const std::string& text) {
+  ExtrapolationSpec spec;
+  if (text == "zoh") return spec;
+  if (text == "choptrey") {
+    spec.kind = ExtrapolationSpec::Kind::choptrey;
+    return spec;
+  }
+  if (text.starts_with("poly:")) {
+    spec.kind = ExtrapolationSpec::Kind::poly;
+    const std::string body = text.substr(5);
+    const auto first = body.find(','), second = body.find(',', first == std::string::npos ? first : first + 1);
+    bool ok = first != std::string::npos && second != std::string::npos;
+    if (ok) {
+      const char* b = body.data();
+      ok = std::from_chars(b, b + first, spec.degree).ec == std::errc() &&
+           std::from_chars(b + first + 1, b + second, spec.frame).ec == std::errc();
+      try {
+        std::size_t used = 0;
+        spec.weight = std::stod(body.substr(second + 1), &used);
+        ok = ok && used == body.size() - second - 1;
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    if (ok && spec.degree >= 0 && spec.frame > spec.degree && spec.degree <= 3 && spec.weight >= 0.0) return spec;
+  }
+  throw Error(fmt::format("extrapolation '{}': expected zoh, choptrey or poly:δ,λ,ω with 0 ≤ δ ≤ 3, λ > δ, ω ≥ 0", text));
+}
+
+std::string_view to_string(SignalContext context) {
+  switch (context) {
+    case SignalContext::start: return "start";
+    case SignalContext::flat: return "flat";
+    case SignalContext::calm: return "calm";
+    case SignalContext::move: return "move";
+    case SignalContext::rest: return "rest";
+    case SignalContext::take: return "take";
+    case SignalContext::jump: return "jump";
+  }
+  return "unknown";
+}
+
+SignalExtrapolator::SignalExtrapolator(ExtrapolationSpec spec, ChopolyCache& cache) : spec_(spec), cache_(&cache) {
+  if (spec_.kind == ExtrapolationSpec::Kind::choptrey && !(spec_.cliff >= 0.7 && spec_.cliff < 1.0)) {
+    throw Error(fmt::format("the cliff threshold Γ = {} must lie in [0.7, 1) (seed 002 eq. 13)", spec_.cliff));
+  }
+}
+
+Eigen::Vector4d SignalExtrapolator::fit(int degree, int frame, double weight) {
+  frame_.resize(frame);
+  for (int i = 0; i < frame; ++i) frame_(i) = samples_[static_cast<std::size_t>(i)];
+  Eigen::Vector4d c = Eigen::Vector4d::Zero();
+  c.head(degree + 1) = cache_->matrix(degree, frame, weight) * frame_;  // eq. 8
+  return c;
+}
+
+Eigen::Vector4d SignalExtrapolator::push(double sample) {
+  const int memory = spec_.kind == ExtrapolationSpec::Kind::choptrey ? std::max(spec_.memory, 5) : std::max(spec_.frame, 1);
+  samples_.push_front(sample);
+  if (static_cast<int>(samples_.size()) > memory) samples_.pop_back();
+  valid_ = std::min(valid_ + 1, memory);
+  switch (spec_.kind) {
+    case ExtrapolationSpec::Kind::zoh: return {sample, 0.0, 0.0, 0.0};
+    case ExtrapolationSpec::Kind::poly: {
+      const int frame = std::min(spec_.frame, valid_);
+      return fit(std::min(spec_.degree, frame - 1), frame, spec_.weight);
+    }
+    case ExtrapolationSpec::Kind::choptrey: break;
+  }
+  const auto u = [&](int back) { return samples_[static_cast<std::size_t>(back)]; };  // u_{−back}
+  // decisional context: how did last point's predictions do? (eq. 11–13)
+  cliff_ = false;
+  if (have_candidates_ && valid_ >= 2) {
+    const double worst = std::abs(sample - u(1));
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t w = 0; w < kWeights.size(); ++w) {
+      const double miss = std::abs(sample - candidates_[w]);
+      if (miss < best) {
+        best = miss;
+        weight_ = kWeights[w];
+      }
+    }
+    const double rho = worst > 0.0 ? best / worst : (best > 0.0 ? std::numeric_limits<double>::infinity() : 0.0);
+    cliff_ = rho > spec_.cliff;
+  }
+  // functional context (Table 1)
+  int degree = 0, frame = 1;
+  bool reset = false;
+  context_ = SignalContext::start;
+  if (valid_ >= 3) {
+    const double d0 = sample - u(1), d1 = u(1) - u(2);
+    double gamma = 0.0;  // eq. 10, over the older part of the frame
+    for (int i = 3; i < valid_; ++i) gamma = std::max(gamma, std::abs(u(i) - u(i - 1)));
+    gamma *= 0.5;
+    const bool small0 = std::abs(d0) <= gamma, small1 = std::abs(d1) <= gamma;
+    if (d0 == 0.0 && d1 == 0.0) {
+      context_ = SignalContext::flat;
+      reset = true;
+    } else if (small1 && small0) {
+      context_ = SignalContext::calm;
+      degree = 2;
+      frame = 5;
+    } else if (small1) {
+      context_ = SignalContext::move;
+    } else if (small0) {
+      context_ = SignalContext::rest;
+      frame = 2;
+    } else if (d0 * d1 > 0.0) {
+      context_ = SignalContext::take;
+      degree = 1;
+      frame = 3;
+    } else {
+      context_ = SignalContext::jump;
+      reset = true;
+    }
+  }
+  frame = std::min(frame, valid_);
+  degree = std::min(degree, frame - 1);
+  // the candidates of the next point: this context's polynomial at τ = 1, for every ω ∈ Ω
+  for (std::size_t w = 0; w < kWeights.size(); ++w) candidates_[w] = fit(degree, frame, kWeights[w]).sum();
+  have_candidates_ = true;
+  const Eigen::Vector4d coefficients = cliff_ ? Eigen::Vector4d(sample, 0.0, 0.0, 0.0) : fit(degree, frame, weight_);
+  if (reset) valid_ = 1;  // after flat or jump the older samples no longer describe the signal
+  return coefficients;
+}
+
+}  // namespace cosima
