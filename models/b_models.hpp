@@ -17,6 +17,8 @@ std::unique_ptr<OdeModel> make_b4_right();
 std::unique_ptr<OdeModel> make_b5_body1();
 std::unique_ptr<OdeModel> make_b5_body2();
 std::unique_ptr<OdeModel> make_b6_tough();
+std::unique_ptr<OdeModel> make_b7_zone();
+std::unique_ptr<OdeModel> make_b7_supply();
 std::unique_ptr<OdeModel> make_oscillator();  ///< the scaling model
 
 }  // namespace cosima::models

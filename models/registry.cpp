@@ -28,6 +28,8 @@ const std::vector<Factory>& factories() {
       {{"b5.body1", "B5 S1: rotational body 1 and coupling (seed 004)"}, make_b5_body1},
       {{"b5.body2", "B5 S2: rotational body 2 (seed 004)"}, make_b5_body2},
       {{"b6.tough", "B6: tough case x' = a(t), y = x + b(t) (seed 000)"}, make_b6_tough},
+      {{"b7.zone", "B7: thermal zone with radiator and hysteresis heater (CHOPtrey benchmark)"}, make_b7_zone},
+      {{"b7.supply", "B7: hot-water supply loop with hysteresis boiler (CHOPtrey benchmark)"}, make_b7_supply},
       {{"scaling.oscillator", "one mass of a chain or ring of coupled oscillators (scaling runs)"}, make_oscillator},
   };
   return list;
