@@ -18,6 +18,15 @@ ExtrapolationSpec parse_extrapolation(const std::string& text) {
     spec.kind = ExtrapolationSpec::Kind::choptrey;
     return spec;
   }
+  if (text.starts_with("choptrey:")) {
+    spec.kind = ExtrapolationSpec::Kind::choptrey;
+    try {
+      std::size_t used = 0;
+      spec.fixed_weight = std::stod(text.substr(9), &used);
+      if (used == text.size() - 9 && spec.fixed_weight >= 0.0) return spec;
+    } catch (const std::exception&) {
+    }
+  }
   if (text.starts_with("poly:")) {
     spec.kind = ExtrapolationSpec::Kind::poly;
     const std::string body = text.substr(5);
@@ -37,7 +46,7 @@ ExtrapolationSpec parse_extrapolation(const std::string& text) {
     }
     if (ok && spec.degree >= 0 && spec.frame > spec.degree && spec.degree <= 3 && spec.weight >= 0.0) return spec;
   }
-  throw Error(fmt::format("extrapolation '{}': expected zoh, choptrey or poly:δ,λ,ω with 0 ≤ δ ≤ 3, λ > δ, ω ≥ 0", text));
+  throw Error(fmt::format("extrapolation '{}': expected zoh, choptrey, choptrey:ω or poly:δ,λ,ω with 0 ≤ δ ≤ 3, λ > δ, ω ≥ 0", text));
 }
 
 std::string_view to_string(SignalContext context) {
@@ -57,6 +66,13 @@ SignalExtrapolator::SignalExtrapolator(ExtrapolationSpec spec, ChopolyCache& cac
   if (spec_.kind == ExtrapolationSpec::Kind::choptrey && !(spec_.cliff >= 0.7 && spec_.cliff < 1.0)) {
     throw Error(fmt::format("the cliff threshold Γ = {} must lie in [0.7, 1) (seed 002 eq. 13)", spec_.cliff));
   }
+  if (spec_.fixed_weight >= 0.0) {
+    weights_ = {spec_.fixed_weight};
+  } else {
+    weights_.assign(kWeights.begin(), kWeights.end());
+  }
+  candidates_.assign(weights_.size(), 0.0);
+  weight_ = weights_.front();
 }
 
 Eigen::Vector4d SignalExtrapolator::fit(int degree, int frame, double weight) {
@@ -86,11 +102,11 @@ Eigen::Vector4d SignalExtrapolator::push(double sample) {
   if (have_candidates_ && valid_ >= 2) {
     const double worst = std::abs(sample - u(1));
     double best = std::numeric_limits<double>::infinity();
-    for (std::size_t w = 0; w < kWeights.size(); ++w) {
+    for (std::size_t w = 0; w < weights_.size(); ++w) {
       const double miss = std::abs(sample - candidates_[w]);
       if (miss < best) {
         best = miss;
-        weight_ = kWeights[w];
+        weight_ = weights_[w];
       }
     }
     const double rho = worst > 0.0 ? best / worst : (best > 0.0 ? std::numeric_limits<double>::infinity() : 0.0);
@@ -130,7 +146,7 @@ Eigen::Vector4d SignalExtrapolator::push(double sample) {
   frame = std::min(frame, valid_);
   degree = std::min(degree, frame - 1);
   // the candidates of the next point: this context's polynomial at τ = 1, for every ω ∈ Ω
-  for (std::size_t w = 0; w < kWeights.size(); ++w) candidates_[w] = fit(degree, frame, kWeights[w]).sum();
+  for (std::size_t w = 0; w < weights_.size(); ++w) candidates_[w] = fit(degree, frame, weights_[w]).sum();
   have_candidates_ = true;
   const Eigen::Vector4d coefficients = cliff_ ? Eigen::Vector4d(sample, 0.0, 0.0, 0.0) : fit(degree, frame, weight_);
   if (reset) valid_ = 1;  // after flat or jump the older samples no longer describe the signal

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
@@ -28,10 +29,11 @@ struct ExtrapolationSpec {
   int degree = 0, frame = 1;  ///< poly: δ, λ
   double weight = 0.0;        ///< poly: ω
   double cliff = 0.9;         ///< choptrey: Γ (eq. 13), 0.7 ≤ Γ < 1
+  double fixed_weight = -1.0; ///< choptrey:ω — ω held fixed instead of chosen in Ω (< 0: dynamic)
   int memory = 16;            ///< choptrey: Λ, the longest frame kept
 };
 
-/// "zoh" | "poly:δ,λ,ω" | "choptrey". Throws Error naming a malformed spec.
+/// "zoh" | "poly:δ,λ,ω" | "choptrey" | "choptrey:ω". Throws Error naming a malformed spec.
 ExtrapolationSpec parse_extrapolation(const std::string& text);
 
 enum class SignalContext : std::uint8_t { start, flat, calm, move, rest, take, jump };
@@ -57,7 +59,8 @@ class SignalExtrapolator {
   ChopolyCache* cache_;
   std::deque<double> samples_;  ///< newest first
   int valid_ = 0;               ///< samples since the last frame reset
-  std::array<double, kWeights.size()> candidates_{};  ///< last point's predictions of u_0, per ω
+  std::vector<double> weights_;     ///< Ω, or the fixed ω
+  std::vector<double> candidates_;  ///< last point's predictions of u_0, per ω in weights_
   bool have_candidates_ = false;
   SignalContext context_ = SignalContext::start;
   bool cliff_ = false;
