@@ -20,6 +20,7 @@ const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOpti
       {"missiles", bench_missiles},
       {"defect", bench_defect},
       {"scaling", bench_scaling},
+      {"choptrey", bench_choptrey},
   };
   return benches;
 }

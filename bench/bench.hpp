@@ -33,5 +33,6 @@ nlohmann::ordered_json bench_costarica(const BenchOptions& options);
 nlohmann::ordered_json bench_missiles(const BenchOptions& options);
 nlohmann::ordered_json bench_defect(const BenchOptions& options);
 nlohmann::ordered_json bench_scaling(const BenchOptions& options);
+nlohmann::ordered_json bench_choptrey(const BenchOptions& options);
 
 }  // namespace cosima::bench

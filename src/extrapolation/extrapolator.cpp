@@ -153,4 +153,21 @@ Eigen::Vector4d SignalExtrapolator::push(double sample) {
   return coefficients;
 }
 
+double cumulative_extrapolation_error(const std::string& spec, const std::function<double(double)>& signal, double h,
+                                      double horizon, int checks) {
+  ChopolyCache cache;
+  SignalExtrapolator extrapolator(parse_extrapolation(spec), cache);
+  double total = 0.0;
+  const auto samples = static_cast<int>(std::floor(horizon / h + 1e-9));
+  for (int n = 0; n < samples; ++n) {
+    const Eigen::Vector4d c = extrapolator.push(signal(n * h));
+    for (int m = 1; m <= checks; ++m) {
+      const double tau = static_cast<double>(m) / checks;
+      const double predicted = c(0) + tau * (c(1) + tau * (c(2) + tau * c(3)));
+      total += std::abs(predicted - signal((n + tau) * h));
+    }
+  }
+  return total;
+}
+
 }  // namespace cosima

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -67,5 +68,11 @@ class SignalExtrapolator {
   double weight_ = 0.0;  ///< ω in use
   Eigen::VectorXd frame_;
 };
+
+/// The measure of seed 002 Table 2: a signal sampled every h over [0, horizon); after each sample
+/// the extrapolation over the next interval is compared with the signal at `checks` points (h/10
+/// for 10) and the absolute errors are summed.
+double cumulative_extrapolation_error(const std::string& spec, const std::function<double(double)>& signal, double h,
+                                      double horizon, int checks = 10);
 
 }  // namespace cosima

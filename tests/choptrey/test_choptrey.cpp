@@ -46,22 +46,9 @@ TEST(Choply, MatricesReproduceTheSeedClosedForms) {
   EXPECT_NE(error_of([] { (void)choply_matrix(3, 3, 0.0); }).find("δ < λ"), std::string::npos);
 }
 
-/// Cumulative |error| of the predictions over each interval [nH, (n+1)H], checked at H/10
-/// (seed 002 Table 2 analogue): signal over 10 s sampled every H = 0.1 s.
+/// seed 002 Table 2 analogue: 10 s sampled every H = 0.1 s, checked at H/10
 double cumulative_error(const std::string& spec, const std::function<double(double)>& signal) {
-  ChopolyCache cache;
-  SignalExtrapolator extrapolator(parse_extrapolation(spec), cache);
-  const double h = 0.1;
-  double total = 0.0;
-  for (int n = 0; n < 100; ++n) {
-    const Eigen::Vector4d c = extrapolator.push(signal(n * h));
-    for (int m = 1; m <= 10; ++m) {
-      const double tau = m / 10.0;
-      const double predicted = c(0) + tau * (c(1) + tau * (c(2) + tau * c(3)));
-      total += std::abs(predicted - signal((n + tau) * h));
-    }
-  }
-  return total;
+  return cumulative_extrapolation_error(spec, signal, 0.1, 10.0);
 }
 
 TEST(Chopatt, SmoothSignalsLoseAtLeastSixtyPercentOfTheZohError) {
