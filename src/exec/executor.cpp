@@ -47,7 +47,7 @@ ThreadPoolExecutor::ThreadPoolExecutor(int threads) : threads_(threads) {
 ThreadPoolExecutor::~ThreadPoolExecutor() {
   {
     const std::lock_guard lock(mutex_);
-    stopping_ = true;
+    stopping_.store(true);
   }
   start_.notify_all();
   for (auto& worker : workers_) worker.join();
@@ -61,19 +61,33 @@ void ThreadPoolExecutor::work(int lane) {
   }
 }
 
+namespace {
+/// Spins on `ready` for a few tens of microseconds, yielding the core between checks.
+template <typename Ready>
+bool spin_until(Ready ready) {
+  constexpr int kSpins = 2000;
+  for (int i = 0; i < kSpins; ++i) {
+    if (ready()) return true;
+    std::this_thread::yield();
+  }
+  return ready();
+}
+}  // namespace
+
 void ThreadPoolExecutor::worker_loop(int lane) {
   std::uint64_t seen = 0;
   while (true) {
-    {
+    const auto published = [&] { return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; };
+    if (!spin_until(published)) {
       std::unique_lock lock(mutex_);
-      start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
+      start_.wait(lock, published);
     }
+    if (stopping_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
     work(lane);
-    {
-      const std::lock_guard lock(mutex_);
-      if (--pending_ == 0) done_.notify_one();
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      const std::lock_guard lock(mutex_);  // the caller may be asleep on done_
+      done_.notify_one();
     }
   }
 }
@@ -88,19 +102,20 @@ void ThreadPoolExecutor::execute(Batch& batch) {
     rethrow_failure();
     return;
   }
+  batch_ = &batch;
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
     const std::lock_guard lock(mutex_);
-    batch_ = &batch;
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
+    generation_.fetch_add(1, std::memory_order_release);  // publishes batch_, active_, pending_
   }
   start_.notify_all();
   work(0);
-  {
+  const auto finished = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (!spin_until(finished)) {
     std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    batch_ = nullptr;
+    done_.wait(lock, finished);
   }
+  batch_ = nullptr;
   rethrow_failure();
 }
 

@@ -7,6 +7,7 @@
 //                batch are dealt round-robin, each system's order runs on one thread
 //   mpi          rank 0 runs the method, ranks 1…n own the systems (exec/mpi_executor.hpp)
 // Call order: attach(model) once before the run, then execute(batch) any number of times.
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -73,15 +74,17 @@ class ThreadPoolExecutor final : public LocalExecutor {
   void work(int lane);  ///< runs the active orders lane, lane + T, lane + 2T, …
   void worker_loop(int lane);
 
+  // A batch is published by bumping generation_; workers spin on it briefly (batches of cheap
+  // systems follow each other within microseconds) and otherwise sleep on start_.
   int threads_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_, done_;
-  std::uint64_t generation_ = 0;  ///< batches published
-  int pending_ = 0;               ///< workers still on the current batch
-  bool stopping_ = false;
+  std::atomic<std::uint64_t> generation_{0};  ///< batches published
+  std::atomic<int> pending_{0};               ///< workers still on the current batch
+  std::atomic<bool> stopping_{false};
   Batch* batch_ = nullptr;
-  std::vector<int> active_;       ///< indices of the active orders of the current batch
+  std::vector<int> active_;  ///< indices of the active orders of the current batch
 };
 
 /// "sequential" | "threads:N" | "mpi" (the last only under mpirun, see exec/mpi_executor.hpp).
