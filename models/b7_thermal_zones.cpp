@@ -34,6 +34,13 @@ double relay_rate(double r, double v, double low, double high, double tau) {
 /// The relay's output: 0 on the lower stable branch (r ≤ −1/√3), 1 on the upper one (r ≥ 1/√3),
 /// linear across the unstable middle that a switch crosses in a few τ.
 double relay_on(double r) { return std::clamp(0.5 + 0.5 * std::sqrt(3.0) * r, 0.0, 1.0); }
+/// d relay_on / dr.
+double relay_on_slope(double r) { return std::abs(r) < 1.0 / std::sqrt(3.0) ? 0.5 * std::sqrt(3.0) : 0.0; }
+/// ∂(dr/dt)/∂r and ∂(dr/dt)/∂v of relay_rate.
+double relay_rate_dr(double r, double tau) { return (1.0 - 3.0 * r * r) / tau; }
+double relay_rate_dv(double low, double high, double tau) {
+  return -(2.0 / (3.0 * std::sqrt(3.0))) / (0.5 * (high - low)) / tau;
+}
 
 class Zone final : public ModelBase<Zone> {
  public:
@@ -64,6 +71,18 @@ class Zone final : public ModelBase<Zone> {
     y(0) = p(k_w) * (u(0) - x(0));
     y(1) = x(0);
   }
+  bool jacobians(double, ConstVectorRef x, ConstVectorRef, Linearization& out) const override {
+    out.A.resize(2, 2);
+    out.A << -(p(k_out) + p(k_w)) / p(C), relay_on_slope(x(1)) * p(P) / p(C),
+        relay_rate_dv(p(T_low), p(T_high), p(tau_q)), relay_rate_dr(x(1), p(tau_q));
+    out.B.resize(2, 1);
+    out.B << p(k_w) / p(C), 0.0;
+    out.C.resize(2, 2);
+    out.C << -p(k_w), 0.0, 1.0, 0.0;
+    out.D.resize(2, 1);
+    out.D << p(k_w), 0.0;
+    return true;
+  }
 };
 
 class Supply final : public ModelBase<Supply> {
@@ -87,6 +106,17 @@ class Supply final : public ModelBase<Supply> {
     dx(1) = relay_rate(x(1), x(0), p(T_w_low), p(T_w_high), p(tau_b));
   }
   void outputs(double, ConstVectorRef x, ConstVectorRef, VectorRef y) const override { y(0) = x(0); }
+  bool jacobians(double, ConstVectorRef x, ConstVectorRef, Linearization& out) const override {
+    out.A.resize(2, 2);
+    out.A << -p(k_loss) / p(C_w), relay_on_slope(x(1)) * p(P_boiler) / p(C_w),
+        relay_rate_dv(p(T_w_low), p(T_w_high), p(tau_b)), relay_rate_dr(x(1), p(tau_b));
+    out.B = Eigen::MatrixXd::Zero(2, 4);
+    out.B.row(0).setConstant(-1.0 / p(C_w));
+    out.C.resize(1, 2);
+    out.C << 1.0, 0.0;
+    out.D = Eigen::MatrixXd::Zero(1, 4);
+    return true;
+  }
 };
 
 }  // namespace
