@@ -2,10 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
+
+#include "core/error.hpp"
 
 namespace cosima::bench {
 
@@ -49,6 +52,18 @@ bool write_plot(const std::filesystem::path& png, const Plot& plot) {
   }
   std::fputs(script.c_str(), gnuplot.get());
   return true;
+}
+
+void Report::add(const std::string& section) {
+  text += section;
+  std::cout << section;
+}
+
+void Report::write(const BenchOptions& options, const std::string& file) const {
+  if (options.docs.empty()) return;
+  std::ofstream out(options.docs / file);
+  out << text;
+  if (!out) throw Error(fmt::format("cannot write '{}'", (options.docs / file).string()));
 }
 
 }  // namespace cosima::bench

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench.hpp"
+
 namespace cosima::bench {
 
 struct Series {
@@ -16,6 +18,14 @@ struct Plot {
   bool log_x = true, log_y = true;
   std::vector<Series> series;
   double y_max = 0.0;  ///< clip the y axis above (0: automatic); diverged runs would hide the rest
+};
+
+/// A benchmark's markdown report: sections are printed as they are added, and the whole is
+/// written to DIR/FILE when the benchmark runs with --docs DIR.
+struct Report {
+  std::string text;
+  void add(const std::string& section);
+  void write(const BenchOptions& options, const std::string& file) const;
 };
 
 /// Writes `plot` as PNG with gnuplot. Returns false (and says why on stderr) when gnuplot is missing.

@@ -12,6 +12,13 @@ namespace cosima {
 inline constexpr int kMaxInputDegree = 3;
 inline constexpr int kInputCoefficients = kMaxInputDegree + 1;
 
+/// n! as a double.
+inline double factorial(int n) {
+  double f = 1.0;
+  for (int i = 2; i <= n; ++i) f *= i;
+  return f;
+}
+
 /// One row per input, columns a_0..a_3.
 using InputPolynomials = Eigen::Matrix<double, Eigen::Dynamic, kInputCoefficients, Eigen::RowMajor>;
 

@@ -10,14 +10,6 @@
 
 namespace cosima {
 
-namespace {
-double factorial(int n) {
-  double f = 1.0;
-  for (int i = 2; i <= n; ++i) f *= i;
-  return f;
-}
-}  // namespace
-
 std::vector<double> stehfest_weights(int terms) {
   if (terms < 2 || terms > 30 || terms % 2 != 0) {
     throw Error(fmt::format("Gaver–Stehfest needs an even number of terms in [2, 30], not {}", terms));

@@ -344,14 +344,7 @@ MpiExecutor::MpiExecutor(const Scenario& scenario) {
   outgoing_.assign(static_cast<std::size_t>(ranks_), {});
   running_ = true;
   // the workers report what they built
-  gather(0, counts_.data());
-  int total = 0;
-  for (int r = 0; r < ranks_; ++r) {
-    displacements_[static_cast<std::size_t>(r)] = total;
-    total += counts_[static_cast<std::size_t>(r)];
-  }
-  receive_.resize(static_cast<std::size_t>(total));
-  gatherv(nullptr, 0, receive_.data(), counts_.data(), displacements_.data());
+  receive_from_workers();
   wire::Reader r(receive_.data(), receive_.size());
   std::string failures;
   while (!r.done()) {
@@ -438,14 +431,7 @@ void MpiExecutor::execute(Batch& batch) {
   scatter(counts_.data(), mine);
   scatterv(send_.data(), counts_.data(), displacements_.data(), nullptr, 0);
   // replies in
-  gather(0, counts_.data());
-  int total = 0;
-  for (int r = 0; r < ranks_; ++r) {
-    displacements_[static_cast<std::size_t>(r)] = total;
-    total += counts_[static_cast<std::size_t>(r)];
-  }
-  receive_.resize(static_cast<std::size_t>(total));
-  gatherv(nullptr, 0, receive_.data(), counts_.data(), displacements_.data());
+  receive_from_workers();
   wire::Reader r(receive_.data(), receive_.size());
   int failed_system = -1;
   std::string failure;
@@ -466,6 +452,17 @@ void MpiExecutor::execute(Batch& batch) {
   if (failed_system >= 0) {
     throw Error(fmt::format("rank {}: {}", owner_rank(failed_system, systems, ranks_), failure));
   }
+}
+
+void MpiExecutor::receive_from_workers() {
+  gather(0, counts_.data());
+  int total = 0;
+  for (int r = 0; r < ranks_; ++r) {
+    displacements_[static_cast<std::size_t>(r)] = total;
+    total += counts_[static_cast<std::size_t>(r)];
+  }
+  receive_.resize(static_cast<std::size_t>(total));
+  gatherv(nullptr, 0, receive_.data(), counts_.data(), displacements_.data());
 }
 
 Reply MpiExecutor::call(int system, const Order& order) {

@@ -61,6 +61,8 @@ class MpiExecutor final : public Executor {
 
  private:
   void shutdown();
+  /// Gathers what every worker sends (counts, then bytes) into receive_.
+  void receive_from_workers();
 
   int ranks_ = 1;
   std::vector<std::string> names_;

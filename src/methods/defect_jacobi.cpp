@@ -9,14 +9,6 @@
 
 namespace cosima {
 
-namespace {
-double factorial(int k) {
-  double f = 1.0;
-  for (int i = 2; i <= k; ++i) f *= i;
-  return f;
-}
-}  // namespace
-
 DefectJacobi::DefectJacobi(Options options, double dt) : options_(std::move(options)) {
   if (options_.h1 <= 0.0) options_.h1 = dt;
   if (!(options_.h1 > 0.0)) throw Error("defect-jacobi: the first step method.h1 (or --dt) must be positive");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/metrics.hpp"
 #include "methods/method_factory.hpp"
 
 namespace cosima {
@@ -19,6 +20,17 @@ ScenarioRun run_scenario(const Scenario& scenario, Executor* executor) {
   options.executor = executor;
   run.stats = simulate(run.model, *method, options, {run.results.get(), run.steps.get()});
   return run;
+}
+
+double mean_nl2(const ScenarioRun& run, const ScenarioRun& reference) {
+  const auto& labels = run.results->labels();
+  double sum = 0.0;
+  for (const auto& label : labels) {
+    sum += compare_signals(run.results->times(), run.results->column(label), reference.results->times(),
+                           reference.results->column(label))
+               .nl2;
+  }
+  return labels.empty() ? 0.0 : sum / static_cast<double>(labels.size());
 }
 
 nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {

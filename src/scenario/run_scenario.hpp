@@ -26,6 +26,10 @@ struct ScenarioRun {
 /// sequential, in this thread).
 ScenarioRun run_scenario(const Scenario& scenario, Executor* executor = nullptr);
 
+/// The mean over the recorded variables of the normalized L2 error against a reference run of the
+/// same variables (seed 001 §5) — the error measure of most benchmarks.
+double mean_nl2(const ScenarioRun& run, const ScenarioRun& reference);
+
 /// The stats JSON: macro_steps, rejected_steps, iterations, integrations, wall_time_s, ...
 nlohmann::ordered_json stats_to_json(const RunStatistics& stats);
 

@@ -96,16 +96,6 @@ ScenarioRun run_b7(double dt, std::vector<std::string> overrides, Executor* exec
   return run_scenario(scenario, executor);
 }
 
-double mean_nl2(const ScenarioRun& run, const ScenarioRun& reference) {
-  double sum = 0.0;
-  for (const auto& label : run.results->labels()) {
-    sum += compare_signals(run.results->times(), run.results->column(label), reference.results->times(),
-                           reference.results->column(label))
-               .nl2;
-  }
-  return sum / static_cast<double>(run.results->labels().size());
-}
-
 TEST(B7, ChoptreyAtTwoAndAHalfTimesTheStepBeatsZohThere) {
   const auto reference = run_b7(10.0, {"method.type=monolithic"});
   const double zoh_h = mean_nl2(run_b7(60.0, {}), reference);

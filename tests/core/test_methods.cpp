@@ -27,17 +27,6 @@ ScenarioRun run(const std::string& example, const std::string& method, double dt
   return run_scenario(scenario);
 }
 
-/// Mean normalized L2 error over the recorded variables.
-double mean_nl2(const ScenarioRun& result, const ScenarioRun& reference) {
-  double sum = 0.0;
-  for (const auto& label : result.results->labels()) {
-    sum += compare_signals(result.results->times(), result.results->column(label), reference.results->times(),
-                           reference.results->column(label))
-               .nl2;
-  }
-  return sum / static_cast<double>(result.results->labels().size());
-}
-
 double prey_rel_pct(const ScenarioRun& result, const ScenarioRun& reference) {
   return compare_signals(result.results->times(), result.results->column("prey.p"), reference.results->times(),
                          reference.results->column("prey.p"))

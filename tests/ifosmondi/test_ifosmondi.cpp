@@ -27,23 +27,12 @@ ScenarioRun run_b1(const std::string& method, double d_d, double dt, std::vector
   return run_scenario(scenario);
 }
 
-/// Mean normalized L2 error over the states (seed 001 §5).
-double state_error(const ScenarioRun& run, const ScenarioRun& reference) {
-  double sum = 0.0;
-  for (const auto& label : run.results->labels()) {
-    sum += compare_signals(run.results->times(), run.results->column(label), reference.results->times(),
-                           reference.results->column(label))
-               .nl2;
-  }
-  return sum / 3.0;
-}
-
 using testing::error_of;
 
 TEST(Ifosmondi, FixedPointConvergesWhenContractive) {
   const auto reference = run_b1("monolithic", 4.0, 1e-3);
   const auto fixed_point = run_b1("ifosmondi", 4.0, 1e-2, {"method.epsilon=1e-4"});
-  const double error = state_error(fixed_point, reference);
+  const double error = mean_nl2(fixed_point, reference);
   std::cout << "B1 D_D = 4 fixed point: error " << error << ", iterations " << fixed_point.stats.iterations << '\n';
   EXPECT_LE(error, 1e-4);
   EXPECT_EQ(fixed_point.stats.rejected_steps, 0);
@@ -66,7 +55,7 @@ TEST_P(JfmSweep, ConvergesForEveryDampingAtEpsilon1e4) {
   for (double d_d : {4.0, 2.0, 1.44, 1.1, 1.0, 0.9, 0.64, 0.25, 0.04, 0.01}) {
     const auto reference = run_b1("monolithic", d_d, 1e-2);
     const auto jfm = run_b1("ifosmondi-jfm", d_d, 1e-2, {"method.epsilon=1e-4", "method.jfm=" + GetParam()});
-    const double error = state_error(jfm, reference);
+    const double error = mean_nl2(jfm, reference);
     std::cout << GetParam() << " D_D = " << d_d << ": error " << error << ", iterations " << jfm.stats.iterations
               << ", integrations " << jfm.stats.integrations << '\n';
     EXPECT_LE(error, 1e-4) << "D_D = " << d_d;
@@ -80,7 +69,7 @@ TEST(IfosmondiJfm, EveryJfmBelowOnePercentAtLargeStepsOnTheNonContractiveCase) {
   const auto reference = run_b1("monolithic", 0.64, 1e-2);
   for (const char* jfm : {"newtonls", "anderson", "ngmres", "ngmres-ls"}) {
     for (double dt : {0.1, 0.2, 0.5}) {
-      const double error = state_error(run_b1("ifosmondi-jfm", 0.64, dt, {std::string("method.jfm=") + jfm}), reference);
+      const double error = mean_nl2(run_b1("ifosmondi-jfm", 0.64, dt, {std::string("method.jfm=") + jfm}), reference);
       EXPECT_LT(error, 1e-2) << jfm << " δt_ref = " << dt;
     }
   }

@@ -31,12 +31,6 @@ ErrorMetrics error_on(const ScenarioRun& result, const ScenarioRun& reference, c
                          reference.results->column(label));
 }
 
-double mean_nl2(const ScenarioRun& result, const ScenarioRun& reference) {
-  double sum = 0.0;
-  for (const auto& label : result.results->labels()) sum += error_on(result, reference, label).nl2;
-  return sum / static_cast<double>(result.results->labels().size());
-}
-
 TEST(Missiles, B3PreyErrorBeatsSeed003Table6AndJacobi) {
   // seed 003 Table 6, prey relative error: MISSILES 6.79e-3 % (δt = 1e-3), 3.48e-4 % (δt = 1e-4)
   for (const auto& [dt, seed] : {std::pair{1e-3, 6.79e-3}, std::pair{1e-4, 3.48e-4}}) {
