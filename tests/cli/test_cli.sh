@@ -17,6 +17,11 @@ check compare-json 0 '"mean_nl2"' -- "$cosima" compare b4.csv ref.csv --json
 check compare-table 0 "right.F" -- "$cosima" compare b4.csv ref.csv
 check set-override 0 "dt = 0.002" -- "$cosima" run "$examples/b4_two_mass.json" --dt 2e-3 --stop 1 --set systems.right.parameters.c3=2e5 --out o.csv
 check models 0 "b1.damper" -- "$cosima" models
+check executor-threads 0 "executor threads:2" -- "$cosima" run "$examples/oscillator_ring_8.json" --executor threads:2 --out ring.csv
+check executor-bad 1 "unknown executor 'gpu'" -- "$cosima" run "$examples/oscillator_ring_8.json" --executor gpu --out ring.csv
+check missiles-run 0 "method     missiles" -- "$cosima" run "$examples/b3_lotka_volterra.json" --method missiles --stop 1 --out m.csv
+check defect-run 0 "method     defect-jacobi" -- "$cosima" run "$examples/b5_rotational_oscillator.json" --method defect-jacobi --set method.tol=0.005 --out d.csv
+check choptrey-run 0 "macro-steps 144" -- "$cosima" run "$examples/b7_thermal_zones.json" --dt 150 --set method.extrapolation=choptrey --out b7.csv
 check unknown-parameter 1 "no parameter 'DD'" -- "$cosima" run "$examples/b1_ifosmondi_damper.json" --set systems.damper.parameters.DD=1
 check unknown-key 1 "unknown key 'systems.mass.integratr'" -- "$cosima" run "$examples/b1_ifosmondi_damper.json" --set systems.mass.integratr=euler
 check unknown-method 1 "unknown method 'newton'" -- "$cosima" run "$examples/b1_ifosmondi_damper.json" --method newton
