@@ -39,6 +39,7 @@ void Missiles::initialize(ModularModel& model, double t_start) {
   rhs_.setZero(unknowns);
   solution_.setZero(unknowns);
   first_step_ = true;
+  pattern_analyzed_ = false;
 }
 
 void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
@@ -89,7 +90,10 @@ bool Missiles::solve() {
   } else {
     sparse_.resize(unknowns, unknowns);
     sparse_.setFromTriplets(triplets_.begin(), triplets_.end());
-    if (sparse_lu_.info() != Eigen::Success || sparse_lu_.rows() != unknowns) sparse_lu_.analyzePattern(sparse_);
+    if (!pattern_analyzed_) {  // the sparsity of eq. 53 is the same at every step
+      sparse_lu_.analyzePattern(sparse_);
+      pattern_analyzed_ = true;
+    }
     sparse_lu_.factorize(sparse_);
     if (sparse_lu_.info() != Eigen::Success) return false;
     solution_ = sparse_lu_.solve(rhs_);

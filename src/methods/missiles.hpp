@@ -55,6 +55,7 @@ class Missiles final : public CouplingMethod {
   Eigen::SparseMatrix<double> sparse_;
   Eigen::SparseLU<Eigen::SparseMatrix<double>> sparse_lu_;
   bool first_step_ = true;
+  bool pattern_analyzed_ = false;
 };
 
 }  // namespace cosima

@@ -34,6 +34,12 @@ ErrorMetrics error_on(const ScenarioRun& result, const ScenarioRun& reference, c
 TEST(Missiles, B3PreyErrorBeatsSeed003Table6AndJacobi) {
   // seed 003 Table 6, prey relative error: MISSILES 6.79e-3 % (δt = 1e-3), 3.48e-4 % (δt = 1e-4)
   for (const auto& [dt, seed] : {std::pair{1e-3, 6.79e-3}, std::pair{1e-4, 3.48e-4}}) {
+#ifdef COSIMA_SANITIZED
+    if (dt < 1e-3) {  // 200 000 steps under ASan take minutes; the unsanitized run asserts this case
+      std::cout << "δt = 1e-4 left to the unsanitized run\n";
+      continue;
+    }
+#endif
     const auto reference = run("b3_lotka_volterra.json", dt, {"method.type=monolithic"});
     const auto missiles = run("b3_lotka_volterra.json", dt, {"method.type=missiles"});
     const auto jacobi = run("b3_lotka_volterra.json", dt, {"method.type=jacobi"});
@@ -139,12 +145,13 @@ TEST(Missiles, SparseAndDenseSolvesAgree) {
 }
 
 TEST(Missiles, StehfestEstimatorIsSelectable) {
-  const auto reference = run("b3_lotka_volterra.json", 1e-3, {"method.type=monolithic"});
-  const double exact = error_on(run("b3_lotka_volterra.json", 1e-3, {"method.type=missiles"}), reference, "prey.p").rel_pct;
-  const double stehfest =
-      error_on(run("b3_lotka_volterra.json", 1e-3, {"method.type=missiles", "method.estimator=stehfest"}), reference, "prey.p")
-          .rel_pct;
-  std::cout << fmt::format("B3 δt = 1e-3 MISSILES prey error: exact {:.3e} %, Gaver–Stehfest {:.3e} %\n", exact, stehfest);
+  const auto reference = run("b3_lotka_volterra.json", 1e-3, {"method.type=monolithic", "stop=2"});
+  const double exact =
+      error_on(run("b3_lotka_volterra.json", 1e-3, {"method.type=missiles", "stop=2"}), reference, "prey.p").rel_pct;
+  const double stehfest = error_on(run("b3_lotka_volterra.json", 1e-3, {"method.type=missiles", "method.estimator=stehfest", "stop=2"}),
+                                   reference, "prey.p")
+                              .rel_pct;
+  std::cout << fmt::format("B3 [0, 2] δt = 1e-3 MISSILES prey error: exact {:.3e} %, Gaver–Stehfest {:.3e} %\n", exact, stehfest);
   EXPECT_LE(stehfest, 6.79e-3);
 }
 
