@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return all.empty() ? 2 : 0;
   }
-  const std::string command = all[0];
+  const std::string& command = all[0];
   const std::vector<std::string> args(all.begin() + 1, all.end());
   try {
     if (command == "run") return command_run(args);

@@ -16,6 +16,7 @@
 //   stehfest  the paper's Gaver–Stehfest sum  f(t) ≈ ln2/t Σ_{i=1}^{N} V_i F(i ln2 / t)
 //             with N terms, and the second-order Richardson derivative of eq. 42,
 //             f'(h) ≈ (4 f(h + η/2) − f(h + η) − 3 f(h)) / η,   η = richardson_fraction·h.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,7 @@ class LinearResponseBuilder {
   std::vector<double> weights_;  ///< Stehfest V_1..V_N
   PhiFunctions phi_;
   Eigen::MatrixXd state_response_, resolvent_, c_resolvent_, transfer_;
-  Eigen::MatrixXd g_[3], p_[3], r_[3];
+  std::array<Eigen::MatrixXd, 3> g_, p_, r_;  ///< at h, h + η/2, h + η
   std::string reason_;
 };
 

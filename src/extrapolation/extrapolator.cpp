@@ -148,7 +148,7 @@ Eigen::Vector4d SignalExtrapolator::push(double sample) {
   // the candidates of the next point: this context's polynomial at τ = 1, for every ω ∈ Ω
   for (std::size_t w = 0; w < weights_.size(); ++w) candidates_[w] = fit(degree, frame, weights_[w]).sum();
   have_candidates_ = true;
-  const Eigen::Vector4d coefficients = cliff_ ? Eigen::Vector4d(sample, 0.0, 0.0, 0.0) : fit(degree, frame, weight_);
+  Eigen::Vector4d coefficients = cliff_ ? Eigen::Vector4d(sample, 0.0, 0.0, 0.0) : fit(degree, frame, weight_);
   if (reset) valid_ = 1;  // after flat or jump the older samples no longer describe the signal
   return coefficients;
 }

@@ -75,7 +75,7 @@ FmuArchive::FmuArchive(const std::filesystem::path& fmu) : file_(fmu) {
 }
 
 std::filesystem::path FmuArchive::binary() const {
-  const std::filesystem::path so =
+  std::filesystem::path so =
       directory_.path() / "binaries" / "linux64" / (description_.co_simulation.model_identifier + ".so");
   if (!std::filesystem::exists(so)) {
     throw Error(fmt::format("FMU '{}' has no linux64 binary (binaries/linux64/{}.so)", file_.string(),

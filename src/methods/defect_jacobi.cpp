@@ -66,7 +66,7 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
     m_.push_back(options_.input_order.of(model.system(s).name()));
     n_.push_back(options_.output_order.of(model.system(s).name()));
     for (int o = 0; o < model.system(s).output_count(); ++o) {
-      n_of_output_[static_cast<std::size_t>(model.output_offset(s) + o)] = n_.back();
+      n_of_output_[static_cast<std::size_t>(model.output_offset(s)) + static_cast<std::size_t>(o)] = n_.back();
     }
   }
   samples_.setZero(model.total_outputs(), kInputCoefficients);

@@ -71,7 +71,7 @@ class OptionReader {
       return v.get<int>();
     };
     if (value.is_object()) {
-      for (const auto& [system, v] : value.items()) orders.by_system[system] = order(v, key + "." + system);
+      for (const auto& [system, v] : value.items()) orders.by_system[system] = order(v, fmt::format("{}.{}", key, system));
     } else {
       orders.all = order(value, key);
     }

@@ -35,7 +35,7 @@ void Missiles::initialize(ModularModel& model, double t_start) {
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) buffers_.batch.order(s).configure_estimator = options_.estimator;
   executor().execute(buffers_.batch);
-  const Eigen::Index unknowns = 2 * model.total_outputs();
+  const Eigen::Index unknowns = 2 * static_cast<Eigen::Index>(model.total_outputs());
   rhs_.setZero(unknowns);
   solution_.setZero(unknowns);
   first_step_ = true;
@@ -58,8 +58,9 @@ void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
     rhs_.segment(n_out + out_offset, outputs) = estimator.constant_derivative;
     for (int j = 0; j < model.system(s).input_count(); ++j) {
       const int g = in_offset + j;
-      through_value.noalias() = response.GV.middleCols(kInputCoefficients * j, kInputCoefficients) * hermite;
-      through_derivative.noalias() = response.GD.middleCols(kInputCoefficients * j, kInputCoefficients) * hermite;
+      const Eigen::Index first = kInputCoefficients * static_cast<Eigen::Index>(j);  // vec(Ξ̌) index 4j + k
+      through_value.noalias() = response.GV.middleCols(first, kInputCoefficients) * hermite;
+      through_derivative.noalias() = response.GD.middleCols(first, kInputCoefficients) * hermite;
       const int source = sources[static_cast<std::size_t>(g)];
       for (int i = 0; i < outputs; ++i) {
         const int r = out_offset + i;

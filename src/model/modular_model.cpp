@@ -168,7 +168,7 @@ std::vector<std::string> ModularModel::find_algebraic_loop() const {
     const int s = system_of_input(i);
     for (int o = 0; o < system(s).output_count(); ++o) {
       if (system(s).output_depends_on_input(o, i - input_offset(s))) {
-        edges[static_cast<std::size_t>(n_out + i)].push_back(output_offset(s) + o);
+        edges[static_cast<std::size_t>(n_out) + static_cast<std::size_t>(i)].push_back(output_offset(s) + o);
       }
     }
   }

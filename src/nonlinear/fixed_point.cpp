@@ -31,7 +31,7 @@ NonlinearResult FixedPointSolver::solve(const Residual& gamma, Eigen::VectorXd& 
     }
     if (first_norm < 0.0) first_norm = norm;
     norms_.push_back(norm);
-    if (norms_.size() > 2 * kWindow) {
+    if (norms_.size() > 2 * static_cast<std::size_t>(kWindow)) {
       const double rho = std::pow(norm / norms_[norms_.size() - 1 - kWindow], 1.0 / kWindow);
       if (rho >= 0.999) {
         result.reason = fmt::format("the fixed point does not contract (estimated spectral radius ≈ {:.3f} ≥ 1)", rho);

@@ -122,7 +122,7 @@ std::filesystem::path resolve_fmu_path(const std::filesystem::path& fmu, const s
   places.emplace_back(COSIMA_DEFAULT_FMU_DIR);
   std::string searched;
   for (const auto& place : places) {
-    const std::filesystem::path candidate = place / fmu;
+    std::filesystem::path candidate = place / fmu;
     if (std::filesystem::exists(candidate)) return candidate;
     searched += (searched.empty() ? "" : ", ") + place.string();
   }

@@ -49,7 +49,7 @@ struct OutputSpec {
   std::vector<std::string> variables;  ///< empty: every output
 };
 
-struct Scenario {
+struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this aggregate
   std::filesystem::path file;
   std::string name;
   RunOptions run;

@@ -24,7 +24,6 @@ namespace {
 
 enum Phase : unsigned { instantiated = 1, initialization = 2, stepping = 4, terminated = 8, failed = 16 };
 constexpr unsigned kAnyPhase = instantiated | initialization | stepping | terminated | failed;
-constexpr unsigned kRunning = initialization | stepping | terminated | failed;
 
 class Slave {
  public:
