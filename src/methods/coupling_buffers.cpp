@@ -74,18 +74,6 @@ void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers
   buffers.gather_replies(model);
 }
 
-bool has_feedthrough(const ModularModel& model) {
-  for (int s = 0; s < model.system_count(); ++s) {
-    const System& system = model.system(s);
-    for (int o = 0; o < system.output_count(); ++o) {
-      for (int i = 0; i < system.input_count(); ++i) {
-        if (system.output_depends_on_input(o, i)) return true;
-      }
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 void initialize_coupled(ModularModel& model, Executor& executor, double t_start, CouplingBuffers& buffers) {
@@ -117,7 +105,7 @@ void initialize_coupled(ModularModel& model, Executor& executor, double t_start,
 int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps,
                                const std::vector<char>* due) {
   model.dispatch(buffers.y, buffers.u);
-  if (!has_feedthrough(model)) return 0;
+  if (!model.has_feedthrough()) return 0;
   int sweeps = 1;
   for (; sweeps <= max_sweeps; ++sweeps) {
     zoh_sweep(model, executor, buffers, std::numeric_limits<double>::quiet_NaN(), due);

@@ -41,7 +41,6 @@ void Ifosmondi::initialize(ModularModel& model, double t_start) {
   u_start_ = buffers_.u;  // u_init
   du_start_.setZero(n);
   x_.setZero(2 * n);
-  gamma_.setZero(2 * n);
   dy_.setZero(model.total_outputs());
   estimated_.assign(static_cast<std::size_t>(model.system_count()), false);
   estimates_.assign(static_cast<std::size_t>(model.system_count()), Reply{});

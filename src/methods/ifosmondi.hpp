@@ -71,7 +71,7 @@ class Ifosmondi final : public CouplingMethod {
   std::vector<bool> estimated_;   ///< systems without rollback, run through COSTARICA
   std::vector<Reply> estimates_;  ///< their estimator operators for the current step (update 2)
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
-  Eigen::VectorXd x_, gamma_, dy_, du_, last_x_;
+  Eigen::VectorXd x_, dy_, du_, last_x_;
   bool first_step_ = true;
   double h_next_ = 0.0;
   std::string failure_;  ///< reason of the last failed evaluation

@@ -79,6 +79,12 @@ void ModularModel::set_constant_input(std::string_view input, double value) {
 void ModularModel::finalize() {
   input_offsets_.assign(1, 0);
   output_offsets_.assign(1, 0);
+  has_feedthrough_ = false;
+  for (const auto& sys : systems_) {
+    for (int o = 0; o < sys->output_count(); ++o) {
+      for (int i = 0; i < sys->input_count(); ++i) has_feedthrough_ = has_feedthrough_ || sys->output_depends_on_input(o, i);
+    }
+  }
   for (const auto& sys : systems_) {
     input_offsets_.push_back(input_offsets_.back() + sys->input_count());
     output_offsets_.push_back(output_offsets_.back() + sys->output_count());

@@ -61,6 +61,8 @@ class ModularModel {
   /// A cycle of direct-feedthrough dependencies (an algebraic loop) as port labels
   /// ["a.y", "b.u", "b.z", "a.v", "a.y"], or empty when there is none.
   [[nodiscard]] std::vector<std::string> find_algebraic_loop() const;
+  /// Whether any output depends algebraically on an input of its system (known after finalize).
+  [[nodiscard]] bool has_feedthrough() const { return has_feedthrough_; }
 
  private:
   PortRef resolve(std::string_view label, bool want_output) const;
@@ -72,6 +74,7 @@ class ModularModel {
   std::vector<PendingConnection> connections_;
   std::vector<std::pair<PortRef, double>> constants_pending_;
   std::vector<int> input_offsets_{0};
+  bool has_feedthrough_ = false;
   std::vector<int> output_offsets_{0};
   std::vector<int> input_sources_;
   Eigen::VectorXd constants_;
