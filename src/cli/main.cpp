@@ -1,4 +1,5 @@
 // The `cosima` command: run scenarios, list models, compare results, reproduce the seeds' figures.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "bench/bench.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "exec/mpi_executor.hpp"
 #include "fmi/fmu_system.hpp"
@@ -29,7 +31,7 @@ constexpr const char* kUsage = R"(cosima — co-simulation master
 usage:
   cosima run SCENARIO.json [--method M] [--dt H] [--stop T] [--set PATH=VALUE]...
                            [--out FILE.csv] [--stats FILE.json] [--steps FILE.csv] [--quiet]
-                           [--executor sequential|threads:N|mpi]
+                           [--executor sequential|threads:N|mpi] [--log-level error|warning|info|debug]
   cosima models
   cosima info FILE.fmu
   cosima compare RESULT.csv REFERENCE.csv [--json]
@@ -37,6 +39,9 @@ usage:
 
   --set overrides any value of the scenario by its dot path, e.g.
         --set systems.damper.parameters.D_D=0.64   --set method.epsilon=1e-4
+  --set inputs.SYSTEM.PORT=VALUE sets a constant input.
+  --log-level (or the scenario's "log_level") filters cosima's messages; at debug the FMUs are
+        instantiated with loggingOn and their messages are shown with the system's name.
   method 'monolithic' simulates the coupled native model as one ODE (the reference).
 )";
 
@@ -67,6 +72,7 @@ int command_run(const std::vector<std::string>& args) {
   std::string executor_spec = "sequential";
   std::optional<double> dt, stop;
   std::vector<std::string> overrides;
+  std::optional<std::string> log_level;
   bool quiet = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -79,6 +85,7 @@ int command_run(const std::vector<std::string>& args) {
     else if (a == "--steps") steps_file = value_of(args, i);
     else if (a == "--quiet") quiet = true;
     else if (a == "--executor") executor_spec = value_of(args, i);
+    else if (a == "--log-level") log_level = value_of(args, i);
     else if (a.starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", a));
     else if (!scenario_file) scenario_file = a;
     else throw UsageError(fmt::format("unexpected argument '{}'", a));
@@ -87,7 +94,13 @@ int command_run(const std::vector<std::string>& args) {
   if (method) overrides.push_back("method.type=\"" + *method + "\"");
   if (dt) overrides.push_back(fmt::format("method.dt={:.17g}", *dt));
   if (stop) overrides.push_back(fmt::format("stop={:.17g}", *stop));
+  if (log_level && !cosima::parse_log_level(*log_level)) {
+    throw UsageError(fmt::format("--log-level is '{}'; give error, warning, info or debug", *log_level));
+  }
   const cosima::Scenario scenario = cosima::load_scenario(*scenario_file, overrides);
+  if (const std::string level = log_level.value_or(scenario.log_level); !level.empty()) {
+    cosima::set_log_level(*cosima::parse_log_level(level));
+  }
   // --executor mpi under mpirun: rank 0 runs the method, the other ranks serve their systems
   std::optional<cosima::MpiSession> mpi;
   std::unique_ptr<cosima::Executor> executor;
@@ -161,6 +174,22 @@ int command_compare(const std::vector<std::string>& args) {
   if (files.size() != 2) throw UsageError("compare needs RESULT.csv and REFERENCE.csv");
   const cosima::Table result = cosima::read_csv(files[0]);
   const cosima::Table reference = cosima::read_csv(files[1]);
+  // a comparison is meaningless on non-finite numbers or a result that stops short
+  for (const auto& [table, file] : {std::pair{&result, &files[0]}, std::pair{&reference, &files[1]}}) {
+    for (std::size_t r = 0; r < table->time.size(); ++r) {
+      if (!std::isfinite(table->time[r])) throw Error(fmt::format("'{}': time is {} in row {}", *file, table->time[r], r + 1));
+      for (std::size_t c = 0; c < table->columns.size(); ++c) {
+        if (!std::isfinite(table->values[c][r])) {
+          throw Error(fmt::format("'{}': '{}' is {} at t = {}", *file, table->columns[c], table->values[c][r], table->time[r]));
+        }
+      }
+    }
+    if (table->time.empty()) throw Error(fmt::format("'{}' has no rows", *file));
+  }
+  if (result.time.back() < reference.time.back() - 1e-9 * std::max(1.0, std::abs(reference.time.back()))) {
+    throw Error(fmt::format("'{}' ends at t = {}, before the reference '{}' (t = {})", files[0], result.time.back(), files[1],
+                            reference.time.back()));
+  }
   nlohmann::ordered_json document;
   document["variables"] = nlohmann::ordered_json::object();
   double nl2_sum = 0.0;

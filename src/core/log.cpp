@@ -14,6 +14,14 @@ std::mutex g_mutex;
 void set_log_level(LogLevel level) { g_level = level; }
 LogLevel log_level() { return g_level; }
 
+std::optional<LogLevel> parse_log_level(std::string_view name) {
+  if (name == "error") return LogLevel::error;
+  if (name == "warning") return LogLevel::warning;
+  if (name == "info") return LogLevel::info;
+  if (name == "debug") return LogLevel::debug;
+  return std::nullopt;
+}
+
 void log(LogLevel level, std::string_view message) {
   if (level > g_level.load()) return;
   static constexpr std::string_view kNames[] = {"error", "warning", "info", "debug"};

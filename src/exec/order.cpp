@@ -71,6 +71,18 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     reply.outputs.resize(system.output_count(), order.read_order + 1);
     system.outputs(reply.outputs.col(0));
     for (int k = 1; k <= order.read_order; ++k) system.output_derivatives(k, reply.outputs.col(k));
+    // a non-finite output is the producing system's fault: say so here, not where it is read
+    if (!reply.outputs.allFinite()) {
+      for (Eigen::Index k = 0; k < reply.outputs.cols(); ++k) {
+        for (Eigen::Index o = 0; o < reply.outputs.rows(); ++o) {
+          if (std::isfinite(reply.outputs(o, k))) continue;
+          reply.result = StepResult::failure(fmt::format(
+              "{} '{}' is {} at t = {}", k == 0 ? "output" : fmt::format("derivative {} of output", k),
+              system.output_names()[static_cast<std::size_t>(o)], reply.outputs(o, k), reply.time));
+          return;
+        }
+      }
+    }
   }
   if (order.read_states) {
     reply.states.resize(system.state_count());

@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <zip.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -25,11 +26,27 @@ TemporaryDirectory::~TemporaryDirectory() {
   std::filesystem::remove_all(path_, ignored);
 }
 
+std::string file_uri(const std::filesystem::path& path) {
+  std::string uri = "file://";
+  for (const unsigned char c : path.string()) {
+    const bool unreserved = std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+    uri += unreserved ? std::string(1, static_cast<char>(c)) : fmt::format("%{:02X}", c);
+  }
+  return uri;
+}
+
 namespace {
 
-void unzip(const std::filesystem::path& fmu, const std::filesystem::path& target) {
+using ZipHandle = std::unique_ptr<zip_t, decltype(&zip_discard)>;
+using ZipEntry = std::unique_ptr<zip_file_t, decltype(&zip_fclose)>;
+
+ZipHandle open_zip(const std::filesystem::path& fmu) {
+  if (std::filesystem::is_directory(fmu)) {
+    throw Error(fmt::format("cannot open FMU '{}': it is a directory, not an .fmu file", fmu.string()));
+  }
+  if (!std::filesystem::is_regular_file(fmu)) throw Error(fmt::format("cannot open FMU '{}': no such file", fmu.string()));
   int error = 0;
-  std::unique_ptr<zip_t, decltype(&zip_discard)> archive(zip_open(fmu.c_str(), ZIP_RDONLY, &error), zip_discard);
+  ZipHandle archive(zip_open(fmu.c_str(), ZIP_RDONLY, &error), zip_discard);
   if (!archive) {
     if (error == ZIP_ER_NOENT || error == ZIP_ER_OPEN) throw Error(fmt::format("cannot open FMU '{}'", fmu.string()));
     zip_error_t z;
@@ -38,40 +55,95 @@ void unzip(const std::filesystem::path& fmu, const std::filesystem::path& target
     zip_error_fini(&z);
     throw Error(fmt::format("'{}' is not an FMU: not a zip archive ({})", fmu.string(), why));
   }
-  const zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
+  return archive;
+}
+
+/// Streams one entry to `sink` in chunks, refusing more than `max_bytes`.
+template <class Sink>
+void read_entry(zip_t* archive, zip_uint64_t index, const std::filesystem::path& fmu, const char* name,
+                std::uint64_t max_bytes, Sink&& sink) {
+  ZipEntry entry(zip_fopen_index(archive, index, 0), zip_fclose);
+  if (!entry) throw Error(fmt::format("FMU '{}': cannot read entry '{}'", fmu.string(), name));
   std::vector<char> buffer(1 << 16);
+  std::uint64_t total = 0;
+  zip_int64_t read = 0;
+  while ((read = zip_fread(entry.get(), buffer.data(), buffer.size())) > 0) {
+    total += static_cast<std::uint64_t>(read);
+    if (total > max_bytes) {
+      throw Error(fmt::format("FMU '{}': entry '{}' unpacks to more than {} bytes (a zip bomb?)", fmu.string(), name,
+                              max_bytes));
+    }
+    sink(buffer.data(), static_cast<std::size_t>(read));
+  }
+  if (read < 0) throw Error(fmt::format("FMU '{}': cannot unpack entry '{}' (corrupt archive)", fmu.string(), name));
+}
+
+ModelDescription description_from(zip_t* archive, const std::filesystem::path& fmu) {
+  const zip_int64_t index = zip_name_locate(archive, "modelDescription.xml", 0);
+  if (index < 0) throw Error(fmt::format("FMU '{}' has no modelDescription.xml", fmu.string()));
+  std::string xml;
+  constexpr std::uint64_t kMaxDescription = 1ULL << 30;
+  read_entry(archive, static_cast<zip_uint64_t>(index), fmu, "modelDescription.xml", kMaxDescription,
+             [&](const char* data, std::size_t size) { xml.append(data, size); });
+  return parse_model_description(xml, fmt::format("FMU '{}'", fmu.string()));
+}
+
+void unzip(zip_t* archive, const std::filesystem::path& fmu, const std::filesystem::path& target,
+           const UnpackLimits& limits) {
+  const zip_int64_t entries = zip_get_num_entries(archive, 0);
   const std::filesystem::path root = std::filesystem::weakly_canonical(target);
+  std::uint64_t budget = limits.total_bytes;
   for (zip_int64_t i = 0; i < entries; ++i) {
-    const char* name = zip_get_name(archive.get(), static_cast<zip_uint64_t>(i), 0);
+    const auto index = static_cast<zip_uint64_t>(i);
+    const char* name = zip_get_name(archive, index, 0);
     if (name == nullptr) continue;
     const std::filesystem::path out = std::filesystem::weakly_canonical(target / name);
-    // refuse entries that would land outside the directory ("zip slip")
-    if (out.string().rfind(root.string(), 0) != 0) {
+    // "zip slip": the entry must stay inside the directory, compared by path components
+    const std::filesystem::path inside = out.lexically_relative(root);
+    if (std::filesystem::path(name).is_absolute() || inside.empty() || *inside.begin() == "..") {
       throw Error(fmt::format("FMU '{}': entry '{}' points outside the archive", fmu.string(), name));
     }
     if (std::string_view(name).ends_with('/')) {
       std::filesystem::create_directories(out);
       continue;
     }
+    zip_stat_t stat;
+    zip_stat_init(&stat);
+    if (zip_stat_index(archive, index, 0, &stat) == 0 && (stat.valid & ZIP_STAT_SIZE) != 0 &&
+        (stat.valid & ZIP_STAT_COMP_SIZE) != 0 && stat.size > (1U << 20) &&
+        static_cast<double>(stat.size) > limits.compression_ratio * static_cast<double>(std::max<zip_uint64_t>(stat.comp_size, 1))) {
+      throw Error(fmt::format("FMU '{}': entry '{}' is compressed {:.0f}:1 (more than {:.0f}:1: a zip bomb?)", fmu.string(),
+                              name, static_cast<double>(stat.size) / static_cast<double>(std::max<zip_uint64_t>(stat.comp_size, 1)),
+                              limits.compression_ratio));
+    }
     std::filesystem::create_directories(out.parent_path());
-    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> entry(zip_fopen_index(archive.get(), static_cast<zip_uint64_t>(i), 0),
-                                                             zip_fclose);
-    if (!entry) throw Error(fmt::format("FMU '{}': cannot read entry '{}'", fmu.string(), name));
     std::ofstream file(out, std::ios::binary);
-    zip_int64_t read = 0;
-    while ((read = zip_fread(entry.get(), buffer.data(), buffer.size())) > 0) file.write(buffer.data(), read);
-    if (read < 0 || !file) throw Error(fmt::format("FMU '{}': cannot unpack entry '{}'", fmu.string(), name));
+    std::uint64_t written = 0;
+    read_entry(archive, index, fmu, name, budget, [&](const char* data, std::size_t size) {
+      file.write(data, static_cast<std::streamsize>(size));
+      written += size;
+    });
+    budget -= written;
+    if (!file) throw Error(fmt::format("FMU '{}': cannot write entry '{}' to '{}'", fmu.string(), name, out.string()));
   }
 }
 
 }  // namespace
 
-FmuArchive::FmuArchive(const std::filesystem::path& fmu) : file_(fmu) {
-  if (!std::filesystem::is_regular_file(fmu)) throw Error(fmt::format("cannot open FMU '{}': no such file", fmu.string()));
-  unzip(fmu, directory_.path());
-  const std::filesystem::path xml = directory_.path() / "modelDescription.xml";
-  if (!std::filesystem::exists(xml)) throw Error(fmt::format("FMU '{}' has no modelDescription.xml", fmu.string()));
-  description_ = parse_model_description(xml, fmt::format("FMU '{}'", fmu.string()));
+ModelDescription read_model_description(const std::filesystem::path& fmu) {
+  const ZipHandle archive = open_zip(fmu);
+  return description_from(archive.get(), fmu);
+}
+
+bool archive_has_entry(const std::filesystem::path& fmu, const std::string& entry) {
+  const ZipHandle archive = open_zip(fmu);
+  return zip_name_locate(archive.get(), entry.c_str(), 0) >= 0;
+}
+
+FmuArchive::FmuArchive(const std::filesystem::path& fmu, const UnpackLimits& limits) : file_(fmu) {
+  const ZipHandle archive = open_zip(fmu);
+  description_ = description_from(archive.get(), fmu);
+  unzip(archive.get(), fmu, directory_.path(), limits);
 }
 
 std::filesystem::path FmuArchive::binary() const {
@@ -84,6 +156,6 @@ std::filesystem::path FmuArchive::binary() const {
   return so;
 }
 
-std::string FmuArchive::resource_uri() const { return "file://" + (directory_.path() / "resources").string(); }
+std::string FmuArchive::resource_uri() const { return file_uri(directory_.path() / "resources"); }
 
 }  // namespace cosima::fmi

@@ -1,7 +1,10 @@
 #pragma once
 // An FMU on disk: the .fmu zip unpacked (libzip) into a private temporary directory that is removed
-// when the archive object goes away — also when loading fails half-way.
+// when the archive object goes away — also when loading fails half-way. Entries may not leave that
+// directory (compared by path components), and the unpacked size and compression ratio are bounded.
+#include <cstdint>
 #include <filesystem>
+#include <string>
 
 #include "fmi/model_description.hpp"
 
@@ -20,11 +23,27 @@ class TemporaryDirectory {
   std::filesystem::path path_;
 };
 
+/// Reads modelDescription.xml straight from the zip, unpacking nothing (`cosima info`, scenario
+/// defaults). Throws Error as FmuArchive does.
+ModelDescription read_model_description(const std::filesystem::path& fmu);
+
+/// Whether the zip holds an entry of that name.
+bool archive_has_entry(const std::filesystem::path& fmu, const std::string& entry);
+
+/// "file://" + the path, percent-encoded (RFC 3986: everything but unreserved characters and '/').
+std::string file_uri(const std::filesystem::path& path);
+
+/// Limits on what an FMU may unpack to (a zip bomb is refused before it fills the disk).
+struct UnpackLimits {
+  std::uint64_t total_bytes = 4ULL << 30;   ///< every entry together
+  double compression_ratio = 1000.0;        ///< per entry larger than 1 MiB
+};
+
 class FmuArchive {
  public:
   /// Unpacks and reads modelDescription.xml. Throws Error naming the file: not a zip, no
   /// modelDescription.xml, malformed description, ...
-  explicit FmuArchive(const std::filesystem::path& fmu);
+  explicit FmuArchive(const std::filesystem::path& fmu, const UnpackLimits& limits = {});
 
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }
   [[nodiscard]] const std::filesystem::path& directory() const { return directory_.path(); }

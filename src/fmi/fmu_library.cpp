@@ -39,6 +39,9 @@ FmuLibrary::FmuLibrary(const std::filesystem::path& shared_object, const std::st
   resolve(f.set_integer, "fmi2SetInteger", false);
   resolve(f.get_boolean, "fmi2GetBoolean", false);
   resolve(f.set_boolean, "fmi2SetBoolean", false);
+  resolve(f.get_string, "fmi2GetString", false);
+  resolve(f.set_string, "fmi2SetString", false);
+  resolve(f.set_debug_logging, "fmi2SetDebugLogging", false);
   resolve(f.get_fmu_state, "fmi2GetFMUstate", false);
   resolve(f.set_fmu_state, "fmi2SetFMUstate", false);
   resolve(f.free_fmu_state, "fmi2FreeFMUstate", false);

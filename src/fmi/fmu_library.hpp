@@ -25,6 +25,9 @@ struct Fmi2Functions {
   fmi2SetIntegerTYPE set_integer = nullptr;
   fmi2GetBooleanTYPE get_boolean = nullptr;
   fmi2SetBooleanTYPE set_boolean = nullptr;
+  fmi2GetStringTYPE get_string = nullptr;
+  fmi2SetStringTYPE set_string = nullptr;
+  fmi2SetDebugLoggingTYPE set_debug_logging = nullptr;
   fmi2GetFMUstateTYPE get_fmu_state = nullptr;
   fmi2SetFMUstateTYPE set_fmu_state = nullptr;
   fmi2FreeFMUstateTYPE free_fmu_state = nullptr;

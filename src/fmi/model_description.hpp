@@ -1,9 +1,13 @@
 #pragma once
-// modelDescription.xml of an FMI 2.0 Co-Simulation FMU (FMI 2.0 §2.2), what cosima reads of it.
+// modelDescription.xml of an FMI 2.0 FMU (FMI 2.0 §2.2), what cosima reads of it, validated: every
+// defect is an Error naming the FMU and the element.
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "system/port.hpp"
 
 namespace cosima::fmi {
 
@@ -16,8 +20,18 @@ struct ScalarVariable {
   std::string causality = "local";     ///< parameter, calculatedParameter, input, output, local, independent
   std::string variability = "continuous";
   std::string initial;                  ///< exact, approx, calculated, or empty
+  std::string declared_type;            ///< the SimpleType it refers to (required for Enumeration)
   std::optional<std::string> start;
+  std::optional<double> min, max;       ///< from the variable, else from its declared type
   std::optional<int> derivative_of;     ///< 1-based index of the state this is the derivative of
+};
+
+/// A SimpleType of TypeDefinitions (FMI 2.0 §2.2.3): what cosima needs of it.
+struct SimpleType {
+  std::string name;
+  VariableType type = VariableType::real;
+  std::optional<double> min, max;
+  std::vector<std::pair<std::string, int>> items;  ///< Enumeration items (name, value)
 };
 
 struct Unknown {
@@ -46,16 +60,26 @@ struct ModelDescription {
   std::string generation_tool;
   CoSimulationCapabilities co_simulation;
   DefaultExperiment default_experiment;
+  std::vector<SimpleType> types;
   std::vector<ScalarVariable> variables;
   std::vector<Unknown> outputs, derivatives, initial_unknowns;
 
   /// Index (0-based) of a variable by name, or -1.
   [[nodiscard]] int find(const std::string& name) const;
+  /// The declared type of a variable, or nullptr.
+  [[nodiscard]] const SimpleType* type_of(const ScalarVariable& variable) const;
+  /// The variable as a port: kind, variability, range (Integer: also 32 bit), Enumeration items, start.
+  [[nodiscard]] PortInfo port_info(const ScalarVariable& variable) const;
 };
 
-/// Parses modelDescription.xml; `source` names the FMU in errors. Throws Error on malformed XML,
-/// fmiVersion ≠ 2.0, a missing CoSimulation element or an inconsistent ModelStructure.
-ModelDescription parse_model_description(const std::filesystem::path& xml_file, const std::string& source);
+/// Parses and validates modelDescription.xml given as text; `source` names the FMU in errors.
+/// Throws Error on malformed XML, fmiVersion ≠ 2.0, a missing CoSimulation element, and every
+/// defect the standard forbids: a valueReference that is not a non-negative integer, an input
+/// sharing its value reference with an output of the same type, two variables of one name (§2.2.7),
+/// a modelIdentifier that is not a C identifier, a missing or unknown declaredType of an
+/// Enumeration, non-numeric start/min/max of a numeric variable, and ModelStructure indices or
+/// dependencies that are not integers in range.
+ModelDescription parse_model_description(std::string_view xml, const std::string& source);
 
 std::string_view to_string(VariableType type);
 

@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -18,16 +17,34 @@ int Table::column_index(const std::string& name) const {
 }
 
 namespace {
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream stream(line);
-  std::string cell;
-  while (std::getline(stream, cell, ',')) {
-    if (!cell.empty() && cell.back() == '\r') cell.pop_back();
-    cells.push_back(cell);
+
+struct Cell {
+  std::string text;
+  bool quoted = false;
+};
+
+/// One line split at commas outside quotes.
+std::vector<Cell> split(const std::string& line, const std::filesystem::path& path, int number) {
+  std::vector<Cell> cells(1);
+  bool in_quotes = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_quotes) {
+      if (c != '"') cells.back().text += c;
+      else if (i + 1 < line.size() && line[i + 1] == '"') cells.back().text += line[++i];
+      else in_quotes = false;
+    } else if (c == '"' && cells.back().text.empty()) {
+      in_quotes = cells.back().quoted = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+    } else if (c != '\r') {
+      cells.back().text += c;
+    }
   }
+  if (in_quotes) throw Error(fmt::format("'{}' line {}: a quoted cell is not closed", path.string(), number));
   return cells;
 }
+
 }  // namespace
 
 Table read_csv(const std::filesystem::path& path) {
@@ -35,28 +52,50 @@ Table read_csv(const std::filesystem::path& path) {
   if (!in) throw Error(fmt::format("cannot open '{}'", path.string()));
   std::string line;
   if (!std::getline(in, line)) throw Error(fmt::format("'{}' is empty", path.string()));
-  const auto header = split(line);
-  if (header.empty() || header[0] != "time") {
+  const auto header = split(line, path, 1);
+  if (header.empty() || header[0].text != "time") {
     throw Error(fmt::format("'{}': the first column must be 'time'", path.string()));
   }
-  Table table;
-  table.columns.assign(header.begin() + 1, header.end());
-  table.values.resize(table.columns.size());
+  std::vector<std::vector<double>> numbers(header.size());
+  std::vector<std::vector<std::string>> texts(header.size());
+  std::vector<char> is_text(header.size(), 0);
+  std::size_t rows = 0;
   for (int number = 2; std::getline(in, line); ++number) {
-    if (line.empty()) continue;
-    const auto cells = split(line);
+    if (line.empty() || line == "\r") continue;
+    const auto cells = split(line, path, number);
     if (cells.size() != header.size()) {
       throw Error(fmt::format("'{}' line {}: {} cells, header has {}", path.string(), number, cells.size(), header.size()));
     }
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      double value = 0.0;
-      const auto* begin = cells[c].data();
-      const auto [end, ec] = std::from_chars(begin, begin + cells[c].size(), value);
-      if (ec != std::errc() || end != begin + cells[c].size()) {
-        throw Error(fmt::format("'{}' line {}: '{}' is not a number", path.string(), number, cells[c]));
+      if (cells[c].quoted && c > 0) {
+        if (rows > 0 && is_text[c] == 0) {
+          throw Error(fmt::format("'{}' line {}: column '{}' mixes numbers and text", path.string(), number, header[c].text));
+        }
+        is_text[c] = 1;
+        texts[c].push_back(cells[c].text);
+        continue;
       }
-      if (c == 0) table.time.push_back(value);
-      else table.values[c - 1].push_back(value);
+      if (is_text[c] != 0) {
+        throw Error(fmt::format("'{}' line {}: column '{}' mixes numbers and text", path.string(), number, header[c].text));
+      }
+      double value = 0.0;
+      const auto* begin = cells[c].text.data();
+      const auto [end, ec] = std::from_chars(begin, begin + cells[c].text.size(), value);
+      if (ec != std::errc() || end != begin + cells[c].text.size() || cells[c].text.empty()) {
+        throw Error(fmt::format("'{}' line {}: '{}' is not a number", path.string(), number, cells[c].text));
+      }
+      numbers[c].push_back(value);
+    }
+    ++rows;
+  }
+  Table table;
+  table.time = std::move(numbers[0]);
+  for (std::size_t c = 1; c < header.size(); ++c) {
+    if (is_text[c] != 0) {
+      table.texts.emplace_back(header[c].text, std::move(texts[c]));
+    } else {
+      table.columns.push_back(header[c].text);
+      table.values.push_back(std::move(numbers[c]));
     }
   }
   return table;

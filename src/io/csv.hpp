@@ -10,12 +10,16 @@ struct Table {
   std::vector<std::string> columns;          ///< without "time"
   std::vector<double> time;
   std::vector<std::vector<double>> values;   ///< values[column][row]
+  /// Columns of quoted text (String outputs), kept apart: name and cells.
+  std::vector<std::pair<std::string, std::vector<std::string>>> texts;
 
   /// Column index by name, or -1.
   [[nodiscard]] int column_index(const std::string& name) const;
 };
 
-/// Reads a CSV with a header whose first column is "time". Errors name the file and line.
+/// Reads a CSV with a header whose first column is "time". Cells are numbers, or quoted text (RFC
+/// 4180: "" inside quotes is one "), which makes the column a text column. Errors name the file
+/// and line.
 Table read_csv(const std::filesystem::path& path);
 
 }  // namespace cosima

@@ -39,11 +39,16 @@ const InputPolynomials& CouplingBuffers::hermite(const ModularModel& model, int 
   return p;
 }
 
-Order& CouplingBuffers::order_with_inputs(int s) {
+Order& CouplingBuffers::order_with_inputs(const ModularModel& model, int s) {
   Order& order = batch.order(s);
   order.set_inputs = true;
   order.inputs = polynomials(s);
+  hold_discrete_inputs(model, s, order.inputs);
   return order;
+}
+
+void hold_discrete_inputs(const ModularModel& model, int s, InputPolynomials& polynomials) {
+  for (const int j : model.held_inputs(s)) polynomials.row(j).tail<kMaxInputDegree>().setZero();
 }
 
 void CouplingBuffers::gather_replies(const ModularModel& model, Eigen::VectorXd* dy) {
@@ -51,6 +56,9 @@ void CouplingBuffers::gather_replies(const ModularModel& model, Eigen::VectorXd*
     const Order& order = batch.orders()[static_cast<std::size_t>(s)];
     if (!order.active || order.read_order < 0) continue;
     const Reply& reply = batch.reply(s);
+    if (reply.result.status == StepResult::Status::failed) {
+      throw Error(fmt::format("system '{}' at t = {}: {}", model.system(s).name(), reply.time, reply.result.reason));
+    }
     const int offset = model.output_offset(s), count = model.system(s).output_count();
     y.segment(offset, count) = reply.outputs.col(0);
     if (dy != nullptr && order.read_order >= 1) dy->segment(offset, count) = reply.outputs.col(1);
@@ -59,14 +67,17 @@ void CouplingBuffers::gather_replies(const ModularModel& model, Eigen::VectorXd*
 
 namespace {
 
-/// One sweep: every system gets its ZOH inputs from ũ and reports its outputs.
+/// One sweep: every system gets its ZOH inputs from ũ and reports its outputs. The initializing
+/// sweep hands over no inputs: a system starts from its own declared start values (FMI 2.0
+/// §2.2.7), never from values the master would have to invent.
 void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, double initialize_at,
                const std::vector<char>* due = nullptr) {
   buffers.batch.clear();
+  const bool initializing = !std::isnan(initialize_at);
   for (int s = 0; s < model.system_count(); ++s) {
     if (due != nullptr && (*due)[static_cast<std::size_t>(s)] == 0) continue;
     buffers.zoh(model, s);
-    Order& order = buffers.order_with_inputs(s);
+    Order& order = initializing ? buffers.batch.order(s) : buffers.order_with_inputs(model, s);
     order.initialize = initialize_at;
     order.read_order = 0;
   }
@@ -78,7 +89,6 @@ void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers
 
 void initialize_coupled(ModularModel& model, Executor& executor, double t_start, CouplingBuffers& buffers) {
   buffers.resize(model);
-  model.dispatch(buffers.y, buffers.u);  // constants; connected inputs start from 0
   constexpr int kMaxSweeps = 100;
   Eigen::VectorXd previous;
   for (int sweep = 0; sweep <= kMaxSweeps; ++sweep) {

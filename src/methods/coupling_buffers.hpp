@@ -26,8 +26,8 @@ class CouplingBuffers {
   /// inputs (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
   const InputPolynomials& hermite(const ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
                                   const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2);
-  /// An order for system s that hands over polynomials(s).
-  Order& order_with_inputs(int s);
+  /// An order for system s that hands over polynomials(s), its held inputs held (see below).
+  Order& order_with_inputs(const ModularModel& model, int s);
   /// Copies the outputs (and first derivatives, when read) of the batch's replies into y (and dy).
   void gather_replies(const ModularModel& model, Eigen::VectorXd* dy = nullptr);
   [[nodiscard]] InputPolynomials& polynomials(int s) { return polynomials_[static_cast<std::size_t>(s)]; }
@@ -35,6 +35,10 @@ class CouplingBuffers {
  private:
   std::vector<InputPolynomials> polynomials_;
 };
+
+/// Makes the held (discrete, non-Real) inputs of system s constant over the step at their value at
+/// its start: extrapolation, Hermite and Taylor polynomials apply to continuous Reals only.
+void hold_discrete_inputs(const ModularModel& model, int s, InputPolynomials& polynomials);
 
 /// Initializes every system at t_start and makes the initial inputs consistent with the initial
 /// outputs: sweeps ũ = Φᵀ ỹ(ũ) until it no longer changes (exact after as many sweeps as the

@@ -129,6 +129,7 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
       const int degree = std::min(m_[static_cast<std::size_t>(s)], n_of_output_[static_cast<std::size_t>(source)]);
       for (int k = 0; k <= degree; ++k) p(j, k) = samples_(source, k) / factorial(k);
     }
+    hold_discrete_inputs(model, s, p);
   }
   // 2. to the midpoint, sample, then to T_k (inputs re-expanded at the midpoint)
   for (int half = 0; half < 2; ++half) {

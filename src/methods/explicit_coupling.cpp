@@ -77,8 +77,9 @@ void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, 
     const int g = offset + static_cast<int>(j);
     const int source = model.input_sources()[static_cast<std::size_t>(g)];
     const double value = buffers_.u(g);
-    if (source < 0 || (fresh != nullptr && (*fresh)[static_cast<std::size_t>(model.system_of_output(source))] != 0)) {
-      p(j, 0) = value;  // a constant, or an output already at t_N + h
+    if (source < 0 || model.input_held(g) ||
+        (fresh != nullptr && (*fresh)[static_cast<std::size_t>(model.system_of_output(source))] != 0)) {
+      p(j, 0) = value;  // a constant, a held (discrete) input, or an output already at t_N + h
       continue;
     }
     const Eigen::Vector4d c = extrapolators_[static_cast<std::size_t>(g)].push(value);  // u(τ) = Σ c_k τ^k
@@ -109,7 +110,7 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
       if (due_[static_cast<std::size_t>(s)] == 0) continue;
       const double span = std::min(rate_[static_cast<std::size_t>(s)] * h_max, stop_time() - t);
       build_inputs(model, s, h_max, span, jacobi ? nullptr : &fresh_);
-      Order& order = buffers_.order_with_inputs(s);
+      Order& order = buffers_.order_with_inputs(model, s);
       order.step = span;
       order.read_order = 0;
       publish_at_[static_cast<std::size_t>(s)] = t + span;
@@ -121,9 +122,11 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
       throw_if_failed(reply.result, model.system(s), t);
       if (reply.result.status == StepResult::Status::terminated) {
         report.terminated = true;
-        report.reason = fmt::format("system '{}' terminated at t = {}: {}", model.system(s).name(), t, reply.result.reason);
-        report.h = 0.0;
-        return report;
+        report.reason = fmt::format("system '{}': {}", model.system(s).name(), reply.result.reason);
+        if (!reply.result.step_completed) {  // the run ends at t_N, the last complete communication point
+          report.h = 0.0;
+          return report;
+        }
       }
       pending_[static_cast<std::size_t>(s)] = reply.outputs.col(0);
       fresh_[static_cast<std::size_t>(s)] = 1;

@@ -80,7 +80,7 @@ bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h, const 
   for (int s = 0; s < model.system_count(); ++s) {
     if (estimated(s)) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end);
-    Order& order = buffers_.order_with_inputs(s);
+    Order& order = buffers_.order_with_inputs(model, s);
     order.restore = true;
     order.step = h;
     order.read_order = 1;
@@ -105,7 +105,7 @@ double Ifosmondi::integrate_estimated(ModularModel& model, HermiteKind kind, dou
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, x_.head(n), x_.tail(n));
-    Order& order = buffers_.order_with_inputs(s);
+    Order& order = buffers_.order_with_inputs(model, s);
     order.step = h;
     order.read_order = 0;
   }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/whole_number.hpp"
 #include "methods/defect_jacobi.hpp"
 #include "methods/explicit_coupling.hpp"
 #include "methods/ifosmondi.hpp"
@@ -51,6 +52,16 @@ class OptionReader {
     if (!spec_.at(key).is_number()) throw Error(fmt::format("method.{} must be a number", key));
     return spec_.at(key).get<double>();
   }
+  /// A count in [min, max] (checked: never a cast of an arbitrary double).
+  [[nodiscard]] int integer(const std::string& key, int fallback, int min, int max) const {
+    if (!spec_.contains(key)) return fallback;
+    return integer_of(spec_.at(key), key, min, max);
+  }
+  static int integer_of(const Json& value, const std::string& where, int min, int max) {
+    const auto whole = value.is_number() ? whole_number(value.get<double>(), min, max) : std::nullopt;
+    if (!whole) throw Error(fmt::format("method.{} must be an integer in [{}, {}], not {}", where, min, max, value.dump()));
+    return *whole;
+  }
   [[nodiscard]] bool flag(const std::string& key, bool fallback) const {
     if (!spec_.contains(key)) return fallback;
     if (!spec_.at(key).is_boolean()) throw Error(fmt::format("method.{} must be true or false", key));
@@ -66,10 +77,7 @@ class OptionReader {
     DefectJacobi::Orders orders;
     if (!spec_.contains(key)) return orders;
     const Json& value = spec_.at(key);
-    const auto order = [&](const Json& v, const std::string& where) {
-      if (!v.is_number_integer()) throw Error(fmt::format("method.{} must be an integer order", where));
-      return v.get<int>();
-    };
+    const auto order = [&](const Json& v, const std::string& where) { return integer_of(v, where, -1000, 1000); };  // the method checks its own range
     if (value.is_object()) {
       for (const auto& [system, v] : value.items()) orders.by_system[system] = order(v, fmt::format("{}.{}", key, system));
     } else {
@@ -104,7 +112,7 @@ EstimatorOptions estimator_options(const OptionReader& options) {
   } else {
     throw Error(fmt::format("method.estimator must be 'exact' or 'stehfest', not '{}'", method));
   }
-  o.response.stehfest_terms = static_cast<int>(options.number("stehfest_terms", o.response.stehfest_terms));
+  o.response.stehfest_terms = options.integer("stehfest_terms", o.response.stehfest_terms, 2, 40);
   o.response.richardson_fraction = options.number("richardson_fraction", o.response.richardson_fraction);
   const std::string control = options.text("control", std::string(to_string(o.control)));
   bool known = false;
@@ -154,12 +162,11 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     (void)parse_extrapolation(o.extrapolation);
     for (const auto& [input, text] : o.extrapolation_of) (void)parse_extrapolation(text);
     o.cliff = options.number("cliff", o.cliff);
-    o.memory = static_cast<int>(options.number("memory", o.memory));
+    o.memory = options.integer("memory", o.memory, 1, 1000000);
     if (spec.contains("rates")) {
       if (!spec.at("rates").is_object()) throw Error("method.rates must be an object {\"system\": k}");
       for (const auto& [system, value] : spec.at("rates").items()) {
-        if (!value.is_number_integer()) throw Error(fmt::format("method.rates.{} must be an integer", system));
-        o.rates[system] = value.get<int>();
+        o.rates[system] = OptionReader::integer_of(value, "rates." + system, -(1 << 30), 1 << 30);  // checked by the method
       }
     }
     return std::make_unique<ExplicitCoupling>(std::move(o));
@@ -170,7 +177,7 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     o.nonlinear.epsilon_abs = options.number("epsilon_abs", epsilon);
     o.nonlinear.epsilon_rel = options.number("epsilon_rel", epsilon);
     // the fixed point contracts slowly near ρ = 1: it gets more iterations by default
-    o.nonlinear.max_iterations = static_cast<int>(options.number("max_iterations", type == "ifosmondi" ? 500 : 100));
+    o.nonlinear.max_iterations = options.integer("max_iterations", type == "ifosmondi" ? 500 : 100, 1, 1 << 30);
     o.nonlinear.solver = type == "ifosmondi" ? "fixed-point" : options.text("jfm", "anderson");
     if (type == "ifosmondi-jfm" && o.nonlinear.solver == "fixed-point") {
       throw Error("method.jfm: use method 'ifosmondi' for the fixed point");
@@ -198,7 +205,7 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
   if (type == "missiles") {
     Missiles::Options o;
     o.estimator = estimator_options(options);
-    o.sparse_above = static_cast<int>(options.number("sparse_above", o.sparse_above));
+    o.sparse_above = options.integer("sparse_above", o.sparse_above, 0, 1 << 30);
     return std::make_unique<Missiles>(o);
   }
   Monolithic::Options o;

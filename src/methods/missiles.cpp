@@ -131,7 +131,7 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end_, du_end_);
-    Order& order = buffers_.order_with_inputs(s);
+    Order& order = buffers_.order_with_inputs(model, s);
     order.step = h;
     order.read_order = 0;
   }
@@ -144,6 +144,7 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
     if (reply.result.status == StepResult::Status::terminated) {
       report.terminated = true;
       report.reason = reply.result.reason;
+      if (!reply.result.step_completed) report.h = 0.0;
       return report;
     }
     throw_if_failed(reply.result, model.system(s), t);

@@ -1,7 +1,6 @@
 #include "model/modular_model.hpp"
 
 #include <algorithm>
-#include <functional>
 
 #include <fmt/format.h>
 
@@ -22,16 +21,15 @@ int ModularModel::add_system(std::unique_ptr<System> system) {
     throw Error(fmt::format("system name '{}' must be non-empty and contain no '.'", system->name()));
   }
   if (system_index(system->name()) >= 0) throw Error(fmt::format("two systems are named '{}'", system->name()));
+  index_of_system_.emplace(system->name(), system_count());
   systems_.push_back(std::move(system));
   finalized_ = false;
   return system_count() - 1;
 }
 
 int ModularModel::system_index(std::string_view name) const {
-  for (int i = 0; i < system_count(); ++i) {
-    if (systems_[static_cast<std::size_t>(i)]->name() == name) return i;
-  }
-  return -1;
+  const auto it = index_of_system_.find(std::string(name));
+  return it == index_of_system_.end() ? -1 : it->second;
 }
 
 PortRef ModularModel::resolve(std::string_view label, bool want_output) const {
@@ -66,14 +64,66 @@ PortRef ModularModel::resolve(std::string_view label, bool want_output) const {
                           join(sys.input_names())));
 }
 
-void ModularModel::connect(std::string_view output, std::string_view input) {
-  connections_.push_back({resolve(output, true), resolve(input, false)});
+void ModularModel::connect(std::string_view output, std::string_view input, bool convert) {
+  const PortRef from = resolve(output, true), to = resolve(input, false);
+  const PortInfo& out = system(from.system).output_info(from.port);
+  const PortInfo& in = system(to.system).input_info(to.port);
+  const bool same_type = out.kind == in.kind && (out.kind != PortKind::enumeration || out.declared_type.empty() ||
+                                                 in.declared_type.empty() || out.declared_type == in.declared_type);
+  if (!same_type) {
+    const auto conversion = conversion_between(out, in);
+    if (!convert || !conversion) {
+      throw Error(fmt::format("connection {} ({}) -> {} ({}): the types differ{}", output, describe(out), input,
+                              describe(in),
+                              conversion ? "; ask for the conversion explicitly with \"convert\": true"
+                                         : "; no conversion exists between them"));
+    }
+  }
+  if (out.kind == PortKind::string) {
+    string_links_.push_back({from, to, false});
+    connections_.push_back({from, to, false});  // drives the input (its numeric slot stays unused)
+  } else {
+    connections_.push_back({from, to, convert && !same_type});
+  }
   finalized_ = false;
 }
 
 void ModularModel::set_constant_input(std::string_view input, double value) {
-  constants_pending_.emplace_back(resolve(input, false), value);
+  const PortRef to = resolve(input, false);
+  check_value(system(to.system).input_info(to.port), value, fmt::format("constant input '{}'", input));
+  constants_pending_.emplace_back(to, value);
   finalized_ = false;
+}
+
+void ModularModel::set_constant_input(std::string_view input, const std::string& text) {
+  const PortRef to = resolve(input, false);
+  const PortInfo& info = system(to.system).input_info(to.port);
+  if (info.kind != PortKind::string) {
+    throw Error(fmt::format("constant input '{}' ({}): \"{}\" is a String", input, describe(info), text));
+  }
+  string_constants_.emplace_back(to, text);
+  constants_pending_.emplace_back(to, 0.0);
+  finalized_ = false;
+}
+
+void ModularModel::exchange_strings() {
+  if (!has_strings()) return;
+  for (const auto& [to, text] : string_constants_) system(to.system).set_string_input(to.port, text);
+  // a String output may depend on a String input (feedthrough): sweep until nothing changes, at
+  // most once per link (the longest chain)
+  string_values_.resize(string_links_.size());
+  for (std::size_t sweep = 0; sweep <= string_links_.size(); ++sweep) {
+    bool changed = false;
+    for (std::size_t k = 0; k < string_links_.size(); ++k) {
+      const auto& link = string_links_[k];
+      std::string value = system(link.from.system).string_output(link.from.port);
+      if (string_values_[k] && *string_values_[k] == value) continue;
+      system(link.to.system).set_string_input(link.to.port, value);
+      string_values_[k] = std::move(value);
+      changed = true;
+    }
+    if (!changed) return;
+  }
 }
 
 void ModularModel::finalize() {
@@ -107,6 +157,29 @@ void ModularModel::finalize() {
   };
   for (const auto& c : connections_) drive(c.to, output_offset(c.from.system) + c.from.port, 0.0);
   for (const auto& [to, value] : constants_pending_) drive(to, -1, value);
+  // conversions asked for, and the inputs held over a macro-step
+  conversions_.clear();
+  for (const auto& c : connections_) {
+    if (!c.convert) continue;
+    const auto conversion = conversion_between(system(c.from.system).output_info(c.from.port),
+                                               system(c.to.system).input_info(c.to.port));
+    conversions_.emplace_back(input_offset(c.to.system) + c.to.port, conversion.value_or(Conversion::none));
+  }
+  held_.assign(static_cast<std::size_t>(total_inputs()), 0);
+  held_of_system_.assign(systems_.size(), {});
+  for (int i = 0; i < total_inputs(); ++i) {
+    const int s = system_of_input(i);
+    const PortInfo& in = system(s).input_info(i - input_offset(s));
+    bool held = in.kind != PortKind::real || !in.continuous;
+    if (const int source = input_sources_[static_cast<std::size_t>(i)]; source >= 0) {
+      const int from = system_of_output(source);
+      const PortInfo& out = system(from).output_info(source - output_offset(from));
+      held = held || out.kind != PortKind::real || !out.continuous;
+    }
+    if (!held) continue;
+    held_[static_cast<std::size_t>(i)] = 1;
+    held_of_system_[static_cast<std::size_t>(s)].push_back(i - input_offset(s));
+  }
   std::vector<std::string> undriven;
   for (int i = 0; i < total_inputs(); ++i) {
     if (input_sources_[static_cast<std::size_t>(i)] == kUndriven) undriven.push_back(input_label(i));
@@ -152,13 +225,14 @@ void ModularModel::dispatch(const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all
     const int source = input_sources_[static_cast<std::size_t>(i)];
     u_all(i) = source >= 0 ? y_all(source) : constants_(i);
   }
+  for (const auto& [input, conversion] : conversions_) u_all(input) = convert(conversion, u_all(input));
 }
 
 void ModularModel::dispatch_derivatives(const Eigen::VectorXd& dy_all, Eigen::VectorXd& du_all) const {
   du_all.resize(total_inputs());
   for (int i = 0; i < total_inputs(); ++i) {
     const int source = input_sources_[static_cast<std::size_t>(i)];
-    du_all(i) = source >= 0 ? dy_all(source) : 0.0;
+    du_all(i) = source >= 0 && held_[static_cast<std::size_t>(i)] == 0 ? dy_all(source) : 0.0;
   }
 }
 
@@ -178,29 +252,34 @@ std::vector<std::string> ModularModel::find_algebraic_loop() const {
       }
     }
   }
+  // Depth-first search with an explicit stack (a chain of 10⁵ systems must not overflow the call stack).
   enum class Mark : char { unvisited, active, done };
   std::vector<Mark> mark(static_cast<std::size_t>(nodes), Mark::unvisited);
-  std::vector<int> path;
+  std::vector<std::pair<int, std::size_t>> stack;  // node, next edge to follow
   std::vector<std::string> loop;
   auto label = [&](int node) { return node < n_out ? output_label(node) : input_label(node - n_out); };
-  std::function<bool(int)> visit = [&](int node) {
-    mark[static_cast<std::size_t>(node)] = Mark::active;
-    path.push_back(node);
-    for (int next : edges[static_cast<std::size_t>(node)]) {
-      if (mark[static_cast<std::size_t>(next)] == Mark::active) {
-        const auto start = std::find(path.begin(), path.end(), next);
-        for (auto it = start; it != path.end(); ++it) loop.push_back(label(*it));
-        loop.push_back(label(next));
-        return true;
+  for (int root = 0; root < nodes && loop.empty(); ++root) {
+    if (mark[static_cast<std::size_t>(root)] != Mark::unvisited) continue;
+    mark[static_cast<std::size_t>(root)] = Mark::active;
+    stack.emplace_back(root, 0);
+    while (!stack.empty() && loop.empty()) {
+      auto& [node, next_edge] = stack.back();
+      const auto& out = edges[static_cast<std::size_t>(node)];
+      if (next_edge == out.size()) {
+        mark[static_cast<std::size_t>(node)] = Mark::done;
+        stack.pop_back();
+        continue;
       }
-      if (mark[static_cast<std::size_t>(next)] == Mark::unvisited && visit(next)) return true;
+      const int next = out[next_edge++];
+      if (mark[static_cast<std::size_t>(next)] == Mark::active) {
+        const auto start = std::find_if(stack.begin(), stack.end(), [&](const auto& entry) { return entry.first == next; });
+        for (auto it = start; it != stack.end(); ++it) loop.push_back(label(it->first));
+        loop.push_back(label(next));
+      } else if (mark[static_cast<std::size_t>(next)] == Mark::unvisited) {
+        mark[static_cast<std::size_t>(next)] = Mark::active;
+        stack.emplace_back(next, 0);
+      }
     }
-    path.pop_back();
-    mark[static_cast<std::size_t>(node)] = Mark::done;
-    return false;
-  };
-  for (int node = 0; node < nodes; ++node) {
-    if (mark[static_cast<std::size_t>(node)] == Mark::unvisited && visit(node)) break;
   }
   return loop;
 }

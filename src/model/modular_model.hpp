@@ -3,7 +3,16 @@
 // Every input is driven exactly once — by one output (fan-out allowed: one output may drive many
 // inputs) or by a constant. Global indexing stacks the systems' inputs and outputs in system
 // order; dispatch computes ũ = Φᵀ ỹ (+ constants).
+//
+// Connections join ports of the same type (system/port.hpp): Real, Integer, Boolean, String, or
+// Enumerations of the same declared type. A connection may ask for a numeric conversion explicitly
+// (connect(..., convert = true)); it is then applied by dispatch. Inputs that are not continuous
+// Reals, or are driven by an output that is not, are "held": methods give them their value at the
+// start of each macro-step and never extrapolate them (input_held). String connections and String
+// constants are applied by exchange_strings at each communication point.
 #include <memory>
+#include <optional>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,12 +32,15 @@ class ModularModel {
  public:
   /// Adds a system; its name must be unique and contain no '.'. Returns its index.
   int add_system(std::unique_ptr<System> system);
-  /// Connects an output to an input, both written "system.port".
-  void connect(std::string_view output, std::string_view input);
-  /// Drives an input ("system.port") by a constant.
+  /// Connects an output to an input, both written "system.port". Their types must be equal unless
+  /// `convert` asks for the conversion (system/port.hpp: conversion_between).
+  void connect(std::string_view output, std::string_view input, bool convert = false);
+  /// Drives an input ("system.port") by a constant, checked against the input's type and range.
   void set_constant_input(std::string_view input, double value);
-  /// Checks that every input is driven exactly once and builds the global index tables.
-  /// Throws Error naming every undriven input.
+  /// Drives a String input by a constant text.
+  void set_constant_input(std::string_view input, const std::string& text);
+  /// Checks that every input is driven exactly once, that connected types agree and that constants
+  /// are legal values, and builds the global index tables. Throws Error naming every undriven input.
   void finalize();
 
   [[nodiscard]] int system_count() const { return static_cast<int>(systems_.size()); }
@@ -55,8 +67,16 @@ class ModularModel {
   void gather_outputs(Eigen::VectorXd& y_all) const;
   /// ũ = Φᵀ ỹ, constants for constant inputs.
   void dispatch(const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all) const;
-  /// ũ' = Φᵀ ỹ' (the time-derivatives of constant inputs are zero).
+  /// ũ' = Φᵀ ỹ' (the time-derivatives of constant and held inputs are zero).
   void dispatch_derivatives(const Eigen::VectorXd& dy_all, Eigen::VectorXd& du_all) const;
+  /// Whether global input g is held over a macro-step (discrete or non-Real, at either end).
+  [[nodiscard]] bool input_held(int global_input) const { return held_[static_cast<std::size_t>(global_input)] != 0; }
+  /// The held inputs of system s, as local indices (empty for most systems).
+  [[nodiscard]] const std::vector<int>& held_inputs(int system) const { return held_of_system_[static_cast<std::size_t>(system)]; }
+  /// Copies every String output to the String inputs it drives, and String constants to theirs.
+  /// Called by the driver at every communication point (Strings are held over a macro-step).
+  void exchange_strings();
+  [[nodiscard]] bool has_strings() const { return !string_links_.empty() || !string_constants_.empty(); }
 
   /// A cycle of direct-feedthrough dependencies (an algebraic loop) as port labels
   /// ["a.y", "b.u", "b.z", "a.v", "a.y"], or empty when there is none.
@@ -68,11 +88,19 @@ class ModularModel {
   PortRef resolve(std::string_view label, bool want_output) const;
 
   std::vector<std::unique_ptr<System>> systems_;
+  std::unordered_map<std::string, int> index_of_system_;
   struct PendingConnection {
     PortRef from, to;
+    bool convert = false;
   };
   std::vector<PendingConnection> connections_;
   std::vector<std::pair<PortRef, double>> constants_pending_;
+  std::vector<std::pair<PortRef, std::string>> string_constants_;
+  std::vector<PendingConnection> string_links_;
+  std::vector<std::optional<std::string>> string_values_;  ///< last value handed over by each link
+  std::vector<std::pair<int, Conversion>> conversions_;  ///< global input and how its source converts
+  std::vector<char> held_;
+  std::vector<std::vector<int>> held_of_system_;
   std::vector<int> input_offsets_{0};
   bool has_feedthrough_ = false;
   std::vector<int> output_offsets_{0};

@@ -21,10 +21,11 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
     const std::string name = label.substr(dot + 1);
     const System& system = model.system(s);
     if (const int o = system.output_index(name); o >= 0) {
-      sources_.push_back({s, false, o});
+      if (system.output_info(o).kind == PortKind::string) sources_.push_back({s, Source::Kind::text, o, text_columns_++});
+      else sources_.push_back({s, Source::Kind::output, o});
     } else if (const int x = system.state_index(name); x >= 0) {
       system.require(Capability::state_access, fmt::format("recording state '{}'", label));
-      sources_.push_back({s, true, x});
+      sources_.push_back({s, Source::Kind::state, x});
     } else {
       throw Error(fmt::format("output variable '{}': system '{}' has no output or state '{}'", label,
                               system.name(), name));
@@ -39,8 +40,14 @@ void ResultRecorder::record(const ModularModel& model, double t) {
   last_time_ = t;
   for (const Source& source : sources_) {
     const System& system = model.system(source.system);
-    buffer_.resize(source.is_state ? system.state_count() : system.output_count());
-    if (source.is_state) system.states(buffer_);
+    if (source.kind == Source::Kind::text) {
+      texts_.push_back(system.string_output(source.index));
+      values_.push_back(0.0);
+      continue;
+    }
+    const bool state = source.kind == Source::Kind::state;
+    buffer_.resize(state ? system.state_count() : system.output_count());
+    if (state) system.states(buffer_);
     else system.outputs(buffer_);
     values_.push_back(buffer_(source.index));
   }
@@ -61,9 +68,14 @@ void ResultRecorder::on_step(const ModularModel& model, double t, const StepRepo
 
 void ResultRecorder::on_end(const ModularModel& model, double t) { record(model, t); }
 
+const std::string& ResultRecorder::text(std::size_t row, std::size_t column) const {
+  return texts_[row * static_cast<std::size_t>(text_columns_) + static_cast<std::size_t>(sources_[column].text_column)];
+}
+
 std::vector<double> ResultRecorder::column(const std::string& label) const {
   for (std::size_t c = 0; c < labels_.size(); ++c) {
     if (labels_[c] != label) continue;
+    if (is_text(c)) throw Error(fmt::format("recorded variable '{}' is a String", label));
     std::vector<double> out(times_.size());
     for (std::size_t r = 0; r < times_.size(); ++r) out[r] = value(r, c);
     return out;
@@ -79,7 +91,15 @@ void ResultRecorder::write_csv(const std::filesystem::path& path) const {
   out << '\n';
   for (std::size_t r = 0; r < times_.size(); ++r) {
     out << fmt::format("{:.17g}", times_[r]);
-    for (std::size_t c = 0; c < labels_.size(); ++c) out << fmt::format(",{:.17g}", value(r, c));
+    for (std::size_t c = 0; c < labels_.size(); ++c) {
+      if (!is_text(c)) {
+        out << fmt::format(",{:.17g}", value(r, c));
+        continue;
+      }
+      std::string quoted = "\"";
+      for (char ch : text(r, c)) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      out << ',' << quoted << '"';
+    }
     out << '\n';
   }
   if (!out) throw Error(fmt::format("error while writing '{}'", path.string()));

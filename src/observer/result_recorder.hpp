@@ -1,7 +1,8 @@
 #pragma once
 // Records chosen variables ("system.port" outputs or "system.state" states) at the communication
 // points, optionally thinned to at most one row per `interval`, and writes them as CSV:
-// `time` then one column per variable.
+// `time` then one column per variable. String outputs are recorded as quoted text ("" escapes ").
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -28,15 +29,21 @@ class ResultRecorder final : public Observer {
   [[nodiscard]] double value(std::size_t row, std::size_t column) const {
     return values_[row * labels_.size() + column];
   }
+  /// Whether a column holds text (a String output).
+  [[nodiscard]] bool is_text(std::size_t column) const { return sources_[column].kind == Source::Kind::text; }
+  /// The text of a String column at a row.
+  [[nodiscard]] const std::string& text(std::size_t row, std::size_t column) const;
   void write_csv(const std::filesystem::path& path) const;
 
  private:
   void record(const ModularModel& model, double t);
 
   struct Source {
+    enum class Kind : std::uint8_t { output, state, text };
     int system;
-    bool is_state;
+    Kind kind;
     int index;
+    int text_column = -1;  ///< among the text columns
   };
   std::vector<std::string> labels_;
   std::vector<Source> sources_;
@@ -44,7 +51,9 @@ class ResultRecorder final : public Observer {
   double next_time_ = 0.0;
   double last_time_ = -1e300;
   std::vector<double> times_;
-  std::vector<double> values_;  // row-major
+  std::vector<double> values_;     // row-major (text columns hold 0)
+  std::vector<std::string> texts_;  // row-major over the text columns
+  int text_columns_ = 0;
   mutable Eigen::VectorXd buffer_;
 };
 

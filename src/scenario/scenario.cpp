@@ -1,12 +1,17 @@
 #include "scenario/scenario.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/whole_number.hpp"
 #include "fmi/fmu_system.hpp"
 #include "models/registry.hpp"
 #include "system/native/native_system.hpp"
@@ -40,6 +45,14 @@ class ObjectReader {
     if (!at(key).is_number()) fail(fmt::format("'{}{}' must be a number", prefix(), key));
     return at(key).get<double>();
   }
+  /// A whole number in [min, max] (a double outside int's range is refused, not cast).
+  [[nodiscard]] int integer(const std::string& key, int fallback, int min, int max) const {
+    if (!has(key)) return fallback;
+    const Json& value = at(key);
+    const auto whole = value.is_number() ? whole_number(value.get<double>(), min, max) : std::nullopt;
+    if (!whole) fail(fmt::format("'{}{}' must be an integer in [{}, {}], not {}", prefix(), key, min, max, value.dump()));
+    return *whole;
+  }
   [[nodiscard]] std::string text(const std::string& key, const std::string& fallback) const {
     if (!has(key)) return fallback;
     if (!at(key).is_string()) fail(fmt::format("'{}{}' must be a string", prefix(), key));
@@ -62,6 +75,14 @@ class ObjectReader {
   std::set<std::string> known_;
 };
 
+/// A parameter or constant input: a number, true/false (1/0), or a text.
+ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const std::string& path) {
+  if (value.is_boolean()) return value.get<bool>() ? 1.0 : 0.0;
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) return value.get<std::string>();
+  reader.fail(fmt::format("'{}' must be a number, true/false or a text, not {}", path, value.dump()));
+}
+
 SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
   std::set<std::string> known = {"model", "fmu", "parameters", "integrator", "integrator_options", "step_cost"};
   for (Capability c : kAllCapabilities) known.insert(std::string(to_string(c)));
@@ -82,10 +103,7 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
     const Json& parameters = reader.at("parameters");
     if (!parameters.is_object()) reader.fail(fmt::format("'systems.{}.parameters' must be an object", name));
     for (const auto& [key, value] : parameters.items()) {
-      if (!value.is_number()) {
-        reader.fail(fmt::format("'systems.{}.parameters.{}' must be a number", name, key));
-      }
-      spec.parameters[key] = value.get<double>();
+      spec.parameters[key] = scalar_value(value, reader, fmt::format("systems.{}.parameters.{}", name, key));
     }
   }
   spec.integrator = reader.text("integrator", spec.integrator);
@@ -98,12 +116,63 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
     spec.integrator_options.atol = options.number("atol", spec.integrator_options.atol);
     spec.integrator_options.max_step = options.number("max_step", spec.integrator_options.max_step);
     spec.integrator_options.steps_per_call =
-        static_cast<int>(options.number("steps_per_call", spec.integrator_options.steps_per_call));
+        options.integer("steps_per_call", spec.integrator_options.steps_per_call, 1, 1 << 30);
   }
   for (Capability c : kAllCapabilities) {
     if (!reader.flag(std::string(to_string(c)), true)) spec.withheld.add(c);
   }
   return spec;
+}
+
+/// Fills start, stop and dt the scenario leaves out from the FMUs' DefaultExperiment (FMI 2.0
+/// §2.2.5): start and stop must agree among the FMUs that declare them; dt is the smallest stepSize.
+void resolve_experiment(Scenario& scenario, std::optional<double> start, std::optional<double> stop,
+                        std::optional<double> dt) {
+  struct Declared {
+    std::string system;
+    double value;
+  };
+  std::vector<Declared> starts, stops, steps;
+  if (!start || !stop || !dt) {
+    for (const SystemSpec& spec : scenario.systems) {
+      if (spec.fmu.empty()) continue;
+      const fmi::DefaultExperiment experiment = fmi::read_model_description(spec.fmu).default_experiment;
+      if (experiment.start_time) starts.push_back({spec.name, *experiment.start_time});
+      if (experiment.stop_time) stops.push_back({spec.name, *experiment.stop_time});
+      if (experiment.step_size) steps.push_back({spec.name, *experiment.step_size});
+    }
+  }
+  auto agreed = [&](const std::vector<Declared>& declared, const char* key, const char* attribute) -> std::optional<double> {
+    if (declared.empty()) return std::nullopt;
+    for (const Declared& d : declared) {
+      if (d.value != declared.front().value) {
+        throw Error(fmt::format("scenario '{}': '{}' is not given and the FMUs disagree: system '{}' declares {}={}, "
+                                "system '{}' {}={}; set '{}' in the scenario",
+                                scenario.file.string(), key, declared.front().system, attribute, declared.front().value,
+                                d.system, attribute, d.value, key));
+      }
+    }
+    return declared.front().value;
+  };
+  scenario.run.start = start ? *start : agreed(starts, "start", "startTime").value_or(0.0);
+  const std::optional<double> resolved_stop = stop ? stop : agreed(stops, "stop", "stopTime");
+  if (!resolved_stop) {
+    throw Error(fmt::format("scenario '{}': 'stop' is required (no FMU declares a DefaultExperiment stopTime)",
+                            scenario.file.string()));
+  }
+  scenario.run.stop = *resolved_stop;
+  if (dt) {
+    scenario.run.dt = *dt;
+  } else if (!steps.empty()) {
+    scenario.run.dt = std::min_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.value < b.value; })->value;
+  }
+  for (const auto& [key, value] : {std::pair{"start", scenario.run.start}, std::pair{"stop", scenario.run.stop},
+                                   std::pair{"method.dt", scenario.run.dt}}) {
+    if (!std::isfinite(value)) throw Error(fmt::format("scenario '{}': '{}' = {} is not finite", scenario.file.string(), key, value));
+  }
+  if (!(scenario.run.dt > 0.0)) {
+    throw Error(fmt::format("scenario '{}': 'method.dt' = {} must be positive", scenario.file.string(), scenario.run.dt));
+  }
 }
 
 }  // namespace
@@ -147,7 +216,15 @@ void apply_override(Json& document, const std::string& assignment) {
     if (!node->is_object()) {
       throw Error(fmt::format("--set '{}': '{}' is not an object", assignment, path.substr(0, begin - 1)));
     }
-    if (dot == std::string::npos) {
+    // the keys of "inputs" are "system.port": the rest of the path is one key
+    if (dot == std::string::npos || (node == &document && key == "inputs")) {
+      if (dot != std::string::npos) {
+        Json& inputs = (*node)[key];
+        if (inputs.is_null()) inputs = Json::object();
+        if (!inputs.is_object()) throw Error(fmt::format("--set '{}': 'inputs' is not an object", assignment));
+        inputs[path.substr(dot + 1)] = value;
+        return;
+      }
       (*node)[key] = value;
       return;
     }
@@ -160,13 +237,14 @@ void apply_override(Json& document, const std::string& assignment) {
 Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
   const ObjectReader top(document, "", file,
                          {"name", "description", "start", "stop", "systems", "connections", "inputs", "method",
-                          "output"});
+                          "output", "log_level"});
   Scenario scenario;
   scenario.file = file;
   scenario.name = top.text("name", file.stem().string());
-  scenario.run.start = top.number("start", 0.0);
-  if (!top.has("stop")) top.fail("'stop' is required");
-  scenario.run.stop = top.number("stop", 1.0);
+  scenario.log_level = top.text("log_level", "");
+  if (!scenario.log_level.empty() && !parse_log_level(scenario.log_level)) {
+    top.fail(fmt::format("'log_level' is '{}'; give error, warning, info or debug", scenario.log_level));
+  }
   if (!top.has("systems") || !top.at("systems").is_object() || top.at("systems").empty()) {
     top.fail("'systems' must be a non-empty object of named systems");
   }
@@ -177,30 +255,44 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
     const Json& connections = top.at("connections");
     if (!connections.is_array()) top.fail("'connections' must be an array of [\"sys.output\", \"sys.input\"]");
     for (const Json& c : connections) {
-      if (!c.is_array() || c.size() != 2 || !c[0].is_string() || !c[1].is_string()) {
-        top.fail(fmt::format("connection {} must be [\"sys.output\", \"sys.input\"]", c.dump()));
+      if (c.is_object()) {
+        const ObjectReader connection(c, "connections[]", file, {"from", "to", "convert"});
+        if (!connection.has("from") || !connection.has("to")) {
+          top.fail(fmt::format("connection {} needs \"from\" and \"to\"", c.dump()));
+        }
+        scenario.connections.push_back(
+            {connection.text("from", ""), connection.text("to", ""), connection.flag("convert", false)});
+        continue;
       }
-      scenario.connections.emplace_back(c[0].get<std::string>(), c[1].get<std::string>());
+      if (!c.is_array() || c.size() != 2 || !c[0].is_string() || !c[1].is_string()) {
+        top.fail(fmt::format("connection {} must be [\"sys.output\", \"sys.input\"] or {{\"from\": …, \"to\": …}}",
+                             c.dump()));
+      }
+      scenario.connections.push_back({c[0].get<std::string>(), c[1].get<std::string>(), false});
     }
   }
   if (top.has("inputs")) {
     const Json& inputs = top.at("inputs");
     if (!inputs.is_object()) top.fail("'inputs' must be an object {\"sys.input\": value}");
-    for (const auto& [port, value] : inputs.items()) {
-      if (!value.is_number()) top.fail(fmt::format("'inputs.{}' must be a number", port));
-      scenario.constant_inputs[port] = value.get<double>();
-    }
+    for (const auto& [port, value] : inputs.items()) scenario.constant_inputs[port] = scalar_value(value, top, "inputs." + port);
   }
   scenario.method = top.has("method") ? top.at("method") : Json::object();
   if (!scenario.method.is_object()) top.fail("'method' must be an object");
   if (!scenario.method.contains("type")) scenario.method["type"] = "jacobi";
+  std::optional<double> start, stop, dt;
+  if (top.has("start")) start = top.number("start", 0.0);
+  if (top.has("stop")) stop = top.number("stop", 1.0);
   if (scenario.method.contains("dt")) {
     if (!scenario.method["dt"].is_number()) top.fail("'method.dt' must be a number");
-    scenario.run.dt = scenario.method["dt"].get<double>();
+    dt = scenario.method["dt"].get<double>();
   }
+  resolve_experiment(scenario, start, stop, dt);
   if (top.has("output")) {
     const ObjectReader output(top.at("output"), "output", file, {"interval", "variables"});
     scenario.output.interval = output.number("interval", 0.0);
+    if (!(scenario.output.interval >= 0.0) || !std::isfinite(scenario.output.interval)) {
+      output.fail(fmt::format("'output.interval' must be a finite number ≥ 0, not {}", scenario.output.interval));
+    }
     if (output.has("variables")) {
       for (const Json& v : output.at("variables")) {
         if (!v.is_string()) output.fail("'output.variables' must be an array of \"system.variable\"");
@@ -224,12 +316,18 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
   std::unique_ptr<System> system;
   if (!spec.fmu.empty()) {
     system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
-    for (const auto& [parameter, value] : spec.parameters) system->set_parameter(parameter, value);
+    for (const auto& [parameter, value] : spec.parameters) {
+      if (const auto* text = std::get_if<std::string>(&value)) system->set_string_parameter(parameter, *text);
+      else system->set_parameter(parameter, std::get<double>(value));
+    }
   } else {
     auto ode = models::make_model(spec.model);
     for (const auto& [parameter, value] : spec.parameters) {
       try {
-        ode->set_parameter(parameter, value);
+        if (std::holds_alternative<std::string>(value)) {
+          throw Error(fmt::format("parameter '{}' is a number; \"{}\" is a text", parameter, std::get<std::string>(value)));
+        }
+        ode->set_parameter(parameter, std::get<double>(value));
       } catch (const Error& e) {
         throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
       }
@@ -253,8 +351,10 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
 ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {
   ModularModel model;
   for (const SystemSpec& spec : scenario.systems) model.add_system(make ? make(spec) : build_system(spec));
-  for (const auto& [from, to] : scenario.connections) model.connect(from, to);
-  for (const auto& [port, value] : scenario.constant_inputs) model.set_constant_input(port, value);
+  for (const auto& c : scenario.connections) model.connect(c.from, c.to, c.convert);
+  for (const auto& [port, value] : scenario.constant_inputs) {
+    std::visit([&, &port = port](const auto& v) { model.set_constant_input(port, v); }, value);
+  }
   model.finalize();
   return model;
 }

@@ -9,18 +9,29 @@
 //       "prey":     {"model": "b3.prey", "integrator": "cvode", "parameters": {"alpha": 0.6667}},
 //       "predator": {"model": "b3.predator", "rollback": false}
 //     },
-//     "connections": [["prey.p", "predator.p"], ["predator.q", "prey.q"]],
-//     "inputs": {"system.port": 0.0},
+//     "connections": [["prey.p", "predator.p"], ["predator.q", "prey.q"],
+//                     {"from": "a.level", "to": "b.count", "convert": true}],
+//     "inputs": {"system.port": 0.0, "other.mode": 2, "other.flag": true, "other.label": "text"},
 //     "method": {"type": "jacobi", "dt": 1e-3},
-//     "output": {"interval": 0.01, "variables": ["prey.p"]}
+//     "output": {"interval": 0.01, "variables": ["prey.p"]},
+//     "log_level": "warning"
 //   }
 //
-// Any value can be overridden before parsing by its dot path (`--set a.b.c=VALUE`). An unknown
-// key is an error naming its path.
+// Parameters and constant inputs are numbers, true/false (Boolean: 1/0) or texts (String); each is
+// checked against the variable's declared type and range when it is set. A connection joins ports
+// of one type; "convert": true asks for a numeric conversion between types (system/port.hpp).
+// `start`, `stop` and `method.dt` may be omitted when the FMUs declare a DefaultExperiment: start
+// and stop are then the FMUs' startTime and stopTime, which must agree when several declare one;
+// dt is the smallest stepSize declared (resolve_experiment).
+//
+// Any value can be overridden before parsing by its dot path (`--set a.b.c=VALUE`); the keys of
+// "inputs" contain a dot themselves: `--set inputs.SYSTEM.PORT=VALUE`. An unknown key is an error
+// naming its path.
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,11 +44,19 @@ namespace cosima {
 
 using Json = nlohmann::ordered_json;
 
+/// A parameter or constant input as written: a number (Booleans as 1/0) or a text.
+using ScalarValue = std::variant<double, std::string>;
+
+struct ConnectionSpec {
+  std::string from, to;
+  bool convert = false;  ///< allow a numeric conversion between different port types
+};
+
 struct SystemSpec {
   std::string name;
   std::string model;                  ///< built-in model name, or
   std::filesystem::path fmu;          ///< FMU file, resolved (see resolve_fmu_path)
-  std::map<std::string, double> parameters;
+  std::map<std::string, ScalarValue> parameters;
   std::string integrator = "dopri5";  ///< built-in models only: an FMU embeds its own solver
   IntegratorOptions integrator_options;
   double step_cost = 0.0;  ///< built-in models only: seconds of busy work added to every step
@@ -54,8 +73,9 @@ struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implici
   std::string name;
   RunOptions run;
   std::vector<SystemSpec> systems;
-  std::vector<std::pair<std::string, std::string>> connections;
-  std::map<std::string, double> constant_inputs;
+  std::vector<ConnectionSpec> connections;
+  std::map<std::string, ScalarValue> constant_inputs;
+  std::string log_level;  ///< error | warning | info | debug; empty: as set by the caller
   Json method;  ///< {"type": ..., options...}
   OutputSpec output;
 };

@@ -24,6 +24,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   method.set_executor(executor);
   method.set_stop_time(options.stop);
   method.initialize(model, options.start);
+  model.exchange_strings();
   for (Observer* observer : observers) observer->on_start(model, options.start);
 
   RunStatistics stats;
@@ -37,7 +38,15 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
                         : std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);
     // do not leave a sliver at the end (absolute, or relative to the step)
     if (options.stop - t_next < std::max(tiny, 1e-6 * (t_next - t))) t_next = options.stop;
+    if (!(t_next > t) || !std::isfinite(t_next)) {
+      throw Error(fmt::format("{}: the step from t = {} to {} is not a positive finite step", method.name(), t, t_next));
+    }
     const StepReport report = method.step(model, t, t_next - t);
+    if (!(report.h >= 0.0) || !std::isfinite(report.h) || report.h > t_next - t + tiny ||
+        (report.h == 0.0 && !report.terminated)) {
+      throw Error(fmt::format("{}: took a step of h = {} from t = {} (asked for at most {})", method.name(), report.h, t,
+                              t_next - t));
+    }
     stats.rejected_steps += report.rejected;
     stats.iterations += report.iterations;
     if (!std::isnan(report.estimate_gap)) {
@@ -47,12 +56,14 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     if (report.terminated) {
       stats.terminated_early = true;
       stats.termination_reason = report.reason;
-      break;
+      if (report.h == 0.0) break;  // else the step completed before the system asked to stop: keep it
     }
     ++stats.macro_steps;
     ++grid_index;
     t = report.h == t_next - t ? t_next : t + report.h;
     for (Observer* observer : observers) observer->on_step(model, t, report);
+    if (report.terminated) break;
+    model.exchange_strings();
   }
   for (Observer* observer : observers) observer->on_end(model, t);
   for (int s = 0; s < model.system_count(); ++s) {

@@ -22,6 +22,21 @@ int System::input_index(std::string_view port) const { return find_name(input_na
 int System::output_index(std::string_view port) const { return find_name(output_names(), port); }
 int System::state_index(std::string_view state) const { return find_name(state_names(), state); }
 
+const PortInfo& System::input_info(int /*input*/) const { return real_port(); }
+const PortInfo& System::output_info(int /*output*/) const { return real_port(); }
+
+void System::set_string_parameter(const std::string& parameter, const std::string& /*value*/) {
+  throw Error(fmt::format("system '{}' has no String parameter '{}'", name_, parameter));
+}
+std::string System::string_output(int output) const {
+  throw Error(fmt::format("system '{}': output '{}' is not a String output here", name_,
+                          output_names().at(static_cast<std::size_t>(output))));
+}
+void System::set_string_input(int input, const std::string& /*value*/) {
+  throw Error(fmt::format("system '{}': input '{}' is not a String input here", name_,
+                          input_names().at(static_cast<std::size_t>(input))));
+}
+
 void System::require(Capability c, std::string_view needed_by) const {
   if (has(c)) return;
   const bool withheld = provided_capabilities().has(c);

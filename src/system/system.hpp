@@ -11,6 +11,10 @@
 //   4. at a step boundary, with Capability::rollback:
 //        save_state() / restore_state(id) / release_state(id)
 //
+// Ports carry a PortKind (system/port.hpp). Numeric kinds travel as doubles through set_inputs and
+// outputs (a String port's slot there is unused); String ports through string_output /
+// set_string_input at communication points.
+//
 // A call that needs a capability the system does not declare, or that the scenario withholds,
 // throws CapabilityError naming the system and the capability.
 #include <chrono>
@@ -22,6 +26,7 @@
 
 #include "core/polynomial.hpp"
 #include "system/capability.hpp"
+#include "system/port.hpp"
 
 namespace cosima {
 
@@ -34,6 +39,9 @@ struct StepResult {
   };
   Status status = Status::ok;
   std::string reason;
+  /// With Status::terminated: the step reached its end before the system asked to stop, so the
+  /// communication point it ends on is complete (FMI 2.0 §4.2.3: lastSuccessfulTime = t + h).
+  bool step_completed = false;
 
   [[nodiscard]] bool ok() const { return status == Status::ok; }
   static StepResult success() { return {}; }
@@ -70,6 +78,9 @@ class System {
   [[nodiscard]] int input_index(std::string_view port) const;
   [[nodiscard]] int output_index(std::string_view port) const;
   [[nodiscard]] int state_index(std::string_view state) const;
+  /// Kind, variability, range and start of a port (default: a continuous Real).
+  [[nodiscard]] virtual const PortInfo& input_info(int input) const;
+  [[nodiscard]] virtual const PortInfo& output_info(int output) const;
 
   // --- capabilities ----------------------------------------------------------------------------
   /// What the system provides, less what the scenario withholds.
@@ -83,7 +94,15 @@ class System {
   [[nodiscard]] int max_output_derivative_order() const;
 
   // --- parameters ------------------------------------------------------------------------------
+  /// Numeric parameters (Real, Integer, Boolean as 0/1, Enumeration): range-checked by the system.
   virtual void set_parameter(const std::string& name, double value) = 0;
+  /// String parameters. The default refuses: the system has none.
+  virtual void set_string_parameter(const std::string& name, const std::string& value);
+
+  // --- String ports: exchanged at communication points, never through the numeric vectors -----
+  /// The current value of a String output (PortKind::string).
+  [[nodiscard]] virtual std::string string_output(int output) const;
+  virtual void set_string_input(int input, const std::string& value);
 
   // --- simulation ------------------------------------------------------------------------------
   virtual void initialize(double t_start) = 0;

@@ -29,7 +29,7 @@ TEST(Scenario, OverridesSetAnyValueByDotPath) {
   apply_override(doc, "systems.predator.rollback=false");
   apply_override(doc, "stop=2.5");
   const Scenario s = parse_scenario(doc, "inline.json");
-  EXPECT_DOUBLE_EQ(s.systems[0].parameters.at("alpha"), 0.5);
+  EXPECT_DOUBLE_EQ(std::get<double>(s.systems[0].parameters.at("alpha")), 0.5);
   EXPECT_EQ(s.method["type"], "gauss-seidel");
   EXPECT_EQ(s.method["allow_algebraic_loops"], true);
   EXPECT_TRUE(s.systems[1].withheld.has(Capability::rollback));

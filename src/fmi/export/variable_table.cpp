@@ -31,7 +31,13 @@ VariableTable make_variable_table(const OdeModel& model, const SolverDefaults& s
   table.first_output_vr = static_cast<int>(real_vr);
   for (std::size_t i = 0; i < s.outputs.size(); ++i) add(s.outputs[i], Role::output, static_cast<int>(i), true, 0.0, "");
   table.first_state_vr = static_cast<int>(real_vr);
-  for (std::size_t i = 0; i < s.states.size(); ++i) add(s.states[i], Role::state, static_cast<int>(i), true, 0.0, "");
+  // FMI 2.0 §2.2.7: names are unique. A state named like an output (b3.prey's p) is exported as
+  // "<name>_state"; the output keeps the model's name.
+  for (std::size_t i = 0; i < s.states.size(); ++i) {
+    const bool taken = std::find(s.outputs.begin(), s.outputs.end(), s.states[i]) != s.outputs.end() ||
+                       std::find(s.inputs.begin(), s.inputs.end(), s.states[i]) != s.inputs.end();
+    add(taken ? s.states[i] + "_state" : s.states[i], Role::state, static_cast<int>(i), true, 0.0, "");
+  }
   table.first_derivative_vr = static_cast<int>(real_vr);
   for (std::size_t i = 0; i < s.states.size(); ++i) {
     add(fmt::format("der({})", s.states[i]), Role::derivative, static_cast<int>(i), true, 0.0, "");

@@ -1,0 +1,57 @@
+#pragma once
+// What a port carries (FMI 2.0 §2.2.7 ScalarVariable types): its kind, whether it varies
+// continuously, its declared range and start. Every value crosses the master as a double — exact
+// for Integer (32 bit), Enumeration and Boolean (0/1) — except Strings, which are exchanged by name
+// at communication points (ModularModel::exchange_strings).
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cosima {
+
+enum class PortKind : std::uint8_t { real, integer, boolean, enumeration, string };
+
+struct PortInfo {
+  PortKind kind = PortKind::real;
+  /// A Real of variability "continuous". Only continuous ports are extrapolated or interpolated;
+  /// every other port is held over a macro-step (FMI 2.0 §2.2.7: discrete variables change at events only).
+  bool continuous = true;
+  std::string declared_type;  ///< the Enumeration's type (FMI TypeDefinitions); may be empty elsewhere
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  std::vector<double> allowed;  ///< an Enumeration's item values (empty: any integer in [min, max])
+  std::optional<double> start;  ///< declared start of a numeric port
+  std::string start_text;       ///< declared start of a String port
+
+  [[nodiscard]] bool is_discrete_number() const {
+    return kind == PortKind::integer || kind == PortKind::enumeration || kind == PortKind::boolean;
+  }
+};
+
+/// The PortInfo of a plain continuous Real port.
+const PortInfo& real_port();
+
+/// "Real", "Integer", "Boolean", "Enumeration", "String".
+std::string_view to_string(PortKind kind);
+/// "Real", "Enumeration Mode", "Integer [-5, 100]" — for messages.
+std::string describe(const PortInfo& info);
+
+/// Why `value` is not a legal value of a port or variable of this type, or empty when it is:
+/// non-finite, non-integral for Integer/Enumeration, not 0/1 for Boolean, outside [min, max], or
+/// outside the 32-bit range of an FMI 2.0 Integer.
+std::string illegal_value(const PortInfo& info, double value);
+/// Throws Error "WHAT: VALUE …" when illegal_value is not empty.
+void check_value(const PortInfo& info, double value, std::string_view what);
+
+/// Whether a value of kind `from` may drive a port of kind `to`, and how it is converted, when a
+/// connection asks for a conversion explicitly ("convert": true): Real → Integer/Enumeration rounds
+/// to the nearest integer, anything → Boolean is (value ≠ 0), Boolean/Integer/Enumeration → Real
+/// is exact. String converts to nothing.
+enum class Conversion : std::uint8_t { none, round, to_boolean };
+std::optional<Conversion> conversion_between(const PortInfo& from, const PortInfo& to);
+double convert(Conversion conversion, double value);
+
+}  // namespace cosima
