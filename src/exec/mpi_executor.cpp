@@ -121,6 +121,36 @@ std::string read_reply(wire::Reader& r, const Order& o, Reply& reply, Counters& 
   return failure;
 }
 
+/// What a port carries, so that rank 0 checks connections and holds discrete inputs as in process.
+void put_port(wire::Writer& w, const PortInfo& info) {
+  w.put(static_cast<std::uint8_t>(info.kind));
+  w.put(static_cast<std::uint8_t>(info.continuous));
+  w.put(info.declared_type);
+  w.put(info.min);
+  w.put(info.max);
+  w.put(static_cast<std::int32_t>(info.allowed.size()));
+  for (double v : info.allowed) w.put(v);
+  w.put(static_cast<std::uint8_t>(info.start.has_value()));
+  w.put(info.start.value_or(0.0));
+  w.put(info.start_text);
+}
+
+PortInfo get_port(wire::Reader& r) {
+  PortInfo info;
+  info.kind = static_cast<PortKind>(r.get<std::uint8_t>());
+  info.continuous = r.get<std::uint8_t>() != 0;
+  info.declared_type = r.get_string();
+  info.min = r.get<double>();
+  info.max = r.get<double>();
+  info.allowed.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  for (double& v : info.allowed) v = r.get<double>();
+  const bool has_start = r.get<std::uint8_t>() != 0;
+  const double start = r.get<double>();
+  if (has_start) info.start = start;
+  info.start_text = r.get_string();
+  return info;
+}
+
 void describe(const System& system, wire::Writer& w) {
   const auto names = [&](const std::vector<std::string>& list) {
     w.put(static_cast<std::int32_t>(list.size()));
@@ -134,6 +164,8 @@ void describe(const System& system, wire::Writer& w) {
   }
   for (Capability c : kAllCapabilities) w.put(static_cast<std::uint8_t>(system.has(c)));
   w.put(static_cast<std::int32_t>(system.max_output_derivative_order()));
+  for (int i = 0; i < system.input_count(); ++i) put_port(w, system.input_info(i));
+  for (int o = 0; o < system.output_count(); ++o) put_port(w, system.output_info(o));
 }
 
 void mpi_check(int code, const char* call) {
@@ -210,7 +242,23 @@ class RemoteSystem final : public System {
       if (r.get<std::uint8_t>() != 0) capabilities_.add(c);
     }
     derivative_order_ = r.get<std::int32_t>();
+    for (std::size_t i = 0; i < inputs_.size(); ++i) input_ports_.push_back(get_port(r));
+    for (std::size_t o = 0; o < outputs_names_.size(); ++o) output_ports_.push_back(get_port(r));
     outputs_.setZero(static_cast<Eigen::Index>(outputs_names_.size()));
+  }
+  [[nodiscard]] std::string string_output(int output) const override {
+    throw Error(fmt::format("system '{}' runs on rank {}: its String output '{}' is not exchanged over MPI (use "
+                            "--executor sequential or threads:N)",
+                            name(), rank_, outputs_names_[static_cast<std::size_t>(output)]));
+  }
+  void set_string_input(int input, const std::string& /*value*/) override {
+    throw Error(fmt::format("system '{}' runs on rank {}: its String input '{}' is not exchanged over MPI (use "
+                            "--executor sequential or threads:N)",
+                            name(), rank_, inputs_[static_cast<std::size_t>(input)]));
+  }
+  [[nodiscard]] const PortInfo& input_info(int input) const override { return input_ports_[static_cast<std::size_t>(input)]; }
+  [[nodiscard]] const PortInfo& output_info(int output) const override {
+    return output_ports_[static_cast<std::size_t>(output)];
   }
 
   [[nodiscard]] const std::vector<std::string>& input_names() const override { return inputs_; }
@@ -298,6 +346,7 @@ class RemoteSystem final : public System {
   MpiExecutor* executor_;
   int index_, rank_;
   std::vector<std::string> inputs_, outputs_names_, states_;
+  std::vector<PortInfo> input_ports_, output_ports_;
   std::vector<bool> feedthrough_;
   CapabilitySet capabilities_;
   int derivative_order_ = 0;

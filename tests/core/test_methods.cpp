@@ -129,3 +129,44 @@ TEST(Jacobi, ASystemFailureEndsTheRunWithItsReason) {
 
 }  // namespace
 }  // namespace cosima
+
+namespace cosima {
+namespace {
+
+/// A method that takes whatever step it is told to report: the driver must refuse the bad ones.
+class StepTaker final : public CouplingMethod {
+ public:
+  explicit StepTaker(double h) : h_(h) {}
+  [[nodiscard]] std::string_view name() const override { return "step-taker"; }
+  void check(const ModularModel& /*model*/) const override {}
+  void initialize(ModularModel& /*model*/, double /*t_start*/) override {}
+  StepReport step(ModularModel& /*model*/, double /*t*/, double /*h_max*/) override {
+    StepReport report;
+    report.h = h_;
+    return report;
+  }
+  [[nodiscard]] bool chooses_step() const override { return true; }
+  [[nodiscard]] double proposed_step() const override { return h_; }
+
+ private:
+  double h_;
+};
+
+TEST(Simulation, RefusesNonFiniteOrNonPositiveSteps) {
+  Scenario scenario = load_scenario(kExamples / "b6_tough_case.json");
+  for (const double h : {std::numeric_limits<double>::quiet_NaN(), 0.0, -0.1, std::numeric_limits<double>::infinity()}) {
+    ModularModel model = build_model(scenario);
+    StepTaker method(h);
+    std::string what;
+    try {
+      (void)simulate(model, method, scenario.run);
+    } catch (const Error& e) {
+      what = e.what();
+    }
+    EXPECT_NE(what.find("step-taker"), std::string::npos) << "h = " << h << ": " << what;
+    EXPECT_NE(what.find("step"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace cosima
