@@ -1,12 +1,15 @@
 # The two commands of the README, and a few helpers.
 #   make demo   install what is missing, build, run the demo scenario (B3, Jacobi vs reference)
 #   make test   install what is missing, build with warnings as errors, run every test
+#   make fuzz   build the libFuzzer harnesses (clang, build-fuzz/) and run each for 60 s
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 10
+FUZZ_HARNESSES := fuzz_scenario fuzz_model_description fuzz_fmu_archive fuzz_csv
 
-.PHONY: all bootstrap build demo test test-sanitize bench clean
+.PHONY: all bootstrap build demo test test-sanitize fuzz-build fuzz fuzz-smoke bench clean
 
 all: build
 
@@ -31,8 +34,22 @@ test-sanitize: bootstrap
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest -j$(JOBS) --output-on-failure
 
+# libFuzzer harnesses (tests/fuzz/) over the input readers (cosima_parse), under ASan + UBSan:
+# `make fuzz` runs each for 60 s, `make fuzz-smoke` (CI) for FUZZ_SECONDS. Only the harnesses and
+# what they link are built.
+fuzz-build: bootstrap
+	@cmake -S . -B $(BUILD)-fuzz -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOSIMA_FUZZ=ON -DBUILD_TESTING=OFF -DCOSIMA_WERROR=ON >/dev/null
+	@cmake --build $(BUILD)-fuzz -j$(JOBS) --target $(FUZZ_HARNESSES)
+
+fuzz: fuzz-build
+	@bash tests/fuzz/run.sh $(BUILD)-fuzz 60
+
+fuzz-smoke: fuzz-build
+	@bash tests/fuzz/run.sh $(BUILD)-fuzz $(FUZZ_SECONDS)
+
 bench: build
 	@$(BUILD)/cosima bench jacobi
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-sanitize
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-fuzz

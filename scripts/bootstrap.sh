@@ -14,6 +14,7 @@ packages=(
   libfmt-dev             # message formatting (GCC 12 has no <format>)
   libgtest-dev libgmock-dev  # tests
   gnuplot-nox            # plots in docs/
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev  # make fuzz: libFuzzer harnesses (tests/fuzz/)
 )
 
 missing=()

@@ -1,4 +1,6 @@
 // The `cosima` command: run scenarios, list models, compare results, reproduce the seeds' figures.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.hpp"
+#include "core/crash.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "exec/mpi_executor.hpp"
@@ -114,17 +118,26 @@ int command_run(const std::vector<std::string>& args) {
   } else {
     executor = cosima::make_local_executor(executor_spec);
   }
-  cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get());
+  // results stream to disk as the run goes; a stats file is created before the run, like them
+  const std::string csv = out.value_or(std::filesystem::path(*scenario_file).stem().string() + ".csv");
+  std::optional<std::ofstream> stats_stream;
+  if (stats_file) {
+    stats_stream.emplace(*stats_file);
+    if (!*stats_stream) throw Error(fmt::format("cannot write '{}'", *stats_file));
+  }
+  cosima::install_interrupt_handlers();
+  const cosima::RunOutputs outputs{.results_csv = csv,
+                                   .steps_csv = steps_file ? std::optional<std::filesystem::path>(*steps_file) : std::nullopt,
+                                   .keep_in_memory = false,
+                                   .flush_every_row = isatty(STDERR_FILENO) != 0};
+  cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get(), outputs);
   executor.reset();  // shuts the MPI workers down
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
-  const std::string csv = out.value_or(std::filesystem::path(*scenario_file).stem().string() + ".csv");
-  run.results->write_csv(csv);
-  if (steps_file) run.steps->write_csv(*steps_file);
   const auto stats = cosima::stats_to_json(run.stats);
-  if (stats_file) {
-    std::ofstream file(*stats_file);
-    file << stats.dump(2) << '\n';
-    if (!file) throw Error(fmt::format("cannot write '{}'", *stats_file));
+  if (stats_stream) {
+    *stats_stream << stats.dump(2) << '\n';
+    stats_stream->flush();
+    if (!*stats_stream) throw Error(fmt::format("cannot write '{}'", *stats_file));
   }
   if (!quiet) {
     std::cout << fmt::format(
@@ -132,11 +145,11 @@ int command_run(const std::vector<std::string>& args) {
         "integrations {}\nwall time  {:.3f} s ({:.3f} s inside the systems)\nresults    {} ({} rows, {} variables)\n",
         scenario.name, run.stats.method, executor_spec, scenario.run.start, run.stats.end_time, scenario.run.dt, run.stats.macro_steps,
         run.stats.rejected_steps, run.stats.iterations, run.stats.integrations, run.stats.wall_time_s,
-        run.stats.integration_time_s, csv, run.results->times().size(), run.results->labels().size());
+        run.stats.integration_time_s, csv, run.results->rows(), run.results->labels().size());
     if (stats_file) std::cout << "stats      " << *stats_file << '\n';
   }
   if (run.stats.terminated_early) std::cerr << "cosima: run ended early: " << run.stats.termination_reason << '\n';
-  return 0;
+  return run.stats.interrupted_by != 0 ? 128 + run.stats.interrupted_by : 0;
 }
 
 int command_models() {
@@ -234,6 +247,7 @@ int command_bench(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cosima::install_crash_handlers();
   const std::vector<std::string> all(argv + 1, argv + argc);
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
     std::cout << kUsage;

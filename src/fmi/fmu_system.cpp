@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/crash.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 
@@ -58,7 +59,8 @@ FmuSystem::FmuSystem(std::string name, const std::filesystem::path& fmu)
     : System(std::move(name)),
       archive_(fmu),
       library_(archive_.binary(), fmu.string()),
-      f_(library_.functions()) {
+      f_(library_.functions()),
+      file_text_(fmu.string()) {
   const ModelDescription& md = description();
   const auto& cs = md.co_simulation;
   if (cs.needs_execution_tool) {
@@ -150,6 +152,7 @@ FmuSystem::FmuSystem(std::string name, const std::filesystem::path& fmu)
   callbacks_.stepFinished = nullptr;
   callbacks_.componentEnvironment = this;
   const fmi2Boolean logging_on = log_level() >= LogLevel::debug ? fmi2True : fmi2False;
+  const ForeignCallScope in(this->name().c_str(), file_text_.c_str(), "fmi2Instantiate", 0.0);
   component_ = f_.instantiate(this->name().c_str(), fmi2CoSimulation, md.guid.c_str(), archive_.resource_uri().c_str(),
                               &callbacks_, fmi2False, logging_on);
   if (component_ == nullptr) throw Error(fmt::format("{}: fmi2Instantiate failed{}", where(), recent_log()));
@@ -169,6 +172,7 @@ FmuSystem::FmuSystem(std::string name, const std::filesystem::path& fmu)
 
 FmuSystem::~FmuSystem() {
   if (component_ == nullptr || health_ == Health::fatal) return;  // after fmi2Fatal: no call at all
+  const ForeignCallScope in(name().c_str(), file_text_.c_str(), "fmi2Terminate/fmi2FreeInstance", t_);
   if (health_ == Health::ok) {
     for (Saved& saved : saved_) {
       if (saved.state != nullptr && f_.free_fmu_state != nullptr) f_.free_fmu_state(component_, &saved.state);
@@ -193,6 +197,11 @@ std::string FmuSystem::recent_log() const {
   std::string text = "; FMU log:";
   for (const auto& line : log_) text += "\n  " + line;
   return text;
+}
+
+ForeignCallScope FmuSystem::enter(const char* call) const {
+  ensure_usable(call);
+  return {name().c_str(), file_text_.c_str(), call, t_};
 }
 
 void FmuSystem::ensure_usable(const char* call) const {
@@ -233,6 +242,7 @@ const ScalarVariable& FmuSystem::settable(const std::string& parameter) const {
 
 void FmuSystem::set_parameter(const std::string& parameter, double value) {
   const ScalarVariable& v = settable(parameter);
+  const ForeignCallScope in = enter("fmi2SetXXX");
   const fmi2ValueReference vr = v.value_reference;
   if (v.type == VariableType::string) {
     throw Error(fmt::format("{}: parameter '{}' is a String; give it a text, not {}", where(), parameter, value));
@@ -259,6 +269,7 @@ void FmuSystem::set_parameter(const std::string& parameter, double value) {
 
 void FmuSystem::set_string_parameter(const std::string& parameter, const std::string& value) {
   const ScalarVariable& v = settable(parameter);
+  const ForeignCallScope in = enter("fmi2SetString");
   if (v.type != VariableType::string) {
     throw Error(fmt::format("{}: parameter '{}' ({}): \"{}\" is a String", where(), parameter,
                             describe(description().port_info(v)), value));
@@ -271,7 +282,7 @@ void FmuSystem::set_string_parameter(const std::string& parameter, const std::st
 std::string FmuSystem::string_output(int output) const {
   const Port& port = outputs_.at(static_cast<std::size_t>(output));
   if (port.type != VariableType::string) return System::string_output(output);
-  ensure_usable("fmi2GetString");
+  const ForeignCallScope in = enter("fmi2GetString");
   fmi2String text = nullptr;
   check(f_.get_string(component_, &port.vr, 1, &text), "fmi2GetString");
   return text != nullptr ? std::string(text) : std::string();
@@ -283,14 +294,14 @@ void FmuSystem::set_string_input(int input, const std::string& value) {
     System::set_string_input(input, value);
     return;
   }
-  ensure_usable("fmi2SetString");
+  const ForeignCallScope in = enter("fmi2SetString");
   const fmi2String text = value.c_str();
   check(f_.set_string(component_, &port.vr, 1, &text), "fmi2SetString");
 }
 
 void FmuSystem::initialize(double t_start) {
   if (initialized_) throw Error(fmt::format("system '{}': initialized twice", name()));
-  ensure_usable("fmi2SetupExperiment");
+  const ForeignCallScope in = enter("fmi2SetupExperiment");
   check(f_.setup_experiment(component_, fmi2False, 0.0, t_start, fmi2False, 0.0), "fmi2SetupExperiment");
   check(f_.enter_initialization_mode(component_), "fmi2EnterInitializationMode");
   check(f_.exit_initialization_mode(component_), "fmi2ExitInitializationMode");
@@ -299,7 +310,7 @@ void FmuSystem::initialize(double t_start) {
 }
 
 void FmuSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
-  ensure_usable("fmi2GetXXX");
+  const ForeignCallScope in = enter("fmi2GetXXX");
   if (!real_out_.vrs.empty()) {
     check(f_.get_real(component_, real_out_.vrs.data(), real_out_.vrs.size(), real_buffer_.data()), "fmi2GetReal");
     for (std::size_t k = 0; k < real_out_.vrs.size(); ++k) y(real_out_.ports[k]) = real_buffer_[k];
@@ -342,7 +353,7 @@ void FmuSystem::set_numeric_inputs(const TypedPorts& ports, VariableType type, c
 }
 
 void FmuSystem::apply_inputs(const InputPolynomials& polynomials) {
-  ensure_usable("fmi2SetXXX");
+  const ForeignCallScope in = enter("fmi2SetXXX");
   set_numeric_inputs(real_in_, VariableType::real, polynomials);
   set_numeric_inputs(integer_in_, VariableType::integer, polynomials);
   set_numeric_inputs(boolean_in_, VariableType::boolean, polynomials);
@@ -367,7 +378,7 @@ void FmuSystem::apply_inputs(const InputPolynomials& polynomials) {
 }
 
 StepResult FmuSystem::integrate(double h) {
-  ensure_usable("fmi2DoStep");
+  const ForeignCallScope in = enter("fmi2DoStep");
   if (stop_requested_) return {StepResult::Status::terminated, "the FMU asked to terminate earlier"};
   const fmi2Boolean no_rollback = has(Capability::rollback) ? fmi2False : fmi2True;
   const fmi2Status status = f_.do_step(component_, t_, h, no_rollback);
@@ -403,7 +414,7 @@ StepResult FmuSystem::integrate(double h) {
 }
 
 void FmuSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
-  ensure_usable("fmi2GetRealOutputDerivatives");
+  const ForeignCallScope in = enter("fmi2GetRealOutputDerivatives");
   dy.setZero();  // held (non-Real) outputs have none
   const std::size_t n = real_out_.vrs.size();
   std::fill_n(int_buffer_.begin(), n, order);
@@ -415,7 +426,7 @@ void FmuSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd
 }
 
 StateId FmuSystem::do_save_state(StateId overwrite) {
-  ensure_usable("fmi2GetFMUstate");
+  const ForeignCallScope in = enter("fmi2GetFMUstate");
   StateId id = overwrite;
   if (id < 0) {
     id = 0;
@@ -430,7 +441,7 @@ StateId FmuSystem::do_save_state(StateId overwrite) {
 }
 
 void FmuSystem::do_restore_state(StateId id) {
-  ensure_usable("fmi2SetFMUstate");
+  const ForeignCallScope in = enter("fmi2SetFMUstate");
   const Saved& saved = saved_.at(static_cast<std::size_t>(id));
   if (!saved.in_use) throw Error(fmt::format("system '{}': no saved state {}", name(), id));
   check(f_.set_fmu_state(component_, saved.state), "fmi2SetFMUstate");
@@ -446,19 +457,19 @@ void FmuSystem::do_release_state(StateId id) {
 }
 
 void FmuSystem::compute_states(Eigen::Ref<Eigen::VectorXd> x) const {
-  ensure_usable("fmi2GetReal");
+  const ForeignCallScope in = enter("fmi2GetReal");
   check(f_.get_real(component_, state_vrs_.data(), state_vrs_.size(), real_buffer_.data()), "fmi2GetReal");
   for (std::size_t k = 0; k < state_vrs_.size(); ++k) x(static_cast<Eigen::Index>(k)) = real_buffer_[k];
 }
 
 void FmuSystem::compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const {
-  ensure_usable("fmi2GetReal");
+  const ForeignCallScope in = enter("fmi2GetReal");
   check(f_.get_real(component_, derivative_vrs_.data(), derivative_vrs_.size(), real_buffer_.data()), "fmi2GetReal");
   for (std::size_t k = 0; k < derivative_vrs_.size(); ++k) dx(static_cast<Eigen::Index>(k)) = real_buffer_[k];
 }
 
 const Linearization& FmuSystem::compute_linearization() {
-  ensure_usable("fmi2GetDirectionalDerivative");
+  const ForeignCallScope in = enter("fmi2GetDirectionalDerivative");
   // Columns of [A B; C D] by directional derivatives along each state and Real input.
   const std::size_t nx = state_vrs_.size(), ny = real_out_.vrs.size();
   std::vector<fmi2ValueReference> unknowns(derivative_vrs_);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/crash.hpp"
 #include "fmi/fmi2_api.hpp"
 #include "fmi/fmu_archive.hpp"
 #include "fmi/fmu_library.hpp"
@@ -84,6 +85,8 @@ class FmuSystem final : public System {
   void check(fmi2Status status, const char* call) const;
   /// Throws Error when the instance may not be called any more (after fmi2Error / fmi2Fatal).
   void ensure_usable(const char* call) const;
+  /// ensure_usable, then marks the thread as inside `call` of this FMU (core/crash.hpp).
+  [[nodiscard]] ForeignCallScope enter(const char* call) const;
   [[nodiscard]] std::string where() const;  ///< "FMU 'f.fmu' (system 's')"
   [[nodiscard]] std::string recent_log() const;
   [[nodiscard]] const ScalarVariable& settable(const std::string& name) const;
@@ -92,6 +95,7 @@ class FmuSystem final : public System {
   FmuArchive archive_;
   FmuLibrary library_;
   const Fmi2Functions& f_;
+  std::string file_text_;  ///< the FMU's path, for crash reports
   fmi2CallbackFunctions callbacks_{};
   fmi2Component component_ = nullptr;
   CapabilitySet capabilities_;

@@ -9,11 +9,17 @@
 
 namespace cosima {
 
-ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::string> variables, double interval)
-    : interval_(interval) {
+ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::string> variables, RecorderOptions options)
+    : options_(std::move(options)) {
+  if (!(options_.interval >= 0.0) || !std::isfinite(options_.interval)) {
+    throw Error(fmt::format("output.interval = {} must be a finite number ≥ 0", options_.interval));
+  }
   if (variables.empty()) {
     for (int o = 0; o < model.total_outputs(); ++o) variables.push_back(model.output_label(o));
   }
+  const auto systems = static_cast<std::size_t>(model.system_count());
+  needs_outputs_.assign(systems, 0);
+  needs_states_.assign(systems, 0);
   for (const auto& label : variables) {
     const auto dot = label.find('.');
     const int s = dot == std::string::npos ? -1 : model.system_index(label.substr(0, dot));
@@ -21,52 +27,111 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
     const std::string name = label.substr(dot + 1);
     const System& system = model.system(s);
     if (const int o = system.output_index(name); o >= 0) {
-      if (system.output_info(o).kind == PortKind::string) sources_.push_back({s, Source::Kind::text, o, text_columns_++});
-      else sources_.push_back({s, Source::Kind::output, o});
+      if (system.output_info(o).kind == PortKind::string) {
+        sources_.push_back({s, Source::Kind::text, o, text_columns_++});
+      } else {
+        sources_.push_back({s, Source::Kind::output, o});
+        needs_outputs_[static_cast<std::size_t>(s)] = 1;
+      }
     } else if (const int x = system.state_index(name); x >= 0) {
       system.require(Capability::state_access, fmt::format("recording state '{}'", label));
       sources_.push_back({s, Source::Kind::state, x});
+      needs_states_[static_cast<std::size_t>(s)] = 1;
     } else {
       throw Error(fmt::format("output variable '{}': system '{}' has no output or state '{}'", label,
                               system.name(), name));
     }
     labels_.push_back(label);
   }
+  system_outputs_.resize(systems);
+  system_states_.resize(systems);
+  for (std::size_t s = 0; s < systems; ++s) {
+    if (needs_outputs_[s] != 0) system_outputs_[s].resize(model.system(static_cast<int>(s)).output_count());
+    if (needs_states_[s] != 0) system_states_[s].resize(model.system(static_cast<int>(s)).state_count());
+  }
+  row_values_.resize(labels_.size());
+  row_texts_.resize(static_cast<std::size_t>(text_columns_));
+  if (options_.csv) {
+    stream_ = std::make_unique<CsvStream>(*options_.csv);
+    stream_->set_flush_every_row(options_.flush_every_row);
+    std::string header = "time";
+    for (const auto& label : labels_) header += "," + label;
+    stream_->append(header + "\n");
+  }
+}
+
+void ResultRecorder::format_row(std::string& out, double t, const double* values, const std::string* texts) const {
+  fmt::format_to(std::back_inserter(out), "{:.17g}", t);
+  for (std::size_t c = 0; c < labels_.size(); ++c) {
+    if (!is_text(c)) {
+      fmt::format_to(std::back_inserter(out), ",{:.17g}", values[c]);
+      continue;
+    }
+    out += ",\"";
+    for (char ch : texts[sources_[c].text_column]) {
+      if (ch == '"') out += '"';
+      out += ch;
+    }
+    out += '"';
+  }
+  out += '\n';
 }
 
 void ResultRecorder::record(const ModularModel& model, double t) {
   if (t == last_time_) return;
-  times_.push_back(t);
   last_time_ = t;
-  for (const Source& source : sources_) {
-    const System& system = model.system(source.system);
-    if (source.kind == Source::Kind::text) {
-      texts_.push_back(system.string_output(source.index));
-      values_.push_back(0.0);
-      continue;
+  for (std::size_t s = 0; s < system_outputs_.size(); ++s) {
+    if (needs_outputs_[s] != 0) model.system(static_cast<int>(s)).outputs(system_outputs_[s]);
+    if (needs_states_[s] != 0) model.system(static_cast<int>(s)).states(system_states_[s]);
+  }
+  for (std::size_t c = 0; c < sources_.size(); ++c) {
+    const Source& source = sources_[c];
+    const auto s = static_cast<std::size_t>(source.system);
+    switch (source.kind) {
+      case Source::Kind::output: row_values_[c] = system_outputs_[s](source.index); break;
+      case Source::Kind::state: row_values_[c] = system_states_[s](source.index); break;
+      case Source::Kind::text:
+        row_values_[c] = 0.0;
+        row_texts_[static_cast<std::size_t>(source.text_column)] = model.system(source.system).string_output(source.index);
+        break;
     }
-    const bool state = source.kind == Source::Kind::state;
-    buffer_.resize(state ? system.state_count() : system.output_count());
-    if (state) system.states(buffer_);
-    else system.outputs(buffer_);
-    values_.push_back(buffer_(source.index));
+  }
+  ++rows_;
+  if (stream_) {
+    format_row(stream_->buffer(), t, row_values_.data(), row_texts_.data());
+    stream_->row_done();
+  }
+  if (options_.keep_in_memory) {
+    times_.push_back(t);
+    values_.insert(values_.end(), row_values_.begin(), row_values_.end());
+    texts_.insert(texts_.end(), row_texts_.begin(), row_texts_.end());
   }
 }
 
 void ResultRecorder::on_start(const ModularModel& model, double t) {
-  next_time_ = t + interval_;
+  start_ = t;
+  next_output_ = 1;
   record(model, t);
 }
 
 void ResultRecorder::on_step(const ModularModel& model, double t, const StepReport& /*report*/) {
-  if (interval_ > 0.0) {
-    if (t < next_time_ - 1e-9 * interval_) return;
-    next_time_ += interval_ * std::max(1.0, std::floor((t - next_time_) / interval_ + 1e-9) + 1.0);
+  if (options_.interval > 0.0) {
+    // output times start + k·interval, each computed afresh (no accumulated drift)
+    const double due = start_ + static_cast<double>(next_output_) * options_.interval;
+    if (t < due - 1e-9 * options_.interval) return;
+    next_output_ = static_cast<std::int64_t>(std::floor((t - start_) / options_.interval + 1e-9)) + 1;
   }
   record(model, t);
 }
 
-void ResultRecorder::on_end(const ModularModel& model, double t) { record(model, t); }
+void ResultRecorder::on_end(const ModularModel& model, double t) {
+  record(model, t);
+  flush();
+}
+
+void ResultRecorder::flush() {
+  if (stream_) stream_->flush();
+}
 
 const std::string& ResultRecorder::text(std::size_t row, std::size_t column) const {
   return texts_[row * static_cast<std::size_t>(text_columns_) + static_cast<std::size_t>(sources_[column].text_column)];
@@ -89,18 +154,12 @@ void ResultRecorder::write_csv(const std::filesystem::path& path) const {
   out << "time";
   for (const auto& label : labels_) out << ',' << label;
   out << '\n';
+  std::string row;
   for (std::size_t r = 0; r < times_.size(); ++r) {
-    out << fmt::format("{:.17g}", times_[r]);
-    for (std::size_t c = 0; c < labels_.size(); ++c) {
-      if (!is_text(c)) {
-        out << fmt::format(",{:.17g}", value(r, c));
-        continue;
-      }
-      std::string quoted = "\"";
-      for (char ch : text(r, c)) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-      out << ',' << quoted << '"';
-    }
-    out << '\n';
+    row.clear();
+    format_row(row, times_[r], &values_[r * labels_.size()],
+               text_columns_ > 0 ? &texts_[r * static_cast<std::size_t>(text_columns_)] : nullptr);
+    out << row;
   }
   if (!out) throw Error(fmt::format("error while writing '{}'", path.string()));
 }

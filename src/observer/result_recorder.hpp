@@ -1,28 +1,42 @@
 #pragma once
 // Records chosen variables ("system.port" outputs or "system.state" states) at the communication
-// points, optionally thinned to at most one row per `interval`, and writes them as CSV:
-// `time` then one column per variable. String outputs are recorded as quoted text ("" escapes ").
+// points, thinned to the first communication point at or after each output time start + k·interval
+// (interval 0: every communication point). Rows go to a CSV stream as the run goes (`time`, then
+// one column per variable; String outputs as quoted text, "" escaping "), and/or stay in memory for
+// programs that read them back (tests, benches, the Python module).
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <Eigen/Dense>
 
+#include "observer/csv_stream.hpp"
 #include "observer/observer.hpp"
 
 namespace cosima {
 
+struct RecorderOptions {
+  double interval = 0.0;                    ///< between output times; 0: every communication point
+  std::optional<std::filesystem::path> csv;  ///< stream the rows to this file (created at once)
+  bool keep_in_memory = true;               ///< keep the rows for times() / column() / value()
+  bool flush_every_row = false;             ///< someone is watching (a terminal): every row to disk at once
+};
+
 class ResultRecorder final : public Observer {
  public:
   /// variables: labels "system.name"; empty: every output of every system.
-  ResultRecorder(const ModularModel& model, std::vector<std::string> variables, double interval = 0.0);
+  ResultRecorder(const ModularModel& model, std::vector<std::string> variables, RecorderOptions options = {});
 
   void on_start(const ModularModel& model, double t) override;
   void on_step(const ModularModel& model, double t, const StepReport& report) override;
   void on_end(const ModularModel& model, double t) override;
 
   [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
+  /// Rows recorded (also when they are not kept in memory).
+  [[nodiscard]] std::int64_t rows() const { return rows_; }
   [[nodiscard]] const std::vector<double>& times() const { return times_; }
   /// Values of one variable over time; throws Error for an unknown label.
   [[nodiscard]] std::vector<double> column(const std::string& label) const;
@@ -33,10 +47,14 @@ class ResultRecorder final : public Observer {
   [[nodiscard]] bool is_text(std::size_t column) const { return sources_[column].kind == Source::Kind::text; }
   /// The text of a String column at a row.
   [[nodiscard]] const std::string& text(std::size_t row, std::size_t column) const;
+  /// Writes the rows kept in memory as CSV.
   void write_csv(const std::filesystem::path& path) const;
+  /// Pushes the streamed rows to disk (the stream also does so by itself).
+  void flush();
 
  private:
   void record(const ModularModel& model, double t);
+  void format_row(std::string& out, double t, const double* values, const std::string* texts) const;
 
   struct Source {
     enum class Kind : std::uint8_t { output, state, text };
@@ -47,14 +65,21 @@ class ResultRecorder final : public Observer {
   };
   std::vector<std::string> labels_;
   std::vector<Source> sources_;
-  double interval_;
-  double next_time_ = 0.0;
+  RecorderOptions options_;
+  double start_ = 0.0;
+  std::int64_t next_output_ = 0;  ///< k of the next output time start + k·interval
   double last_time_ = -1e300;
+  std::int64_t rows_ = 0;
+  std::unique_ptr<CsvStream> stream_;
   std::vector<double> times_;
-  std::vector<double> values_;     // row-major (text columns hold 0)
+  std::vector<double> values_;      // row-major (text columns hold 0)
   std::vector<std::string> texts_;  // row-major over the text columns
   int text_columns_ = 0;
-  mutable Eigen::VectorXd buffer_;
+  // one row's scratch space: each system's outputs and states read once per row
+  std::vector<Eigen::VectorXd> system_outputs_, system_states_;
+  std::vector<char> needs_outputs_, needs_states_;
+  std::vector<double> row_values_;
+  std::vector<std::string> row_texts_;
 };
 
 }  // namespace cosima

@@ -17,23 +17,57 @@ std::int64_t total_integrations(const ModularModel& model) {
 }
 }  // namespace
 
+namespace {
+constexpr const char* kHeader = "time,step,iterations,rejected,integrations,estimate_gap,defect,connection_defect,output_defect\n";
+}  // namespace
+
+StepLog::StepLog(const std::optional<std::filesystem::path>& csv, bool keep_in_memory) : keep_(keep_in_memory) {
+  if (csv) {
+    stream_ = std::make_unique<CsvStream>(*csv);
+    stream_->append(kHeader);
+  }
+}
+
 void StepLog::on_start(const ModularModel& model, double /*t*/) { integrations_ = total_integrations(model); }
 
 void StepLog::on_step(const ModularModel& model, double t, const StepReport& report) {
   const std::int64_t now = total_integrations(model);
-  rows_.push_back({t, report.h, report.iterations, report.rejected, now - integrations_, report.estimate_gap,
-                   report.defect, report.connection_defect, report.output_defect});
+  const Row row{t, report.h, report.iterations, report.rejected, now - integrations_, report.estimate_gap,
+                report.defect, report.connection_defect, report.output_defect};
   integrations_ = now;
+  if (stream_) {
+    format_row(stream_->buffer(), row);
+    stream_->row_done();
+  }
+  if (keep_) rows_.push_back(row);
+}
+
+void StepLog::on_end(const ModularModel& /*model*/, double /*t*/) {
+  if (stream_) stream_->flush();
+}
+
+void StepLog::format_row(std::string& out, const Row& r) {
+  const auto cell = [&](double v) {
+    out += ',';
+    if (!std::isnan(v)) fmt::format_to(std::back_inserter(out), "{:.6e}", v);
+  };
+  fmt::format_to(std::back_inserter(out), "{:.17g},{:.17g},{},{},{}", r.t, r.h, r.iterations, r.rejected, r.integrations);
+  cell(r.estimate_gap);
+  cell(r.defect);
+  cell(r.connection_defect);
+  cell(r.output_defect);
+  out += '\n';
 }
 
 void StepLog::write_csv(const std::filesystem::path& path) const {
   std::ofstream out(path);
   if (!out) throw Error(fmt::format("cannot write '{}'", path.string()));
-  out << "time,step,iterations,rejected,integrations,estimate_gap,defect,connection_defect,output_defect\n";
-  const auto cell = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{:.6e}", v); };
+  out << kHeader;
+  std::string row;
   for (const Row& r : rows_) {
-    out << fmt::format("{:.17g},{:.17g},{},{},{},{},{},{},{}\n", r.t, r.h, r.iterations, r.rejected, r.integrations,
-                       cell(r.estimate_gap), cell(r.defect), cell(r.connection_defect), cell(r.output_defect));
+    row.clear();
+    format_row(row, r);
+    out << row;
   }
 }
 

@@ -7,15 +7,18 @@
 
 namespace cosima {
 
-ScenarioRun run_scenario(const Scenario& scenario, Executor* executor) {
+ScenarioRun run_scenario(const Scenario& scenario, Executor* executor, const RunOutputs& outputs) {
   ScenarioRun run;
   run.model = build_model(scenario, [&](const SystemSpec& spec) {
     auto remote = executor != nullptr ? executor->remote_system(spec.name) : nullptr;
     return remote ? std::move(remote) : build_system(spec);
   });
   const auto method = make_method(scenario.method, scenario.run.dt, run.warnings);
-  run.results = std::make_unique<ResultRecorder>(run.model, scenario.output.variables, scenario.output.interval);
-  run.steps = std::make_unique<StepLog>();
+  run.results = std::make_unique<ResultRecorder>(
+      run.model, scenario.output.variables,
+      RecorderOptions{.interval = scenario.output.interval, .csv = outputs.results_csv, .keep_in_memory = outputs.keep_in_memory,
+                      .flush_every_row = outputs.flush_every_row});
+  run.steps = std::make_unique<StepLog>(outputs.steps_csv, outputs.keep_in_memory);
   RunOptions options = scenario.run;
   options.executor = executor;
   run.stats = simulate(run.model, *method, options, {run.results.get(), run.steps.get()});
@@ -47,6 +50,7 @@ nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
   for (const auto& [name, value] : stats.method_totals) json[name] = value;
   json["terminated_early"] = stats.terminated_early;
   if (stats.terminated_early) json["termination_reason"] = stats.termination_reason;
+  if (stats.interrupted_by != 0) json["interrupted_by"] = stats.interrupted_by;
   return json;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // One scenario run end to end: build the model, the method and the recorder, simulate.
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +24,17 @@ struct ScenarioRun {
   std::vector<std::string> warnings;
 };
 
+/// Where a run's results go: streamed to files as the run goes (created before it starts, so a
+/// bad path fails at once) and/or kept in memory for the caller.
+struct RunOutputs {
+  std::optional<std::filesystem::path> results_csv, steps_csv;
+  bool keep_in_memory = true;  ///< results and step log readable from the ScenarioRun
+  bool flush_every_row = false;  ///< results reach the disk at every output row (a terminal is watching)
+};
+
 /// Builds and runs the scenario; the systems carry out their orders on `executor` (nullptr:
 /// sequential, in this thread).
-ScenarioRun run_scenario(const Scenario& scenario, Executor* executor = nullptr);
+ScenarioRun run_scenario(const Scenario& scenario, Executor* executor = nullptr, const RunOutputs& outputs = {});
 
 /// The mean over the recorded variables of the normalized L2 error against a reference run of the
 /// same variables (seed 001 §5) — the error measure of most benchmarks.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace cosima {
 
@@ -33,6 +34,12 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   const double tiny = 1e-12 * std::max(1.0, std::abs(options.stop));
   std::int64_t grid_index = 0;
   while (t < options.stop - tiny) {
+    if (const int signal = stop_requested(); signal != 0) {  // SIGINT / SIGTERM: stop at this communication point
+      stats.terminated_early = true;
+      stats.interrupted_by = signal;
+      stats.termination_reason = fmt::format("interrupted by {} at t = {}", stop_signal_name(signal), t);
+      break;
+    }
     double t_next = method.chooses_step()
                         ? t + std::min(method.proposed_step(), options.stop - t)
                         : std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);

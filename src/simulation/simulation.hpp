@@ -35,6 +35,7 @@ struct RunStatistics {
   std::vector<std::pair<std::string, double>> method_totals;  ///< CouplingMethod::totals()
   bool terminated_early = false;
   std::string termination_reason;
+  int interrupted_by = 0;  ///< SIGINT / SIGTERM that stopped the run, or 0
 };
 
 RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOptions& options,

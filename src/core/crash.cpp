@@ -1,0 +1,165 @@
+#include "core/crash.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+
+namespace cosima {
+
+namespace {
+
+thread_local ForeignCall t_call;
+std::array<std::atomic<EmergencyFlushable*>, 16> g_streams{};
+std::atomic<bool> g_installed{false};
+
+/// Appends text to buffer[at..size), returns the new end (truncates).
+std::size_t append(char* buffer, std::size_t size, std::size_t at, const char* text) noexcept {
+  while (text != nullptr && *text != '\0' && at + 1 < size) buffer[at++] = *text++;
+  buffer[at < size ? at : size - 1] = '\0';
+  return at;
+}
+
+/// A time as digits, with up to 9 decimals and no trailing zeros (no stdio in a signal handler).
+std::size_t append_time(char* buffer, std::size_t size, std::size_t at, double t) noexcept {
+  if (!std::isfinite(t)) return append(buffer, size, at, std::isnan(t) ? "nan" : "inf");
+  if (t < 0) {
+    at = append(buffer, size, at, "-");
+    t = -t;
+  }
+  if (t >= 1e15) return append(buffer, size, at, "(large)");
+  auto whole = static_cast<unsigned long long>(t);
+  auto fraction = static_cast<unsigned long long>(std::llround((t - static_cast<double>(whole)) * 1e9));
+  if (fraction >= 1000000000ULL) {
+    ++whole;
+    fraction -= 1000000000ULL;
+  }
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + whole % 10);
+    whole /= 10;
+  } while (whole > 0 && n < 20);
+  char text[40];
+  int k = 0;
+  while (n > 0) text[k++] = digits[--n];
+  if (fraction > 0) {
+    text[k++] = '.';
+    char decimals[9];
+    for (int i = 8; i >= 0; --i) {
+      decimals[i] = static_cast<char>('0' + fraction % 10);
+      fraction /= 10;
+    }
+    int last = 8;
+    while (last > 0 && decimals[last] == '0') --last;
+    for (int i = 0; i <= last; ++i) text[k++] = decimals[i];
+  }
+  text[k] = '\0';
+  return append(buffer, size, at, text);
+}
+
+void flush_streams() noexcept {
+  for (auto& slot : g_streams) {
+    if (EmergencyFlushable* stream = slot.load()) stream->emergency_flush();
+  }
+}
+
+void write_line(const char* text) noexcept {
+  const std::size_t length = std::strlen(text);
+  std::size_t done = 0;
+  while (done < length) {
+    const ssize_t n = ::write(STDERR_FILENO, text + done, length - done);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+const char* signal_name(int signal) noexcept {
+  switch (signal) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    default: return "a fatal signal";
+  }
+}
+
+extern "C" void on_fatal_signal(int signal) {
+  char line[1024];
+  std::size_t at = append(line, sizeof line, 0, "cosima: fatal: ");
+  at = append(line, sizeof line, at, signal_name(signal));
+  at = append(line, sizeof line, at, " ");
+  at += describe_foreign_call(t_call, line + at, sizeof line - at);
+  at = append(line, sizeof line, at, "; results written so far are on disk\n");
+  write_line(line);
+  flush_streams();
+  std::signal(signal, SIG_DFL);  // die of the same signal
+  std::raise(signal);
+}
+
+extern "C" void on_exit_call() {
+  // an exit() from inside an FMU would end the run as if it had succeeded
+  if (t_call.function == nullptr) return;
+  char line[1024];
+  std::size_t at = append(line, sizeof line, 0, "cosima: error: the FMU called exit() ");
+  at += describe_foreign_call(t_call, line + at, sizeof line - at);
+  append(line, sizeof line, at, "\n");
+  write_line(line);
+  flush_streams();
+  std::_Exit(70);
+}
+
+}  // namespace
+
+ForeignCallScope::ForeignCallScope(const char* system, const char* file, const char* function, double time) noexcept
+    : previous_(t_call) {
+  t_call = {system, file, function, time};
+}
+
+ForeignCallScope::~ForeignCallScope() { t_call = previous_; }
+
+const ForeignCall& current_foreign_call() { return t_call; }
+
+std::size_t describe_foreign_call(const ForeignCall& call, char* buffer, std::size_t size) noexcept {
+  if (size == 0) return 0;
+  if (call.function == nullptr) return append(buffer, size, 0, "outside any FMU call");
+  std::size_t at = append(buffer, size, 0, "in ");
+  at = append(buffer, size, at, call.function);
+  at = append(buffer, size, at, " of system '");
+  at = append(buffer, size, at, call.system);
+  at = append(buffer, size, at, "' (FMU '");
+  at = append(buffer, size, at, call.file);
+  at = append(buffer, size, at, "') at t = ");
+  return append_time(buffer, size, at, call.time);
+}
+
+void register_emergency_flush(EmergencyFlushable* stream) noexcept {
+  for (auto& slot : g_streams) {
+    EmergencyFlushable* empty = nullptr;
+    if (slot.compare_exchange_strong(empty, stream)) return;
+  }
+}
+
+void unregister_emergency_flush(EmergencyFlushable* stream) noexcept {
+  for (auto& slot : g_streams) {
+    EmergencyFlushable* expected = stream;
+    slot.compare_exchange_strong(expected, nullptr);
+  }
+}
+
+void install_crash_handlers() {
+  if (g_installed.exchange(true)) return;
+  struct sigaction action {};
+  action.sa_handler = on_fatal_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND | SA_NODEFER;
+  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(signal, &action, nullptr);
+  std::atexit(on_exit_call);
+}
+
+}  // namespace cosima

@@ -1,0 +1,56 @@
+#pragma once
+// What cosima knows when code it did not write brings the process down (an FMU that segfaults,
+// aborts or calls exit()): the foreign call in flight on each thread — system, file, function and
+// simulation time — and the output streams whose pending bytes must reach the disk.
+//
+//   install_crash_handlers();                       once, at program start
+//   { ForeignCallScope in(name, file, "fmi2DoStep", t); f_.do_step(...); }
+//
+// On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT the handler writes one line naming the call (or
+// "outside any FMU call"), saves the registered streams with write(2), and re-raises the signal so
+// the process dies of it. An exit() from inside a foreign call is reported and turned into exit
+// status 70. Everything here is async-signal-safe on the signal path: no allocation, no stdio.
+#include <cstddef>
+
+namespace cosima {
+
+struct ForeignCall {
+  const char* system = nullptr;
+  const char* file = nullptr;
+  const char* function = nullptr;
+  double time = 0.0;
+};
+
+/// Marks the calling thread as inside a foreign function for its lifetime (nests: restores the outer).
+class ForeignCallScope {
+ public:
+  ForeignCallScope(const char* system, const char* file, const char* function, double time) noexcept;
+  ~ForeignCallScope();
+  ForeignCallScope(const ForeignCallScope&) = delete;
+  ForeignCallScope& operator=(const ForeignCallScope&) = delete;
+
+ private:
+  ForeignCall previous_;
+};
+
+/// The foreign call in flight on this thread (function == nullptr: none).
+const ForeignCall& current_foreign_call();
+
+/// A stream with bytes not yet on disk, saved by the handler on a fatal signal.
+class EmergencyFlushable {
+ public:
+  virtual void emergency_flush() noexcept = 0;  ///< async-signal-safe (write(2) only)
+
+ protected:
+  ~EmergencyFlushable() = default;
+};
+void register_emergency_flush(EmergencyFlushable* stream) noexcept;
+void unregister_emergency_flush(EmergencyFlushable* stream) noexcept;
+
+/// Fatal-signal handlers and the exit() guard. Idempotent.
+void install_crash_handlers();
+
+/// Formats "in fmi2DoStep of system 's' (FMU 'f') at t = 0.5" into buffer (no allocation).
+std::size_t describe_foreign_call(const ForeignCall& call, char* buffer, std::size_t size) noexcept;
+
+}  // namespace cosima

@@ -1,0 +1,73 @@
+#include "observer/csv_stream.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+namespace {
+constexpr std::size_t kFlushBytes = 1 << 16;
+constexpr auto kFlushPeriod = std::chrono::seconds(1);
+}  // namespace
+
+CsvStream::CsvStream(const std::filesystem::path& path) : path_(path) {
+  if (std::filesystem::is_directory(path)) throw Error(fmt::format("cannot write '{}': it is a directory", path.string()));
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  buffer_.reserve(2 * kFlushBytes);
+  last_flush_ = std::chrono::steady_clock::now();
+  register_emergency_flush(this);
+}
+
+CsvStream::~CsvStream() {
+  unregister_emergency_flush(this);
+  try {
+    flush();
+  } catch (const Error&) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; flush() was called before
+  }
+  ::close(fd_);
+}
+
+void CsvStream::append(std::string_view text) {
+  buffer_.append(text);
+  row_done();
+}
+
+void CsvStream::row_done() {
+  if (every_row_ || buffer_.size() >= kFlushBytes || std::chrono::steady_clock::now() - last_flush_ >= kFlushPeriod) {
+    flush();
+  }
+}
+
+void CsvStream::flush() {
+  std::size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      buffer_.erase(0, done);
+      throw Error(fmt::format("error while writing '{}': {}", path_.string(), std::strerror(errno)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  buffer_.clear();
+  last_flush_ = std::chrono::steady_clock::now();
+}
+
+void CsvStream::emergency_flush() noexcept {
+  std::size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace cosima

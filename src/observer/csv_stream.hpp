@@ -1,0 +1,42 @@
+#pragma once
+// A CSV file written as the run goes: rows are formatted into a buffer that reaches the disk when
+// it is large, at least every second, and at the end — and, on a fatal signal, from the crash
+// handler (core/crash.hpp). The file is created when the stream is: a bad path fails before the run.
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "core/crash.hpp"
+
+namespace cosima {
+
+class CsvStream final : public EmergencyFlushable {
+ public:
+  /// Creates (truncates) the file; throws Error naming it when it cannot.
+  explicit CsvStream(const std::filesystem::path& path);
+  ~CsvStream();
+  CsvStream(const CsvStream&) = delete;
+  CsvStream& operator=(const CsvStream&) = delete;
+
+  /// Appends text (a whole row, with its newline) and flushes when due.
+  void append(std::string_view text);
+  /// The buffer to format a row into directly; call row_done() after.
+  std::string& buffer() { return buffer_; }
+  void row_done();
+  /// Writes everything buffered; throws Error when the disk refuses.
+  void flush();
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  /// Flush after every row (a terminal watching the file).
+  void set_flush_every_row(bool every_row) { every_row_ = every_row; }
+
+  void emergency_flush() noexcept override;
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::string buffer_;
+  bool every_row_ = false;
+  std::chrono::steady_clock::time_point last_flush_;
+};
+
+}  // namespace cosima
