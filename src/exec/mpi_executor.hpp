@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "exec/executor.hpp"
+#include "exec/protocol.hpp"
 #include "scenario/scenario.hpp"
 
 namespace cosima {
@@ -39,9 +40,7 @@ class MpiSession {
 /// The rank that owns system s of `systems`, among `ranks` (rank 0 owns none).
 int owner_rank(int s, int systems, int ranks);
 
-class RemoteSystem;
-
-class MpiExecutor final : public Executor {
+class MpiExecutor final : public Executor, public RemoteChannel {
  public:
   /// Rank 0: receives the structure of every system from its owner. Throws Error when a worker
   /// could not build its systems (the workers are then shut down).
@@ -57,7 +56,8 @@ class MpiExecutor final : public Executor {
   [[nodiscard]] std::unique_ptr<System> remote_system(const std::string& name) override;
 
   /// One order for one system, carried out now (a proxy's direct call).
-  Reply call(int system, const Order& order);
+  Reply call(int system, const Order& order) override;
+  [[nodiscard]] std::string place(int system) const override;
 
  private:
   void shutdown();

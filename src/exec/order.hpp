@@ -63,6 +63,7 @@ class Batch {
 
   [[nodiscard]] int size() const { return static_cast<int>(orders_.size()); }
   [[nodiscard]] std::vector<Order>& orders() { return orders_; }
+  [[nodiscard]] const std::vector<Order>& orders() const { return orders_; }
   [[nodiscard]] std::vector<Reply>& replies() { return replies_; }
 
  private:

@@ -143,7 +143,11 @@ bool archive_has_entry(const std::filesystem::path& fmu, const std::string& entr
 FmuArchive::FmuArchive(const std::filesystem::path& fmu, const UnpackLimits& limits) : file_(fmu) {
   const ZipHandle archive = open_zip(fmu);
   description_ = description_from(archive.get(), fmu);
-  unzip(archive.get(), fmu, directory_.path(), limits);
+  try {
+    unzip(archive.get(), fmu, directory_.path(), limits);
+  } catch (const std::filesystem::filesystem_error& e) {  // an entry the file system refuses: name clash, name too long
+    throw Error(fmt::format("FMU '{}': cannot unpack: {}", fmu.string(), e.what()));
+  }
 }
 
 std::filesystem::path FmuArchive::binary() const {

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/whole_number.hpp"
 #include "methods/defect_jacobi.hpp"
+#include "scenario/scenario.hpp"
 #include "methods/explicit_coupling.hpp"
 #include "methods/ifosmondi.hpp"
 #include "methods/missiles.hpp"
@@ -52,6 +53,18 @@ class OptionReader {
     if (!spec_.at(key).is_number()) throw Error(fmt::format("method.{} must be a number", key));
     return spec_.at(key).get<double>();
   }
+  /// A number > 0 (tolerances, step sizes): 0, negative and non-finite values are refused by name.
+  [[nodiscard]] double positive(const std::string& key, double fallback) const {
+    const double value = number(key, fallback);
+    if (!(value > 0.0) || !std::isfinite(value)) throw Error(fmt::format("method.{} = {} must be positive", key, value));
+    return value;
+  }
+  /// A number ≥ 0.
+  [[nodiscard]] double non_negative(const std::string& key, double fallback) const {
+    const double value = number(key, fallback);
+    if (!(value >= 0.0) || std::isnan(value)) throw Error(fmt::format("method.{} = {} must not be negative", key, value));
+    return value;
+  }
   /// A count in [min, max] (checked: never a cast of an arbitrary double).
   [[nodiscard]] int integer(const std::string& key, int fallback, int min, int max) const {
     if (!spec_.contains(key)) return fallback;
@@ -59,7 +72,7 @@ class OptionReader {
   }
   static int integer_of(const Json& value, const std::string& where, int min, int max) {
     const auto whole = value.is_number() ? whole_number(value.get<double>(), min, max) : std::nullopt;
-    if (!whole) throw Error(fmt::format("method.{} must be an integer in [{}, {}], not {}", where, min, max, value.dump()));
+    if (!whole) throw Error(fmt::format("method.{} must be an integer in [{}, {}], not {}", where, min, max, json_text(value)));
     return *whole;
   }
   [[nodiscard]] bool flag(const std::string& key, bool fallback) const {
@@ -173,9 +186,9 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
   }
   if (type == "ifosmondi" || type == "ifosmondi-jfm") {
     Ifosmondi::Options o;
-    const double epsilon = options.number("epsilon", 1e-4);
-    o.nonlinear.epsilon_abs = options.number("epsilon_abs", epsilon);
-    o.nonlinear.epsilon_rel = options.number("epsilon_rel", epsilon);
+    const double epsilon = options.positive("epsilon", 1e-4);
+    o.nonlinear.epsilon_abs = options.positive("epsilon_abs", epsilon);
+    o.nonlinear.epsilon_rel = options.positive("epsilon_rel", epsilon);
     // the fixed point contracts slowly near ρ = 1: it gets more iterations by default
     o.nonlinear.max_iterations = options.integer("max_iterations", type == "ifosmondi" ? 500 : 100, 1, 1 << 30);
     o.nonlinear.solver = type == "ifosmondi" ? "fixed-point" : options.text("jfm", "anderson");
@@ -184,7 +197,7 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     }
     o.nonlinear.petsc_options = options.text("petsc_options", "");
     o.dt_ref = dt;
-    o.dt_min = options.number("dt_min", 0.0);
+    o.dt_min = options.non_negative("dt_min", 0.0);
     o.estimator = estimator_options(options);
     return std::make_unique<Ifosmondi>(std::move(o));
   }
@@ -193,13 +206,13 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     o.input_order = options.orders("m");
     o.output_order = options.orders("n");
     o.fixed_step = options.flag("fixed", false);
-    o.h1 = options.number("h1", 0.0);
-    o.controller.tol = options.number("tol", o.controller.tol);
+    o.h1 = options.non_negative("h1", 0.0);
+    o.controller.tol = options.positive("tol", o.controller.tol);
     o.controller.kp = options.number("kp", o.controller.kp);
     o.controller.ki = options.number("ki", o.controller.ki);
     o.controller.theta_max = options.number("theta_max", o.controller.theta_max);
-    o.controller.h_min = options.number("h_min", o.controller.h_min);
-    o.controller.h_max = options.number("h_max", o.controller.h_max);
+    o.controller.h_min = options.non_negative("h_min", o.controller.h_min);
+    o.controller.h_max = options.non_negative("h_max", o.controller.h_max);
     return std::make_unique<DefectJacobi>(std::move(o), dt);
   }
   if (type == "missiles") {
@@ -209,8 +222,8 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     return std::make_unique<Missiles>(o);
   }
   Monolithic::Options o;
-  o.rtol = options.number("rtol", o.rtol);
-  o.atol = options.number("atol", o.atol);
+  o.rtol = options.positive("rtol", o.rtol);
+  o.atol = options.non_negative("atol", o.atol);
   return std::make_unique<Monolithic>(o);
 }
 

@@ -48,7 +48,7 @@ class ObjectReader {
     if (!has(key)) return fallback;
     const Json& value = at(key);
     const auto whole = value.is_number() ? whole_number(value.get<double>(), min, max) : std::nullopt;
-    if (!whole) fail(fmt::format("'{}{}' must be an integer in [{}, {}], not {}", prefix(), key, min, max, value.dump()));
+    if (!whole) fail(fmt::format("'{}{}' must be an integer in [{}, {}], not {}", prefix(), key, min, max, json_text(value)));
     return *whole;
   }
   [[nodiscard]] std::string text(const std::string& key, const std::string& fallback) const {
@@ -78,7 +78,7 @@ ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const st
   if (value.is_boolean()) return value.get<bool>() ? 1.0 : 0.0;
   if (value.is_number()) return value.get<double>();
   if (value.is_string()) return value.get<std::string>();
-  reader.fail(fmt::format("'{}' must be a number, true/false or a text, not {}", path, value.dump()));
+  reader.fail(fmt::format("'{}' must be a number, true/false or a text, not {}", path, json_text(value)));
 }
 
 SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
@@ -115,6 +115,10 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
     spec.integrator_options.max_step = options.number("max_step", spec.integrator_options.max_step);
     spec.integrator_options.steps_per_call =
         options.integer("steps_per_call", spec.integrator_options.steps_per_call, 1, 1 << 30);
+    const IntegratorOptions& o = spec.integrator_options;
+    if (!(o.rtol > 0.0) || !std::isfinite(o.rtol)) options.fail(fmt::format("'rtol' = {} must be positive", o.rtol));
+    if (!(o.atol >= 0.0) || !std::isfinite(o.atol)) options.fail(fmt::format("'atol' = {} must not be negative", o.atol));
+    if (!(o.max_step >= 0.0)) options.fail(fmt::format("'max_step' = {} must not be negative", o.max_step));
   }
   for (Capability c : kAllCapabilities) {
     if (!reader.flag(std::string(to_string(c)), true)) spec.withheld.add(c);
@@ -256,7 +260,7 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
       if (c.is_object()) {
         const ObjectReader connection(c, "connections[]", file, {"from", "to", "convert"});
         if (!connection.has("from") || !connection.has("to")) {
-          top.fail(fmt::format("connection {} needs \"from\" and \"to\"", c.dump()));
+          top.fail(fmt::format("connection {} needs \"from\" and \"to\"", json_text(c)));
         }
         scenario.connections.push_back(
             {connection.text("from", ""), connection.text("to", ""), connection.flag("convert", false)});
@@ -264,7 +268,7 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
       }
       if (!c.is_array() || c.size() != 2 || !c[0].is_string() || !c[1].is_string()) {
         top.fail(fmt::format("connection {} must be [\"sys.output\", \"sys.input\"] or {{\"from\": …, \"to\": …}}",
-                             c.dump()));
+                             json_text(c)));
       }
       scenario.connections.push_back({c[0].get<std::string>(), c[1].get<std::string>(), false});
     }

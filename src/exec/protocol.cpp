@@ -1,0 +1,372 @@
+#include "exec/protocol.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "scenario/scenario.hpp"
+
+namespace cosima {
+
+namespace {
+
+
+void write_order(wire::Writer& w, const Order& o) {
+  w.put(static_cast<std::uint8_t>(o.restore));
+  w.put(static_cast<std::uint8_t>(o.save));
+  w.put(o.initialize);
+  w.put(static_cast<std::uint8_t>(o.configure_estimator.has_value()));
+  if (o.configure_estimator) {
+    const EstimatorOptions& e = *o.configure_estimator;
+    w.put(static_cast<std::int32_t>(e.response.method));
+    w.put(static_cast<std::int32_t>(e.response.stehfest_terms));
+    w.put(e.response.richardson_fraction);
+    w.put(static_cast<std::int32_t>(e.control));
+    w.put(static_cast<std::uint8_t>(e.affine_term));
+  }
+  w.put(static_cast<std::uint8_t>(o.set_inputs));
+  if (o.set_inputs) w.put_matrix(o.inputs);
+  w.put(o.step);
+  w.put(static_cast<std::int32_t>(o.read_order));
+  w.put(static_cast<std::uint8_t>(o.read_states));
+  w.put(static_cast<std::uint8_t>(o.estimate_begin));
+  if (o.estimate_begin) w.put_matrix(o.estimate_u_now);
+  w.put(o.estimate_h);
+}
+
+void read_order(wire::Reader& r, Order& o) {
+  o.clear();
+  o.active = true;
+  o.restore = r.get<std::uint8_t>() != 0;
+  o.save = r.get<std::uint8_t>() != 0;
+  o.initialize = r.get<double>();
+  if (r.get<std::uint8_t>() != 0) {
+    EstimatorOptions e;
+    e.response.method = static_cast<InverseLaplace>(r.get<std::int32_t>());
+    e.response.stehfest_terms = r.get<std::int32_t>();
+    e.response.richardson_fraction = r.get<double>();
+    e.control = static_cast<ControlReconstruction>(r.get<std::int32_t>());
+    e.affine_term = r.get<std::uint8_t>() != 0;
+    o.configure_estimator = e;
+  }
+  o.set_inputs = r.get<std::uint8_t>() != 0;
+  if (o.set_inputs) r.get_matrix(o.inputs);
+  o.step = r.get<double>();
+  o.read_order = r.get<std::int32_t>();
+  o.read_states = r.get<std::uint8_t>() != 0;
+  o.estimate_begin = r.get<std::uint8_t>() != 0;
+  if (o.estimate_begin) r.get_matrix(o.estimate_u_now);
+  o.estimate_h = r.get<double>();
+}
+
+/// A reply and the system's counters; `failure` is the text of an exception thrown while carrying
+/// the order out (empty: none). Which parts travel follows from the order, known on both sides.
+void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const System& system, const std::string& failure) {
+  w.put(failure);
+  w.put(static_cast<std::uint8_t>(reply.result.status));
+  w.put(reply.result.reason);
+  w.put(reply.time);
+  w.put(static_cast<std::int64_t>(system.integrations()));
+  w.put(system.integration_seconds());
+  if (!failure.empty() || !reply.result.ok()) return;
+  if (o.read_order >= 0) w.put_matrix(reply.outputs);
+  if (o.read_states) w.put_matrix(reply.states);
+  if (o.estimate_h > 0.0) {
+    w.put_matrix(reply.response.GV);
+    w.put_matrix(reply.response.GD);
+    w.put_matrix(reply.constant_value);
+    w.put_matrix(reply.constant_derivative);
+  }
+}
+
+std::string read_reply(wire::Reader& r, const Order& o, Reply& reply, Counters& counters) {
+  std::string failure = r.get_string();
+  reply.result.status = static_cast<StepResult::Status>(r.get<std::uint8_t>());
+  reply.result.reason = r.get_string();
+  reply.time = r.get<double>();
+  counters.integrations = r.get<std::int64_t>();
+  counters.seconds = r.get<double>();
+  reply.estimate_ok = true;
+  if (!failure.empty()) return failure;
+  if (!reply.result.ok()) {
+    reply.estimate_ok = o.estimate_h <= 0.0;  // an estimator failure is reported as a failed result
+    return failure;
+  }
+  if (o.read_order >= 0) r.get_matrix(reply.outputs);
+  if (o.read_states) r.get_matrix(reply.states);
+  if (o.estimate_h > 0.0) {
+    r.get_matrix(reply.response.GV);
+    r.get_matrix(reply.response.GD);
+    r.get_matrix(reply.constant_value);
+    r.get_matrix(reply.constant_derivative);
+  }
+  return failure;
+}
+
+/// What a port carries, so that rank 0 checks connections and holds discrete inputs as in process.
+void put_port(wire::Writer& w, const PortInfo& info) {
+  w.put(static_cast<std::uint8_t>(info.kind));
+  w.put(static_cast<std::uint8_t>(info.continuous));
+  w.put(info.declared_type);
+  w.put(info.min);
+  w.put(info.max);
+  w.put(static_cast<std::int32_t>(info.allowed.size()));
+  for (double v : info.allowed) w.put(v);
+  w.put(static_cast<std::uint8_t>(info.start.has_value()));
+  w.put(info.start.value_or(0.0));
+  w.put(info.start_text);
+}
+
+PortInfo get_port(wire::Reader& r) {
+  PortInfo info;
+  info.kind = static_cast<PortKind>(r.get<std::uint8_t>());
+  info.continuous = r.get<std::uint8_t>() != 0;
+  info.declared_type = r.get_string();
+  info.min = r.get<double>();
+  info.max = r.get<double>();
+  info.allowed.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  for (double& v : info.allowed) v = r.get<double>();
+  const bool has_start = r.get<std::uint8_t>() != 0;
+  const double start = r.get<double>();
+  if (has_start) info.start = start;
+  info.start_text = r.get_string();
+  return info;
+}
+
+void describe(const System& system, wire::Writer& w) {
+  const auto names = [&](const std::vector<std::string>& list) {
+    w.put(static_cast<std::int32_t>(list.size()));
+    for (const auto& name : list) w.put(name);
+  };
+  names(system.input_names());
+  names(system.output_names());
+  names(system.state_names());
+  for (int o = 0; o < system.output_count(); ++o) {
+    for (int i = 0; i < system.input_count(); ++i) w.put(static_cast<std::uint8_t>(system.output_depends_on_input(o, i)));
+  }
+  for (Capability c : kAllCapabilities) w.put(static_cast<std::uint8_t>(system.has(c)));
+  w.put(static_cast<std::int32_t>(system.max_output_derivative_order()));
+  for (int i = 0; i < system.input_count(); ++i) put_port(w, system.input_info(i));
+  for (int o = 0; o < system.output_count(); ++o) put_port(w, system.output_info(o));
+}
+
+}  // namespace
+
+// --- RemoteSystem ---------------------------------------------------------------------------------
+
+RemoteSystem::RemoteSystem(RemoteChannel& channel, int index, const std::string& name, const std::vector<char>& description)
+    : System(name), channel_(&channel), index_(index) {
+  wire::Reader r(description.data(), description.size());
+  const auto names = [&](std::vector<std::string>& list) {
+    list.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+    for (auto& n : list) n = r.get_string();
+  };
+  names(inputs_);
+  names(outputs_names_);
+  names(states_);
+  feedthrough_.resize(outputs_names_.size() * inputs_.size());
+  for (std::size_t i = 0; i < feedthrough_.size(); ++i) feedthrough_[i] = r.get<std::uint8_t>() != 0;
+  for (Capability c : kAllCapabilities) {
+    if (r.get<std::uint8_t>() != 0) capabilities_.add(c);
+  }
+  derivative_order_ = r.get<std::int32_t>();
+  for (std::size_t i = 0; i < inputs_.size(); ++i) input_ports_.push_back(get_port(r));
+  for (std::size_t o = 0; o < outputs_names_.size(); ++o) output_ports_.push_back(get_port(r));
+  outputs_.setZero(static_cast<Eigen::Index>(outputs_names_.size()));
+}
+
+void RemoteSystem::set_parameter(const std::string& parameter, double /*value*/) {
+  throw Error(fmt::format("system '{}' runs in {}: set parameter '{}' in the scenario", name(), channel_->place(index_),
+                          parameter));
+}
+
+std::string RemoteSystem::string_output(int output) const {
+  throw Error(fmt::format("system '{}' runs in {}: its String output '{}' is not exchanged out of process (use "
+                          "--executor sequential or threads:N)",
+                          name(), channel_->place(index_), outputs_names_[static_cast<std::size_t>(output)]));
+}
+
+void RemoteSystem::set_string_input(int input, const std::string& /*value*/) {
+  throw Error(fmt::format("system '{}' runs in {}: its String input '{}' is not exchanged out of process (use "
+                          "--executor sequential or threads:N)",
+                          name(), channel_->place(index_), inputs_[static_cast<std::size_t>(input)]));
+}
+
+void RemoteSystem::initialize(double t_start) {
+  Order o;
+  o.initialize = t_start;
+  o.read_order = 0;
+  (void)channel_->call(index_, o);
+}
+
+void RemoteSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
+  if (!outputs_valid_) {
+    Order o;
+    o.read_order = 0;
+    (void)channel_->call(index_, o);
+  }
+  y = outputs_;
+}
+
+void RemoteSystem::update(const Order& order, const Reply& reply, const Counters& counters) {
+  time_ = reply.time;
+  set_counters(counters.integrations, counters.seconds);
+  const bool changed = order.restore || !std::isnan(order.initialize) || order.set_inputs || order.step > 0.0;
+  if (changed) outputs_valid_ = false;
+  if (order.read_order >= 0 && reply.result.ok() && reply.outputs.cols() > 0) {
+    outputs_ = reply.outputs.col(0);
+    outputs_valid_ = true;
+  }
+}
+
+void RemoteSystem::apply_inputs(const InputPolynomials& polynomials) {
+  Order o;
+  o.set_inputs = true;
+  o.inputs = polynomials;
+  (void)channel_->call(index_, o);
+}
+
+StepResult RemoteSystem::integrate(double h) {
+  Order o;
+  o.step = h;
+  return channel_->call(index_, o).result;
+}
+
+void RemoteSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
+  Order o;
+  o.read_order = order;
+  dy = channel_->call(index_, o).outputs.col(order);
+}
+
+StateId RemoteSystem::do_save_state(StateId /*overwrite*/) {
+  Order o;
+  o.save = true;
+  (void)channel_->call(index_, o);
+  return 0;  // the host keeps one snapshot per system
+}
+
+void RemoteSystem::do_restore_state(StateId /*id*/) {
+  Order o;
+  o.restore = true;
+  (void)channel_->call(index_, o);
+}
+
+void RemoteSystem::compute_states(Eigen::Ref<Eigen::VectorXd> x) const {
+  Order o;
+  o.read_states = true;
+  x = channel_->call(index_, o).states;
+}
+
+void RemoteSystem::compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> /*dx*/) const { remote_only("state derivatives"); }
+const Linearization& RemoteSystem::compute_linearization() { remote_only("its linearization"); }
+
+void RemoteSystem::remote_only(const char* what) const {
+  throw Error(fmt::format("system '{}' runs in {}: {} is read there (through a COSTARICA order), not here", name(),
+                          channel_->place(index_), what));
+}
+
+// --- orchestrator ---------------------------------------------------------------------------------
+
+bool encode_orders(const Batch& batch, const std::function<int(int)>& owner, std::vector<std::vector<char>>& frames) {
+  bool any = false;
+  for (int s = 0; s < batch.size(); ++s) {
+    const Order& order = batch.orders()[static_cast<std::size_t>(s)];
+    if (!order.active) continue;
+    any = true;
+    wire::Writer w(frames[static_cast<std::size_t>(owner(s))]);
+    w.put(static_cast<std::int32_t>(s));
+    write_order(w, order);
+  }
+  return any;
+}
+
+std::pair<int, std::string> decode_replies(const char* data, std::size_t size, Batch& batch,
+                                           const std::vector<RemoteSystem*>& proxies) {
+  wire::Reader r(data, size);
+  std::pair<int, std::string> failure{-1, ""};
+  while (!r.done()) {
+    const int s = r.get<std::int32_t>();
+    if (s < 0 || s >= batch.size()) throw Error(fmt::format("a reply for system {}, which is not in the batch", s));
+    const Order& order = batch.orders()[static_cast<std::size_t>(s)];
+    Reply& reply = batch.replies()[static_cast<std::size_t>(s)];
+    Counters counters;
+    std::string thrown = read_reply(r, order, reply, counters);
+    if (static_cast<std::size_t>(s) < proxies.size() && proxies[static_cast<std::size_t>(s)] != nullptr) {
+      proxies[static_cast<std::size_t>(s)]->update(order, reply, counters);
+    }
+    if (!thrown.empty() && (failure.first < 0 || s < failure.first)) failure = {s, std::move(thrown)};
+  }
+  return failure;
+}
+
+std::string decode_descriptions(const char* data, std::size_t size, std::vector<std::vector<char>>& descriptions,
+                                const std::function<std::string(int)>& place) {
+  wire::Reader r(data, size);
+  std::string failures;
+  while (!r.done()) {
+    const auto s = r.get<std::int32_t>();
+    const bool ok = r.get<std::uint8_t>() != 0;
+    const std::string text = r.get_string();
+    if (s < 0 || static_cast<std::size_t>(s) >= descriptions.size()) throw Error(fmt::format("a description of system {}", s));
+    if (ok) descriptions[static_cast<std::size_t>(s)].assign(text.begin(), text.end());
+    else failures += fmt::format("{}{}: {}", failures.empty() ? "" : "; ", place(s), text);
+  }
+  return failures;
+}
+
+// --- server ---------------------------------------------------------------------------------------
+
+SystemServer::SystemServer(const Scenario& scenario, const std::vector<int>& systems) {
+  wire::Writer w(descriptions_);
+  for (int s : systems) {
+    w.put(static_cast<std::int32_t>(s));
+    try {
+      Owned entry;
+      entry.system = build_system(scenario.systems.at(static_cast<std::size_t>(s)));
+      entry.host.system = entry.system.get();
+      std::vector<char> description;
+      wire::Writer d(description);
+      describe(*entry.system, d);
+      w.put(static_cast<std::uint8_t>(1));
+      w.put(std::string(description.begin(), description.end()));
+      owned_.emplace_back(s, std::move(entry));
+    } catch (const std::exception& e) {
+      w.put(static_cast<std::uint8_t>(0));
+      w.put(std::string(e.what()));
+    }
+  }
+}
+
+void SystemServer::serve(const char* data, std::size_t size, std::vector<char>& replies,
+                         const std::function<void(int)>& before) {
+  wire::Reader r(data, size);
+  arrival_.clear();
+  std::vector<int> indices;
+  while (!r.done()) {
+    const int s = r.get<std::int32_t>();
+    const auto it = std::find_if(owned_.begin(), owned_.end(), [&](const auto& entry) { return entry.first == s; });
+    if (it == owned_.end()) throw Error(fmt::format("an order for system {}, which this server does not own", s));
+    read_order(r, it->second.order);
+    arrival_.push_back(&it->second);
+    indices.push_back(s);
+  }
+  replies.clear();
+  wire::Writer w(replies);
+  for (std::size_t k = 0; k < arrival_.size(); ++k) {
+    Owned& entry = *arrival_[k];
+    if (before) before(indices[k]);
+    std::string failure;
+    try {
+      carry_out(entry.host, entry.order, entry.reply);
+    } catch (const std::exception& e) {
+      failure = e.what();
+      if (failure.empty()) failure = "unknown failure";
+    }
+    w.put(static_cast<std::int32_t>(indices[k]));
+    write_reply(w, entry.order, entry.reply, *entry.system, failure);
+  }
+}
+
+}  // namespace cosima

@@ -1,0 +1,130 @@
+#pragma once
+// The one wire format of every out-of-process executor (MPI ranks, child processes): orders,
+// replies and system descriptions as bytes (exec/wire.hpp), and the two ends that speak it.
+//   orchestrator: encode_orders → (transport) → decode_replies, with RemoteSystem proxies in the
+//                 model standing for the systems that live elsewhere
+//   server:       SystemServer builds its share of the scenario's systems, describes them, and
+//                 carries out the orders it receives (carry_out, exec/order.hpp)
+// The transport only moves byte frames; how is the executor's business.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exec/order.hpp"
+#include "exec/wire.hpp"
+#include "scenario/scenario.hpp"
+
+namespace cosima {
+
+/// What the proxies' direct calls go through: one order for one system, carried out now.
+class RemoteChannel {
+ public:
+  virtual Reply call(int system, const Order& order) = 0;
+  /// Where system s lives, for messages ("rank 2", "process 1234").
+  [[nodiscard]] virtual std::string place(int system) const = 0;
+
+ protected:
+  ~RemoteChannel() = default;
+};
+
+struct Counters {
+  std::int64_t integrations = 0;
+  double seconds = 0.0;
+};
+
+/// A system that lives elsewhere: its structure, capabilities and port types as described by its
+/// server, its last outputs and counters as replied; direct calls become single orders.
+class RemoteSystem final : public System {
+ public:
+  RemoteSystem(RemoteChannel& channel, int index, const std::string& name, const std::vector<char>& description);
+
+  [[nodiscard]] const std::vector<std::string>& input_names() const override { return inputs_; }
+  [[nodiscard]] const std::vector<std::string>& output_names() const override { return outputs_names_; }
+  [[nodiscard]] const std::vector<std::string>& state_names() const override { return states_; }
+  [[nodiscard]] const PortInfo& input_info(int input) const override { return input_ports_[static_cast<std::size_t>(input)]; }
+  [[nodiscard]] const PortInfo& output_info(int output) const override {
+    return output_ports_[static_cast<std::size_t>(output)];
+  }
+  [[nodiscard]] bool output_depends_on_input(int output, int input) const override {
+    return feedthrough_[static_cast<std::size_t>(output) * inputs_.size() + static_cast<std::size_t>(input)];
+  }
+  void set_parameter(const std::string& parameter, double value) override;
+  [[nodiscard]] std::string string_output(int output) const override;
+  void set_string_input(int input, const std::string& value) override;
+  void initialize(double t_start) override;
+  [[nodiscard]] double time() const override { return time_; }
+  void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
+
+  /// After each reply: what the proxy can now answer without asking.
+  void update(const Order& order, const Reply& reply, const Counters& counters);
+
+ protected:
+  [[nodiscard]] CapabilitySet provided_capabilities() const override { return capabilities_; }
+  [[nodiscard]] int provided_output_derivative_order() const override { return derivative_order_; }
+  void apply_inputs(const InputPolynomials& polynomials) override;
+  StepResult integrate(double h) override;
+  void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const override;
+  StateId do_save_state(StateId overwrite) override;
+  void do_restore_state(StateId id) override;
+  void do_release_state(StateId /*id*/) override {}
+  void compute_states(Eigen::Ref<Eigen::VectorXd> x) const override;
+  void compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const override;
+  const Linearization& compute_linearization() override;
+
+ private:
+  [[noreturn]] void remote_only(const char* what) const;
+
+  RemoteChannel* channel_;
+  int index_;
+  std::vector<std::string> inputs_, outputs_names_, states_;
+  std::vector<PortInfo> input_ports_, output_ports_;
+  std::vector<bool> feedthrough_;
+  CapabilitySet capabilities_;
+  int derivative_order_ = 0;
+  double time_ = 0.0;
+  Eigen::VectorXd outputs_;
+  bool outputs_valid_ = false;
+};
+
+// --- orchestrator ---------------------------------------------------------------------------------
+
+/// Appends (s, order) for every active order of the batch to frames[owner(s)]; false when none.
+bool encode_orders(const Batch& batch, const std::function<int(int)>& owner, std::vector<std::vector<char>>& frames);
+
+/// Reads the (s, reply) pairs of one frame into the batch and updates the proxies (may be empty).
+/// Returns the lowest system index whose order threw on its server and the text, or {-1, ""}.
+std::pair<int, std::string> decode_replies(const char* data, std::size_t size, Batch& batch,
+                                           const std::vector<RemoteSystem*>& proxies);
+
+/// Reads the (s, ok, description-or-error) triples of one frame into `descriptions` (by system);
+/// returns the errors, each prefixed by place(s).
+std::string decode_descriptions(const char* data, std::size_t size, std::vector<std::vector<char>>& descriptions,
+                                const std::function<std::string(int)>& place);
+
+// --- server ---------------------------------------------------------------------------------------
+
+/// The systems one server owns, built from the scenario where the server runs (FMUs are loaded there).
+class SystemServer {
+ public:
+  SystemServer(const Scenario& scenario, const std::vector<int>& systems);
+  /// (s, ok, description-or-error) for every owned system.
+  [[nodiscard]] const std::vector<char>& descriptions() const { return descriptions_; }
+  /// Carries out the (s, order) pairs of one frame, in the order received; writes (s, reply) pairs.
+  /// `before` is told which system is about to carry out its order.
+  void serve(const char* data, std::size_t size, std::vector<char>& replies, const std::function<void(int)>& before = {});
+
+ private:
+  struct Owned {
+    std::unique_ptr<System> system;
+    SystemHost host;
+    Order order;
+    Reply reply;
+  };
+  std::vector<std::pair<int, Owned>> owned_;  ///< by system index, ascending
+  std::vector<char> descriptions_;
+  std::vector<Owned*> arrival_;
+};
+
+}  // namespace cosima
