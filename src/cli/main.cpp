@@ -19,7 +19,9 @@
 #include "core/interrupt.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
+#include "core/whole_number.hpp"
 #include "exec/mpi_executor.hpp"
+#include "exec/process_executor.hpp"
 #include "fmi/fmu_system.hpp"
 #include "io/csv.hpp"
 #include "methods/method_factory.hpp"
@@ -35,7 +37,8 @@ constexpr const char* kUsage = R"(cosima — co-simulation master
 usage:
   cosima run SCENARIO.json [--method M] [--dt H] [--stop T] [--set PATH=VALUE]...
                            [--out FILE.csv] [--stats FILE.json] [--steps FILE.csv] [--quiet]
-                           [--executor sequential|threads:N|mpi] [--log-level error|warning|info|debug]
+                           [--executor sequential|threads:N|processes[:N]|mpi] [--fmu-timeout SECONDS]
+                           [--log-level error|warning|info|debug]
   cosima models
   cosima info FILE.fmu
   cosima compare RESULT.csv REFERENCE.csv [--json]
@@ -44,6 +47,9 @@ usage:
   --set overrides any value of the scenario by its dot path, e.g.
         --set systems.damper.parameters.D_D=0.64   --set method.epsilon=1e-4
   --set inputs.SYSTEM.PORT=VALUE sets a constant input.
+  --executor processes[:N] runs the systems in child processes (default one per system): an FMU
+        that crashes, exits or hangs (--fmu-timeout) ends the run with a message naming it, and
+        the results computed so far stay on disk.
   --log-level (or the scenario's "log_level") filters cosima's messages; at debug the FMUs are
         instantiated with loggingOn and their messages are shown with the system's name.
   method 'monolithic' simulates the coupled native model as one ODE (the reference).
@@ -77,6 +83,7 @@ int command_run(const std::vector<std::string>& args) {
   std::optional<double> dt, stop;
   std::vector<std::string> overrides;
   std::optional<std::string> log_level;
+  std::optional<double> fmu_timeout;
   bool quiet = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -90,6 +97,7 @@ int command_run(const std::vector<std::string>& args) {
     else if (a == "--quiet") quiet = true;
     else if (a == "--executor") executor_spec = value_of(args, i);
     else if (a == "--log-level") log_level = value_of(args, i);
+    else if (a == "--fmu-timeout") fmu_timeout = number_of(a, value_of(args, i));
     else if (a.starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", a));
     else if (!scenario_file) scenario_file = a;
     else throw UsageError(fmt::format("unexpected argument '{}'", a));
@@ -115,7 +123,17 @@ int command_run(const std::vector<std::string>& args) {
       return 0;
     }
     executor = std::make_unique<cosima::MpiExecutor>(scenario);
+  } else if (executor_spec == "processes" || executor_spec.starts_with("processes:")) {
+    cosima::ProcessOptions options{.processes = 0, .timeout = fmu_timeout.value_or(0.0)};
+    if (executor_spec != "processes") {
+      const double count = number_of("--executor processes:N", executor_spec.substr(10));
+      const auto whole = cosima::whole_number(count, 1, 1 << 20);
+      if (!whole) throw UsageError(fmt::format("--executor {}: N must be a positive integer", executor_spec));
+      options.processes = *whole;
+    }
+    executor = std::make_unique<cosima::ProcessExecutor>(scenario, options);
   } else {
+    if (fmu_timeout) throw UsageError("--fmu-timeout needs --executor processes (an FMU in this process cannot be stopped)");
     executor = cosima::make_local_executor(executor_spec);
   }
   // results stream to disk as the run goes; a stats file is created before the run, like them

@@ -14,6 +14,7 @@ namespace cosima {
 namespace {
 
 thread_local ForeignCall t_call;
+ForeignCall* g_mirror = nullptr;
 std::array<std::atomic<EmergencyFlushable*>, 16> g_streams{};
 std::atomic<bool> g_installed{false};
 
@@ -95,7 +96,9 @@ extern "C" void on_fatal_signal(int signal) {
   at = append(line, sizeof line, at, signal_name(signal));
   at = append(line, sizeof line, at, " ");
   at += describe_foreign_call(t_call, line + at, sizeof line - at);
-  at = append(line, sizeof line, at, "; results written so far are on disk\n");
+  bool streams = false;
+  for (auto& slot : g_streams) streams = streams || slot.load() != nullptr;
+  at = append(line, sizeof line, at, streams ? "; results written so far are on disk\n" : "\n");
   write_line(line);
   flush_streams();
   std::signal(signal, SIG_DFL);  // die of the same signal
@@ -119,9 +122,22 @@ extern "C" void on_exit_call() {
 ForeignCallScope::ForeignCallScope(const char* system, const char* file, const char* function, double time) noexcept
     : previous_(t_call) {
   t_call = {system, file, function, time};
+  if (g_mirror != nullptr) {
+    g_mirror->time = time;
+    g_mirror->function = function;
+  }
 }
 
-ForeignCallScope::~ForeignCallScope() { t_call = previous_; }
+ForeignCallScope::~ForeignCallScope() {
+  t_call = previous_;
+  if (g_mirror != nullptr) g_mirror->function = previous_.function;
+}
+
+void mirror_foreign_calls(ForeignCall* shared) noexcept { g_mirror = shared; }
+
+void forget_emergency_flushes() noexcept {
+  for (auto& slot : g_streams) slot.store(nullptr);
+}
 
 const ForeignCall& current_foreign_call() { return t_call; }
 

@@ -47,6 +47,13 @@ class EmergencyFlushable {
 void register_emergency_flush(EmergencyFlushable* stream) noexcept;
 void unregister_emergency_flush(EmergencyFlushable* stream) noexcept;
 
+/// In a child process serving systems (exec/process_executor.hpp): every foreign call's function
+/// and time are also written to `shared` (memory the parent reads: function names are literals of
+/// the one binary, at the same address in both processes).
+void mirror_foreign_calls(ForeignCall* shared) noexcept;
+/// In a child process: the parent's streams are the parent's to save, not the child's.
+void forget_emergency_flushes() noexcept;
+
 /// Fatal-signal handlers and the exit() guard. Idempotent.
 void install_crash_handlers();
 

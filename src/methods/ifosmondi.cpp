@@ -164,6 +164,7 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
     // ζ at its first call on τ: "moving on" (eq. 20) — or constant inputs on the very first step
     const HermiteKind moving_on = first_step_ ? HermiteKind::constant : HermiteKind::moving_on;
     NonlinearResult result;
+    failure_.clear();
     const bool prepared = prepare_estimators(model, h, begin_estimators ? &u_start_ : nullptr);
     begin_estimators = false;
     if (prepared && evaluate(model, moving_on, h, u_start_, du_start_)) {
@@ -182,6 +183,7 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
       };
       result = solver_->solve(gamma, x_);
       report.iterations += result.iterations;
+      if (!result.converged && !failure_.empty()) result.reason = failure_;  // a system failed: name it
       // leave the systems in the state of the converged inputs
       if (result.converged && (last_x_.size() != x_.size() || last_x_ != x_)) {
         if (!evaluate(model, iterate, h, x_.head(n), x_.tail(n))) {
@@ -209,7 +211,7 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
     if (h < options_.dt_min) {
       throw Error(fmt::format("{}: no convergence at t = {} even with the step reduced to {:.3g} (minimum {:.3g}): {}{}",
                               name(), t, 2 * h, options_.dt_min, result.reason,
-                              options_.nonlinear.solver == "fixed-point"
+                              options_.nonlinear.solver == "fixed-point" && failure_.empty()
                                   ? " — the fixed point cannot converge when the coupling is not contractive "
                                     "(spectral radius ≥ 1); use ifosmondi-jfm"
                                   : ""));

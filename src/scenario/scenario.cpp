@@ -306,10 +306,21 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
 }
 
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
-  std::ifstream in(file);
+  if (std::filesystem::is_directory(file)) {
+    throw Error(fmt::format("scenario '{}' is a directory; give a scenario .json file", file.string()));
+  }
+  std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open scenario '{}'", file.string()));
-  Json document = Json::parse(in, nullptr, false);
-  if (document.is_discarded()) throw Error(fmt::format("scenario '{}' is not valid JSON", file.string()));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Json document;
+  try {
+    document = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // nlohmann's text carries the line and column: "[json.exception.parse_error.101] parse error at line 3, …"
+    std::string why = e.what();
+    if (const auto at = why.find("parse error"); at != std::string::npos) why = why.substr(at);
+    throw Error(fmt::format("scenario '{}' is not valid JSON: {}", file.string(), why));
+  }
   for (const auto& assignment : overrides) apply_override(document, assignment);
   return parse_scenario(document, file);
 }

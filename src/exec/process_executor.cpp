@@ -1,0 +1,300 @@
+#include "exec/process_executor.hpp"
+
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool send_frame(int fd, const std::vector<char>& bytes) {
+  const auto length = static_cast<std::uint64_t>(bytes.size());
+  return write_all(fd, reinterpret_cast<const char*>(&length), sizeof length) && write_all(fd, bytes.data(), bytes.size());
+}
+
+enum class Received : std::uint8_t { frame, closed, timeout };
+
+/// Reads exactly `size` bytes before the deadline (none: wait for ever).
+Received read_all(int fd, char* data, std::size_t size, std::optional<Clock::time_point> deadline) {
+  while (size > 0) {
+    int wait_ms = -1;
+    if (deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      if (left <= 0) return Received::timeout;
+      wait_ms = static_cast<int>(std::min<long long>(left, 1 << 30));
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return Received::timeout;
+    const ssize_t n = ::recv(fd, data, size, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Received::closed;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return Received::frame;
+}
+
+Received read_frame(int fd, std::vector<char>& bytes, std::optional<Clock::time_point> deadline) {
+  std::uint64_t length = 0;
+  if (const Received r = read_all(fd, reinterpret_cast<char*>(&length), sizeof length, deadline); r != Received::frame) {
+    return r;
+  }
+  bytes.resize(static_cast<std::size_t>(length));
+  return read_all(fd, bytes.data(), bytes.size(), deadline);
+}
+
+/// The child: builds its systems, describes them, then carries out orders until shut down.
+[[noreturn]] void child_main(const Scenario& scenario, const std::vector<int>& systems, int socket, const std::string& tmp,
+                             ForeignCall* call, int* system_in_flight) {
+  forget_emergency_flushes();  // the parent's result streams are the parent's
+  mirror_foreign_calls(call);
+  std::signal(SIGINT, SIG_IGN);  // Ctrl-C reaches the whole group: the parent decides when to stop
+  setenv("TMPDIR", tmp.c_str(), 1);
+  int code = 0;
+  try {
+    SystemServer server(scenario, systems);
+    if (!send_frame(socket, server.descriptions())) std::_Exit(1);
+    std::vector<char> in, out;
+    while (read_frame(socket, in, std::nullopt) == Received::frame && !in.empty()) {
+      server.serve(in.data(), in.size(), out, [&](int s) { *system_in_flight = s; });
+      *system_in_flight = -1;
+      if (!send_frame(socket, out)) {
+        code = 1;
+        break;
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cosima: process %d: %s\n", static_cast<int>(getpid()), e.what());
+    code = 1;
+  }
+  std::_Exit(code);  // the parent's atexit handlers and static objects are not the child's
+}
+
+std::string signal_text(int signal) {
+  const char* name = sigabbrev_np(signal);
+  return name != nullptr ? fmt::format("SIG{}", name) : fmt::format("signal {}", signal);
+}
+
+}  // namespace
+
+ProcessExecutor::ProcessExecutor(const Scenario& scenario, ProcessOptions options)
+    : scenario_(scenario), options_(options) {
+  const int systems = static_cast<int>(scenario.systems.size());
+  if (options.processes < 0) throw Error(fmt::format("--executor processes:{}: give a positive count", options.processes));
+  if (!(options.timeout >= 0.0)) throw Error(fmt::format("--fmu-timeout {} must not be negative", options.timeout));
+  const int count = options.processes == 0 ? systems : std::min(options.processes, systems);
+  children_.resize(static_cast<std::size_t>(count));
+  child_of_system_.resize(static_cast<std::size_t>(systems));
+  for (int s = 0; s < systems; ++s) {
+    const int k = static_cast<int>((static_cast<long long>(s) * count) / systems);
+    child_of_system_[static_cast<std::size_t>(s)] = k;
+    children_[static_cast<std::size_t>(k)].systems.push_back(s);
+  }
+  descriptions_.assign(static_cast<std::size_t>(systems), {});
+  frames_.assign(children_.size(), {});
+  running_ = true;
+  std::fflush(nullptr);  // nothing buffered twice
+  for (std::size_t k = 0; k < children_.size(); ++k) {
+    Child& child = children_[k];
+    std::string pattern = (std::filesystem::temp_directory_path() / "cosima-process-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) fail(static_cast<int>(k), "cannot create its temporary directory");
+    child.temporary = pattern;
+    void* page = mmap(nullptr, sizeof(SharedPage), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) fail(static_cast<int>(k), "cannot map its shared page");
+    child.shared = new (page) SharedPage();
+    int sockets[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+      fail(static_cast<int>(k), fmt::format("socketpair failed: {}", std::strerror(errno)));
+    }
+    const pid_t pid = fork();
+    if (pid < 0) fail(static_cast<int>(k), fmt::format("fork failed: {}", std::strerror(errno)));
+    if (pid == 0) {
+      for (std::size_t j = 0; j < k; ++j) ::close(children_[j].socket);
+      ::close(sockets[0]);
+      child_main(scenario, child.systems, sockets[1], child.temporary, &child.shared->call, &child.shared->system);
+    }
+    ::close(sockets[1]);
+    child.pid = pid;
+    child.socket = sockets[0];
+  }
+  // each process describes what it built
+  std::string failures;
+  for (std::size_t k = 0; k < children_.size(); ++k) {
+    receive(static_cast<int>(k));
+    const std::string failed = decode_descriptions(buffer_.data(), buffer_.size(), descriptions_,
+                                                   [&](int s) { return place(s); });
+    if (!failed.empty()) failures += (failures.empty() ? "" : "; ") + failed;
+  }
+  if (!failures.empty()) {
+    shut_down();
+    throw Error(failures);
+  }
+}
+
+ProcessExecutor::~ProcessExecutor() { shut_down(); }
+
+void ProcessExecutor::shut_down() {
+  const std::vector<char> stop;  // a frame of length 0
+  for (Child& child : children_) {
+    if (child.pid > 0 && running_) (void)send_frame(child.socket, stop);
+  }
+  for (Child& child : children_) {
+    if (child.pid > 0) {
+      // a bounded wait, then the hard way: shutting down must not hang on a stuck FMU
+      const auto deadline = Clock::now() + std::chrono::seconds(5);
+      int status = 0;
+      while (waitpid(child.pid, &status, WNOHANG) == 0) {
+        if (Clock::now() > deadline) {
+          kill(child.pid, SIGKILL);
+          waitpid(child.pid, &status, 0);
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      child.pid = -1;
+    }
+    if (child.socket >= 0) ::close(child.socket);
+    child.socket = -1;
+    if (child.shared != nullptr) munmap(child.shared, sizeof(SharedPage));
+    child.shared = nullptr;
+    if (!child.temporary.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(child.temporary, ignored);
+      child.temporary.clear();
+    }
+  }
+  running_ = false;
+}
+
+void ProcessExecutor::fail(int k, const std::string& what) {
+  const Child& child = children_[static_cast<std::size_t>(k)];
+  int s = child.shared != nullptr ? child.shared->system : -1;
+  if (s < 0 && child.systems.size() == 1) s = child.systems.front();
+  std::string who;
+  if (s >= 0) {
+    const SystemSpec& spec = scenario_.systems[static_cast<std::size_t>(s)];
+    who = fmt::format("system '{}'{}", spec.name, spec.fmu.empty() ? "" : fmt::format(" (FMU '{}')", spec.fmu.string()));
+  } else {
+    who = fmt::format("process {} (systems of index {}…)", child.pid, child.systems.empty() ? -1 : child.systems.front());
+  }
+  std::string during;
+  if (child.shared != nullptr && child.shared->call.function != nullptr) {
+    during = fmt::format(" in {} at t = {}", child.shared->call.function, child.shared->call.time);
+  }
+  const std::string message = fmt::format("{}: {}{}", who, what, during);
+  shut_down();
+  throw Error(message);
+}
+
+void ProcessExecutor::send(int k, const std::vector<char>& frame) {
+  if (!send_frame(children_[static_cast<std::size_t>(k)].socket, frame)) receive(k);  // it is gone: say why
+}
+
+void ProcessExecutor::receive(int k) {
+  Child& child = children_[static_cast<std::size_t>(k)];
+  std::optional<Clock::time_point> deadline;
+  if (options_.timeout > 0.0) deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout));
+  const Received r = read_frame(child.socket, buffer_, deadline);
+  if (r == Received::frame) return;
+  int status = 0;
+  if (r == Received::timeout) {
+    kill(child.pid, SIGKILL);
+    waitpid(child.pid, &status, 0);
+    child.pid = -1;
+    fail(k, fmt::format("no answer within {} s (--fmu-timeout); its process was killed", options_.timeout));
+  }
+  waitpid(child.pid, &status, 0);
+  const pid_t pid = child.pid;
+  child.pid = -1;
+  if (WIFSIGNALED(status)) fail(k, fmt::format("its process {} died of {}", pid, signal_text(WTERMSIG(status))));
+  fail(k, fmt::format("its process {} exited with status {}", pid, WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+}
+
+std::string ProcessExecutor::name() const { return fmt::format("processes ({})", children_.size()); }
+
+std::string ProcessExecutor::place(int system) const {
+  return fmt::format("process {}", children_[static_cast<std::size_t>(child_of(system))].pid);
+}
+
+std::unique_ptr<System> ProcessExecutor::remote_system(const std::string& name) {
+  for (std::size_t s = 0; s < scenario_.systems.size(); ++s) {
+    if (scenario_.systems[s].name == name) {
+      return std::make_unique<RemoteSystem>(*this, static_cast<int>(s), name, descriptions_[s]);
+    }
+  }
+  throw Error(fmt::format("process executor: no system '{}' in the scenario", name));
+}
+
+void ProcessExecutor::attach(ModularModel& model) {
+  if (model.system_count() != static_cast<int>(scenario_.systems.size())) {
+    throw Error("process executor: the model does not hold the scenario's systems");
+  }
+  proxies_.assign(scenario_.systems.size(), nullptr);
+  for (int s = 0; s < model.system_count(); ++s) {
+    auto* proxy = dynamic_cast<RemoteSystem*>(&model.system(s));
+    if (proxy == nullptr) {
+      throw Error(fmt::format("process executor: system '{}' is not the proxy of its process", model.system(s).name()));
+    }
+    proxies_[static_cast<std::size_t>(s)] = proxy;
+  }
+  single_.resize(model.system_count());
+}
+
+void ProcessExecutor::execute(Batch& batch) {
+  for (auto& frame : frames_) frame.clear();
+  if (!encode_orders(batch, [&](int s) { return child_of(s); }, frames_)) return;
+  if (!running_) throw Error("process executor: the processes have been shut down");
+  for (std::size_t k = 0; k < children_.size(); ++k) {
+    if (!frames_[k].empty()) send(static_cast<int>(k), frames_[k]);
+  }
+  std::pair<int, std::string> failure{-1, ""};
+  for (std::size_t k = 0; k < children_.size(); ++k) {
+    if (frames_[k].empty()) continue;
+    receive(static_cast<int>(k));
+    auto failed = decode_replies(buffer_.data(), buffer_.size(), batch, proxies_);
+    if (failed.first >= 0 && (failure.first < 0 || failed.first < failure.first)) failure = std::move(failed);
+  }
+  if (failure.first >= 0) throw Error(fmt::format("{}: {}", place(failure.first), failure.second));
+}
+
+Reply ProcessExecutor::call(int system, const Order& order) {
+  single_.clear();
+  Order& o = single_.order(system);
+  o = order;
+  o.active = true;
+  execute(single_);
+  return single_.reply(system);
+}
+
+}  // namespace cosima
