@@ -122,7 +122,7 @@ static int set_start_values(fmu_instance *inst) {
   for (int k = 0; k < MODEL.n_variables; ++k) {
     const fmu_variable *v = &MODEL.variables[k];
     inst->values[k].r = v->start;
-    inst->values[k].i = (int)v->start;
+    if (v->type != FMU_REAL) inst->values[k].i = (int)v->start; /* a Real start (1e300) fits no int */
     if (v->type == FMU_STRING && !fmu_set_string(inst, k, v->start_string ? v->start_string : "")) return 0;
   }
   return 1;
