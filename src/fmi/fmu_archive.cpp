@@ -70,8 +70,8 @@ void read_entry(zip_t* archive, zip_uint64_t index, const std::filesystem::path&
   while ((read = zip_fread(entry.get(), buffer.data(), buffer.size())) > 0) {
     total += static_cast<std::uint64_t>(read);
     if (total > max_bytes) {
-      throw Error(fmt::format("FMU '{}': entry '{}' unpacks to more than {} bytes (a zip bomb?)", fmu.string(), name,
-                              max_bytes));
+      throw Error(fmt::format("FMU '{}': entry '{}' goes beyond the unpacking limit ({} bytes were left; a zip bomb?)",
+                              fmu.string(), name, max_bytes));
     }
     sink(buffer.data(), static_cast<std::size_t>(read));
   }

@@ -35,8 +35,8 @@ std::string file_uri(const std::filesystem::path& path);
 
 /// Limits on what an FMU may unpack to (a zip bomb is refused before it fills the disk).
 struct UnpackLimits {
-  std::uint64_t total_bytes = 4ULL << 30;   ///< every entry together
-  double compression_ratio = 1000.0;        ///< per entry larger than 1 MiB
+  std::uint64_t total_bytes = 2ULL << 30;  ///< every entry together
+  double compression_ratio = 200.0;        ///< per entry larger than 1 MiB (binaries: ≈ 3:1, text: ≈ 10:1)
 };
 
 class FmuArchive {

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Nothing lost, nothing hangs: FMUs that crash, abort, exit or hang, in child processes and in
+# process; interrupts; outputs opened before the run; validation. Each failure must end with a
+# non-zero exit, a message naming the system, FMU, call and time, the rows computed so far on disk,
+# and no temporary directory left.
+set -u
+cosima=$1
+fmus=$2
+examples=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export TMPDIR="$work/tmp"
+mkdir -p "$TMPDIR"
+source "$(dirname "$0")/../support/check.sh"
+cd "$work" || exit 1
+
+no_temp_left() {
+  if [ -n "$(ls -A "$TMPDIR")" ]; then echo "FAIL $1: temporary files left: $(ls "$TMPDIR")"; failures=$((failures + 1)); rm -rf "${TMPDIR:?}"/*; fi
+}
+# the last row of a CSV is at t ≥ $2
+rows_reach() {
+  local last
+  last=$(tail -1 "$1" | cut -d, -f1)
+  if ! awk -v t="$last" -v want="$2" 'BEGIN { exit !(t + 0 >= want + 0) }'; then
+    echo "FAIL $3: the CSV ends at t = $last, before $2"; failures=$((failures + 1))
+  else
+    echo "ok   $3: rows up to t = $last"
+  fi
+}
+
+misbehave() {  # mode → a scenario with the misbehaving FMU beside a well-behaved one
+  cat > "m$1.json" <<JSON
+{"stop": 1, "method": {"type": "jacobi", "dt": 0.01},
+ "systems": {"m": {"fmu": "$fmus/cosima_test_misbehave.fmu", "parameters": {"mode": $1, "at": 0.5}},
+             "n": {"fmu": "$fmus/cosima_test_nan.fmu", "parameters": {"nan_at": 10}}},
+ "inputs": {"n.u": 0}, "output": {"interval": 0.01}}
+JSON
+}
+
+# --- child processes: every misbehaviour is survived and named -------------------------------------
+for spec in "1:died of SIGSEGV in fmi2DoStep at t = 0.5" "2:died of SIGABRT in fmi2DoStep at t = 0.5" \
+            "3:exited with status 70 in fmi2DoStep at t = 0.5" "4:no answer within 2 s \(--fmu-timeout\); its process was killed in fmi2DoStep at t = 0.5"; do
+  mode=${spec%%:*}
+  misbehave "$mode"
+  check "processes-mode-$mode" 1 "system 'm' \(FMU '.*cosima_test_misbehave.fmu'\): .*${spec#*:}" -- \
+    timeout 60 "$cosima" run "m$mode.json" --executor processes --fmu-timeout 2 --out "p$mode.csv"
+  rows_reach "p$mode.csv" 0.49 "processes-mode-$mode-rows"
+  no_temp_left "processes-mode-$mode"
+done
+export COSIMA_TEST_MISBEHAVE_IN_INSTANTIATE=1
+misbehave 0
+check processes-instantiate 1 "system 'm' .*died of SIGSEGV in fmi2Instantiate" -- timeout 60 "$cosima" run m0.json --executor processes --out i.csv
+unset COSIMA_TEST_MISBEHAVE_IN_INSTANTIATE
+no_temp_left processes-instantiate
+
+cat > nan.json <<JSON
+{"stop": 1, "method": {"type": "jacobi", "dt": 0.01}, "systems": {"n": {"fmu": "$fmus/cosima_test_nan.fmu"}},
+ "inputs": {"n.u": 0}}
+JSON
+check processes-nan 1 "system 'n'.*output 'y' is nan at t = 0.5" -- "$cosima" run nan.json --executor processes --out nan.csv
+rows_reach nan.csv 0.49 processes-nan-rows
+no_temp_left processes-nan
+
+# bitwise the same results out of process
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 2 --out sequential.csv --quiet
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 2 --out processes.csv --quiet --executor processes
+check processes-bitwise 0 "same" -- sh -c "cmp sequential.csv processes.csv && echo same"
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 2 --out processes1.csv --quiet --executor processes:1
+check processes-one-bitwise 0 "same" -- sh -c "cmp sequential.csv processes1.csv && echo same"
+
+# --- in process: one line naming the call, and the streamed rows ------------------------------------
+for spec in "1:SIGSEGV" "2:SIGABRT" "3:called exit\(\)"; do
+  mode=${spec%%:*}
+  misbehave "$mode"
+  (ulimit -c 0; exec "$cosima" run "m$mode.json" --out "i$mode.csv") >"$work/out" 2>&1
+  code=$?
+  if [ "$code" -eq 0 ] || ! grep -qE "cosima: (fatal|error): .*${spec#*:}.* (in )?fmi2DoStep of system 'm' \(FMU '.*cosima_test_misbehave.fmu'\) at t = 0.5" "$work/out"; then
+    echo "FAIL in-process-mode-$mode: exit $code, output:"; cat "$work/out"; failures=$((failures + 1))
+  else
+    echo "ok   in-process-mode-$mode (exit $code)"
+  fi
+  rows_reach "i$mode.csv" 0.49 "in-process-mode-$mode-rows"
+  rm -rf "${TMPDIR:?}"/*  # a process killed by a signal cannot tidy up: that is what 'processes' is for
+done
+
+# --- interrupts -------------------------------------------------------------------------------------
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --dt 1e-5 --stop 100000 --out int.csv --stats int.json \
+  --set output.interval=0.01 >"$work/out" 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+code=$?
+if [ "$code" -ne 130 ] || ! grep -q '"terminated_early": true' int.json || ! grep -q "interrupted by SIGINT" int.json || [ "$(wc -l < int.csv)" -lt 2 ]; then
+  echo "FAIL sigint: exit $code"; cat "$work/out"; cat int.json; failures=$((failures + 1))
+else
+  echo "ok   sigint: exit 130, $(($(wc -l < int.csv) - 1)) rows, terminated_early"
+fi
+no_temp_left sigint
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --dt 1e-5 --stop 100000 --out term.csv --stats term.json >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+code=$?
+check sigterm 143 "code 143" -- sh -c "echo code $code; exit $code"
+check sigterm-stats 0 "interrupted by SIGTERM" -- cat term.json
+no_temp_left sigterm
+
+# --- outputs opened first, output grid ----------------------------------------------------------------
+check out-path-first 1 "cannot write '/nonexistent/x.csv'" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 1000 --out /nonexistent/x.csv
+check stats-path-first 1 "cannot write '/nonexistent/x.json'" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 1000 --stats /nonexistent/x.json
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 1 --dt 0.01 --set output.interval=0.01 --out grid.csv --quiet
+check output-grid-every-step 0 "^101$" -- sh -c "tail -n +2 grid.csv | wc -l"
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 1 --dt 0.001 --set output.interval=0.1 --out grid2.csv --quiet
+check output-grid-interval 0 "^11$" -- sh -c "tail -n +2 grid2.csv | wc -l"
+
+# --- validation left over ------------------------------------------------------------------------------
+b1="$examples/b1_ifosmondi_damper.json"
+check epsilon-zero 1 "method.epsilon = 0 must be positive" -- "$cosima" run "$b1" --method ifosmondi-jfm --set method.epsilon=0
+check rtol-negative 1 "'rtol' = -1 must be positive" -- "$cosima" run "$b1" --set systems.mass.integrator_options.rtol=-1
+check interval-negative 1 "output.interval' must be a finite number ≥ 0" -- "$cosima" run "$b1" --set output.interval=-1
+check steps-per-call-zero 1 "steps_per_call' must be an integer in \[1" -- "$cosima" run "$b1" --set systems.mass.integrator_options.steps_per_call=0
+check memory-negative 1 "method.memory must be an integer in \[1" -- "$cosima" run "$b1" --method jacobi --set method.memory=-3
+printf '{\n  "stop": 1,\n  "systems": {,}\n}\n' > syntax.json
+check json-line-column 1 "not valid JSON: parse error at line 3, column 15" -- "$cosima" run syntax.json
+mkdir -p adir.fmu
+check scenario-directory 1 "is a directory" -- "$cosima" run "$work"
+check fmu-directory 1 "cannot open FMU '.*adir.fmu': it is a directory" -- "$cosima" info adir.fmu
+
+no_temp_left end
+echo "cli.reliability: $failures failure(s)"
+[ "$failures" -eq 0 ]
