@@ -21,6 +21,7 @@ const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOpti
       {"defect", bench_defect},
       {"scaling", bench_scaling},
       {"choptrey", bench_choptrey},
+      {"reliability", bench_reliability},
   };
   return benches;
 }

@@ -23,9 +23,10 @@ void LocalExecutor::run(Batch& batch, int s) {
   }
 }
 
-void LocalExecutor::rethrow_failure() {
+void LocalExecutor::rethrow_failure(const Batch& batch) {
   std::exception_ptr first;
-  for (auto& failure : failures_) {
+  for (int s : batch.active()) {  // ascending: the lowest system index wins
+    auto& failure = failures_[static_cast<std::size_t>(s)];
     if (failure && !first) first = failure;
     failure = nullptr;
   }
@@ -33,10 +34,8 @@ void LocalExecutor::rethrow_failure() {
 }
 
 void SequentialExecutor::execute(Batch& batch) {
-  for (int s = 0; s < batch.size(); ++s) {
-    if (batch.orders()[static_cast<std::size_t>(s)].active) run(batch, s);
-  }
-  rethrow_failure();
+  for (int s : batch.active()) run(batch, s);
+  rethrow_failure(batch);
 }
 
 ThreadPoolExecutor::ThreadPoolExecutor(int threads) : threads_(threads) {
@@ -93,13 +92,10 @@ void ThreadPoolExecutor::worker_loop(int lane) {
 }
 
 void ThreadPoolExecutor::execute(Batch& batch) {
-  active_.clear();
-  for (int s = 0; s < batch.size(); ++s) {
-    if (batch.orders()[static_cast<std::size_t>(s)].active) active_.push_back(s);
-  }
+  active_ = batch.active();
   if (active_.size() <= 1 || workers_.empty()) {  // nothing to share
     for (int s : active_) run(batch, s);
-    rethrow_failure();
+    rethrow_failure(batch);
     return;
   }
   batch_ = &batch;
@@ -116,7 +112,7 @@ void ThreadPoolExecutor::execute(Batch& batch) {
     done_.wait(lock, finished);
   }
   batch_ = nullptr;
-  rethrow_failure();
+  rethrow_failure(batch);
 }
 
 std::unique_ptr<Executor> make_local_executor(const std::string& spec) {

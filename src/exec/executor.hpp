@@ -46,8 +46,8 @@ class LocalExecutor : public Executor {
  protected:
   /// Runs order s, storing a thrown failure instead of propagating it.
   void run(Batch& batch, int s);
-  /// Rethrows the first stored failure (lowest system index) and forgets all of them.
-  void rethrow_failure();
+  /// Rethrows the first stored failure of the batch (lowest system index) and forgets all of them.
+  void rethrow_failure(const Batch& batch);
 
   std::vector<SystemHost> hosts_;
   std::vector<std::exception_ptr> failures_;

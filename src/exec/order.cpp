@@ -1,5 +1,6 @@
 #include "exec/order.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -25,18 +26,34 @@ void Order::clear() {
 void Batch::resize(int systems) {
   orders_.resize(static_cast<std::size_t>(systems));
   replies_.resize(static_cast<std::size_t>(systems));
-  clear();
+  for (Order& o : orders_) o.clear();
+  active_.clear();
+  active_.reserve(orders_.size());
 }
 
 Order& Batch::order(int s) {
   Order& o = orders_[static_cast<std::size_t>(s)];
+  if (!o.active) {
+    sorted_ = sorted_ && (active_.empty() || active_.back() < s);
+    active_.push_back(s);
+  }
   o.clear();
   o.active = true;
   return o;
 }
 
 void Batch::clear() {
-  for (Order& o : orders_) o.clear();
+  for (int s : active_) orders_[static_cast<std::size_t>(s)].clear();
+  active_.clear();
+  sorted_ = true;
+}
+
+const std::vector<int>& Batch::active() const {
+  if (!sorted_) {
+    std::sort(active_.begin(), active_.end());
+    sorted_ = true;
+  }
+  return active_;
 }
 
 void carry_out(SystemHost& host, const Order& order, Reply& reply) {

@@ -58,8 +58,10 @@ class Batch {
   /// The order of system s, cleared and made active.
   Order& order(int s);
   [[nodiscard]] const Reply& reply(int s) const { return replies_[static_cast<std::size_t>(s)]; }
-  /// Deactivates every order.
+  /// Deactivates every order (O(active orders), not O(systems)).
   void clear();
+  /// The systems with an active order, ascending.
+  [[nodiscard]] const std::vector<int>& active() const;
 
   [[nodiscard]] int size() const { return static_cast<int>(orders_.size()); }
   [[nodiscard]] std::vector<Order>& orders() { return orders_; }
@@ -69,6 +71,8 @@ class Batch {
  private:
   std::vector<Order> orders_;
   std::vector<Reply> replies_;
+  mutable std::vector<int> active_;
+  mutable bool sorted_ = true;
 };
 
 /// The per-system state an executor keeps where the system lives: its snapshot and estimator.

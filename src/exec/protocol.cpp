@@ -271,9 +271,8 @@ void RemoteSystem::remote_only(const char* what) const {
 
 bool encode_orders(const Batch& batch, const std::function<int(int)>& owner, std::vector<std::vector<char>>& frames) {
   bool any = false;
-  for (int s = 0; s < batch.size(); ++s) {
+  for (int s : batch.active()) {
     const Order& order = batch.orders()[static_cast<std::size_t>(s)];
-    if (!order.active) continue;
     any = true;
     wire::Writer w(frames[static_cast<std::size_t>(owner(s))]);
     w.put(static_cast<std::int32_t>(s));

@@ -104,7 +104,7 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
   std::fill(fresh_.begin(), fresh_.end(), 0);
   for (std::size_t first = 0; first < sequence_.size(); first += jacobi ? sequence_.size() : 1) {
     buffers_.batch.clear();
-    if (!jacobi) model.dispatch(buffers_.y, buffers_.u);
+    if (!jacobi) model.dispatch_to(sequence_[first], buffers_.y, buffers_.u);
     for (std::size_t k = first; k < (jacobi ? sequence_.size() : first + 1); ++k) {
       const int s = sequence_[k];
       if (due_[static_cast<std::size_t>(s)] == 0) continue;
@@ -116,8 +116,7 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
       publish_at_[static_cast<std::size_t>(s)] = t + span;
     }
     executor().execute(buffers_.batch);
-    for (int s = 0; s < model.system_count(); ++s) {
-      if (!buffers_.batch.orders()[static_cast<std::size_t>(s)].active) continue;
+    for (const int s : buffers_.batch.active()) {
       const Reply& reply = buffers_.batch.reply(s);
       throw_if_failed(reply.result, model.system(s), t);
       if (reply.result.status == StepResult::Status::terminated) {
@@ -131,11 +130,17 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
       pending_[static_cast<std::size_t>(s)] = reply.outputs.col(0);
       fresh_[static_cast<std::size_t>(s)] = 1;
     }
-    // publish the outputs of the systems whose communication step ends now
-    for (int s = 0; s < model.system_count(); ++s) {
-      if (publish_at_[static_cast<std::size_t>(s)] > t + h_max + tiny) continue;
+    // publish the outputs of the systems whose communication step ends now: with one rate, those
+    // just stepped (Gauss–Seidel stays O(N) per macro-step); multi-rate, any whose step ends here
+    const auto publish = [&](int s) {
+      if (publish_at_[static_cast<std::size_t>(s)] > t + h_max + tiny) return;
       buffers_.y.segment(model.output_offset(s), model.system(s).output_count()) = pending_[static_cast<std::size_t>(s)];
       publish_at_[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
+    };
+    if (options_.rates.empty()) {
+      for (const int s : buffers_.batch.active()) publish(s);
+    } else {
+      for (int s = 0; s < model.system_count(); ++s) publish(s);
     }
   }
   ++base_step_;

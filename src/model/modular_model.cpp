@@ -228,6 +228,17 @@ void ModularModel::dispatch(const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all
   for (const auto& [input, conversion] : conversions_) u_all(input) = convert(conversion, u_all(input));
 }
 
+void ModularModel::dispatch_to(int system, const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all) const {
+  const int first = input_offset(system), last = input_offset(system + 1);
+  for (int i = first; i < last; ++i) {
+    const int source = input_sources_[static_cast<std::size_t>(i)];
+    u_all(i) = source >= 0 ? y_all(source) : constants_(i);
+  }
+  for (const auto& [input, conversion] : conversions_) {
+    if (input >= first && input < last) u_all(input) = convert(conversion, u_all(input));
+  }
+}
+
 void ModularModel::dispatch_derivatives(const Eigen::VectorXd& dy_all, Eigen::VectorXd& du_all) const {
   du_all.resize(total_inputs());
   for (int i = 0; i < total_inputs(); ++i) {

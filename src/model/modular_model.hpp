@@ -67,6 +67,8 @@ class ModularModel {
   void gather_outputs(Eigen::VectorXd& y_all) const;
   /// ũ = Φᵀ ỹ, constants for constant inputs.
   void dispatch(const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all) const;
+  /// The slice of ũ = Φᵀ ỹ that drives system s (Gauss–Seidel: O(inputs of s), not O(all inputs)).
+  void dispatch_to(int system, const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all) const;
   /// ũ' = Φᵀ ỹ' (the time-derivatives of constant and held inputs are zero).
   void dispatch_derivatives(const Eigen::VectorXd& dy_all, Eigen::VectorXd& du_all) const;
   /// Whether global input g is held over a macro-step (discrete or non-Real, at either end).
