@@ -46,7 +46,11 @@ extern "C" void fmu_logger(fmi2ComponentEnvironment environment, fmi2String inst
 
 /// The FMU's memory (fmi2CallbackFunctions.allocateMemory): the FMU's to free — and, after
 /// fmi2Fatal, nobody's (the standard forbids even fmi2FreeInstance). tests/lsan.supp names it.
-extern "C" void* fmu_allocate_memory(std::size_t n, std::size_t size) { return std::calloc(n, size); }
+// (no tail call: the suppression needs this frame on the allocation's stack)
+extern "C" __attribute__((noinline, optimize("no-optimize-sibling-calls"))) void* fmu_allocate_memory(std::size_t n,
+                                                                                                       std::size_t size) {
+  return std::calloc(n, size);
+}
 
 /// A value that travels as a double, as the fmi2Integer it stands for. The master only hands over
 /// integral values (types are checked at connection); a solver's rounding noise is tolerated.
