@@ -134,7 +134,7 @@ int command_run(const std::vector<std::string>& args) {
     executor = std::make_unique<cosima::ProcessExecutor>(scenario, options);
   } else {
     if (fmu_timeout) throw UsageError("--fmu-timeout needs --executor processes (an FMU in this process cannot be stopped)");
-    executor = cosima::make_local_executor(executor_spec);
+    executor = cosima::make_local_executor(executor_spec, static_cast<int>(scenario.systems.size()));
   }
   // results stream to disk as the run goes; a stats file is created before the run, like them
   const std::string csv = out.value_or(std::filesystem::path(*scenario_file).stem().string() + ".csv");

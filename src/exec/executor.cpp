@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace cosima {
 
@@ -115,7 +116,7 @@ void ThreadPoolExecutor::execute(Batch& batch) {
   rethrow_failure(batch);
 }
 
-std::unique_ptr<Executor> make_local_executor(const std::string& spec) {
+std::unique_ptr<Executor> make_local_executor(const std::string& spec, int systems) {
   if (spec == "sequential") return std::make_unique<SequentialExecutor>();
   if (spec.starts_with("threads:")) {
     const std::string count = spec.substr(8);
@@ -124,9 +125,13 @@ std::unique_ptr<Executor> make_local_executor(const std::string& spec) {
     if (error != std::errc() || end != count.data() + count.size() || threads < 1) {
       throw Error(fmt::format("--executor {}: expected threads:N with N ≥ 1", spec));
     }
+    if (systems > 0 && threads > systems) {  // a thread without a system would only wait
+      log(LogLevel::warning, fmt::format("--executor {}: capped at threads:{}, the number of systems", spec, systems));
+      threads = systems;
+    }
     return std::make_unique<ThreadPoolExecutor>(threads);
   }
-  throw Error(fmt::format("unknown executor '{}' (executors: sequential, threads:N, mpi)", spec));
+  throw Error(fmt::format("unknown executor '{}' (executors: sequential, threads:N, processes[:N], mpi)", spec));
 }
 
 }  // namespace cosima

@@ -89,6 +89,7 @@ class ThreadPoolExecutor final : public LocalExecutor {
 
 /// "sequential" | "threads:N" | "mpi" (the last only under mpirun, see exec/mpi_executor.hpp).
 /// Throws Error naming a malformed spec.
-std::unique_ptr<Executor> make_local_executor(const std::string& spec);
+/// With `systems` > 0, threads:N is capped at that many threads (with a warning).
+std::unique_ptr<Executor> make_local_executor(const std::string& spec, int systems = 0);
 
 }  // namespace cosima

@@ -115,6 +115,8 @@ check output-grid-every-step 0 "^101$" -- sh -c "tail -n +2 grid.csv | wc -l"
 "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 1 --dt 0.001 --set output.interval=0.1 --out grid2.csv --quiet
 check output-grid-interval 0 "^11$" -- sh -c "tail -n +2 grid2.csv | wc -l"
 
+check threads-capped 0 "capped at threads:2, the number of systems" -- "$cosima" run "$examples/b3_lotka_volterra.json" --executor threads:8 --stop 1 --out capped.csv
+
 # --- validation left over ------------------------------------------------------------------------------
 b1="$examples/b1_ifosmondi_damper.json"
 check epsilon-zero 1 "method.epsilon = 0 must be positive" -- "$cosima" run "$b1" --method ifosmondi-jfm --set method.epsilon=0
