@@ -146,28 +146,6 @@ void MpiExecutor::shutdown() {
 
 std::string MpiExecutor::name() const { return fmt::format("mpi ({} workers)", ranks_ - 1); }
 
-std::unique_ptr<System> MpiExecutor::remote_system(const std::string& name) {
-  for (std::size_t s = 0; s < names_.size(); ++s) {
-    if (names_[s] == name) return std::make_unique<RemoteSystem>(*this, static_cast<int>(s), name, descriptions_[s]);
-  }
-  throw Error(fmt::format("MPI executor: no system '{}' in the scenario", name));
-}
-
-void MpiExecutor::attach(ModularModel& model) {
-  if (model.system_count() != static_cast<int>(names_.size())) {
-    throw Error("MPI executor: the model does not hold the scenario's systems");
-  }
-  proxies_.assign(names_.size(), nullptr);
-  for (int s = 0; s < model.system_count(); ++s) {
-    auto* proxy = dynamic_cast<RemoteSystem*>(&model.system(s));
-    if (proxy == nullptr || model.system(s).name() != names_[static_cast<std::size_t>(s)]) {
-      throw Error(fmt::format("MPI executor: system '{}' is not the proxy of its remote system", model.system(s).name()));
-    }
-    proxies_[static_cast<std::size_t>(s)] = proxy;
-  }
-  single_.resize(model.system_count());
-}
-
 void MpiExecutor::execute(Batch& batch) {
   const int systems = static_cast<int>(names_.size());
   for (auto& bytes : outgoing_) bytes.clear();
@@ -202,14 +180,6 @@ void MpiExecutor::receive_from_workers() {
   gatherv(nullptr, 0, receive_.data(), counts_.data(), displacements_.data());
 }
 
-Reply MpiExecutor::call(int system, const Order& order) {
-  single_.clear();
-  Order& o = single_.order(system);
-  o = order;
-  o.active = true;
-  execute(single_);
-  return single_.reply(system);
-}
 
 // --- ranks 1…n ----------------------------------------------------------------------------------
 

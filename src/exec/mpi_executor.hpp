@@ -40,7 +40,7 @@ class MpiSession {
 /// The rank that owns system s of `systems`, among `ranks` (rank 0 owns none).
 int owner_rank(int s, int systems, int ranks);
 
-class MpiExecutor final : public Executor, public RemoteChannel {
+class MpiExecutor final : public RemoteExecutor {
  public:
   /// Rank 0: receives the structure of every system from its owner. Throws Error when a worker
   /// could not build its systems (the workers are then shut down).
@@ -50,13 +50,8 @@ class MpiExecutor final : public Executor, public RemoteChannel {
   MpiExecutor& operator=(const MpiExecutor&) = delete;
 
   [[nodiscard]] std::string name() const override;
-  void attach(ModularModel& model) override;
   void execute(Batch& batch) override;
-  [[nodiscard]] bool systems_are_local() const override { return false; }
-  [[nodiscard]] std::unique_ptr<System> remote_system(const std::string& name) override;
 
-  /// One order for one system, carried out now (a proxy's direct call).
-  Reply call(int system, const Order& order) override;
   [[nodiscard]] std::string place(int system) const override;
 
  private:
@@ -65,13 +60,9 @@ class MpiExecutor final : public Executor, public RemoteChannel {
   void receive_from_workers();
 
   int ranks_ = 1;
-  std::vector<std::string> names_;
-  std::vector<std::vector<char>> descriptions_;  ///< per system, as sent by its owner
-  std::vector<RemoteSystem*> proxies_;           ///< of the attached model, by system index
   std::vector<std::vector<char>> outgoing_;      ///< per rank
   std::vector<char> send_, receive_;
   std::vector<int> counts_, displacements_;
-  Batch single_;
   bool running_ = false;
 };
 

@@ -121,6 +121,7 @@ ProcessExecutor::ProcessExecutor(const Scenario& scenario, ProcessOptions option
     child_of_system_[static_cast<std::size_t>(s)] = k;
     children_[static_cast<std::size_t>(k)].systems.push_back(s);
   }
+  for (const SystemSpec& spec : scenario.systems) names_.push_back(spec.name);
   descriptions_.assign(static_cast<std::size_t>(systems), {});
   frames_.assign(children_.size(), {});
   running_ = true;
@@ -247,30 +248,6 @@ std::string ProcessExecutor::place(int system) const {
   return fmt::format("process {}", children_[static_cast<std::size_t>(child_of(system))].pid);
 }
 
-std::unique_ptr<System> ProcessExecutor::remote_system(const std::string& name) {
-  for (std::size_t s = 0; s < scenario_.systems.size(); ++s) {
-    if (scenario_.systems[s].name == name) {
-      return std::make_unique<RemoteSystem>(*this, static_cast<int>(s), name, descriptions_[s]);
-    }
-  }
-  throw Error(fmt::format("process executor: no system '{}' in the scenario", name));
-}
-
-void ProcessExecutor::attach(ModularModel& model) {
-  if (model.system_count() != static_cast<int>(scenario_.systems.size())) {
-    throw Error("process executor: the model does not hold the scenario's systems");
-  }
-  proxies_.assign(scenario_.systems.size(), nullptr);
-  for (int s = 0; s < model.system_count(); ++s) {
-    auto* proxy = dynamic_cast<RemoteSystem*>(&model.system(s));
-    if (proxy == nullptr) {
-      throw Error(fmt::format("process executor: system '{}' is not the proxy of its process", model.system(s).name()));
-    }
-    proxies_[static_cast<std::size_t>(s)] = proxy;
-  }
-  single_.resize(model.system_count());
-}
-
 void ProcessExecutor::execute(Batch& batch) {
   for (auto& frame : frames_) frame.clear();
   if (!encode_orders(batch, [&](int s) { return child_of(s); }, frames_)) return;
@@ -288,13 +265,5 @@ void ProcessExecutor::execute(Batch& batch) {
   if (failure.first >= 0) throw Error(fmt::format("{}: {}", place(failure.first), failure.second));
 }
 
-Reply ProcessExecutor::call(int system, const Order& order) {
-  single_.clear();
-  Order& o = single_.order(system);
-  o = order;
-  o.active = true;
-  execute(single_);
-  return single_.reply(system);
-}
 
 }  // namespace cosima

@@ -28,7 +28,7 @@ struct ProcessOptions {
   double timeout = 0.0;  ///< seconds a process may take to answer a batch; 0: no limit
 };
 
-class ProcessExecutor final : public Executor, public RemoteChannel {
+class ProcessExecutor final : public RemoteExecutor {
  public:
   /// Forks the processes, which build their systems from the scenario and describe them. Throws
   /// Error when one cannot (every process is then shut down).
@@ -38,12 +38,7 @@ class ProcessExecutor final : public Executor, public RemoteChannel {
   ProcessExecutor& operator=(const ProcessExecutor&) = delete;
 
   [[nodiscard]] std::string name() const override;
-  void attach(ModularModel& model) override;
   void execute(Batch& batch) override;
-  [[nodiscard]] bool systems_are_local() const override { return false; }
-  [[nodiscard]] std::unique_ptr<System> remote_system(const std::string& name) override;
-
-  Reply call(int system, const Order& order) override;
   [[nodiscard]] std::string place(int system) const override;
 
  private:
@@ -72,11 +67,8 @@ class ProcessExecutor final : public Executor, public RemoteChannel {
   ProcessOptions options_;
   std::vector<Child> children_;
   std::vector<int> child_of_system_;
-  std::vector<std::vector<char>> descriptions_;
   std::vector<std::vector<char>> frames_;  ///< per child, this batch
-  std::vector<RemoteSystem*> proxies_;
   std::vector<char> buffer_;
-  Batch single_;
   bool running_ = false;
 };
 

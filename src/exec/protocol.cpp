@@ -269,6 +269,37 @@ void RemoteSystem::remote_only(const char* what) const {
 
 // --- orchestrator ---------------------------------------------------------------------------------
 
+void RemoteExecutor::attach(ModularModel& model) {
+  if (model.system_count() != static_cast<int>(names_.size())) {
+    throw Error(fmt::format("{}: the model does not hold the scenario's systems", name()));
+  }
+  proxies_.assign(names_.size(), nullptr);
+  for (int s = 0; s < model.system_count(); ++s) {
+    auto* proxy = dynamic_cast<RemoteSystem*>(&model.system(s));
+    if (proxy == nullptr || model.system(s).name() != names_[static_cast<std::size_t>(s)]) {
+      throw Error(fmt::format("{}: system '{}' is not the proxy of its remote system", name(), model.system(s).name()));
+    }
+    proxies_[static_cast<std::size_t>(s)] = proxy;
+  }
+  single_.resize(model.system_count());
+}
+
+std::unique_ptr<System> RemoteExecutor::remote_system(const std::string& system) {
+  for (std::size_t s = 0; s < names_.size(); ++s) {
+    if (names_[s] == system) return std::make_unique<RemoteSystem>(*this, static_cast<int>(s), system, descriptions_[s]);
+  }
+  throw Error(fmt::format("{}: no system '{}' in the scenario", name(), system));
+}
+
+Reply RemoteExecutor::call(int system, const Order& order) {
+  single_.clear();
+  Order& o = single_.order(system);
+  o = order;
+  o.active = true;
+  execute(single_);
+  return single_.reply(system);
+}
+
 bool encode_orders(const Batch& batch, const std::function<int(int)>& owner, std::vector<std::vector<char>>& frames) {
   bool any = false;
   for (int s : batch.active()) {

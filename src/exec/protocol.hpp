@@ -8,10 +8,12 @@
 // The transport only moves byte frames; how is the executor's business.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "exec/executor.hpp"
 #include "exec/order.hpp"
 #include "exec/wire.hpp"
 #include "scenario/scenario.hpp"
@@ -89,6 +91,26 @@ class RemoteSystem final : public System {
 };
 
 // --- orchestrator ---------------------------------------------------------------------------------
+
+/// The orchestrator's side of an out-of-process executor: the model holds RemoteSystem proxies built
+/// from the servers' descriptions. Subclasses fill names_ and descriptions_, move the frames
+/// (execute) and say where a system lives (place).
+class RemoteExecutor : public Executor, public RemoteChannel {
+ public:
+  void attach(ModularModel& model) override;
+  [[nodiscard]] bool systems_are_local() const override { return false; }
+  [[nodiscard]] std::unique_ptr<System> remote_system(const std::string& name) override;
+  /// One order for one system, carried out now (a proxy's direct call).
+  Reply call(int system, const Order& order) override;
+
+ protected:
+  std::vector<std::string> names_;               ///< the scenario's systems, in order
+  std::vector<std::vector<char>> descriptions_;  ///< per system, as its server sent it
+  std::vector<RemoteSystem*> proxies_;           ///< of the attached model, by system index
+
+ private:
+  Batch single_;
+};
 
 /// Appends (s, order) for every active order of the batch to frames[owner(s)]; false when none.
 bool encode_orders(const Batch& batch, const std::function<int(int)>& owner, std::vector<std::vector<char>>& frames);

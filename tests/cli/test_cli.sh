@@ -3,8 +3,6 @@
 set -u
 cosima=$1
 examples=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/../support/check.sh"
 cd "$work" || exit 1
 check run-writes-csv-and-stats 0 "macro-steps 2000" -- "$cosima" run "$examples/b4_two_mass.json" --out b4.csv --stats b4.json

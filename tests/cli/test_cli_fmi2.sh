@@ -5,10 +5,6 @@ set -u
 cosima=$1
 fmus=$2
 examples=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export TMPDIR="$work/tmp"
-mkdir -p "$TMPDIR"
 source "$(dirname "$0")/../support/check.sh"
 cd "$work" || exit 1
 

@@ -6,8 +6,6 @@ set -u
 cosima=$1
 examples=$2
 fmus=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/../support/check.sh"
 export COSIMA_FMU_PATH="$fmus"
 mpirun=(mpirun --oversubscribe -n 3)

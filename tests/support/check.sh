@@ -1,7 +1,12 @@
-# Sourced by the command-line tests. Needs $work (a scratch directory); counts into $failures.
+# Sourced by the command-line tests: makes the scratch directory $work (removed at exit) with a
+# private TMPDIR inside, and counts into $failures.
 #   check NAME EXPECTED_EXIT PATTERN -- command...
 # runs the command, and passes when it exits with EXPECTED_EXIT and its output matches PATTERN.
 failures=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export TMPDIR="$work/tmp"
+mkdir -p "$TMPDIR"
 check() {
   local name=$1 expected=$2 pattern=$3
   shift 4
