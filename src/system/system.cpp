@@ -18,9 +18,20 @@ int find_name(const std::vector<std::string>& names, std::string_view name) {
 
 const std::vector<std::string>& System::state_names() const { return kNoNames; }
 
-int System::input_index(std::string_view port) const { return find_name(input_names(), port); }
-int System::output_index(std::string_view port) const { return find_name(output_names(), port); }
-int System::state_index(std::string_view state) const { return find_name(state_names(), state); }
+int System::NameIndex::find(const std::vector<std::string>& names, std::string_view name) const {
+  // a few names: a scan; many (an FMU with 10⁵ outputs): a hash map built once
+  if (names.size() < 32) return find_name(names, name);
+  if (map.size() != names.size()) {
+    map.clear();
+    for (std::size_t i = 0; i < names.size(); ++i) map.emplace(names[i], static_cast<int>(i));
+  }
+  const auto it = map.find(std::string(name));
+  return it == map.end() ? -1 : it->second;
+}
+
+int System::input_index(std::string_view port) const { return inputs_by_name_.find(input_names(), port); }
+int System::output_index(std::string_view port) const { return outputs_by_name_.find(output_names(), port); }
+int System::state_index(std::string_view state) const { return states_by_name_.find(state_names(), state); }
 
 const PortInfo& System::input_info(int /*input*/) const { return real_port(); }
 const PortInfo& System::output_info(int /*output*/) const { return real_port(); }

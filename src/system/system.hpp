@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -155,7 +156,13 @@ class System {
   }
 
  private:
+  /// Port and state names to indices (names are fixed once the system is built).
+  struct NameIndex {
+    mutable std::unordered_map<std::string, int> map;
+    int find(const std::vector<std::string>& names, std::string_view name) const;
+  };
   std::string name_;
+  NameIndex inputs_by_name_, outputs_by_name_, states_by_name_;
   CapabilitySet withheld_;
   std::int64_t integrations_ = 0;
   double integration_seconds_ = 0.0;
