@@ -373,20 +373,18 @@ void SystemServer::serve(const char* data, std::size_t size, std::vector<char>& 
                          const std::function<void(int)>& before) {
   wire::Reader r(data, size);
   arrival_.clear();
-  std::vector<int> indices;
   while (!r.done()) {
     const int s = r.get<std::int32_t>();
     const auto it = std::find_if(owned_.begin(), owned_.end(), [&](const auto& entry) { return entry.first == s; });
     if (it == owned_.end()) throw Error(fmt::format("an order for system {}, which this server does not own", s));
     read_order(r, it->second.order);
-    arrival_.push_back(&it->second);
-    indices.push_back(s);
+    arrival_.emplace_back(s, &it->second);
   }
   replies.clear();
   wire::Writer w(replies);
-  for (std::size_t k = 0; k < arrival_.size(); ++k) {
-    Owned& entry = *arrival_[k];
-    if (before) before(indices[k]);
+  for (const auto& [s, owned] : arrival_) {
+    Owned& entry = *owned;
+    if (before) before(s);
     std::string failure;
     try {
       carry_out(entry.host, entry.order, entry.reply);
@@ -394,7 +392,7 @@ void SystemServer::serve(const char* data, std::size_t size, std::vector<char>& 
       failure = e.what();
       if (failure.empty()) failure = "unknown failure";
     }
-    w.put(static_cast<std::int32_t>(indices[k]));
+    w.put(static_cast<std::int32_t>(s));
     write_reply(w, entry.order, entry.reply, *entry.system, failure);
   }
 }

@@ -146,7 +146,7 @@ class SystemServer {
   };
   std::vector<std::pair<int, Owned>> owned_;  ///< by system index, ascending
   std::vector<char> descriptions_;
-  std::vector<Owned*> arrival_;
+  std::vector<std::pair<int, Owned*>> arrival_;  ///< this frame's orders, as received (reused)
 };
 
 }  // namespace cosima

@@ -54,10 +54,14 @@ extern "C" __attribute__((noinline, optimize("no-optimize-sibling-calls"))) void
 
 /// A value that travels as a double, as the fmi2Integer it stands for. The master only hands over
 /// integral values (types are checked at connection); a solver's rounding noise is tolerated.
-fmi2Integer to_fmi_integer(double value, const PortInfo& info, const std::string& what) {
+/// The message is formatted only when the value is refused: this runs at every step.
+template <class Describe>
+fmi2Integer to_fmi_integer(double value, const PortInfo& info, const Describe& what) {
   const double nearest = std::nearbyint(value);
   if (std::abs(value - nearest) <= 1e-9 * std::max(1.0, std::abs(value))) value = nearest;
-  check_value(info, value, what);
+  if (const std::string why = illegal_value(info, value); !why.empty()) {
+    throw Error(fmt::format("{} ({}): {}", what(), describe(info), why));
+  }
   return static_cast<fmi2Integer>(value);
 }
 
@@ -244,7 +248,6 @@ const ScalarVariable& FmuSystem::settable(const std::string& parameter) const {
                                       v.initial != "approx")) {
     throw Error(fmt::format("{}: variable '{}' ({} {}) cannot be set", where(), parameter, v.causality, v.variability));
   }
-  ensure_usable("fmi2SetXXX");
   return v;
 }
 
@@ -349,8 +352,9 @@ void FmuSystem::set_numeric_inputs(const TypedPorts& ports, VariableType type, c
     if (type == VariableType::real) {
       real_buffer_[k] = value;
     } else {
-      const fmi2Integer integer = to_fmi_integer(value, inputs_[static_cast<std::size_t>(port)].info,
-                                                 fmt::format("{}: input '{}'", where(), input_names_[static_cast<std::size_t>(port)]));
+      const fmi2Integer integer = to_fmi_integer(value, inputs_[static_cast<std::size_t>(port)].info, [&] {
+        return fmt::format("{}: input '{}'", where(), input_names_[static_cast<std::size_t>(port)]);
+      });
       if (type == VariableType::boolean) bool_buffer_[k] = integer != 0 ? fmi2True : fmi2False;
       else int_buffer_[k] = integer;
     }
