@@ -19,6 +19,7 @@ std::unique_ptr<OdeModel> make_b5_body2();
 std::unique_ptr<OdeModel> make_b6_tough();
 std::unique_ptr<OdeModel> make_b7_zone();
 std::unique_ptr<OdeModel> make_b7_supply();
+std::unique_ptr<OdeModel> make_b8_ball();
 std::unique_ptr<OdeModel> make_oscillator();  ///< the scaling model
 
 }  // namespace cosima::models

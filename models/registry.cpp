@@ -30,6 +30,7 @@ const std::vector<Factory>& factories() {
       {{"b6.tough", "B6: tough case x' = a(t), y = x + b(t) (seed 000)"}, make_b6_tough},
       {{"b7.zone", "B7: thermal zone with radiator and hysteresis heater (CHOPtrey benchmark)"}, make_b7_zone},
       {{"b7.supply", "B7: hot-water supply loop with hysteresis boiler (CHOPtrey benchmark)"}, make_b7_supply},
+      {{"b8.ball", "B8: bouncing ball, state and time events (Model Exchange)"}, make_b8_ball},
       {{"scaling.oscillator", "one mass of a chain or ring of coupled oscillators (scaling runs)"}, make_oscillator},
   };
   return list;

@@ -1,6 +1,6 @@
 #pragma once
 // FMI 2.0 C API, written for cosima from the FMI 2.0.x standard (chapter 2.1: fmi2TypesPlatform.h,
-// fmi2FunctionTypes.h, fmi2Functions.h). Only what Co-Simulation uses is declared; the names and
+// fmi2FunctionTypes.h, fmi2Functions.h). Only what cosima calls is declared; the names and
 // signatures are the standard's so that an FMU compiled against the official headers links.
 #include <cstddef>
 
@@ -69,6 +69,27 @@ using fmi2FreeFMUstateTYPE = fmi2Status (*)(fmi2Component, fmi2FMUstate*);
 using fmi2GetDirectionalDerivativeTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference unknowns[],
                                                         std::size_t, const fmi2ValueReference knowns[], std::size_t,
                                                         const fmi2Real dvKnown[], fmi2Real dvUnknown[]);
+// Model Exchange functions (FMI 2.0 §3.2)
+struct fmi2EventInfo {
+  fmi2Boolean newDiscreteStatesNeeded;
+  fmi2Boolean terminateSimulation;
+  fmi2Boolean nominalsOfContinuousStatesChanged;
+  fmi2Boolean valuesOfContinuousStatesChanged;
+  fmi2Boolean nextEventTimeDefined;
+  fmi2Real nextEventTime;
+};
+using fmi2EnterEventModeTYPE = fmi2Status (*)(fmi2Component);
+using fmi2NewDiscreteStatesTYPE = fmi2Status (*)(fmi2Component, fmi2EventInfo*);
+using fmi2EnterContinuousTimeModeTYPE = fmi2Status (*)(fmi2Component);
+using fmi2CompletedIntegratorStepTYPE = fmi2Status (*)(fmi2Component, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                                       fmi2Boolean* enterEventMode, fmi2Boolean* terminateSimulation);
+using fmi2SetTimeTYPE = fmi2Status (*)(fmi2Component, fmi2Real);
+using fmi2SetContinuousStatesTYPE = fmi2Status (*)(fmi2Component, const fmi2Real[], std::size_t);
+using fmi2GetDerivativesTYPE = fmi2Status (*)(fmi2Component, fmi2Real[], std::size_t);
+using fmi2GetEventIndicatorsTYPE = fmi2Status (*)(fmi2Component, fmi2Real[], std::size_t);
+using fmi2GetContinuousStatesTYPE = fmi2Status (*)(fmi2Component, fmi2Real[], std::size_t);
+using fmi2GetNominalsOfContinuousStatesTYPE = fmi2Status (*)(fmi2Component, fmi2Real[], std::size_t);
+
 // Co-Simulation functions
 using fmi2SetRealInputDerivativesTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t,
                                                        const fmi2Integer order[], const fmi2Real value[]);

@@ -150,12 +150,11 @@ FmuArchive::FmuArchive(const std::filesystem::path& fmu, const UnpackLimits& lim
   }
 }
 
-std::filesystem::path FmuArchive::binary() const {
-  std::filesystem::path so =
-      directory_.path() / "binaries" / "linux64" / (description_.co_simulation.model_identifier + ".so");
+std::filesystem::path FmuArchive::binary(FmiInterface interface) const {
+  const std::string& identifier = description_.interface_capabilities(interface).model_identifier;
+  std::filesystem::path so = directory_.path() / "binaries" / "linux64" / (identifier + ".so");
   if (!std::filesystem::exists(so)) {
-    throw Error(fmt::format("FMU '{}' has no linux64 binary (binaries/linux64/{}.so)", file_.string(),
-                            description_.co_simulation.model_identifier));
+    throw Error(fmt::format("FMU '{}' has no linux64 binary (binaries/linux64/{}.so)", file_.string(), identifier));
   }
   return so;
 }

@@ -48,8 +48,8 @@ class FmuArchive {
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }
   [[nodiscard]] const std::filesystem::path& directory() const { return directory_.path(); }
   [[nodiscard]] const ModelDescription& description() const { return description_; }
-  /// binaries/linux64/<modelIdentifier>.so; throws Error when the FMU has none.
-  [[nodiscard]] std::filesystem::path binary() const;
+  /// binaries/linux64/<modelIdentifier>.so of one interface; throws Error when the FMU has none.
+  [[nodiscard]] std::filesystem::path binary(FmiInterface interface) const;
   /// file:// URI of resources/ (fmi2Instantiate's resourceLocation).
   [[nodiscard]] std::string resource_uri() const;
 

@@ -8,7 +8,7 @@
 
 namespace cosima::fmi {
 
-FmuLibrary::FmuLibrary(const std::filesystem::path& shared_object, const std::string& fmu) {
+FmuLibrary::FmuLibrary(const std::filesystem::path& shared_object, const std::string& fmu, FmiInterface interface) {
   handle_ = dlopen(shared_object.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {
     const char* why = dlerror();
@@ -33,7 +33,20 @@ FmuLibrary::FmuLibrary(const std::filesystem::path& shared_object, const std::st
   resolve(f.terminate, "fmi2Terminate", true);
   resolve(f.get_real, "fmi2GetReal", true);
   resolve(f.set_real, "fmi2SetReal", true);
-  resolve(f.do_step, "fmi2DoStep", true);
+  if (interface == FmiInterface::co_simulation) {
+    resolve(f.do_step, "fmi2DoStep", true);
+  } else {  // FMI 2.0 §3.2.1 – §3.2.2
+    resolve(f.enter_event_mode, "fmi2EnterEventMode", true);
+    resolve(f.new_discrete_states, "fmi2NewDiscreteStates", true);
+    resolve(f.enter_continuous_time_mode, "fmi2EnterContinuousTimeMode", true);
+    resolve(f.completed_integrator_step, "fmi2CompletedIntegratorStep", true);
+    resolve(f.set_time, "fmi2SetTime", true);
+    resolve(f.set_continuous_states, "fmi2SetContinuousStates", true);
+    resolve(f.get_derivatives, "fmi2GetDerivatives", true);
+    resolve(f.get_event_indicators, "fmi2GetEventIndicators", true);
+    resolve(f.get_continuous_states, "fmi2GetContinuousStates", true);
+    resolve(f.get_nominals_of_continuous_states, "fmi2GetNominalsOfContinuousStates", true);
+  }
   resolve(f.get_version, "fmi2GetVersion", false);
   resolve(f.get_integer, "fmi2GetInteger", false);
   resolve(f.set_integer, "fmi2SetInteger", false);

@@ -5,11 +5,12 @@
 #include <string>
 
 #include "fmi/fmi2_api.hpp"
+#include "fmi/model_description.hpp"
 
 namespace cosima::fmi {
 
 struct Fmi2Functions {
-  // required for Co-Simulation
+  // required by both interfaces
   fmi2InstantiateTYPE instantiate = nullptr;
   fmi2FreeInstanceTYPE free_instance = nullptr;
   fmi2SetupExperimentTYPE setup_experiment = nullptr;
@@ -18,7 +19,18 @@ struct Fmi2Functions {
   fmi2TerminateTYPE terminate = nullptr;
   fmi2GetRealTYPE get_real = nullptr;
   fmi2SetRealTYPE set_real = nullptr;
+  // required by the interface in use
   fmi2DoStepTYPE do_step = nullptr;
+  fmi2EnterEventModeTYPE enter_event_mode = nullptr;
+  fmi2NewDiscreteStatesTYPE new_discrete_states = nullptr;
+  fmi2EnterContinuousTimeModeTYPE enter_continuous_time_mode = nullptr;
+  fmi2CompletedIntegratorStepTYPE completed_integrator_step = nullptr;
+  fmi2SetTimeTYPE set_time = nullptr;
+  fmi2SetContinuousStatesTYPE set_continuous_states = nullptr;
+  fmi2GetDerivativesTYPE get_derivatives = nullptr;
+  fmi2GetEventIndicatorsTYPE get_event_indicators = nullptr;
+  fmi2GetContinuousStatesTYPE get_continuous_states = nullptr;
+  fmi2GetNominalsOfContinuousStatesTYPE get_nominals_of_continuous_states = nullptr;
   // optional
   fmi2GetVersionTYPE get_version = nullptr;
   fmi2GetIntegerTYPE get_integer = nullptr;
@@ -40,8 +52,9 @@ struct Fmi2Functions {
 
 class FmuLibrary {
  public:
-  /// `fmu` names the FMU in errors.
-  FmuLibrary(const std::filesystem::path& shared_object, const std::string& fmu);
+  /// `fmu` names the FMU in errors. The functions of `interface` are required, the other's are not
+  /// resolved.
+  FmuLibrary(const std::filesystem::path& shared_object, const std::string& fmu, FmiInterface interface);
   ~FmuLibrary();
   FmuLibrary(const FmuLibrary&) = delete;
   FmuLibrary& operator=(const FmuLibrary&) = delete;

@@ -1,5 +1,6 @@
 #include "fmi/model_description.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cerrno>
@@ -155,6 +156,22 @@ class Reader {
 
 }  // namespace
 
+const InterfaceCapabilities& ModelDescription::interface_capabilities(FmiInterface which) const {
+  if (which == FmiInterface::co_simulation && co_simulation) return *co_simulation;
+  if (which == FmiInterface::model_exchange && model_exchange) return *model_exchange;
+  throw Error(fmt::format("model '{}' provides no {} interface", model_name, to_string(which)));
+}
+
+bool ModelDescription::may_have_discrete_state() const {
+  return event_indicator_count > 0 || std::any_of(variables.begin(), variables.end(), [](const ScalarVariable& v) {
+           return v.variability == "discrete" && v.causality != "input";
+         });
+}
+
+std::string_view to_string(FmiInterface interface) {
+  return interface == FmiInterface::co_simulation ? "Co-Simulation" : "Model Exchange";
+}
+
 PortInfo ModelDescription::port_info(const ScalarVariable& variable) const {
   PortInfo info;
   info.kind = kind_of(variable.type);
@@ -194,21 +211,35 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
   md.guid = root.attribute("guid").value();
   md.generation_tool = root.attribute("generationTool").value();
 
-  const pugi::xml_node cs = root.child("CoSimulation");
-  if (!cs) throw Error(fmt::format("{}: no CoSimulation element (not a Co-Simulation FMU)", source));
-  md.co_simulation.model_identifier = cs.attribute("modelIdentifier").value();
-  if (!is_c_identifier(md.co_simulation.model_identifier)) {
-    reader.fail(fmt::format("CoSimulation modelIdentifier=\"{}\" is not a C identifier (FMI 2.0 §2.2.1)",
-                            md.co_simulation.model_identifier));
+  // the interface elements (FMI 2.0 §3.3, §4.3): at least one
+  auto common = [&](const pugi::xml_node node, InterfaceCapabilities& c) {
+    c.model_identifier = node.attribute("modelIdentifier").value();
+    if (!is_c_identifier(c.model_identifier)) {
+      reader.fail(fmt::format("{} modelIdentifier=\"{}\" is not a C identifier (FMI 2.0 §2.2.1)", node.name(),
+                              c.model_identifier));
+    }
+    c.can_get_and_set_state = node.attribute("canGetAndSetFMUstate").as_bool(false);
+    c.provides_directional_derivative = node.attribute("providesDirectionalDerivative").as_bool(false);
+    c.needs_execution_tool = node.attribute("needsExecutionTool").as_bool(false);
+  };
+  if (const pugi::xml_node cs = root.child("CoSimulation")) {
+    CoSimulationCapabilities& c = md.co_simulation.emplace();
+    common(cs, c);
+    c.can_handle_variable_step = cs.attribute("canHandleVariableCommunicationStepSize").as_bool(false);
+    c.can_interpolate_inputs = cs.attribute("canInterpolateInputs").as_bool(false);
+    const auto max_order = to_integer(cs.attribute("maxOutputDerivativeOrder").as_string("0"), 0, 1000);
+    if (!max_order) reader.fail("CoSimulation maxOutputDerivativeOrder is not a non-negative integer");
+    c.max_output_derivative_order = static_cast<int>(*max_order);
   }
-  md.co_simulation.can_handle_variable_step = cs.attribute("canHandleVariableCommunicationStepSize").as_bool(false);
-  md.co_simulation.can_interpolate_inputs = cs.attribute("canInterpolateInputs").as_bool(false);
-  const auto max_order = to_integer(cs.attribute("maxOutputDerivativeOrder").as_string("0"), 0, 1000);
-  if (!max_order) reader.fail("CoSimulation maxOutputDerivativeOrder is not a non-negative integer");
-  md.co_simulation.max_output_derivative_order = static_cast<int>(*max_order);
-  md.co_simulation.can_get_and_set_state = cs.attribute("canGetAndSetFMUstate").as_bool(false);
-  md.co_simulation.provides_directional_derivative = cs.attribute("providesDirectionalDerivative").as_bool(false);
-  md.co_simulation.needs_execution_tool = cs.attribute("needsExecutionTool").as_bool(false);
+  if (const pugi::xml_node me = root.child("ModelExchange")) {
+    ModelExchangeCapabilities& c = md.model_exchange.emplace();
+    common(me, c);
+    c.completed_integrator_step_not_needed = me.attribute("completedIntegratorStepNotNeeded").as_bool(false);
+  }
+  if (!md.co_simulation && !md.model_exchange) reader.fail("neither a CoSimulation nor a ModelExchange element");
+  const auto indicators = to_integer(root.attribute("numberOfEventIndicators").as_string("0"), 0, 100'000'000);
+  if (!indicators) reader.fail("numberOfEventIndicators is not a non-negative integer");
+  md.event_indicator_count = static_cast<int>(*indicators);
 
   if (const pugi::xml_node experiment = root.child("DefaultExperiment")) {
     md.default_experiment.start_time = reader.optional_number(experiment, "startTime", "DefaultExperiment");

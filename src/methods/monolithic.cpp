@@ -15,7 +15,13 @@ class CoupledOde final : public OdeModel {
   explicit CoupledOde(const ModularModel& model) : OdeModel("coupled", structure_of(model)), model_(model) {
     for (int s = 0; s < model.system_count(); ++s) {
       const auto& native = dynamic_cast<const NativeSystem&>(model.system(s));
-      models_.push_back(&native.model());
+      const OdeModel& ode = native.model();
+      if (ode.event_indicator_count() > 0 || ode.has_discrete_state() || ode.wants_step_reports()) {
+        throw Error(fmt::format("monolithic: system '{}' is a hybrid model (events, discrete state); the monolithic "
+                                "reference integrates pure ODEs only",
+                                native.name()));
+      }
+      models_.push_back(&ode);
       state_offsets_.push_back(state_offsets_.back() + native.model().state_count());
       for (int o = 0; o < native.output_count() && !feedthrough_; ++o) {
         for (int i = 0; i < native.input_count(); ++i) feedthrough_ = feedthrough_ || native.output_depends_on_input(o, i);

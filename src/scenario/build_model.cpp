@@ -5,17 +5,48 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "fmi/fmu_archive.hpp"
 #include "fmi/fmu_system.hpp"
+#include "fmi/me/me_model.hpp"
 #include "models/registry.hpp"
 #include "scenario/scenario.hpp"
 #include "system/native/native_system.hpp"
 
 namespace cosima {
 
+namespace {
+
+std::unique_ptr<Integrator> integrator_of(const SystemSpec& spec) {
+  try {
+    return make_integrator(spec.integrator, spec.integrator_options);
+  } catch (const Error& e) {
+    throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<System> build_system(const SystemSpec& spec) {
   std::unique_ptr<System> system;
   if (!spec.fmu.empty()) {
-    system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
+    const fmi::ModelDescription md = fmi::read_model_description(spec.fmu);
+    const fmi::FmiInterface interface = spec.interface.value_or(md.co_simulation ? fmi::FmiInterface::co_simulation
+                                                                                 : fmi::FmiInterface::model_exchange);
+    if ((interface == fmi::FmiInterface::co_simulation && !md.co_simulation) ||
+        (interface == fmi::FmiInterface::model_exchange && !md.model_exchange)) {
+      throw Error(fmt::format("system '{}': FMU '{}' has no {} interface", spec.name, spec.fmu.string(),
+                              fmi::to_string(interface)));
+    }
+    if (interface == fmi::FmiInterface::co_simulation && spec.integrator_given) {
+      throw Error(fmt::format("system '{}' is a Co-Simulation FMU: it embeds its own solver (set its parameters "
+                              "instead of 'integrator', or choose \"interface\": \"me\")",
+                              spec.name));
+    }
+    if (interface == fmi::FmiInterface::model_exchange) {
+      system = fmi::make_me_system(spec.name, spec.fmu, integrator_of(spec), spec.integrator_options);
+    } else {
+      system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
+    }
     for (const auto& [parameter, value] : spec.parameters) {
       if (const auto* text = std::get_if<std::string>(&value)) system->set_string_parameter(parameter, *text);
       else system->set_parameter(parameter, std::get<double>(value));
@@ -32,14 +63,9 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
         throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
       }
     }
-    std::unique_ptr<Integrator> integrator;
-    try {
-      integrator = make_integrator(spec.integrator, spec.integrator_options);
-    } catch (const Error& e) {
-      throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
-    }
-    auto native = std::make_unique<NativeSystem>(spec.name, std::move(ode), std::move(integrator));
+    auto native = std::make_unique<NativeSystem>(spec.name, std::move(ode), integrator_of(spec));
     native->set_step_cost(spec.step_cost);
+    native->set_max_events_per_step(spec.integrator_options.max_events_per_step);
     system = std::move(native);
   }
   for (Capability c : kAllCapabilities) {

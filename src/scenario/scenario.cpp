@@ -82,7 +82,8 @@ ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const st
 }
 
 SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
-  std::set<std::string> known = {"model", "fmu", "parameters", "integrator", "integrator_options", "step_cost"};
+  std::set<std::string> known = {"model",      "fmu",        "interface", "parameters", "integrator",
+                                 "integrator_options", "step_cost"};
   for (Capability c : kAllCapabilities) known.insert(std::string(to_string(c)));
   const ObjectReader reader(object, "systems." + name, file, known);
   SystemSpec spec;
@@ -92,10 +93,26 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
   if (spec.model.empty() == spec.fmu.empty()) {
     reader.fail(fmt::format("system '{}' needs exactly one of 'model' (built-in) or 'fmu' (file)", name));
   }
-  if (!spec.fmu.empty() && (reader.has("integrator") || reader.has("integrator_options") || reader.has("step_cost"))) {
-    reader.fail(fmt::format("system '{}' is an FMU: it embeds its own solver (set its parameters instead of "
-                            "'integrator')",
-                            name));
+  if (spec.fmu.empty() && reader.has("interface")) {
+    reader.fail(fmt::format("system '{}': 'interface' applies to FMUs only", name));
+  }
+  if (!spec.fmu.empty()) {
+    if (reader.has("interface")) {
+      const std::string interface = reader.text("interface", "");
+      if (interface != "cs" && interface != "me") {
+        reader.fail(fmt::format("'systems.{}.interface' is \"{}\": \"cs\" (Co-Simulation) or \"me\" (Model Exchange)",
+                                name, interface));
+      }
+      spec.interface = interface == "cs" ? fmi::FmiInterface::co_simulation : fmi::FmiInterface::model_exchange;
+    }
+    if (reader.has("step_cost")) reader.fail(fmt::format("system '{}': 'step_cost' applies to built-in models", name));
+    spec.integrator_given = reader.has("integrator") || reader.has("integrator_options");
+    if (spec.integrator_given && spec.interface == fmi::FmiInterface::co_simulation) {
+      reader.fail(fmt::format("system '{}' is a Co-Simulation FMU: it embeds its own solver (set its parameters "
+                              "instead of 'integrator', or choose \"interface\": \"me\")",
+                              name));
+    }
+    spec.integrator = "cvode";
   }
   if (reader.has("parameters")) {
     const Json& parameters = reader.at("parameters");
@@ -109,12 +126,17 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
   if (spec.step_cost < 0.0) reader.fail(fmt::format("'systems.{}.step_cost' must not be negative", name));
   if (reader.has("integrator_options")) {
     const ObjectReader options(reader.at("integrator_options"), "systems." + name + ".integrator_options", file,
-                               {"rtol", "atol", "max_step", "steps_per_call"});
+                               {"rtol", "atol", "max_step", "steps_per_call", "max_events_per_step",
+                                "max_event_iterations"});
     spec.integrator_options.rtol = options.number("rtol", spec.integrator_options.rtol);
     spec.integrator_options.atol = options.number("atol", spec.integrator_options.atol);
     spec.integrator_options.max_step = options.number("max_step", spec.integrator_options.max_step);
     spec.integrator_options.steps_per_call =
         options.integer("steps_per_call", spec.integrator_options.steps_per_call, 1, 1 << 30);
+    spec.integrator_options.max_events_per_step =
+        options.integer("max_events_per_step", spec.integrator_options.max_events_per_step, 1, 1 << 30);
+    spec.integrator_options.max_event_iterations =
+        options.integer("max_event_iterations", spec.integrator_options.max_event_iterations, 1, 1 << 30);
     const IntegratorOptions& o = spec.integrator_options;
     if (!(o.rtol > 0.0) || !std::isfinite(o.rtol)) options.fail(fmt::format("'rtol' = {} must be positive", o.rtol));
     if (!(o.atol >= 0.0) || !std::isfinite(o.atol)) options.fail(fmt::format("'atol' = {} must not be negative", o.atol));

@@ -38,6 +38,7 @@
 
 #include "model/modular_model.hpp"
 #include "simulation/simulation.hpp"
+#include "fmi/model_description.hpp"
 #include "system/native/integrator.hpp"
 
 namespace cosima {
@@ -59,8 +60,14 @@ struct SystemSpec {
   std::string name;
   std::string model;                  ///< built-in model name, or
   std::filesystem::path fmu;          ///< FMU file, resolved (see resolve_fmu_path)
+  /// FMU only: "interface": "cs" | "me". Unset: Co-Simulation when the FMU has it, else Model
+  /// Exchange (decided when the system is built).
+  std::optional<fmi::FmiInterface> interface;
+  bool integrator_given = false;  ///< "integrator", "integrator_options" present (not for a CS FMU)
   std::map<std::string, ScalarValue> parameters;
-  std::string integrator = "dopri5";  ///< built-in models only: an FMU embeds its own solver
+  /// Built-in models and Model Exchange FMUs (default cvode for those); a Co-Simulation FMU embeds
+  /// its own solver.
+  std::string integrator = "dopri5";
   IntegratorOptions integrator_options;
   double step_cost = 0.0;  ///< built-in models only: seconds of busy work added to every step
   CapabilitySet withheld;

@@ -205,10 +205,12 @@ class BrokenFmu : public ::testing::Test {
   std::string good_binary() {
     return testing::read_zip_entry(kFmuDir / "b3_prey.fmu", "binaries/linux64/b3_prey.so");
   }
+  /// Replaces every occurrence (the project's FMUs name their modelIdentifier in both interfaces).
   static std::string replace(std::string text, const std::string& from, const std::string& to) {
-    const auto at = text.find(from);
+    auto at = text.find(from);
     EXPECT_NE(at, std::string::npos) << from;
-    return text.replace(at, from.size(), to);
+    for (; at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    return text;
   }
 
   PrivateTemp temp_;
@@ -247,10 +249,17 @@ TEST_F(BrokenFmu, WrongFmiVersion) {
   EXPECT_NE(what.find("fmiVersion is '1.0'"), std::string::npos) << what;
 }
 
-TEST_F(BrokenFmu, NoCoSimulationElement) {
-  testing::write_zip(file("me.fmu"), {{"modelDescription.xml", replace(good_xml(), "<CoSimulation ", "<ModelExchange ")}});
+TEST_F(BrokenFmu, NoInterfaceElement) {
+  const std::string xml = replace(replace(good_xml(), "<CoSimulation ", "<Unknown "), "<ModelExchange ", "<Unknown ");
+  testing::write_zip(file("none.fmu"), {{"modelDescription.xml", xml}});
+  const std::string what = load(file("none.fmu"));
+  EXPECT_NE(what.find("neither a CoSimulation nor a ModelExchange element"), std::string::npos) << what;
+}
+
+TEST_F(BrokenFmu, ModelExchangeOnlyAsCoSimulation) {
+  testing::write_zip(file("me.fmu"), {{"modelDescription.xml", replace(good_xml(), "<CoSimulation ", "<Unknown ")}});
   const std::string what = load(file("me.fmu"));
-  EXPECT_NE(what.find("no CoSimulation element"), std::string::npos) << what;
+  EXPECT_NE(what.find("provides no Co-Simulation interface"), std::string::npos) << what;
 }
 
 TEST_F(BrokenFmu, NoLinux64Binary) {
@@ -302,10 +311,19 @@ TEST_F(BrokenFmu, OutputConnectedToOutput) {
   EXPECT_NE(what.find("output connected to output"), std::string::npos) << what;
 }
 
-TEST_F(BrokenFmu, ScenarioCannotGiveAnFmuAnIntegrator) {
-  Json doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "integrator": "cvode"}}})");
-  const std::string what = error_of([&] { parse_scenario(doc, kExamples / "inline.json"); });
+TEST_F(BrokenFmu, ScenarioCannotGiveACoSimulationFmuAnIntegrator) {
+  // named Co-Simulation: refused when parsing
+  Json doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "interface": "cs", "integrator": "cvode"}}})");
+  std::string what = error_of([&] { parse_scenario(doc, kExamples / "inline.json"); });
   EXPECT_NE(what.find("embeds its own solver"), std::string::npos) << what;
+  // Co-Simulation by default (the FMU has both): refused when building
+  doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "integrator": "cvode"}}})");
+  const Scenario scenario = parse_scenario(doc, kExamples / "inline.json");
+  what = error_of([&] { build_system(scenario.systems.front()); });
+  EXPECT_NE(what.find("embeds its own solver"), std::string::npos) << what;
+  // Model Exchange takes one
+  doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "interface": "me", "integrator": "dopri5"}}})");
+  EXPECT_NO_THROW(build_system(parse_scenario(doc, kExamples / "inline.json").systems.front()));
 }
 
 TEST(FmuExport, ModelDescriptionReadsBackAsWritten) {

@@ -1,5 +1,5 @@
-/* FMI 2.0 C types and function prototypes (Co-Simulation and the common API), written after
- * chapter 2.1 of the FMI 2.0.x standard. Names and signatures are those of the standard; every
+/* FMI 2.0 C types and function prototypes (common API, Model Exchange and Co-Simulation), written after
+ * chapters 2.1, 3.2 and 4.2 of the FMI 2.0.x standard. Names and signatures are those of the standard; every
  * function is exported with default visibility (the FMUs are compiled with hidden visibility). */
 #ifndef COSIMA_TEST_FMI2_H
 #define COSIMA_TEST_FMI2_H
@@ -47,6 +47,15 @@ typedef struct {
   const fmi2ComponentEnvironment componentEnvironment;
 } fmi2CallbackFunctions;
 
+typedef struct {
+  fmi2Boolean newDiscreteStatesNeeded;
+  fmi2Boolean terminateSimulation;
+  fmi2Boolean nominalsOfContinuousStatesChanged;
+  fmi2Boolean valuesOfContinuousStatesChanged;
+  fmi2Boolean nextEventTimeDefined;
+  fmi2Real nextEventTime;
+} fmi2EventInfo;
+
 /* Common functions */
 FMI2_Export const char *fmi2GetTypesPlatform(void);
 FMI2_Export const char *fmi2GetVersion(void);
@@ -89,6 +98,19 @@ FMI2_Export fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte s
 FMI2_Export fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[],
                                                     size_t nUnknown, const fmi2ValueReference vKnown_ref[],
                                                     size_t nKnown, const fmi2Real dvKnown[], fmi2Real dvUnknown[]);
+
+/* Model Exchange functions */
+FMI2_Export fmi2Status fmi2EnterEventMode(fmi2Component c);
+FMI2_Export fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *fmi2eventInfo);
+FMI2_Export fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c);
+FMI2_Export fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                                   fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation);
+FMI2_Export fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time);
+FMI2_Export fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx);
+FMI2_Export fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx);
+FMI2_Export fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni);
+FMI2_Export fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx);
+FMI2_Export fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx);
 
 /* Co-Simulation functions */
 FMI2_Export fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,

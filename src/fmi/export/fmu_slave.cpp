@@ -1,12 +1,20 @@
-// The slave side of the export kit: the FMI 2.0 Co-Simulation functions over a NativeSystem.
+// The slave side of the export kit: the FMI 2.0 functions of both interfaces over one model.
 // Compiled into every project FMU together with one generated make_exported_model().
+//   Co-Simulation: a NativeSystem with the FMU's integrator steps the model (fmi2DoStep).
+//   Model Exchange: the importer integrates; the slave evaluates f, g and the event indicators at
+//   the (t, x, u) it was given, and applies the model's event handler in fmi2NewDiscreteStates.
 //
-// State machine (FMI 2.0 §4.2.4), a call outside its states is refused with fmi2Error:
-//   instantiated --fmi2EnterInitializationMode--> initialization --fmi2ExitInitializationMode-->
-//   stepping --fmi2Terminate--> terminated;  fmi2Error from a step --> failed;  fmi2Reset --> instantiated
+// State machines, a call outside its states is refused with fmi2Error:
+//   CS (FMI 2.0 §4.2.4): instantiated --fmi2EnterInitializationMode--> initialization
+//     --fmi2ExitInitializationMode--> stepping --fmi2Terminate--> terminated;
+//     fmi2Error from a step --> failed;  fmi2Reset --> instantiated
+//   ME (FMI 2.0 §3.2.3): instantiated → initialization --fmi2ExitInitializationMode--> event_mode
+//     --fmi2EnterContinuousTimeMode--> continuous_time --fmi2EnterEventMode--> event_mode …
+//     --fmi2Terminate--> terminated
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -22,14 +30,23 @@
 namespace cosima::fmu_export {
 namespace {
 
-enum Phase : unsigned { instantiated = 1, initialization = 2, stepping = 4, terminated = 8, failed = 16 };
-constexpr unsigned kAnyPhase = instantiated | initialization | stepping | terminated | failed;
+enum Phase : unsigned {
+  instantiated = 1,
+  initialization = 2,
+  stepping = 4,  ///< CS: slaveInitialized
+  terminated = 8,
+  failed = 16,
+  event_mode = 32,       ///< ME
+  continuous_time = 64,  ///< ME
+};
+constexpr unsigned kRunning = stepping | event_mode | continuous_time;
+constexpr unsigned kAnyPhase = instantiated | initialization | kRunning | terminated | failed;
 
 class Slave {
  public:
-  Slave(std::string instance, const fmi2CallbackFunctions* callbacks)
-      : instance_(std::move(instance)), callbacks_(*callbacks), model_(make_exported_model()),
-        table_(make_variable_table(*model_, SolverDefaults{})) {
+  Slave(std::string instance, const fmi2CallbackFunctions* callbacks, bool model_exchange)
+      : instance_(std::move(instance)), callbacks_(*callbacks), model_exchange_(model_exchange),
+        model_(make_exported_model()), table_(make_variable_table(*model_, SolverDefaults{})) {
     inputs_.setZero(model_->input_count(), kInputCoefficients);
     buffer_.resize(std::max({model_->state_count(), model_->output_count(), 1}));
   }
@@ -76,7 +93,7 @@ class Slave {
   fmi2Status enter_initialization() {
     if (!allowed(instantiated, "fmi2EnterInitializationMode")) return fmi2Error;
     return guarded([&] {
-      build_system();
+      start();
       phase_ = initialization;
       return fmi2OK;
     });
@@ -84,19 +101,30 @@ class Slave {
   fmi2Status exit_initialization() {
     if (!allowed(initialization, "fmi2ExitInitializationMode")) return fmi2Error;
     return guarded([&] {
-      build_system();  // parameters and inputs set in initialization mode take effect
-      phase_ = stepping;
+      start();  // parameters and inputs set in initialization mode take effect
+      phase_ = model_exchange_ ? event_mode : stepping;
+      event_handled_ = true;  // nothing to handle at the start but the FMU's own initial event iteration
       return fmi2OK;
     });
   }
+  /// CS: the system that steps; ME: the state the importer integrates.
+  void start() {
+    if (!model_exchange_) {
+      build_system();
+      return;
+    }
+    t_ = start_;
+    x_ = model_->initial_state();
+  }
   fmi2Status terminate() {
-    if (!allowed(stepping | failed, "fmi2Terminate")) return fmi2Error;
+    if (!allowed(kRunning | failed, "fmi2Terminate")) return fmi2Error;
     phase_ = terminated;
     return fmi2OK;
   }
   fmi2Status reset() {
     system_.reset();
     model_ = make_exported_model();
+    t_ = 0.0;
     inputs_.setZero();
     solver_ = SolverDefaults{};
     phase_ = instantiated;
@@ -116,6 +144,13 @@ class Slave {
           case Role::output:
           case Role::state:
           case Role::derivative:
+            if (model_exchange_) {
+              if (phase_ == instantiated) {
+                return error(fmt::format("fmi2GetReal: '{}' is not computed before initialization", v->name));
+              }
+              value[k] = me_value(*v);
+              break;
+            }
             if (!system_) return error(fmt::format("fmi2GetReal: '{}' is not computed before initialization", v->name));
             if (v->role == Role::output) {
               buffer_.resize(model_->output_count());
@@ -137,7 +172,7 @@ class Slave {
   }
 
   fmi2Status set_real(const fmi2ValueReference vr[], std::size_t n, const fmi2Real value[]) {
-    if (!allowed(instantiated | initialization | stepping, "fmi2SetReal")) return fmi2Error;
+    if (!allowed(instantiated | initialization | kRunning, "fmi2SetReal")) return fmi2Error;
     return guarded([&] {
       bool inputs_changed = false;
       for (std::size_t k = 0; k < n; ++k) {
@@ -192,6 +227,7 @@ class Slave {
   }
 
   fmi2Status do_step(double t, double h) {
+    if (model_exchange_) return error("fmi2DoStep: instantiated for Model Exchange");
     if (!allowed(stepping, "fmi2DoStep")) return fmi2Error;
     if (std::abs(t - system_->time()) > 1e-9 * std::max(1.0, std::abs(t))) {
       return error(fmt::format("fmi2DoStep: currentCommunicationPoint {} is not the FMU's time {}", t, system_->time()));
@@ -244,40 +280,47 @@ class Slave {
   }
 
   struct SavedState {
-    StateId id;
+    StateId id = -1;  ///< CS: the system's snapshot
     InputPolynomials inputs;
+    double t = 0.0;  ///< ME: time, states and mode
+    Eigen::VectorXd x;
+    Phase phase = stepping;
   };
   fmi2Status get_state(fmi2FMUstate* state) {
-    if (!allowed(stepping, "fmi2GetFMUstate")) return fmi2Error;
+    if (!allowed(kRunning, "fmi2GetFMUstate")) return fmi2Error;
     if (!exported_flags().can_get_and_set_state) return error("fmi2GetFMUstate: canGetAndSetFMUstate is false");
     return guarded([&] {
       auto* saved = static_cast<SavedState*>(*state);
       if (saved == nullptr) {
-        saved = new SavedState{system_->save_state(), inputs_};
+        saved = new SavedState;
         *state = saved;
-      } else {
-        system_->save_state(saved->id);
-        saved->inputs = inputs_;
       }
+      if (!model_exchange_) saved->id = saved->id < 0 ? system_->save_state() : (system_->save_state(saved->id), saved->id);
+      saved->inputs = inputs_;
+      saved->t = t_;
+      saved->x = x_;
+      saved->phase = phase_;
       return fmi2OK;
     });
   }
   fmi2Status set_state(fmi2FMUstate state) {
-    if (!allowed(stepping | failed, "fmi2SetFMUstate")) return fmi2Error;
+    if (!allowed(kRunning | failed, "fmi2SetFMUstate")) return fmi2Error;
     if (!exported_flags().can_get_and_set_state) return error("fmi2SetFMUstate: canGetAndSetFMUstate is false");
     if (state == nullptr) return error("fmi2SetFMUstate: null state");
     return guarded([&] {
       const auto* saved = static_cast<const SavedState*>(state);
-      system_->restore_state(saved->id);
+      if (!model_exchange_) system_->restore_state(saved->id);
       inputs_ = saved->inputs;
-      phase_ = stepping;
+      t_ = saved->t;
+      x_ = saved->x;
+      phase_ = saved->phase;
       return fmi2OK;
     });
   }
   fmi2Status free_state(fmi2FMUstate* state) {
     if (state == nullptr || *state == nullptr) return fmi2OK;
     auto* saved = static_cast<SavedState*>(*state);
-    if (system_) system_->release_state(saved->id);
+    if (system_ && saved->id >= 0) system_->release_state(saved->id);
     delete saved;
     *state = nullptr;
     return fmi2OK;
@@ -286,9 +329,9 @@ class Slave {
   fmi2Status directional_derivative(const fmi2ValueReference unknowns[], std::size_t n_unknown,
                                     const fmi2ValueReference knowns[], std::size_t n_known, const fmi2Real dv_known[],
                                     fmi2Real dv_unknown[]) {
-    if (!allowed(initialization | stepping, "fmi2GetDirectionalDerivative")) return fmi2Error;
+    if (!allowed(initialization | kRunning, "fmi2GetDirectionalDerivative")) return fmi2Error;
     return guarded([&] {
-      const Linearization& lin = system_->linearize();
+      const Linearization& lin = model_exchange_ ? me_linearization() : system_->linearize();
       for (std::size_t i = 0; i < n_unknown; ++i) {
         const ExportedVariable* u = real_variable(unknowns[i]);
         if (u == nullptr || (u->role != Role::derivative && u->role != Role::output)) {
@@ -312,7 +355,123 @@ class Slave {
 
   [[nodiscard]] double time() const { return system_ ? system_->time() : start_; }
 
+  // --- Model Exchange (FMI 2.0 §3.2) ---------------------------------------------------------------
+  [[nodiscard]] bool model_exchange() const { return model_exchange_; }
+  fmi2Status set_time(double t) {
+    if (!allowed(event_mode | continuous_time, "fmi2SetTime")) return fmi2Error;
+    t_ = t;
+    return fmi2OK;
+  }
+  fmi2Status set_continuous_states(const fmi2Real x[], std::size_t nx) {
+    if (!allowed(continuous_time, "fmi2SetContinuousStates") || !sized(nx, x_.size(), "fmi2SetContinuousStates")) {
+      return fmi2Error;
+    }
+    std::copy(x, x + nx, x_.data());
+    return fmi2OK;
+  }
+  fmi2Status get_continuous_states(fmi2Real x[], std::size_t nx) {
+    if (!allowed(initialization | kRunning | terminated, "fmi2GetContinuousStates") ||
+        !sized(nx, x_.size(), "fmi2GetContinuousStates")) {
+      return fmi2Error;
+    }
+    std::copy(x_.data(), x_.data() + nx, x);
+    return fmi2OK;
+  }
+  fmi2Status get_nominals(fmi2Real x[], std::size_t nx) {
+    if (!allowed(kAnyPhase, "fmi2GetNominalsOfContinuousStates") || !sized(nx, model_->state_count(), "fmi2GetNominalsOfContinuousStates")) {
+      return fmi2Error;
+    }
+    std::fill(x, x + nx, 1.0);
+    return fmi2OK;
+  }
+  fmi2Status get_derivatives(fmi2Real dx[], std::size_t nx) {
+    if (!allowed(initialization | kRunning | terminated, "fmi2GetDerivatives") || !sized(nx, x_.size(), "fmi2GetDerivatives")) {
+      return fmi2Error;
+    }
+    return guarded([&] {
+      Eigen::Map<Eigen::VectorXd> out(dx, static_cast<Eigen::Index>(nx));
+      model_->derivatives(t_, x_, inputs_.col(0), out);
+      return fmi2OK;
+    });
+  }
+  fmi2Status get_event_indicators(fmi2Real z[], std::size_t nz) {
+    if (!allowed(initialization | kRunning | terminated, "fmi2GetEventIndicators") ||
+        !sized(nz, model_->event_indicator_count(), "fmi2GetEventIndicators")) {
+      return fmi2Error;
+    }
+    return guarded([&] {
+      Eigen::Map<Eigen::VectorXd> out(z, static_cast<Eigen::Index>(nz));
+      model_->event_indicators(t_, x_, inputs_.col(0), out);
+      return fmi2OK;
+    });
+  }
+  fmi2Status enter_event_mode() {
+    if (!allowed(continuous_time | event_mode, "fmi2EnterEventMode")) return fmi2Error;
+    phase_ = event_mode;
+    event_handled_ = false;
+    return fmi2OK;
+  }
+  /// The model's event handler, once per entry into Event Mode: a native model needs no iteration.
+  fmi2Status new_discrete_states(fmi2EventInfo* info) {
+    if (!allowed(event_mode, "fmi2NewDiscreteStates")) return fmi2Error;
+    return guarded([&] {
+      *info = fmi2EventInfo{};
+      if (!event_handled_) {
+        EventCause cause;
+        cause.time_event = t_ >= announced_time_event_;
+        cause.state_event = true;  // the model checks its own conditions
+        Eigen::VectorXd x = x_;
+        const EventOutcome outcome = model_->handle_event(t_, x, inputs_.col(0), cause);
+        info->valuesOfContinuousStatesChanged = outcome.states_changed || x != x_ ? fmi2True : fmi2False;
+        info->terminateSimulation = outcome.terminate ? fmi2True : fmi2False;
+        x_ = x;
+        event_handled_ = true;
+      }
+      announced_time_event_ = model_->next_time_event(t_);
+      info->nextEventTimeDefined = std::isfinite(announced_time_event_) ? fmi2True : fmi2False;
+      info->nextEventTime = info->nextEventTimeDefined != fmi2False ? announced_time_event_ : 0.0;
+      return fmi2OK;
+    });
+  }
+  fmi2Status enter_continuous_time_mode() {
+    if (!allowed(event_mode, "fmi2EnterContinuousTimeMode")) return fmi2Error;
+    phase_ = continuous_time;
+    return fmi2OK;
+  }
+  fmi2Status completed_integrator_step(fmi2Boolean* enter_event_mode, fmi2Boolean* terminate_simulation) {
+    if (!allowed(continuous_time, "fmi2CompletedIntegratorStep")) return fmi2Error;
+    *enter_event_mode = fmi2False;
+    *terminate_simulation = fmi2False;
+    return fmi2OK;
+  }
+
  private:
+  bool sized(std::size_t n, Eigen::Index expected, const char* call) {
+    if (static_cast<Eigen::Index>(n) == expected) return true;
+    error(fmt::format("{}: {} values given, the model has {}", call, n, expected));
+    return false;
+  }
+  /// An output, state or derivative at the (t, x, u) the importer set (Model Exchange).
+  double me_value(const ExportedVariable& v) {
+    const Eigen::VectorXd u = inputs_.col(0);
+    switch (v.role) {
+      case Role::state: return x_(v.index);
+      case Role::derivative:
+        buffer_.resize(model_->state_count());
+        model_->derivatives(t_, x_, u, buffer_);
+        return buffer_(v.index);
+      default:
+        buffer_.resize(model_->output_count());
+        model_->outputs(t_, x_, u, buffer_);
+        return buffer_(v.index);
+    }
+  }
+  const Linearization& me_linearization() {
+    const Eigen::VectorXd u = inputs_.col(0);
+    if (!model_->jacobians(t_, x_, u, me_jacobians_)) finite_difference_jacobians(*model_, t_, x_, u, me_jacobians_);
+    return me_jacobians_;
+  }
+
   template <class Action>
   fmi2Status guarded(Action action) {
     try {
@@ -324,6 +483,7 @@ class Slave {
 
   std::string instance_;
   fmi2CallbackFunctions callbacks_;
+  bool model_exchange_;
   std::unique_ptr<OdeModel> model_;
   VariableTable table_;
   SolverDefaults solver_;
@@ -332,6 +492,12 @@ class Slave {
   InputPolynomials inputs_;
   std::unique_ptr<NativeSystem> system_;
   Eigen::VectorXd buffer_;
+  // Model Exchange: what the importer set, and the event bookkeeping
+  double t_ = 0.0;
+  Eigen::VectorXd x_;
+  double announced_time_event_ = std::numeric_limits<double>::infinity();
+  bool event_handled_ = false;
+  Linearization me_jacobians_;
 };
 
 Slave* slave(fmi2Component c) { return static_cast<Slave*>(c); }
@@ -353,12 +519,12 @@ COSIMA_FMI_EXPORT fmi2Component fmi2Instantiate(fmi2String instance, fmi2Type ty
     if (callbacks->logger != nullptr) callbacks->logger(callbacks->componentEnvironment, instance, fmi2Error, "error", "%s", why.c_str());
     return nullptr;
   };
-  if (type != fmi2CoSimulation) return refuse("this FMU supports Co-Simulation only");
+  if (type != fmi2CoSimulation && type != fmi2ModelExchange) return refuse("unknown fmi2Type");
   try {
     auto model = cosima::fmu_export::make_exported_model();
     const std::string expected = cosima::fmu_export::model_guid(*model);
     if (guid == nullptr || expected != guid) return refuse(fmt::format("GUID mismatch: expected {}", expected));
-    return new Slave(instance, callbacks);
+    return new Slave(instance, callbacks, type == fmi2ModelExchange);
   } catch (const std::exception& e) {
     return refuse(e.what());
   }
@@ -444,6 +610,33 @@ COSIMA_FMI_EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2Sta
 }
 COSIMA_FMI_EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind, fmi2String*) {
   return slave(c)->error("fmi2GetStringStatus: no such status");
+}
+
+// Model Exchange functions (FMI 2.0 §3.2.2)
+COSIMA_FMI_EXPORT fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t) { return slave(c)->set_time(t); }
+COSIMA_FMI_EXPORT fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], std::size_t nx) {
+  return slave(c)->set_continuous_states(x, nx);
+}
+COSIMA_FMI_EXPORT fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], std::size_t nx) {
+  return slave(c)->get_continuous_states(x, nx);
+}
+COSIMA_FMI_EXPORT fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x[], std::size_t nx) {
+  return slave(c)->get_nominals(x, nx);
+}
+COSIMA_FMI_EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real dx[], std::size_t nx) {
+  return slave(c)->get_derivatives(dx, nx);
+}
+COSIMA_FMI_EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real z[], std::size_t nz) {
+  return slave(c)->get_event_indicators(z, nz);
+}
+COSIMA_FMI_EXPORT fmi2Status fmi2EnterEventMode(fmi2Component c) { return slave(c)->enter_event_mode(); }
+COSIMA_FMI_EXPORT fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo* info) {
+  return slave(c)->new_discrete_states(info);
+}
+COSIMA_FMI_EXPORT fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) { return slave(c)->enter_continuous_time_mode(); }
+COSIMA_FMI_EXPORT fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean, fmi2Boolean* enter_event_mode,
+                                                         fmi2Boolean* terminate_simulation) {
+  return slave(c)->completed_integrator_step(enter_event_mode, terminate_simulation);
 }
 
 /// Used by the build (cosima_fmu_describe) to write modelDescription.xml next to the binary.

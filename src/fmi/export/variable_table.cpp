@@ -91,13 +91,17 @@ std::string model_description_xml(const OdeModel& model, const std::string& mode
   std::string xml = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"{}\" guid=\"{}\" generationTool=\"cosima export kit\"\n"
-      "    variableNamingConvention=\"flat\" numberOfEventIndicators=\"0\">\n"
+      "    variableNamingConvention=\"flat\" numberOfEventIndicators=\"{}\">\n"
+      "  <ModelExchange modelIdentifier=\"{}\" completedIntegratorStepNotNeeded=\"true\" canGetAndSetFMUstate=\"{}\"\n"
+      "      canSerializeFMUstate=\"false\" providesDirectionalDerivative=\"true\"\n"
+      "      canNotUseMemoryManagementFunctions=\"true\" canBeInstantiatedOnlyOncePerProcess=\"false\"/>\n"
       "  <CoSimulation modelIdentifier=\"{}\" canHandleVariableCommunicationStepSize=\"true\"\n"
       "      canInterpolateInputs=\"true\" maxOutputDerivativeOrder=\"{}\" canGetAndSetFMUstate=\"{}\"\n"
       "      canSerializeFMUstate=\"false\" providesDirectionalDerivative=\"true\"\n"
       "      canNotUseMemoryManagementFunctions=\"true\" canBeInstantiatedOnlyOncePerProcess=\"false\"/>\n"
       "  <DefaultExperiment startTime=\"0\"/>\n  <ModelVariables>\n",
-      escape(model.type()), model_guid(model), escape(model_identifier), derivative_order,
+      escape(model.type()), model_guid(model), model.event_indicator_count(), escape(model_identifier),
+      can_get_and_set_state ? "true" : "false", escape(model_identifier), derivative_order,
       can_get_and_set_state ? "true" : "false");
   std::vector<int> xml_index(table.variables.size());  // 1-based index of each variable
   int state_xml_index_base = 0;

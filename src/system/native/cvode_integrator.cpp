@@ -5,6 +5,9 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include <exception>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -36,16 +39,40 @@ void CvodeIntegrator::release() {
   matrix_ = nullptr;
   y_ = nullptr;
   size_ = -1;
+  roots_ = 0;
 }
 
+// The callbacks run inside CVODE's C frames: an exception must not cross them. It is kept and
+// rethrown once CVode returns (a negative return makes CVODE stop at once).
 int CvodeIntegrator::rhs_callback(double t, N_Vector y, N_Vector ydot, void* user_data) {
   auto* self = static_cast<CvodeIntegrator*>(user_data);
   const auto n = static_cast<Eigen::Index>(N_VGetLength(y));
   Eigen::Map<const Eigen::VectorXd> x(N_VGetArrayPointer(y), n);
   Eigen::Map<Eigen::VectorXd> dx(N_VGetArrayPointer(ydot), n);
-  (*self->current_)(t, x, dx);
+  try {
+    (*self->current_)(t, x, dx);
+  } catch (...) {
+    self->failure_ = std::current_exception();
+    return -1;
+  }
   ++self->rhs_evaluations_;
-  return dx.allFinite() ? 0 : 1;  // positive: recoverable, CVODE retries with a smaller step
+  if (dx.allFinite()) return 0;
+  self->non_finite_ = fmt::format("{} at t = {}", self->current_->non_finite(dx), t);
+  return 1;  // positive: recoverable, CVODE retries with a smaller step
+}
+
+int CvodeIntegrator::root_callback(double t, N_Vector y, double* gout, void* user_data) {
+  auto* self = static_cast<CvodeIntegrator*>(user_data);
+  const auto n = static_cast<Eigen::Index>(N_VGetLength(y));
+  Eigen::Map<const Eigen::VectorXd> x(N_VGetArrayPointer(y), n);
+  Eigen::Map<Eigen::VectorXd> z(gout, self->roots_);
+  try {
+    self->current_->indicators(t, x, z);
+  } catch (...) {
+    self->failure_ = std::current_exception();
+    return -1;
+  }
+  return 0;
 }
 
 void CvodeIntegrator::allocate(Eigen::Index n, double t0) {
@@ -65,12 +92,17 @@ void CvodeIntegrator::allocate(Eigen::Index n, double t0) {
 }
 
 StepResult CvodeIntegrator::advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) {
+  stop_ = {t1};
   const Eigen::Index n = x.size();
   if (n == 0 || t1 <= t0) return StepResult::success();
   current_ = &rhs;
   if (size_ != n) {
     allocate(n, t0);
     needs_reinit_ = true;
+  }
+  if (roots_ != rhs.indicator_count()) {  // CVODE's rootfinding on the event indicators
+    roots_ = rhs.indicator_count();
+    check(CVodeRootInit(memory_, roots_, roots_ > 0 ? root_callback : nullptr), "CVodeRootInit");
   }
   if (needs_reinit_ || t0 != t_last_) {
     std::copy(x.data(), x.data() + n, N_VGetArrayPointer(y_));
@@ -79,14 +111,35 @@ StepResult CvodeIntegrator::advance(const StepRhs& rhs, double t0, double t1, Ei
   }
   check(CVodeSetStopTime(memory_, t1), "CVodeSetStopTime");
   double t_reached = t0;
-  const int flag = CVode(memory_, t1, y_, &t_reached, CV_NORMAL);
+  const bool report_steps = rhs.wants_step_reports();
+  int flag = CV_SUCCESS;
+  failure_ = nullptr;
+  non_finite_.clear();
+  while (true) {
+    // one internal step at a time when the model wants to hear of each (fmi2CompletedIntegratorStep)
+    flag = CVode(memory_, t1, y_, &t_reached, report_steps ? CV_ONE_STEP : CV_NORMAL);
+    if (flag < 0 || flag == CV_ROOT_RETURN || !report_steps) break;
+    std::copy(N_VGetArrayPointer(y_), N_VGetArrayPointer(y_) + n, x.data());
+    const IntegratorStepReport report = rhs.step_completed(t_reached, x);
+    if (report.enter_event_mode || report.terminate) {
+      stop_ = {t_reached, false, report.enter_event_mode, report.terminate};
+      break;
+    }
+    if (flag == CV_TSTOP_RETURN || t_reached >= t1) break;
+  }
   current_ = nullptr;
+  if (failure_) {
+    needs_reinit_ = true;
+    std::rethrow_exception(std::exchange(failure_, nullptr));
+  }
   if (flag < 0) {
     needs_reinit_ = true;
-    return StepResult::failure(fmt::format("cvode: {} at t = {}", CVodeGetReturnFlagName(flag), t_reached));
+    return StepResult::failure(fmt::format("cvode: {} at t = {}{}", CVodeGetReturnFlagName(flag), t_reached,
+                                           non_finite_.empty() ? "" : " (" + non_finite_ + ")"));
   }
+  if (flag == CV_ROOT_RETURN) stop_ = {t_reached, true, false, false};
   std::copy(N_VGetArrayPointer(y_), N_VGetArrayPointer(y_) + n, x.data());
-  t_last_ = t1;
+  t_last_ = t_reached;
   return StepResult::success();
 }
 

@@ -1,4 +1,7 @@
 #pragma once
+#include <exception>
+#include <string>
+
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
@@ -24,6 +27,7 @@ class CvodeIntegrator final : public Integrator {
 
  private:
   static int rhs_callback(double t, N_Vector y, N_Vector ydot, void* user_data);
+  static int root_callback(double t, N_Vector y, double* gout, void* user_data);
   void allocate(Eigen::Index n, double t0);
   void release();
 
@@ -37,6 +41,9 @@ class CvodeIntegrator final : public Integrator {
   bool needs_reinit_ = true;
   double t_last_ = 0.0;
   const StepRhs* current_ = nullptr;
+  int roots_ = 0;                      ///< event indicators given to CVodeRootInit
+  std::exception_ptr failure_;         ///< thrown inside a callback, rethrown after CVode
+  std::string non_finite_;             ///< the last non-finite derivative, for the failure reason
 };
 
 }  // namespace cosima

@@ -54,9 +54,11 @@ double Dopri5::initial_step(const StepRhs& rhs, double t0, const Eigen::VectorXd
 }
 
 StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) {
+  stop_ = {t1};
   const Eigen::Index n = x.size();
   if (n == 0 || t1 <= t0) return StepResult::success();
   resize(n);
+  begin_events(rhs, t0, x);
   if (!have_fsal_) {
     rhs(t0, x, k1_);
     ++rhs_evaluations_;
@@ -107,6 +109,10 @@ StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::Vect
       if (!last) h_guess_ = h * factor;
       else h_guess_ = std::max(h_guess_, h * factor);
       h *= factor;
+      if (end_of_step(rhs, dense_t_old_, t, x)) {  // an event: stop there
+        have_fsal_ = false;  // x may have moved back into the step
+        return StepResult::success();
+      }
     } else {
       ++rejected_;
       h *= std::min(1.0, factor);

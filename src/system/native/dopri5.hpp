@@ -19,6 +19,9 @@ class Dopri5 final : public Integrator {
   [[nodiscard]] std::int64_t accepted_steps() const { return accepted_; }
   [[nodiscard]] std::int64_t rejected_steps() const { return rejected_; }
 
+ protected:
+  void interpolate(double t, Eigen::VectorXd& x) const override { dense_output(t, x); }
+
  private:
   void resize(Eigen::Index n);
   double initial_step(const StepRhs& rhs, double t0, const Eigen::VectorXd& x, double span);

@@ -12,9 +12,14 @@ class ForwardEuler final : public Integrator {
   void reset() override { have_slope_ = false; }
   bool last_slope(Eigen::VectorXd& slope) const override;
 
+ protected:
+  void interpolate(double t, Eigen::VectorXd& x) const override;
+
  private:
   int steps_;
   Eigen::VectorXd dx_;  ///< slope of the last step
+  Eigen::VectorXd step_start_;  ///< x at the start of the last step (with events only)
+  double step_t_ = 0.0;
   bool have_slope_ = false;
 };
 

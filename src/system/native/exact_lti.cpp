@@ -7,7 +7,12 @@
 namespace cosima {
 
 StepResult ExactLti::advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) {
+  stop_ = {t1};
   const OdeModel& model = rhs.model();
+  if (rhs.indicator_count() > 0 || rhs.wants_step_reports()) {
+    throw Error(fmt::format("integrator 'exact' cannot locate events; model '{}' has some (use cvode or dopri5)",
+                            model.type()));
+  }
   if (!model.has_linear_dynamics()) {
     throw Error(fmt::format("integrator 'exact' needs linear dynamics, model '{}' does not declare them",
                             model.type()));

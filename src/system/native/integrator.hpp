@@ -1,6 +1,10 @@
 #pragma once
 // Embedded integrators of native systems. An integrator advances x' = f(t, x, u(t)) over one call
 // [t0, t1] with the step's input polynomials fixed; it returns a failure reason instead of throwing.
+// With a hybrid model (ode_model.hpp) it also stops early: at the first state event — an event
+// indicator changing between z > 0 and z ≤ 0, located by CVODE's rootfinding or, for the explicit
+// integrators, by bisection on their dense output — and after an accepted step the model answers
+// with enter_event_mode (a step event). Where and why it stopped: stop().
 //
 //   dopri5  adaptive Dormand–Prince 5(4), dense output, rtol/atol (Hairer–Nørsett–Wanner II.4/II.6)
 //   cvode   SUNDIALS CVODE, BDF with Newton + dense LU, rtol/atol (stiff systems)
@@ -9,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <string_view>
 
 #include <Eigen/Dense>
@@ -27,18 +32,45 @@ class StepRhs {
       : model_(model), inputs_(inputs), origin_(origin), u_(inputs.rows()) {}
 
   void operator()(double t, ConstVectorRef x, VectorRef dx) const {
-    evaluate_polynomials(inputs_, t - origin_, 0, u_);
-    model_.derivatives(t, x, u_, dx);
+    last_t_ = t;
+    model_.derivatives(t, x, inputs_at(t), dx);
   }
+  [[nodiscard]] int indicator_count() const { return model_.event_indicator_count(); }
+  void indicators(double t, ConstVectorRef x, VectorRef z) const {
+    last_t_ = t;
+    model_.event_indicators(t, x, inputs_at(t), z);
+  }
+  [[nodiscard]] bool wants_step_reports() const { return model_.wants_step_reports(); }
+  [[nodiscard]] IntegratorStepReport step_completed(double t, ConstVectorRef x) const {
+    last_t_ = t;
+    return model_.step_completed(t, x, inputs_at(t));
+  }
+  /// "derivative of state 'v' is nan" for the first non-finite component of dx, or "".
+  [[nodiscard]] std::string non_finite(ConstVectorRef dx) const;
   [[nodiscard]] const OdeModel& model() const { return model_; }
   [[nodiscard]] const InputPolynomials& inputs() const { return inputs_; }
   [[nodiscard]] double origin() const { return origin_; }
+  /// The time of the last evaluation (for failure reports).
+  [[nodiscard]] double last_time() const { return last_t_; }
 
  private:
+  [[nodiscard]] const Eigen::VectorXd& inputs_at(double t) const {
+    evaluate_polynomials(inputs_, t - origin_, 0, u_);
+    return u_;
+  }
   const OdeModel& model_;
   const InputPolynomials& inputs_;
   double origin_;
   mutable Eigen::VectorXd u_;
+  mutable double last_t_ = 0.0;
+};
+
+/// Where and why the last advance stopped.
+struct IntegratorStop {
+  double t = 0.0;            ///< t1, or the time of the event
+  bool state_event = false;  ///< an event indicator changed domain in (t0, t]
+  bool step_event = false;   ///< step_completed asked for event mode at t
+  bool terminate = false;    ///< step_completed asked to end the simulation at t
 };
 
 struct IntegratorOptions {
@@ -46,6 +78,8 @@ struct IntegratorOptions {
   double atol = 1e-10;
   double max_step = 0.0;    ///< 0: no limit
   int steps_per_call = 1;   ///< euler only
+  int max_events_per_step = 1000;  ///< more events in one macro-step is chattering: an error
+  int max_event_iterations = 100;  ///< fmi2NewDiscreteStates calls per event before giving up
 };
 
 class Integrator {
@@ -54,8 +88,10 @@ class Integrator {
   [[nodiscard]] virtual std::string_view kind() const = 0;
   /// Forget history (FSAL stage, BDF history): the inputs changed or the state was restored.
   virtual void reset() {}
-  /// Advances x from t0 to t1.
+  /// Advances x from t0 towards t1; stops earlier at a state or step event (see stop()).
   virtual StepResult advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) = 0;
+  /// Where and why the last successful advance stopped.
+  [[nodiscard]] const IntegratorStop& stop() const { return stop_; }
   [[nodiscard]] std::int64_t rhs_evaluations() const { return rhs_evaluations_; }
   /// What an adaptive integrator carries from one call to the next besides x (its next step-size
   /// guess). Rollback snapshots save and restore it, so that a repeated step is bitwise identical.
@@ -67,7 +103,22 @@ class Integrator {
   [[nodiscard]] virtual bool last_slope(Eigen::VectorXd& /*slope*/) const { return false; }
 
  protected:
+  /// The solution inside the last accepted internal step (explicit integrators' event location).
+  virtual void interpolate(double /*t*/, Eigen::VectorXd& /*x*/) const {}
+  /// Event indicators at the start of an advance (explicit integrators).
+  void begin_events(const StepRhs& rhs, double t0, const Eigen::VectorXd& x0);
+  /// After an accepted internal step [t_a, t_b] ending in x: locates the first domain change of an
+  /// event indicator in (t_a, t_b] by bisection on interpolate() — to |Δt| ≤ 1e-14·max(1, |t|) —
+  /// then reports the step to the model. True when the advance must stop (stop_ says where; x is
+  /// moved to the event).
+  bool end_of_step(const StepRhs& rhs, double t_a, double t_b, Eigen::VectorXd& x);
+
   std::int64_t rhs_evaluations_ = 0;
+  IntegratorStop stop_;
+
+ private:
+  [[nodiscard]] bool domain_changed(const Eigen::VectorXd& z) const;
+  Eigen::VectorXd z_start_, z_probe_, x_probe_;
 };
 
 /// kind: "dopri5" | "cvode" | "euler" | "exact". Throws Error naming an unknown kind.

@@ -24,10 +24,16 @@ NativeSystem::NativeSystem(std::string name, std::unique_ptr<OdeModel> model, st
 
 void NativeSystem::set_parameter(const std::string& name, double value) { model_->set_parameter(name, value); }
 
+CapabilitySet NativeSystem::provided_capabilities() const {
+  CapabilitySet all = CapabilitySet::all();
+  if (!model_->can_restore_discrete_state()) all.remove(Capability::rollback);
+  return all;
+}
+
 void NativeSystem::initialize(double t_start) {
   t_ = t_start;
   input_origin_ = t_start;
-  x_ = model_->initial_state();
+  x_ = model_->start(t_start);
   if (x_.size() != model_->state_count()) {
     throw Error(fmt::format("system '{}': model '{}' returned {} initial states, declares {}", name(),
                             model_->type(), x_.size(), model_->state_count()));
@@ -60,14 +66,67 @@ StepResult NativeSystem::integrate(double h) {
     while (std::chrono::steady_clock::now() < until) {
     }
   }
+  const double t_step = t_, t_end = t_ + h;
   const StepRhs rhs(*model_, inputs_, input_origin_);
-  StepResult result = integrator_->advance(rhs, t_, t_ + h, x_);
-  if (!result.ok()) {
-    result.reason = fmt::format("system '{}': {}", name(), result.reason);
-    return result;
+  int events_in_step = 0;
+  try {
+    if (model_->discrete_inputs_changed(current_inputs())) {  // set in event mode (FMI 2.0 §3.2.3)
+      EventCause cause;
+      cause.input_event = true;
+      if (StepResult r = handle_event(cause, events_in_step, t_step, t_end); !r.ok()) return r;
+    }
+    while (t_ < t_end) {
+      const double time_event = model_->next_time_event(t_);
+      StepResult result = integrator_->advance(rhs, t_, std::min(t_end, time_event), x_);
+      if (!result.ok()) {
+        result.reason = fmt::format("system '{}': {}", name(), result.reason);
+        return result;
+      }
+      const IntegratorStop& stop = integrator_->stop();
+      t_ = stop.t;
+      if (stop.terminate) {
+        StepResult r{StepResult::Status::terminated,
+                     fmt::format("system '{}' asked to terminate at t = {} (after an integrator step)", name(), t_)};
+        r.step_completed = t_ >= t_end;
+        return r;
+      }
+      EventCause cause;
+      cause.time_event = t_ >= time_event;
+      cause.state_event = stop.state_event;
+      cause.step_event = stop.step_event;
+      if (cause.time_event || cause.state_event || cause.step_event) {
+        if (StepResult r = handle_event(cause, events_in_step, t_step, t_end); !r.ok()) return r;
+      }
+    }
+  } catch (const Error& e) {
+    return StepResult::failure(fmt::format("system '{}' in the step [{}, {}] (last evaluation at t = {}): {}", name(),
+                                           t_step, t_end, rhs.last_time(), e.what()));
   }
-  t_ += h;
-  return result;
+  return StepResult::success();
+}
+
+StepResult NativeSystem::handle_event(const EventCause& cause, int& events_in_step, double t_step, double t_end) {
+  if (++events_in_step > max_events_per_step_) {
+    return StepResult::failure(fmt::format("system '{}': more than {} events in the step [{}, {}], the last at t = {} "
+                                           "(chattering; raise integrator_options.max_events_per_step if intended)",
+                                           name(), max_events_per_step_, t_step, t_end, t_));
+  }
+  ++events_;
+  const EventOutcome outcome = model_->handle_event(t_, x_, current_inputs(), cause);
+  integrator_->reset();  // x and the discrete state may have jumped
+  for (Eigen::Index i = 0; i < x_.size(); ++i) {
+    if (!std::isfinite(x_(i))) {
+      return StepResult::failure(fmt::format("system '{}': state '{}' is {} after the event at t = {}", name(),
+                                             model_->structure().states[static_cast<std::size_t>(i)], x_(i), t_));
+    }
+  }
+  if (outcome.terminate) {
+    StepResult r{StepResult::Status::terminated,
+                 fmt::format("system '{}' asked to terminate at t = {} (terminateSimulation)", name(), t_)};
+    r.step_completed = t_ >= t_end;
+    return r;
+  }
+  return StepResult::success();
 }
 
 int NativeSystem::provided_output_derivative_order() const {
@@ -136,6 +195,7 @@ StateId NativeSystem::do_save_state(StateId overwrite) {
   snapshot.inputs = inputs_;
   snapshot.input_origin = input_origin_;
   snapshot.integrator_memory = integrator_->step_memory();
+  if (model_->has_discrete_state()) snapshot.discrete_slot = model_->save_discrete_state(snapshot.discrete_slot);
   snapshot.in_use = true;
   return id;
 }
@@ -149,12 +209,17 @@ void NativeSystem::do_restore_state(StateId id) {
   x_ = snapshot.x;
   inputs_ = snapshot.inputs;
   input_origin_ = snapshot.input_origin;
+  if (snapshot.discrete_slot >= 0) model_->restore_discrete_state(snapshot.discrete_slot);
   integrator_->reset();
   integrator_->restore_step_memory(snapshot.integrator_memory);
 }
 
 void NativeSystem::do_release_state(StateId id) {
-  if (id >= 0 && id < static_cast<StateId>(snapshots_.size())) snapshots_[static_cast<std::size_t>(id)].in_use = false;
+  if (id < 0 || id >= static_cast<StateId>(snapshots_.size())) return;
+  Snapshot& snapshot = snapshots_[static_cast<std::size_t>(id)];
+  if (snapshot.discrete_slot >= 0) model_->release_discrete_state(snapshot.discrete_slot);
+  snapshot.discrete_slot = -1;
+  snapshot.in_use = false;
 }
 
 void NativeSystem::compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const {

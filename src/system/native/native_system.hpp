@@ -3,6 +3,12 @@
 // polynomial inputs, output derivatives (chain rule y' = g_x f + g_u u' + g_t; higher orders by
 // the recursion x^(k) = A x^(k−1) + B u^(k−1) for linear time-invariant models), rollback by state
 // snapshot, states, state derivatives and linearization (analytic or finite differences).
+//
+// Hybrid models (imported Model Exchange FMUs, native models with events) are integrated with their
+// events inside the macro-step (FMI 2.0 §3.1, fig. 3.3): the integrator runs to the next time event
+// or the step end, stopping earlier at a state or step event; the model handles the event (event
+// iteration), x is re-initialised, the integrator restarts; the macro-step ends where the master
+// asked. More than max_events_per_step events in one macro-step is chattering: an error.
 #include <memory>
 #include <vector>
 
@@ -17,6 +23,10 @@ class NativeSystem final : public System {
   NativeSystem(std::string name, std::unique_ptr<OdeModel> model, std::unique_ptr<Integrator> integrator);
   /// An artificial cost: every step also spins the CPU this long (scaling and executor runs).
   void set_step_cost(double seconds) { step_cost_ = seconds; }
+  /// More events than this inside one macro-step fail the step (chattering).
+  void set_max_events_per_step(int events) { max_events_per_step_ = events; }
+  /// Events handled since initialize (time, state, step and input events).
+  [[nodiscard]] std::int64_t events() const { return events_; }
 
   [[nodiscard]] const std::vector<std::string>& input_names() const override { return model_->structure().inputs; }
   [[nodiscard]] const std::vector<std::string>& output_names() const override { return model_->structure().outputs; }
@@ -24,7 +34,14 @@ class NativeSystem final : public System {
   [[nodiscard]] bool output_depends_on_input(int output, int input) const override {
     return model_->output_depends_on_input(output, input);
   }
+  [[nodiscard]] const PortInfo& input_info(int input) const override { return model_->input_info(input); }
+  [[nodiscard]] const PortInfo& output_info(int output) const override { return model_->output_info(output); }
   void set_parameter(const std::string& name, double value) override;
+  void set_string_parameter(const std::string& name, const std::string& value) override {
+    model_->set_string_parameter(name, value);
+  }
+  [[nodiscard]] std::string string_output(int output) const override { return model_->string_output(output); }
+  void set_string_input(int input, const std::string& value) override { model_->set_string_input(input, value); }
   void initialize(double t_start) override;
   [[nodiscard]] double time() const override { return t_; }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
@@ -37,7 +54,7 @@ class NativeSystem final : public System {
   void set_state(double t, const Eigen::VectorXd& x);
 
  protected:
-  [[nodiscard]] CapabilitySet provided_capabilities() const override { return CapabilitySet::all(); }
+  [[nodiscard]] CapabilitySet provided_capabilities() const override;
   [[nodiscard]] int provided_output_derivative_order() const override;
   void apply_inputs(const InputPolynomials& polynomials) override;
   StepResult integrate(double h) override;
@@ -56,9 +73,12 @@ class NativeSystem final : public System {
     InputPolynomials inputs;
     double input_origin = 0.0;
     double integrator_memory = 0.0;
+    int discrete_slot = -1;  ///< the model's own saved state (hybrid models)
     bool in_use = false;
   };
   void update_jacobians() const;
+  /// Handles an event at t_; a failure or the model's request to terminate as a StepResult.
+  StepResult handle_event(const EventCause& cause, int& events_in_step, double t_step, double t_end);
 
   std::unique_ptr<OdeModel> model_;
   std::unique_ptr<Integrator> integrator_;
@@ -69,6 +89,8 @@ class NativeSystem final : public System {
   std::vector<Snapshot> snapshots_;
   mutable Eigen::VectorXd u_, du_, dx_, y_now_, y_plus_, y_plus2_;
   double step_cost_ = 0.0;
+  int max_events_per_step_ = 1000;
+  std::int64_t events_ = 0;
   mutable Linearization jacobians_;
 };
 

@@ -39,6 +39,48 @@ double OdeModel::parameter(const std::string& name) const {
   throw Error(fmt::format("model '{}' has no parameter '{}'", type_, name));
 }
 
+const PortInfo& OdeModel::input_info(int input) const {
+  static const PortInfo kContinuousReal;
+  return structure_.input_info.empty() ? kContinuousReal : structure_.input_info[static_cast<std::size_t>(input)];
+}
+
+const PortInfo& OdeModel::output_info(int output) const {
+  static const PortInfo kContinuousReal;
+  return structure_.output_info.empty() ? kContinuousReal : structure_.output_info[static_cast<std::size_t>(output)];
+}
+
+void OdeModel::set_string_parameter(const std::string& name, const std::string& value) {
+  throw Error(fmt::format("model '{}' has no String parameter '{}' (given \"{}\")", type_, name, value));
+}
+
+std::string OdeModel::string_output(int output) const {
+  throw Error(fmt::format("model '{}': output '{}' is not a String output", type_,
+                          structure_.outputs.at(static_cast<std::size_t>(output))));
+}
+
+void OdeModel::set_string_input(int input, const std::string& /*value*/) {
+  throw Error(fmt::format("model '{}': input '{}' is not a String input", type_,
+                          structure_.inputs.at(static_cast<std::size_t>(input))));
+}
+
+Eigen::VectorXd OdeModel::start(double /*t_start*/) { return initial_state(); }
+
+void OdeModel::event_indicators(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef /*u*/, VectorRef /*z*/) const {}
+
+double OdeModel::next_time_event(double /*t*/) const { return std::numeric_limits<double>::infinity(); }
+
+IntegratorStepReport OdeModel::step_completed(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef /*u*/) const { return {}; }
+
+bool OdeModel::discrete_inputs_changed(ConstVectorRef /*u*/) const { return false; }
+
+EventOutcome OdeModel::handle_event(double /*t*/, VectorRef /*x*/, ConstVectorRef /*u*/, const EventCause& /*cause*/) {
+  return {};
+}
+
+int OdeModel::save_discrete_state(int overwrite) { return overwrite; }
+void OdeModel::restore_discrete_state(int /*slot*/) {}
+void OdeModel::release_discrete_state(int /*slot*/) {}
+
 bool OdeModel::jacobians(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef /*u*/, Linearization& /*out*/) const {
   return false;
 }
@@ -69,7 +111,14 @@ void finite_difference_jacobians(const OdeModel& model, double t, ConstVectorRef
     G.col(i) = (g_plus - g_minus) / (2.0 * delta);
   };
   for (Eigen::Index i = 0; i < nx; ++i) column(xp, i, out.A, out.C);
-  for (Eigen::Index i = 0; i < nu; ++i) column(up, i, out.B, out.D);
+  for (Eigen::Index i = 0; i < nu; ++i) {
+    if (model.input_info(static_cast<int>(i)).continuous) {
+      column(up, i, out.B, out.D);
+    } else {
+      out.B.col(i).setZero();
+      out.D.col(i).setZero();
+    }
+  }
 }
 
 }  // namespace cosima

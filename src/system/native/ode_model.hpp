@@ -2,8 +2,14 @@
 // The C++ model API for native systems:
 //   x' = f(t, x, u),   y = g(t, x, u)
 // with named states, inputs, outputs and parameters, declared input→output dependencies (direct
-// feedthrough) and optional analytic Jacobians. A model is pure: it holds parameters, never state;
-// the NativeSystem that embeds it owns the state and the integrator.
+// feedthrough) and optional analytic Jacobians. The NativeSystem that embeds a model owns the state
+// x and the integrator.
+//
+// A model may be hybrid (FMI 2.0 ME §3.1 semantics): event indicators z(t, x, u), whose change
+// between z > 0 and z ≤ 0 is a state event; time events; step events requested after an accepted
+// integrator step; and an event handler that re-initialises x. A native model is pure — its event
+// handler is a function of (t, x, u, cause) — while an imported Model Exchange FMU (fmi/me/) also
+// carries discrete state, which it saves and restores for rollback.
 #include <memory>
 #include <string>
 #include <utility>
@@ -17,6 +23,26 @@ namespace cosima {
 
 using VectorRef = Eigen::Ref<Eigen::VectorXd>;
 using ConstVectorRef = Eigen::Ref<const Eigen::VectorXd>;
+
+/// Why an event is handled (several causes may coincide).
+struct EventCause {
+  bool time_event = false;   ///< t is the time event the model announced
+  bool state_event = false;  ///< an event indicator changed domain
+  bool step_event = false;   ///< the model asked after an integrator step
+  bool input_event = false;  ///< a discrete input changed (set in event mode)
+};
+
+/// What an event handling did.
+struct EventOutcome {
+  bool states_changed = false;  ///< x was re-initialised: the integrator restarts
+  bool terminate = false;       ///< the model asks to end the simulation (terminateSimulation)
+};
+
+/// What the model answers to an accepted integrator step (fmi2CompletedIntegratorStep).
+struct IntegratorStepReport {
+  bool enter_event_mode = false;
+  bool terminate = false;
+};
 
 struct ParameterSpec {
   std::string name;
@@ -37,6 +63,8 @@ class OdeModel {
     bool linear_time_invariant = false;
     /// f alone is affine with constant A, B, e (g may depend on t or be non-linear).
     bool linear_dynamics = false;
+    /// Port kinds when not all continuous Reals (empty: all continuous Real).
+    std::vector<PortInfo> input_info, output_info;
   };
 
   OdeModel(std::string type, Structure structure);
@@ -54,8 +82,15 @@ class OdeModel {
     return structure_.linear_dynamics || structure_.linear_time_invariant;
   }
 
+  [[nodiscard]] const PortInfo& input_info(int input) const;
+  [[nodiscard]] const PortInfo& output_info(int output) const;
+
   /// Sets a parameter by name; throws Error naming the model and listing the valid names.
-  void set_parameter(const std::string& name, double value);
+  virtual void set_parameter(const std::string& name, double value);
+  /// String parameters and ports; the defaults refuse (a native model has none).
+  virtual void set_string_parameter(const std::string& name, const std::string& value);
+  [[nodiscard]] virtual std::string string_output(int output) const;
+  virtual void set_string_input(int input, const std::string& value);
   [[nodiscard]] double parameter(const std::string& name) const;
 
   [[nodiscard]] virtual Eigen::VectorXd initial_state() const = 0;
@@ -65,6 +100,32 @@ class OdeModel {
   /// (the system then uses finite differences).
   virtual bool jacobians(double t, ConstVectorRef x, ConstVectorRef u, Linearization& out) const;
   [[nodiscard]] virtual std::unique_ptr<OdeModel> clone() const = 0;
+
+  // --- start ---------------------------------------------------------------------------------------
+  /// Starts the model at t_start and returns x(t_start). Default: initial_state().
+  virtual Eigen::VectorXd start(double t_start);
+
+  // --- hybrid models (the defaults: a pure ODE without events) ------------------------------------
+  [[nodiscard]] virtual int event_indicator_count() const { return 0; }
+  virtual void event_indicators(double t, ConstVectorRef x, ConstVectorRef u, VectorRef z) const;
+  /// The next time event strictly after the events handled at or before t, or +∞.
+  [[nodiscard]] virtual double next_time_event(double t) const;
+  /// Whether step_completed must be called after every accepted integrator step.
+  [[nodiscard]] virtual bool wants_step_reports() const { return false; }
+  /// An accepted integrator step ended at (t, x, u).
+  virtual IntegratorStepReport step_completed(double t, ConstVectorRef x, ConstVectorRef u) const;
+  /// Whether a change of the discrete inputs in u must be handled as an event (set in event mode).
+  [[nodiscard]] virtual bool discrete_inputs_changed(ConstVectorRef u) const;
+  /// Handles an event at t: x is x(t⁻) on entry and x(t⁺) on return. Throws Error on failure.
+  virtual EventOutcome handle_event(double t, VectorRef x, ConstVectorRef u, const EventCause& cause);
+  /// Whether the model keeps state besides x (then saved and restored with it for rollback).
+  [[nodiscard]] virtual bool has_discrete_state() const { return false; }
+  /// Whether restoring a saved point is possible: true for pure models. A hybrid model that cannot
+  /// save its discrete state may refuse (restore_discrete_state throws then).
+  [[nodiscard]] virtual bool can_restore_discrete_state() const { return true; }
+  virtual int save_discrete_state(int overwrite);
+  virtual void restore_discrete_state(int slot);
+  virtual void release_discrete_state(int slot);
 
  protected:
   /// Parameter value by declaration index (hot-path access for model code).
@@ -76,7 +137,8 @@ class OdeModel {
   std::vector<double> values_;
 };
 
-/// Finite-difference Jacobians of a model at (t, x, u) (central differences).
+/// Finite-difference Jacobians of a model at (t, x, u) (central differences). Columns of discrete
+/// inputs (Integer, Boolean, ...) are zero: they cannot be perturbed.
 void finite_difference_jacobians(const OdeModel& model, double t, ConstVectorRef x, ConstVectorRef u,
                                  Linearization& out);
 

@@ -1,0 +1,280 @@
+#include "fmi/me/me_model.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima::fmi {
+
+namespace {
+
+/// The OdeModel structure of the FMU: its states, ports, parameters and feedthrough.
+OdeModel::Structure structure_of(const Fmi2Instance& fmu) {
+  OdeModel::Structure structure;
+  structure.states = fmu.state_names();
+  structure.inputs = fmu.input_names();
+  structure.outputs = fmu.output_names();
+  for (const auto& port : fmu.inputs()) structure.input_info.push_back(port.info);
+  for (const auto& port : fmu.outputs()) structure.output_info.push_back(port.info);
+  for (int o = 0; o < static_cast<int>(structure.outputs.size()); ++o) {
+    for (int i = 0; i < static_cast<int>(structure.inputs.size()); ++i) {
+      if (fmu.output_depends_on_input(o, i)) structure.feedthrough.emplace_back(o, i);
+    }
+  }
+  for (const ScalarVariable& v : fmu.description().variables) {
+    if (v.causality != "parameter" || v.type == VariableType::string) continue;
+    structure.parameters.push_back({v.name, fmu.description().port_info(v).start.value_or(0.0), ""});
+  }
+  return structure;
+}
+
+}  // namespace
+
+MeModel::MeModel(const std::string& system, const std::filesystem::path& fmu, const IntegratorOptions& options)
+    : MeModel(std::make_unique<Fmi2Instance>(system, fmu, FmiInterface::model_exchange), options) {}
+
+MeModel::MeModel(std::unique_ptr<Fmi2Instance> instance, const IntegratorOptions& options)
+    : OdeModel(instance->file().filename().string(), structure_of(*instance)),
+      fmu_(std::move(instance)),
+      f_(fmu_->f()),
+      max_event_iterations_(options.max_event_iterations),
+      tolerance_(options.rtol) {
+  const auto nx = static_cast<Eigen::Index>(fmu_->state_names().size());
+  x_set_.setZero(nx);
+  u_set_.setZero(static_cast<Eigen::Index>(fmu_->inputs().size()));
+  scratch_.setZero(std::max<Eigen::Index>(nx, 1));
+  for (int i = 0; i < static_cast<int>(fmu_->inputs().size()); ++i) {
+    const auto& port = fmu_->inputs()[static_cast<std::size_t>(i)];
+    if (!port.info.continuous && port.type != VariableType::string) discrete_inputs_.push_back(i);
+  }
+  discrete_set_.resize(static_cast<Eigen::Index>(discrete_inputs_.size()));
+  for (std::size_t k = 0; k < discrete_inputs_.size(); ++k) {
+    discrete_set_(static_cast<Eigen::Index>(k)) =
+        fmu_->inputs()[static_cast<std::size_t>(discrete_inputs_[k])].info.start.value_or(std::numeric_limits<double>::quiet_NaN());
+  }
+  pending_strings_.resize(fmu_->inputs().size());
+}
+
+std::unique_ptr<OdeModel> MeModel::clone() const {
+  throw Error(fmt::format("{}: an FMU instance cannot be copied", fmu_->where()));
+}
+
+std::string MeModel::string_output(int output) const { return fmu_->string_output(output, t_set_); }
+
+void MeModel::set_string_input(int input, const std::string& value) {
+  if (fmu_->inputs().at(static_cast<std::size_t>(input)).type != VariableType::string) {
+    fmu_->set_string_input(input, value, t_set_);  // refuses with the port's name
+  }
+  pending_strings_[static_cast<std::size_t>(input)] = value;
+  strings_pending_ = true;
+}
+
+Eigen::VectorXd MeModel::initial_state() const {
+  Eigen::VectorXd x(static_cast<Eigen::Index>(fmu_->state_vrs().size()));
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    const int index = description().find(fmu_->state_names()[static_cast<std::size_t>(i)]);
+    x(i) = description().port_info(description().variables[static_cast<std::size_t>(index)]).start.value_or(0.0);
+  }
+  return x;
+}
+
+Eigen::VectorXd MeModel::start(double t_start) {
+  const ForeignCallScope in = fmu_->enter("fmi2SetupExperiment", t_start);
+  const fmi2Component c = fmu_->component();
+  fmu_->check(f_.setup_experiment(c, fmi2True, tolerance_, t_start, fmi2False, 0.0), "fmi2SetupExperiment");
+  fmu_->check(f_.enter_initialization_mode(c), "fmi2EnterInitializationMode");
+  fmu_->check(f_.exit_initialization_mode(c), "fmi2ExitInitializationMode");
+  fmu_->set_initialized();
+  // the FMU is now in Event Mode (FMI 2.0 §3.2.3)
+  Eigen::VectorXd x = initial_state();
+  const fmi2EventInfo info = event_iteration(t_start);
+  if (info.terminateSimulation != fmi2False) {
+    throw Error(fmt::format("{}: the FMU asked to terminate during initialization (terminateSimulation){}", fmu_->where(),
+                            fmu_->recent_log()));
+  }
+  leave_event_mode(info, x, true);
+  t_set_ = t_start;
+  time_set_ = true;
+  return x;
+}
+
+void MeModel::prepare(double t, ConstVectorRef x, ConstVectorRef u) const {
+  if (terminated_) return;  // the FMU stays in Event Mode; its values no longer change
+  const fmi2Component c = fmu_->component();
+  if (!time_set_ || t != t_set_) {
+    fmu_->check(f_.set_time(c, t), "fmi2SetTime");
+    t_set_ = t;
+    time_set_ = true;
+  }
+  if (x.size() > 0 && (!states_set_ || x != x_set_)) {
+    fmu_->check(f_.set_continuous_states(c, x.data(), static_cast<std::size_t>(x.size())), "fmi2SetContinuousStates");
+    x_set_ = x;
+    states_set_ = true;
+  }
+  if (!fmu_->continuous_real_inputs().vrs.empty() && (!inputs_set_ || u != u_set_)) {
+    fmu_->set_inputs(u, Fmi2Instance::Inputs::continuous);
+    u_set_ = u;
+    inputs_set_ = true;
+  }
+}
+
+void MeModel::derivatives(double t, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const {
+  const ForeignCallScope in = fmu_->enter("fmi2GetDerivatives", t);
+  prepare(t, x, u);
+  if (dx.size() == 0) return;
+  fmu_->check(f_.get_derivatives(fmu_->component(), dx.data(), static_cast<std::size_t>(dx.size())), "fmi2GetDerivatives");
+}
+
+void MeModel::outputs(double t, ConstVectorRef x, ConstVectorRef u, VectorRef y) const {
+  const ForeignCallScope in = fmu_->enter("fmi2GetXXX", t);
+  prepare(t, x, u);
+  fmu_->get_outputs(y);
+}
+
+bool MeModel::jacobians(double t, ConstVectorRef x, ConstVectorRef u, Linearization& out) const {
+  if (!fmu_->provides_linearization()) return false;  // finite differences through fmi2SetContinuousStates
+  const ForeignCallScope in = fmu_->enter("fmi2GetDirectionalDerivative", t);
+  prepare(t, x, u);
+  fmu_->linearize(out);
+  return true;
+}
+
+void MeModel::event_indicators(double t, ConstVectorRef x, ConstVectorRef u, VectorRef z) const {
+  const ForeignCallScope in = fmu_->enter("fmi2GetEventIndicators", t);
+  prepare(t, x, u);
+  if (z.size() == 0) return;
+  fmu_->check(f_.get_event_indicators(fmu_->component(), z.data(), static_cast<std::size_t>(z.size())),
+             "fmi2GetEventIndicators");
+}
+
+double MeModel::next_time_event(double /*t*/) const { return next_event_time_; }
+
+bool MeModel::wants_step_reports() const {
+  return !description().model_exchange->completed_integrator_step_not_needed;
+}
+
+IntegratorStepReport MeModel::step_completed(double t, ConstVectorRef x, ConstVectorRef u) const {
+  const ForeignCallScope in = fmu_->enter("fmi2CompletedIntegratorStep", t);
+  prepare(t, x, u);
+  fmi2Boolean enter_event_mode = fmi2False, terminate = fmi2False;
+  // noSetFMUStatePriorToCurrentPoint: true unless cosima may roll back with fmi2SetFMUstate
+  const fmi2Boolean no_rollback = fmu_->can_save_state() ? fmi2False : fmi2True;
+  fmu_->check(f_.completed_integrator_step(fmu_->component(), no_rollback, &enter_event_mode, &terminate),
+             "fmi2CompletedIntegratorStep");
+  return {enter_event_mode != fmi2False, terminate != fmi2False};
+}
+
+bool MeModel::discrete_inputs_changed(ConstVectorRef u) const {
+  if (strings_pending_) return true;
+  for (std::size_t k = 0; k < discrete_inputs_.size(); ++k) {
+    if (u(discrete_inputs_[k]) != discrete_set_(static_cast<Eigen::Index>(k))) return true;
+  }
+  return false;
+}
+
+fmi2EventInfo MeModel::event_iteration(double t) {
+  fmi2EventInfo info{};
+  info.newDiscreteStatesNeeded = fmi2True;
+  fmi2Boolean states_changed = fmi2False;
+  for (int iteration = 0; info.newDiscreteStatesNeeded != fmi2False; ++iteration) {
+    if (iteration == max_event_iterations_) {
+      throw Error(fmt::format("{}: the event iteration at t = {} did not converge: newDiscreteStatesNeeded still true "
+                              "after {} calls of fmi2NewDiscreteStates (integrator_options.max_event_iterations){}",
+                              fmu_->where(), t, max_event_iterations_, fmu_->recent_log()));
+    }
+    info.newDiscreteStatesNeeded = fmi2False;
+    fmu_->check(f_.new_discrete_states(fmu_->component(), &info), "fmi2NewDiscreteStates");
+    states_changed = states_changed != fmi2False || info.valuesOfContinuousStatesChanged != fmi2False ? fmi2True : fmi2False;
+    if (info.terminateSimulation != fmi2False) break;
+  }
+  info.valuesOfContinuousStatesChanged = states_changed;
+  return info;
+}
+
+void MeModel::leave_event_mode(const fmi2EventInfo& info, VectorRef x, bool states_changed) {
+  const fmi2Component c = fmu_->component();
+  fmu_->check(f_.enter_continuous_time_mode(c), "fmi2EnterContinuousTimeMode");
+  if ((states_changed || info.valuesOfContinuousStatesChanged != fmi2False) && x.size() > 0) {
+    fmu_->check(f_.get_continuous_states(c, x.data(), static_cast<std::size_t>(x.size())), "fmi2GetContinuousStates");
+  }
+  next_event_time_ = info.nextEventTimeDefined != fmi2False ? info.nextEventTime : std::numeric_limits<double>::infinity();
+  x_set_ = x;  // the instance holds these states now
+  states_set_ = x.size() > 0;
+}
+
+EventOutcome MeModel::handle_event(double t, VectorRef x, ConstVectorRef u, const EventCause& /*cause*/) {
+  const ForeignCallScope in = fmu_->enter("fmi2EnterEventMode", t);
+  prepare(t, x, u);
+  const fmi2Component c = fmu_->component();
+  fmu_->check(f_.enter_event_mode(c), "fmi2EnterEventMode");
+  // discrete inputs and Strings are set in Event Mode (FMI 2.0 §3.2.3)
+  fmu_->set_inputs(u, Fmi2Instance::Inputs::discrete);
+  for (std::size_t k = 0; k < discrete_inputs_.size(); ++k) discrete_set_(static_cast<Eigen::Index>(k)) = u(discrete_inputs_[k]);
+  if (strings_pending_) {
+    for (std::size_t i = 0; i < pending_strings_.size(); ++i) {
+      if (fmu_->inputs()[i].type == VariableType::string) fmu_->set_string_input(static_cast<int>(i), pending_strings_[i], t);
+    }
+    strings_pending_ = false;
+  }
+  ++events_;
+  const fmi2EventInfo info = event_iteration(t);
+  EventOutcome outcome;
+  if (info.terminateSimulation != fmi2False) {
+    terminated_ = true;  // stays in Event Mode; fmi2Terminate follows
+    outcome.terminate = true;
+    return outcome;
+  }
+  leave_event_mode(info, x, false);
+  outcome.states_changed = info.valuesOfContinuousStatesChanged != fmi2False;
+  return outcome;
+}
+
+bool MeModel::can_restore_discrete_state() const { return fmu_->can_save_state() || !description().may_have_discrete_state(); }
+
+int MeModel::save_discrete_state(int overwrite) {
+  int slot = overwrite;
+  if (slot < 0) {
+    slot = 0;
+    while (slot < static_cast<int>(saved_.size()) && saved_[static_cast<std::size_t>(slot)].in_use) ++slot;
+    if (slot == static_cast<int>(saved_.size())) saved_.emplace_back();
+  }
+  Saved& saved = saved_.at(static_cast<std::size_t>(slot));
+  if (fmu_->can_save_state()) saved.fmu_slot = fmu_->save_state(saved.fmu_slot, t_set_);
+  saved.next_event_time = next_event_time_;
+  saved.discrete_set = discrete_set_;
+  saved.events = events_;
+  saved.t = t_set_;
+  saved.in_use = true;
+  return slot;
+}
+
+void MeModel::restore_discrete_state(int slot) {
+  const Saved& saved = saved_.at(static_cast<std::size_t>(slot));
+  if (fmu_->can_save_state()) {
+    fmu_->restore_state(saved.fmu_slot, t_set_);
+  } else if (saved.events != events_) {
+    throw Error(fmt::format("{}: cannot roll back to t = {}: the FMU handled an event since, and without "
+                            "fmi2GetFMUstate (canGetAndSetFMUstate=\"false\") its discrete state cannot be restored",
+                            fmu_->where(), saved.t));
+  }
+  next_event_time_ = saved.next_event_time;
+  discrete_set_ = saved.discrete_set;
+  time_set_ = states_set_ = inputs_set_ = false;  // the instance's values are the saved ones: set all again
+  terminated_ = false;
+}
+
+void MeModel::release_discrete_state(int slot) {
+  Saved& saved = saved_.at(static_cast<std::size_t>(slot));
+  if (saved.fmu_slot >= 0) fmu_->release_state(saved.fmu_slot);
+  saved.fmu_slot = -1;
+  saved.in_use = false;
+}
+
+std::unique_ptr<NativeSystem> make_me_system(const std::string& name, const std::filesystem::path& fmu,
+                                             std::unique_ptr<Integrator> integrator, const IntegratorOptions& options) {
+  auto system = std::make_unique<NativeSystem>(name, std::make_unique<MeModel>(name, fmu, options), std::move(integrator));
+  system->set_max_events_per_step(options.max_events_per_step);
+  return system;
+}
+
+}  // namespace cosima::fmi

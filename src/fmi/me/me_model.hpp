@@ -1,0 +1,112 @@
+#pragma once
+// An FMI 2.0 Model Exchange FMU as a hybrid OdeModel: cosima's integrators (cvode, dopri5, euler)
+// integrate it inside a NativeSystem, which therefore provides every capability of the System
+// contract — polynomial inputs (the continuous Real inputs are set at every right-hand-side
+// evaluation), output derivatives and linearization (fmi2GetDirectionalDerivative when provided,
+// finite differences through fmi2SetContinuousStates otherwise), state access, variable steps —
+// and rollback under this rule:
+//   * with fmi2Get/SetFMUstate (canGetAndSetFMUstate), always;
+//   * without, only when the FMU declares no discrete state (no event indicators, no discrete
+//     variable other than inputs): the continuous states and the time are then the whole state. An
+//     event handled after the saved point (a time or step event of such an FMU) makes the restore an
+//     error instead of a silent wrong result.
+//
+// Call sequence (FMI 2.0 §3.2.3, fig. 3.3):
+//   fmi2Instantiate → parameters → fmi2SetupExperiment → fmi2EnterInitializationMode →
+//   fmi2ExitInitializationMode → event iteration → fmi2EnterContinuousTimeMode → fmi2GetContinuousStates
+//   → { fmi2SetTime, fmi2SetContinuousStates, continuous Real inputs; fmi2GetDerivatives /
+//       fmi2GetEventIndicators / outputs; fmi2CompletedIntegratorStep after each accepted step;
+//       at an event: fmi2EnterEventMode, discrete inputs, fmi2NewDiscreteStates until
+//       newDiscreteStatesNeeded is false, fmi2EnterContinuousTimeMode, fmi2GetContinuousStates when
+//       valuesOfContinuousStatesChanged }
+//   → fmi2Terminate → fmi2FreeInstance.
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fmi/fmi2_instance.hpp"
+#include "system/native/integrator.hpp"
+#include "system/native/native_system.hpp"
+#include "system/native/ode_model.hpp"
+
+namespace cosima::fmi {
+
+class MeModel final : public OdeModel {
+ public:
+  /// Loads and instantiates the FMU's Model Exchange interface. `system` names it in errors.
+  MeModel(const std::string& system, const std::filesystem::path& fmu, const IntegratorOptions& options);
+
+  [[nodiscard]] const Fmi2Instance& instance() const { return *fmu_; }
+
+  void set_parameter(const std::string& name, double value) override { fmu_->set_parameter(name, value, t_set_); }
+  void set_string_parameter(const std::string& name, const std::string& value) override {
+    fmu_->set_string_parameter(name, value, t_set_);
+  }
+  [[nodiscard]] std::string string_output(int output) const override;
+  void set_string_input(int input, const std::string& value) override;
+
+  [[nodiscard]] Eigen::VectorXd initial_state() const override;
+  Eigen::VectorXd start(double t_start) override;
+  void derivatives(double t, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override;
+  void outputs(double t, ConstVectorRef x, ConstVectorRef u, VectorRef y) const override;
+  bool jacobians(double t, ConstVectorRef x, ConstVectorRef u, Linearization& out) const override;
+  [[nodiscard]] std::unique_ptr<OdeModel> clone() const override;
+
+  [[nodiscard]] int event_indicator_count() const override { return description().event_indicator_count; }
+  void event_indicators(double t, ConstVectorRef x, ConstVectorRef u, VectorRef z) const override;
+  [[nodiscard]] double next_time_event(double t) const override;
+  [[nodiscard]] bool wants_step_reports() const override;
+  IntegratorStepReport step_completed(double t, ConstVectorRef x, ConstVectorRef u) const override;
+  [[nodiscard]] bool discrete_inputs_changed(ConstVectorRef u) const override;
+  EventOutcome handle_event(double t, VectorRef x, ConstVectorRef u, const EventCause& cause) override;
+  [[nodiscard]] bool has_discrete_state() const override { return true; }
+  [[nodiscard]] bool can_restore_discrete_state() const override;
+  int save_discrete_state(int overwrite) override;
+  void restore_discrete_state(int slot) override;
+  void release_discrete_state(int slot) override;
+
+ private:
+  MeModel(std::unique_ptr<Fmi2Instance> instance, const IntegratorOptions& options);
+  [[nodiscard]] const ModelDescription& description() const { return fmu_->description(); }
+  /// Brings the instance to (t, x, u) in Continuous-Time Mode, calling only what changed.
+  void prepare(double t, ConstVectorRef x, ConstVectorRef u) const;
+  /// fmi2NewDiscreteStates until newDiscreteStatesNeeded is false (FMI 2.0 §3.2.3); throws Error
+  /// beyond max_event_iterations.
+  fmi2EventInfo event_iteration(double t);
+  /// fmi2EnterContinuousTimeMode, then x from fmi2GetContinuousStates when they changed.
+  void leave_event_mode(const fmi2EventInfo& info, VectorRef x, bool states_changed);
+
+  std::unique_ptr<Fmi2Instance> fmu_;
+  const Fmi2Functions& f_;
+  int max_event_iterations_;
+  double tolerance_;
+  // what the instance was last given (Continuous-Time Mode), so that each call sets only what changed
+  mutable double t_set_ = 0.0;
+  mutable Eigen::VectorXd x_set_, u_set_;
+  mutable bool time_set_ = false, states_set_ = false, inputs_set_ = false;
+  Eigen::VectorXd discrete_set_;      ///< discrete inputs as last set in Event / Initialization Mode
+  std::vector<int> discrete_inputs_;  ///< their ports
+  bool strings_pending_ = false;      ///< String inputs wait for the next event (they are discrete)
+  std::vector<std::string> pending_strings_;
+  double next_event_time_ = std::numeric_limits<double>::infinity();
+  bool terminated_ = false;
+  std::int64_t events_ = 0;
+  struct Saved {
+    int fmu_slot = -1;
+    double next_event_time = 0.0;
+    Eigen::VectorXd discrete_set;
+    std::int64_t events = 0;
+    double t = 0.0;
+    bool in_use = false;
+  };
+  std::vector<Saved> saved_;
+  mutable Eigen::VectorXd scratch_;
+};
+
+/// A NativeSystem integrating the Model Exchange interface of `fmu` with `integrator`.
+std::unique_ptr<NativeSystem> make_me_system(const std::string& name, const std::filesystem::path& fmu,
+                                             std::unique_ptr<Integrator> integrator, const IntegratorOptions& options);
+
+}  // namespace cosima::fmi

@@ -1,0 +1,829 @@
+/* The fmi2 functions of the Model Exchange test FMUs, written from the FMI 2.0.x standard (chapters 2
+ * and 3, and 4 for the FMUs that also provide Co-Simulation): state machine and table of section 3.2.3,
+ * made stricter where the standard leaves room (see me_common.h). */
+#include "me_common.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MODEL me_model_definition
+#define INSTANCE_MAGIC 0x4d45c05au
+#define SNAPSHOT_MAGIC 0x4d455354u
+
+#define ME_ALIVE (ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE | ME_TERMINATED)
+#define CS_ALIVE (ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE | ME_TERMINATED)
+#define ME_READABLE (ME_INITIALIZATION_MODE | ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE | ME_TERMINATED)
+#define CS_READABLE (ME_INITIALIZATION_MODE | ME_STEP_COMPLETE | ME_TERMINATED)
+
+/* the interface(s) a function belongs to */
+enum { IF_ME = 1, IF_CS = 2, IF_BOTH = 3 };
+
+static const char *mode_name(unsigned mode) {
+  switch (mode) {
+    case ME_INSTANTIATED: return "instantiated";
+    case ME_INITIALIZATION_MODE: return "Initialization Mode";
+    case ME_EVENT_MODE: return "Event Mode";
+    case ME_CONTINUOUS_TIME_MODE: return "Continuous-Time Mode";
+    case ME_STEP_COMPLETE: return "stepComplete";
+    case ME_TERMINATED: return "terminated";
+    default: return "error";
+  }
+}
+
+/* ---- logging ------------------------------------------------------------------------------------- */
+
+static const char *const k_categories[] = {"logEvents",     "logStatusWarning", "logStatusDiscard",
+                                           "logStatusError", "logStatusFatal",   "logAll"};
+enum { N_CATEGORIES = sizeof k_categories / sizeof k_categories[0], LOG_ALL_MASK = (1u << N_CATEGORIES) - 1 };
+
+static int category_of(fmi2Status status) {
+  switch (status) {
+    case fmi2OK: return 0;
+    case fmi2Warning: return 1;
+    case fmi2Discard: return 2;
+    case fmi2Error: return 3;
+    default: return 4;
+  }
+}
+
+static void vlog(me_instance *inst, fmi2Status status, const char *format, va_list args) {
+  int category = category_of(status);
+  if (status < fmi2Error && !(inst->log_mask & (1u << category))) return;
+  char message[2048];
+  vsnprintf(message, sizeof message, format, args);
+  /* the message is a printf format for the importer: hand it over as an argument of "%s" */
+  inst->cb.logger(inst->cb.componentEnvironment, inst->name ? inst->name : "", status, k_categories[category], "%s",
+                  message);
+}
+
+void me_log(me_instance *inst, fmi2Status status, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vlog(inst, status, format, args);
+  va_end(args);
+}
+
+/* Log an error, put the instance in the error state and return fmi2Error. */
+static fmi2Status fail(me_instance *inst, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static fmi2Status fail(me_instance *inst, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vlog(inst, fmi2Error, format, args);
+  va_end(args);
+  inst->s.mode = ME_ERROR;
+  return fmi2Error;
+}
+
+/* A model callback returned `status`: fmi2Error/fmi2Fatal put the instance in the error state (the model
+   logged why). These FMUs never return fmi2Fatal themselves. */
+static fmi2Status model_status(me_instance *inst, fmi2Status status) {
+  if (status >= fmi2Error) inst->s.mode = ME_ERROR;
+  return status;
+}
+
+/* ---- memory, start values ------------------------------------------------------------------------ */
+
+static void *allocate(const fmi2CallbackFunctions *cb, size_t n, size_t size) {
+  void *p = cb->allocateMemory(n, size);
+  if (p) memset(p, 0, n * size);
+  return p;
+}
+
+static void release(me_instance *inst, void *p) {
+  if (p) inst->cb.freeMemory(p);
+}
+
+static void set_start_values(me_instance *inst) {
+  for (int k = 0; k < MODEL.n_variables; ++k) {
+    const me_variable *v = &MODEL.variables[k];
+    double start = v->initial == ME_CALCULATED ? 0.0 : v->start;
+    inst->values[k].r = start;
+    inst->values[k].i = v->type == ME_REAL ? 0 : (int)start;
+  }
+  memset(&inst->s, 0, sizeof inst->s);
+  inst->s.mode = ME_INSTANTIATED;
+}
+
+static void compute(me_instance *inst) { MODEL.compute(inst); }
+
+/* ---- entering a function: the state machine ------------------------------------------------------ */
+
+/* Checks that `fn` (of interface `iface`) may be called now: in one of the states me_allowed (Model
+   Exchange instance) or cs_allowed (Co-Simulation instance). On success *out is the instance. */
+static fmi2Status enter(fmi2Component c, const char *fn, int iface, unsigned me_allowed, unsigned cs_allowed,
+                        me_instance **out) {
+  *out = NULL;
+  me_instance *inst = c;
+  if (!inst || inst->magic != INSTANCE_MAGIC) {
+    fprintf(stderr, "%s: %p is not a live instance of %s\n", fn, c, MODEL.model_identifier);
+    return fmi2Error;
+  }
+  if (inst->s.mode == ME_ERROR) {
+    me_log(inst, fmi2Error, "Illegal call sequence: %s after fmi2Error", fn);
+    fprintf(stderr, "Illegal call sequence: %s after fmi2Error\n", fn);
+    return fmi2Error;
+  }
+  const int me = inst->type == fmi2ModelExchange;
+  if (!(iface & (me ? IF_ME : IF_CS))) {
+    if (me && !MODEL.do_step)
+      return fail(inst, "%s: Co-Simulation is not provided by %s (no <CoSimulation> in modelDescription.xml)", fn,
+                  MODEL.model_identifier);
+    return fail(inst, "Illegal call sequence: %s is a %s function, but the instance was instantiated as %s", fn,
+                me ? "Co-Simulation" : "Model Exchange", me ? "fmi2ModelExchange" : "fmi2CoSimulation");
+  }
+  if (!(inst->s.mode & (me ? me_allowed : cs_allowed)))
+    return fail(inst, "Illegal call sequence: %s in state %s", fn, mode_name(inst->s.mode));
+  *out = inst;
+  return fmi2OK;
+}
+
+#define ENTER(fn, iface, me_allowed, cs_allowed)                                \
+  me_instance *inst;                                                            \
+  {                                                                             \
+    fmi2Status entered_ = enter(c, fn, iface, me_allowed, cs_allowed, &inst); \
+    if (entered_ != fmi2OK) return entered_;                                    \
+  }
+
+static int is_boolean(fmi2Boolean b) { return b == fmi2True || b == fmi2False; }
+
+/* ---- common functions ---------------------------------------------------------------------------- */
+
+const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
+const char *fmi2GetVersion(void) { return fmi2Version; }
+
+fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
+                               const fmi2String categories[]) {
+  ENTER("fmi2SetDebugLogging", IF_BOTH, ME_ALIVE, CS_ALIVE)
+  if (!is_boolean(loggingOn)) return fail(inst, "fmi2SetDebugLogging: loggingOn = %d is not an fmi2Boolean", loggingOn);
+  if (nCategories > 0 && !categories)
+    return fail(inst, "fmi2SetDebugLogging: categories is NULL, nCategories = %zu", nCategories);
+  unsigned mask = 0;
+  for (size_t k = 0; k < nCategories; ++k) {
+    int found = -1;
+    for (int j = 0; j < N_CATEGORIES && categories[k]; ++j)
+      if (strcmp(categories[k], k_categories[j]) == 0) found = j;
+    if (found < 0)
+      return fail(inst, "fmi2SetDebugLogging: unknown log category \"%s\"", categories[k] ? categories[k] : "(NULL)");
+    mask |= strcmp(k_categories[found], "logAll") == 0 ? (unsigned)LOG_ALL_MASK : 1u << found;
+  }
+  if (nCategories == 0) mask = LOG_ALL_MASK;
+  inst->log_mask = loggingOn ? inst->log_mask | mask : inst->log_mask & ~mask;
+  return fmi2OK;
+}
+
+static void free_instance(me_instance *inst);
+
+fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                              fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
+                              fmi2Boolean visible, fmi2Boolean loggingOn) {
+  (void)fmuResourceLocation;  /* no resources */
+  if (!functions || !functions->logger || !functions->allocateMemory || !functions->freeMemory) {
+    fprintf(stderr, "fmi2Instantiate(%s): functions, logger, allocateMemory and freeMemory must not be NULL\n",
+            MODEL.model_identifier);
+    return NULL;
+  }
+  me_instance *inst = allocate(functions, 1, sizeof *inst);
+  if (!inst) {
+    functions->logger(functions->componentEnvironment, instanceName ? instanceName : "", fmi2Error, "logStatusError",
+                      "fmi2Instantiate: out of memory");
+    return NULL;
+  }
+  memcpy(&inst->cb, functions, sizeof inst->cb);
+  inst->log_mask = LOG_ALL_MASK;  /* loggingOn is checked below, and may be invalid */
+  inst->magic = INSTANCE_MAGIC;
+  inst->type = fmuType;
+
+  char problem[512] = "";
+  int blank = 1;
+  for (const char *p = instanceName; p && *p; ++p) blank = blank && isspace((unsigned char)*p);
+  size_t name_length = instanceName ? strlen(instanceName) + 1 : 0;
+  if (!instanceName || blank)
+    snprintf(problem, sizeof problem, "instanceName must be a non-empty string");
+  else if (!(inst->name = allocate(functions, name_length, 1)) ||
+           !(inst->values = allocate(functions, (size_t)MODEL.n_variables, sizeof *inst->values)))
+    snprintf(problem, sizeof problem, "out of memory");
+  else if (fmuType == fmi2ModelExchange && !MODEL.model_exchange)
+    snprintf(problem, sizeof problem, "fmuType = fmi2ModelExchange, but %s provides Co-Simulation only",
+             MODEL.model_identifier);
+  else if (fmuType == fmi2CoSimulation && !MODEL.do_step)
+    snprintf(problem, sizeof problem,
+             "fmuType = fmi2CoSimulation, but %s provides Model Exchange only (no <CoSimulation> element)",
+             MODEL.model_identifier);
+  else if (fmuType != fmi2ModelExchange && fmuType != fmi2CoSimulation)
+    snprintf(problem, sizeof problem, "fmuType = %d is not an fmi2Type", (int)fmuType);
+  else if (!fmuGUID || strcmp(fmuGUID, MODEL.guid) != 0)
+    snprintf(problem, sizeof problem, "fmuGUID \"%s\" is not the guid \"%s\" of modelDescription.xml",
+             fmuGUID ? fmuGUID : "(NULL)", MODEL.guid);
+  else if (!is_boolean(visible) || !is_boolean(loggingOn))
+    snprintf(problem, sizeof problem, "visible = %d and loggingOn = %d must be fmi2True or fmi2False", visible,
+             loggingOn);
+  if (inst->name) memcpy(inst->name, instanceName, name_length);
+  if (problem[0]) {
+    me_log(inst, fmi2Error, "fmi2Instantiate: %s", problem);
+    free_instance(inst);
+    return NULL;
+  }
+  inst->log_mask = loggingOn ? LOG_ALL_MASK : 0;
+  set_start_values(inst);
+  me_log(inst, fmi2OK, "fmi2Instantiate: %s instantiated for %s", MODEL.model_identifier,
+         fmuType == fmi2ModelExchange ? "Model Exchange" : "Co-Simulation");
+  return inst;
+}
+
+/* ---- FMU states (2.1.8) ---------------------------------------------------------------------------- */
+
+typedef struct me_snapshot {
+  unsigned magic;
+  struct me_snapshot *next;
+  me_status s;
+  me_value *values;
+} me_snapshot;
+
+static void free_snapshot(me_instance *inst, me_snapshot *snapshot) {
+  snapshot->magic = 0;
+  release(inst, snapshot->values);
+  release(inst, snapshot);
+}
+
+static void free_instance(me_instance *inst) {
+  inst->magic = 0;
+  while (inst->snapshots) {
+    me_snapshot *next = inst->snapshots->next;
+    free_snapshot(inst, inst->snapshots);
+    inst->snapshots = next;
+  }
+  release(inst, inst->values);
+  release(inst, inst->name);
+  fmi2CallbackFreeMemory free_memory = inst->cb.freeMemory;
+  free_memory(inst);
+}
+
+void fmi2FreeInstance(fmi2Component c) {
+  if (!c) return;  /* the standard: a NULL pointer is ignored */
+  me_instance *inst = c;
+  if (inst->magic != INSTANCE_MAGIC) {
+    fprintf(stderr, "fmi2FreeInstance: %p is not a live instance of %s (freed twice?)\n", c, MODEL.model_identifier);
+    return;
+  }
+  free_instance(inst);
+}
+
+/* The snapshot `state` if it was made by fmi2GetFMUstate of this instance and not freed since, else NULL. */
+static me_snapshot *find_snapshot(me_instance *inst, fmi2FMUstate state) {
+  for (me_snapshot *s = inst->snapshots; s; s = s->next)
+    if ((void *)s == state && s->magic == SNAPSHOT_MAGIC) return s;
+  return NULL;
+}
+
+static fmi2Status not_supported(me_instance *inst, const char *fn, const char *flag) {
+  return fail(inst, "%s is not supported by %s (%s)", fn, MODEL.model_identifier, flag);
+}
+
+fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
+  ENTER("fmi2GetFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
+  if (!MODEL.can_get_and_set_fmu_state)
+    return not_supported(inst, "fmi2GetFMUstate", "canGetAndSetFMUstate=\"false\"");
+  if (!FMUstate) return fail(inst, "fmi2GetFMUstate: FMUstate is NULL");
+  me_snapshot *snapshot = NULL;
+  if (*FMUstate) {  /* "If on entry *FMUstate is not NULL, ... the memory is reused" */
+    if (!(snapshot = find_snapshot(inst, *FMUstate)))
+      return fail(inst, "fmi2GetFMUstate: *FMUstate = %p is neither NULL nor an FMU state of this instance",
+                  *FMUstate);
+  } else {
+    if (!(snapshot = allocate(&inst->cb, 1, sizeof *snapshot))) return fail(inst, "fmi2GetFMUstate: out of memory");
+    if (!(snapshot->values = allocate(&inst->cb, (size_t)MODEL.n_variables, sizeof *snapshot->values))) {
+      release(inst, snapshot);
+      return fail(inst, "fmi2GetFMUstate: out of memory");
+    }
+    snapshot->magic = SNAPSHOT_MAGIC;
+    snapshot->next = inst->snapshots;
+    inst->snapshots = snapshot;
+  }
+  snapshot->s = inst->s;
+  memcpy(snapshot->values, inst->values, (size_t)MODEL.n_variables * sizeof *inst->values);
+  *FMUstate = snapshot;
+  return fmi2OK;
+}
+
+fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate) {
+  ENTER("fmi2SetFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
+  if (!MODEL.can_get_and_set_fmu_state)
+    return not_supported(inst, "fmi2SetFMUstate", "canGetAndSetFMUstate=\"false\"");
+  me_snapshot *snapshot = find_snapshot(inst, FMUstate);
+  if (!snapshot)
+    return fail(inst, "fmi2SetFMUstate: %p is not an FMU state of this instance (never made, or freed)", FMUstate);
+  inst->s = snapshot->s;
+  memcpy(inst->values, snapshot->values, (size_t)MODEL.n_variables * sizeof *inst->values);
+  return fmi2OK;
+}
+
+fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
+  ENTER("fmi2FreeFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
+  if (!MODEL.can_get_and_set_fmu_state)
+    return not_supported(inst, "fmi2FreeFMUstate", "canGetAndSetFMUstate=\"false\"");
+  if (!FMUstate) return fail(inst, "fmi2FreeFMUstate: FMUstate is NULL");
+  if (!*FMUstate) return fmi2OK;  /* "If a null pointer is provided, the call is ignored" */
+  me_snapshot **link = &inst->snapshots;
+  while (*link && (void *)*link != *FMUstate) link = &(*link)->next;
+  if (!*link)
+    return fail(inst, "fmi2FreeFMUstate: %p is not an FMU state of this instance (freed twice?)", *FMUstate);
+  me_snapshot *snapshot = *link;
+  *link = snapshot->next;
+  free_snapshot(inst, snapshot);
+  *FMUstate = NULL;
+  return fmi2OK;
+}
+
+fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, size_t *size) {
+  (void)FMUstate;
+  (void)size;
+  ENTER("fmi2SerializedFMUstateSize", IF_BOTH, ME_ALIVE, CS_ALIVE)
+  return not_supported(inst, "fmi2SerializedFMUstateSize", "canSerializeFMUstate=\"false\"");
+}
+
+fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate FMUstate, fmi2Byte serializedState[], size_t size) {
+  (void)FMUstate;
+  (void)serializedState;
+  (void)size;
+  ENTER("fmi2SerializeFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
+  return not_supported(inst, "fmi2SerializeFMUstate", "canSerializeFMUstate=\"false\"");
+}
+
+fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedState[], size_t size,
+                                   fmi2FMUstate *FMUstate) {
+  (void)serializedState;
+  (void)size;
+  (void)FMUstate;
+  ENTER("fmi2DeSerializeFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
+  return not_supported(inst, "fmi2DeSerializeFMUstate", "canSerializeFMUstate=\"false\"");
+}
+
+fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[], size_t nUnknown,
+                                        const fmi2ValueReference vKnown_ref[], size_t nKnown,
+                                        const fmi2Real dvKnown[], fmi2Real dvUnknown[]) {
+  (void)vUnknown_ref;
+  (void)nUnknown;
+  (void)vKnown_ref;
+  (void)nKnown;
+  (void)dvKnown;
+  (void)dvUnknown;
+  ENTER("fmi2GetDirectionalDerivative", IF_BOTH, ME_READABLE, CS_READABLE)
+  return not_supported(inst, "fmi2GetDirectionalDerivative", "providesDirectionalDerivative=\"false\"");
+}
+
+/* ---- initialization, termination ----------------------------------------------------------------- */
+
+fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance, fmi2Real startTime,
+                               fmi2Boolean stopTimeDefined, fmi2Real stopTime) {
+  ENTER("fmi2SetupExperiment", IF_BOTH, ME_INSTANTIATED, ME_INSTANTIATED)
+  (void)tolerance;
+  if (!is_boolean(toleranceDefined) || !is_boolean(stopTimeDefined))
+    return fail(inst, "fmi2SetupExperiment: toleranceDefined/stopTimeDefined must be fmi2True or fmi2False");
+  if (!isfinite(startTime)) return fail(inst, "fmi2SetupExperiment: startTime = %g is not finite", startTime);
+  if (stopTimeDefined && !(stopTime >= startTime))
+    return fail(inst, "fmi2SetupExperiment: stopTime = %.17g is before startTime = %.17g", stopTime, startTime);
+  inst->s.time = inst->s.time_floor = inst->s.last_successful_time = startTime;
+  inst->s.stop_time_defined = stopTimeDefined;
+  inst->s.stop_time = stopTime;
+  inst->s.experiment_set_up = 1;
+  return fmi2OK;
+}
+
+fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
+  ENTER("fmi2EnterInitializationMode", IF_BOTH, ME_INSTANTIATED, ME_INSTANTIATED)
+  if (!inst->s.experiment_set_up)
+    return fail(inst, "Illegal call sequence: fmi2EnterInitializationMode in state instantiated "
+                      "(fmi2SetupExperiment must be called first, 2.1.6)");
+  inst->s.mode = ME_INITIALIZATION_MODE;
+  return fmi2OK;
+}
+
+fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
+  ENTER("fmi2ExitInitializationMode", IF_BOTH, ME_INITIALIZATION_MODE, ME_INITIALIZATION_MODE)
+  compute(inst);  /* still in Initialization Mode: the calculated start values */
+  if (inst->type == fmi2ModelExchange) {
+    /* 3.2.3: "When the Initialization Mode is terminated with fmi2ExitInitializationMode, then Event Mode is
+       directly entered" */
+    inst->s.mode = ME_EVENT_MODE;
+    inst->s.initial_event = 1;
+    inst->s.event_iterations = 0;
+    inst->s.converged = 0;
+    inst->s.time_floor = inst->s.time;
+  } else {
+    inst->s.mode = ME_STEP_COMPLETE;
+  }
+  compute(inst);
+  return fmi2OK;
+}
+
+fmi2Status fmi2Terminate(fmi2Component c) {
+  ENTER("fmi2Terminate", IF_BOTH, ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE, ME_STEP_COMPLETE)
+  inst->s.mode = ME_TERMINATED;
+  return fmi2OK;
+}
+
+fmi2Status fmi2Reset(fmi2Component c) {
+  ENTER("fmi2Reset", IF_BOTH, ME_ALIVE, CS_ALIVE)
+  set_start_values(inst);
+  return fmi2OK;
+}
+
+/* ---- variable access ----------------------------------------------------------------------------- */
+
+static const char *type_name(me_type type) {
+  static const char *const names[] = {"Real", "Integer", "Boolean"};
+  return names[type];
+}
+
+static int find_variable(fmi2ValueReference vr) {
+  for (int k = 0; k < MODEL.n_variables; ++k)
+    if (MODEL.variables[k].vr == vr) return k;
+  return -1;
+}
+
+/* Common checks of fmi2GetXXX/fmi2SetXXX: arrays, value references and their types (-1: String, which
+   no variable has). */
+static fmi2Status resolve(me_instance *inst, const char *fn, int type, const fmi2ValueReference vr[], size_t nvr,
+                          const void *value) {
+  if (nvr == 0) return fmi2OK;
+  if (!vr || !value) return fail(inst, "%s: NULL vr or value array with nvr = %zu", fn, nvr);
+  for (size_t k = 0; k < nvr; ++k) {
+    int i = find_variable(vr[k]);
+    if (i < 0) return fail(inst, "%s: unknown value reference %u", fn, vr[k]);
+    if ((int)MODEL.variables[i].type != type)
+      return fail(inst, "%s: value reference %u is %s, of type %s", fn, vr[k], MODEL.variables[i].name,
+                  type_name(MODEL.variables[i].type));
+  }
+  return fmi2OK;
+}
+
+#define GET_PRELUDE(fn, type)                                         \
+  ENTER(fn, IF_BOTH, ME_READABLE, CS_READABLE)                        \
+  {                                                                   \
+    fmi2Status resolved_ = resolve(inst, fn, type, vr, nvr, value); \
+    if (resolved_ != fmi2OK || nvr == 0) return resolved_;            \
+  }                                                                   \
+  compute(inst);
+
+fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[]) {
+  GET_PRELUDE("fmi2GetReal", ME_REAL)
+  for (size_t k = 0; k < nvr; ++k) value[k] = inst->values[find_variable(vr[k])].r;
+  return fmi2OK;
+}
+
+fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[]) {
+  GET_PRELUDE("fmi2GetInteger", ME_INTEGER)
+  for (size_t k = 0; k < nvr; ++k) value[k] = inst->values[find_variable(vr[k])].i;
+  return fmi2OK;
+}
+
+fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[]) {
+  GET_PRELUDE("fmi2GetBoolean", ME_BOOLEAN)
+  for (size_t k = 0; k < nvr; ++k) value[k] = inst->values[find_variable(vr[k])].i ? fmi2True : fmi2False;
+  return fmi2OK;
+}
+
+fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[]) {
+  GET_PRELUDE("fmi2GetString", -1)
+  return fmi2OK;  /* not reached: no String variables */
+}
+
+/* NULL if v may be set in the current state, else why not: footnotes of the table in 3.2.3 (and of 4.2.4
+   for Co-Simulation, where stepComplete follows the rule of Event Mode). */
+static const char *not_settable(const me_instance *inst, const me_variable *v) {
+  const int input = v->causality == ME_INPUT;
+  if (v->variability == ME_CONSTANT) return "it is a constant";
+  switch (inst->s.mode) {
+    case ME_INSTANTIATED:
+      if (input || v->initial == ME_EXACT || v->initial == ME_APPROX) return NULL;
+      return "before Initialization Mode, only variables with initial = \"exact\" or \"approx\" and inputs can be set";
+    case ME_INITIALIZATION_MODE:
+      if (input || v->initial == ME_EXACT) return NULL;
+      return "in Initialization Mode, only variables with initial = \"exact\" and inputs can be set";
+    case ME_EVENT_MODE:
+    case ME_STEP_COMPLETE:
+      if (input || (v->causality == ME_PARAMETER && v->variability == ME_TUNABLE)) return NULL;
+      if (v->causality == ME_PARAMETER) return "it is a fixed parameter, and fmi2ExitInitializationMode was called";
+      return "after initialization, only inputs and tunable parameters can be set";
+    default:  /* Continuous-Time Mode (fmi2SetReal only) */
+      if (input && v->variability == ME_CONTINUOUS) return NULL;
+      return "in Continuous-Time Mode, only inputs of variability \"continuous\" can be set";
+  }
+}
+
+static fmi2Status check_set(me_instance *inst, const char *fn, const fmi2ValueReference vr[], size_t nvr,
+                            const double *reals, const int *ints) {
+  for (size_t k = 0; k < nvr; ++k) {
+    const me_variable *v = &MODEL.variables[find_variable(vr[k])];
+    const char *why = not_settable(inst, v);
+    if (why)
+      return fail(inst, "%s: cannot set %s (vr %u) in %s: %s", fn, v->name, vr[k], mode_name(inst->s.mode), why);
+    double x = reals ? reals[k] : ints[k];
+    if (v->type == ME_BOOLEAN && !is_boolean(ints[k]))
+      return fail(inst, "%s: %s = %d is not an fmi2Boolean (fmi2True = 1, fmi2False = 0)", fn, v->name, ints[k]);
+    if (v->has_range && !(x >= v->min && x <= v->max))
+      return fail(inst, "%s: %s = %.17g is out of its range [%g, %g]", fn, v->name, x, v->min, v->max);
+  }
+  return fmi2OK;
+}
+
+#define SET_PRELUDE(fn, type, me_allowed, reals, ints)                      \
+  ENTER(fn, IF_BOTH, me_allowed, ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE) \
+  {                                                                         \
+    fmi2Status checked_ = resolve(inst, fn, type, vr, nvr, value);        \
+    if (checked_ == fmi2OK) checked_ = check_set(inst, fn, vr, nvr, reals, ints); \
+    if (checked_ != fmi2OK || nvr == 0) return checked_;                    \
+  }
+
+fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[]) {
+  SET_PRELUDE("fmi2SetReal", ME_REAL,
+              ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE, value, NULL)
+  for (size_t k = 0; k < nvr; ++k) inst->values[find_variable(vr[k])].r = value[k];
+  return fmi2OK;
+}
+
+fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[]) {
+  SET_PRELUDE("fmi2SetInteger", ME_INTEGER, ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_EVENT_MODE, NULL, value)
+  for (size_t k = 0; k < nvr; ++k) inst->values[find_variable(vr[k])].i = value[k];
+  return fmi2OK;
+}
+
+fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[]) {
+  SET_PRELUDE("fmi2SetBoolean", ME_BOOLEAN, ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_EVENT_MODE, NULL, value)
+  for (size_t k = 0; k < nvr; ++k) inst->values[find_variable(vr[k])].i = value[k];
+  return fmi2OK;
+}
+
+fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[]) {
+  ENTER("fmi2SetString", IF_BOTH, ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_EVENT_MODE,
+        ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE)
+  return resolve(inst, "fmi2SetString", -1, vr, nvr, value);  /* no String variables */
+}
+
+/* ---- Model Exchange: time, states, events (3.2) ---------------------------------------------------- */
+
+/* 3.2.2: "If nextEventTimeDefined = fmi2True, then the simulation shall integrate at most until
+   time = nextEventTime". Checked where a step is accepted (and where the event is entered). */
+static fmi2Status check_time_event(me_instance *inst, const char *fn) {
+  const double t_next = inst->s.next_event_time;
+  if (inst->s.next_event_time_defined && inst->s.time > t_next + 1e-12 * fmax(1.0, fabs(t_next)))
+    return fail(inst, "%s at t = %.17g: the time event at nextEventTime = %.17g (fmi2NewDiscreteStates) was passed",
+                fn, inst->s.time, t_next);
+  return fmi2OK;
+}
+
+fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time) {
+  ENTER("fmi2SetTime", IF_ME, ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE, 0)
+  if (!isfinite(time)) return fail(inst, "fmi2SetTime: time = %g is not finite", time);
+  if (time < inst->s.time_floor)
+    return fail(inst, "fmi2SetTime(%.17g): going back in time over the last fmi2CompletedIntegratorStep or event "
+                      "at t = %.17g is not allowed (3.2.2)", time, inst->s.time_floor);
+  if (inst->s.stop_time_defined && time > inst->s.stop_time + 1e-9 * fmax(1.0, fabs(inst->s.stop_time)))
+    return fail(inst, "fmi2SetTime(%.17g): past the stopTime %.17g of fmi2SetupExperiment (2.1.6)", time,
+                inst->s.stop_time);
+  if (inst->s.enter_event_mode_requested && time != inst->s.time)
+    return fail(inst, "fmi2SetTime(%.17g): fmi2CompletedIntegratorStep at t = %.17g returned enterEventMode = "
+                      "fmi2True, fmi2EnterEventMode must be called first", time, inst->s.time);
+  inst->s.time = time;
+  return fmi2OK;
+}
+
+static fmi2Status check_vector(me_instance *inst, const char *fn, const char *name, const void *array, size_t n,
+                               size_t expected, const char *what) {
+  if (n != expected)
+    return fail(inst, "%s: %s = %zu, but the FMU has %zu %s", fn, name, n, expected, what);
+  if (n > 0 && !array) return fail(inst, "%s: NULL array with %s = %zu", fn, name, n);
+  return fmi2OK;
+}
+
+#define CHECK(expression)                    \
+  {                                          \
+    fmi2Status checked_ = (expression);      \
+    if (checked_ != fmi2OK) return checked_; \
+  }
+
+fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx) {
+  ENTER("fmi2SetContinuousStates", IF_ME, ME_CONTINUOUS_TIME_MODE, 0)
+  CHECK(check_vector(inst, "fmi2SetContinuousStates", "nx", x, nx, (size_t)MODEL.nx, "continuous states"))
+  for (int k = 0; k < MODEL.nx; ++k) inst->values[MODEL.states[k]].r = x[k];
+  return fmi2OK;
+}
+
+fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx) {
+  ENTER("fmi2GetContinuousStates", IF_ME, ME_READABLE, 0)
+  CHECK(check_vector(inst, "fmi2GetContinuousStates", "nx", x, nx, (size_t)MODEL.nx, "continuous states"))
+  compute(inst);
+  for (int k = 0; k < MODEL.nx; ++k) x[k] = inst->values[MODEL.states[k]].r;
+  return fmi2OK;
+}
+
+/* The table of 3.2.3 allows it in instantiated but not in Initialization Mode; FMI 2.0.3 swapped that
+   (fmi-standard #1301). Either revision's importer is accepted. */
+fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx) {
+  ENTER("fmi2GetNominalsOfContinuousStates", IF_ME, ME_INSTANTIATED | ME_READABLE, 0)
+  CHECK(check_vector(inst, "fmi2GetNominalsOfContinuousStates", "nx", x_nominal, nx, (size_t)MODEL.nx,
+                     "continuous states"))
+  for (int k = 0; k < MODEL.nx; ++k) x_nominal[k] = 1.0;
+  return fmi2OK;
+}
+
+fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx) {
+  ENTER("fmi2GetDerivatives", IF_ME, ME_READABLE, 0)
+  CHECK(check_vector(inst, "fmi2GetDerivatives", "nx", derivatives, nx, (size_t)MODEL.nx, "continuous states"))
+  compute(inst);
+  for (int k = 0; k < MODEL.nx; ++k) derivatives[k] = inst->values[MODEL.derivatives[k]].r;
+  return MODEL.derivatives_hook ? model_status(inst, MODEL.derivatives_hook(inst, derivatives)) : fmi2OK;
+}
+
+fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni) {
+  ENTER("fmi2GetEventIndicators", IF_ME, ME_READABLE, 0)
+  CHECK(check_vector(inst, "fmi2GetEventIndicators", "ni", eventIndicators, ni, (size_t)MODEL.nz,
+                     "event indicators (numberOfEventIndicators)"))
+  if (MODEL.nz == 0) return fmi2OK;
+  compute(inst);
+  MODEL.event_indicators(inst, eventIndicators);
+  return fmi2OK;
+}
+
+fmi2Status fmi2EnterEventMode(fmi2Component c) {
+  ENTER("fmi2EnterEventMode", IF_ME, ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE, 0)
+  if (inst->s.terminate_requested)
+    return fail(inst, "fmi2EnterEventMode: fmi2NewDiscreteStates returned terminateSimulation = fmi2True, "
+                      "fmi2Terminate must be called (3.2.2)");
+  if (inst->s.mode == ME_CONTINUOUS_TIME_MODE) CHECK(check_time_event(inst, "fmi2EnterEventMode"))
+  inst->s.mode = ME_EVENT_MODE;
+  inst->s.time_floor = inst->s.time;
+  inst->s.enter_event_mode_requested = 0;
+  inst->s.initial_event = 0;
+  inst->s.event_iterations = 0;
+  inst->s.converged = 0;
+  return fmi2OK;
+}
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *eventInfo) {
+  ENTER("fmi2NewDiscreteStates", IF_ME, ME_EVENT_MODE, 0)
+  if (!eventInfo) return fail(inst, "fmi2NewDiscreteStates: fmi2eventInfo is NULL");
+  if (inst->s.terminate_requested)
+    return fail(inst, "fmi2NewDiscreteStates: the previous call returned terminateSimulation = fmi2True, "
+                      "fmi2Terminate must be called (3.2.2)");
+  double before[ME_MAX_STATES];
+  compute(inst);
+  for (int k = 0; k < MODEL.nx; ++k) before[k] = inst->values[MODEL.states[k]].r;
+  me_event event = {.initial = inst->s.initial_event, .first = inst->s.event_iterations == 0};
+  if (MODEL.event_update) {
+    fmi2Status status = model_status(inst, MODEL.event_update(inst, &event));
+    if (status >= fmi2Error) return status;
+  }
+  compute(inst);
+  int changed = 0;
+  for (int k = 0; k < MODEL.nx; ++k) changed = changed || inst->values[MODEL.states[k]].r != before[k];
+  eventInfo->newDiscreteStatesNeeded = event.new_discrete_states_needed ? fmi2True : fmi2False;
+  eventInfo->terminateSimulation = event.terminate_simulation ? fmi2True : fmi2False;
+  eventInfo->nominalsOfContinuousStatesChanged = fmi2False;
+  eventInfo->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
+  eventInfo->nextEventTimeDefined = event.next_event_time_defined ? fmi2True : fmi2False;
+  eventInfo->nextEventTime = event.next_event_time_defined ? event.next_event_time : 0.0;
+  inst->s.event_iterations++;
+  inst->s.converged = !event.new_discrete_states_needed;
+  inst->s.terminate_requested = event.terminate_simulation;
+  inst->s.next_event_time_defined = event.next_event_time_defined;
+  inst->s.next_event_time = eventInfo->nextEventTime;
+  return fmi2OK;
+}
+
+fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
+  ENTER("fmi2EnterContinuousTimeMode", IF_ME, ME_EVENT_MODE, 0)
+  /* 3.2.2/3.2.3: the event iteration ends when fmi2NewDiscreteStates returns newDiscreteStatesNeeded =
+     fmi2False; with terminateSimulation = fmi2True, fmi2Terminate follows */
+  if (inst->s.terminate_requested)
+    return fail(inst, "fmi2EnterContinuousTimeMode: fmi2NewDiscreteStates returned terminateSimulation = fmi2True, "
+                      "fmi2Terminate must be called");
+  if (inst->s.event_iterations == 0)
+    return fail(inst, "fmi2EnterContinuousTimeMode: fmi2NewDiscreteStates was not called in this Event Mode "
+                      "(3.2.3: after an event is processed, fmi2NewDiscreteStates must be called)");
+  if (!inst->s.converged)
+    return fail(inst, "fmi2EnterContinuousTimeMode: the last fmi2NewDiscreteStates returned "
+                      "newDiscreteStatesNeeded = fmi2True (the event iteration has not converged)");
+  inst->s.mode = ME_CONTINUOUS_TIME_MODE;
+  inst->s.time_floor = inst->s.time;
+  return fmi2OK;
+}
+
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation) {
+  ENTER("fmi2CompletedIntegratorStep", IF_ME, ME_CONTINUOUS_TIME_MODE, 0)
+  if (!is_boolean(noSetFMUStatePriorToCurrentPoint))
+    return fail(inst, "fmi2CompletedIntegratorStep: noSetFMUStatePriorToCurrentPoint = %d is not an fmi2Boolean",
+                noSetFMUStatePriorToCurrentPoint);
+  if (!enterEventMode || !terminateSimulation)
+    return fail(inst, "fmi2CompletedIntegratorStep: enterEventMode and terminateSimulation must not be NULL");
+  if (inst->s.enter_event_mode_requested)
+    return fail(inst, "fmi2CompletedIntegratorStep: the previous call returned enterEventMode = fmi2True, "
+                      "fmi2EnterEventMode must be called first");
+  CHECK(check_time_event(inst, "fmi2CompletedIntegratorStep"))
+  inst->s.time_floor = inst->s.time;
+  int enter_event = 0;
+  if (MODEL.completed_integrator_step) {
+    compute(inst);
+    fmi2Status status = model_status(inst, MODEL.completed_integrator_step(inst, &enter_event));
+    if (status >= fmi2Error) return status;
+  }
+  inst->s.enter_event_mode_requested = enter_event;
+  *enterEventMode = enter_event ? fmi2True : fmi2False;
+  *terminateSimulation = fmi2False;
+  return fmi2OK;
+}
+
+/* ---- Co-Simulation (4.2), for the FMUs with me_model.do_step ---------------------------------------- */
+
+fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
+                      fmi2Boolean noSetFMUStatePriorToCurrentPoint) {
+  ENTER("fmi2DoStep", IF_CS, 0, ME_STEP_COMPLETE)
+  const double t = currentCommunicationPoint, h = communicationStepSize;
+  if (!is_boolean(noSetFMUStatePriorToCurrentPoint))
+    return fail(inst, "fmi2DoStep: noSetFMUStatePriorToCurrentPoint = %d is not an fmi2Boolean",
+                noSetFMUStatePriorToCurrentPoint);
+  if (!isfinite(t) || !(fabs(t - inst->s.time) <= 1e-9 * fmax(1.0, fabs(inst->s.time))))
+    return fail(inst, "fmi2DoStep: currentCommunicationPoint = %.17g, but the FMU is at t = %.17g", t, inst->s.time);
+  if (!(h > 0.0) || !isfinite(h)) return fail(inst, "fmi2DoStep: communicationStepSize = %.17g, must be > 0", h);
+  if (inst->s.stop_time_defined && t + h > inst->s.stop_time + 1e-9 * fmax(1.0, fabs(inst->s.stop_time)))
+    return fail(inst, "fmi2DoStep: t + h = %.17g is past the stopTime %.17g of fmi2SetupExperiment", t + h,
+                inst->s.stop_time);
+  compute(inst);
+  fmi2Status status = model_status(inst, MODEL.do_step(inst, t, h));
+  if (status <= fmi2Warning) inst->s.time = inst->s.last_successful_time = t + h;
+  return status;
+}
+
+fmi2Status fmi2CancelStep(fmi2Component c) {
+  ENTER("fmi2CancelStep", IF_CS, 0, 0)  /* only in stepInProgress, which is never reached: no fmi2Pending */
+  return fmi2Error;
+}
+
+static const char *kind_name(fmi2StatusKind s) {
+  switch (s) {
+    case fmi2DoStepStatus: return "fmi2DoStepStatus";
+    case fmi2PendingStatus: return "fmi2PendingStatus";
+    case fmi2LastSuccessfulTime: return "fmi2LastSuccessfulTime";
+    case fmi2Terminated: return "fmi2Terminated";
+    default: return "(not an fmi2StatusKind)";
+  }
+}
+
+#define STATUS_PRELUDE(fn, kind)                                                                           \
+  ENTER(fn, IF_CS, 0, ME_STEP_COMPLETE | ME_TERMINATED)                                                    \
+  if (!value) return fail(inst, "%s: value is NULL", fn);                                                  \
+  if (s != (kind)) return fail(inst, "%s: status kind %s does not belong to this function", fn, kind_name(s));
+
+fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value) {
+  STATUS_PRELUDE("fmi2GetStatus", fmi2DoStepStatus)
+  me_log(inst, fmi2Discard, "fmi2GetStatus(fmi2DoStepStatus): no asynchronous fmi2DoStep is pending");
+  return fmi2Discard;
+}
+
+fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value) {
+  STATUS_PRELUDE("fmi2GetRealStatus", fmi2LastSuccessfulTime)
+  *value = inst->s.last_successful_time;
+  return fmi2OK;
+}
+
+fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value) {
+  ENTER("fmi2GetIntegerStatus", IF_CS, 0, ME_STEP_COMPLETE | ME_TERMINATED)
+  (void)value;
+  return fail(inst, "fmi2GetIntegerStatus: no integer status is defined (asked for %s)", kind_name(s));
+}
+
+fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value) {
+  STATUS_PRELUDE("fmi2GetBooleanStatus", fmi2Terminated)
+  *value = fmi2False;  /* the slave never asks to terminate */
+  return fmi2OK;
+}
+
+fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value) {
+  STATUS_PRELUDE("fmi2GetStringStatus", fmi2PendingStatus)
+  me_log(inst, fmi2Discard, "fmi2GetStringStatus(fmi2PendingStatus): no asynchronous fmi2DoStep is pending");
+  return fmi2Discard;
+}
+
+fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                       const fmi2Integer order[], const fmi2Real value[]) {
+  (void)vr;
+  (void)nvr;
+  (void)order;
+  (void)value;
+  ENTER("fmi2SetRealInputDerivatives", IF_CS, 0, ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE)
+  return not_supported(inst, "fmi2SetRealInputDerivatives", "canInterpolateInputs=\"false\"");
+}
+
+fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                        const fmi2Integer order[], fmi2Real value[]) {
+  (void)vr;
+  (void)nvr;
+  (void)order;
+  (void)value;
+  ENTER("fmi2GetRealOutputDerivatives", IF_CS, 0, ME_STEP_COMPLETE | ME_TERMINATED)
+  return not_supported(inst, "fmi2GetRealOutputDerivatives", "maxOutputDerivativeOrder=\"0\"");
+}
