@@ -15,6 +15,7 @@
 namespace cosima {
 
 namespace {
+constexpr long kMaxSteps = 1'000'000;  ///< per advance
 void check(int flag, const char* call) {
   if (flag < 0) throw Error(fmt::format("cvode: {} failed ({})", call, CVodeGetReturnFlagName(flag)));
 }
@@ -58,7 +59,10 @@ int CvodeIntegrator::rhs_callback(double t, N_Vector y, N_Vector ydot, void* use
   ++self->rhs_evaluations_;
   if (dx.allFinite()) return 0;
   self->non_finite_ = fmt::format("{} at t = {}", self->current_->non_finite(dx), t);
-  return 1;  // positive: recoverable, CVODE retries with a smaller step
+  // positive: recoverable, CVODE retries with a smaller step (a trial point outside the model's
+  // domain). A right-hand side that stays non-finite makes CVODE creep towards that time with ever
+  // smaller steps: after kMaxRecoverable failures in one advance it is an error.
+  return ++self->recoverable_failures_ > kMaxRecoverable ? -1 : 1;
 }
 
 int CvodeIntegrator::root_callback(double t, N_Vector y, double* gout, void* user_data) {
@@ -86,7 +90,7 @@ void CvodeIntegrator::allocate(Eigen::Index n, double t0) {
   matrix_ = SUNDenseMatrix(n, n, context_);
   solver_ = SUNLinSol_Dense(y_, matrix_, context_);
   check(CVodeSetLinearSolver(memory_, solver_, matrix_), "CVodeSetLinearSolver");
-  check(CVodeSetMaxNumSteps(memory_, 1'000'000), "CVodeSetMaxNumSteps");
+  check(CVodeSetMaxNumSteps(memory_, kMaxSteps), "CVodeSetMaxNumSteps");
   if (options_.max_step > 0.0) check(CVodeSetMaxStep(memory_, options_.max_step), "CVodeSetMaxStep");
   size_ = n;
 }
@@ -115,7 +119,13 @@ StepResult CvodeIntegrator::advance(const StepRhs& rhs, double t0, double t1, Ei
   int flag = CV_SUCCESS;
   failure_ = nullptr;
   non_finite_.clear();
-  while (true) {
+  recoverable_failures_ = 0;
+  for (long steps = 0;; ++steps) {
+    if (steps == kMaxSteps) {
+      current_ = nullptr;
+      needs_reinit_ = true;
+      return StepResult::failure(fmt::format("cvode: more than {} steps on [{}, {}], at t = {}", kMaxSteps, t0, t1, t_reached));
+    }
     // one internal step at a time when the model wants to hear of each (fmi2CompletedIntegratorStep)
     flag = CVode(memory_, t1, y_, &t_reached, report_steps ? CV_ONE_STEP : CV_NORMAL);
     if (flag < 0 || flag == CV_ROOT_RETURN || !report_steps) break;

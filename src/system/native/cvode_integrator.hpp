@@ -44,6 +44,8 @@ class CvodeIntegrator final : public Integrator {
   int roots_ = 0;                      ///< event indicators given to CVodeRootInit
   std::exception_ptr failure_;         ///< thrown inside a callback, rethrown after CVode
   std::string non_finite_;             ///< the last non-finite derivative, for the failure reason
+  int recoverable_failures_ = 0;       ///< non-finite right-hand sides in this advance
+  static constexpr int kMaxRecoverable = 100;
 };
 
 }  // namespace cosima

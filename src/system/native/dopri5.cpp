@@ -90,7 +90,12 @@ StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::Vect
     const Eigen::ArrayXd scale = options_.atol + options_.rtol * x.array().abs().max(y_new_.array().abs());
     const double err = std::sqrt((error_.array() / scale).square().mean());
     if (!std::isfinite(err)) {
-      return StepResult::failure(fmt::format("dopri5: non-finite state or derivative at t = {}", t));
+      std::string which;
+      for (const Eigen::VectorXd* k : {&k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {
+        if (which.empty()) which = rhs.non_finite(*k);
+      }
+      return StepResult::failure(fmt::format("dopri5: non-finite state or derivative in the step from t = {}{}", t,
+                                             which.empty() ? "" : " (" + which + ")"));
     }
     double factor = err == 0.0 ? kMaxFactor : std::clamp(kSafety * std::pow(err, -0.2), kMinFactor, kMaxFactor);
     if (err <= 1.0) {
@@ -110,7 +115,7 @@ StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::Vect
       else h_guess_ = std::max(h_guess_, h * factor);
       h *= factor;
       if (end_of_step(rhs, dense_t_old_, t, x)) {  // an event: stop there
-        have_fsal_ = false;  // x may have moved back into the step
+        if (stop_.state_event) have_fsal_ = false;  // x moved back into the step
         return StepResult::success();
       }
     } else {

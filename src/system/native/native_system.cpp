@@ -113,7 +113,9 @@ StepResult NativeSystem::handle_event(const EventCause& cause, int& events_in_st
   }
   ++events_;
   const EventOutcome outcome = model_->handle_event(t_, x_, current_inputs(), cause);
-  integrator_->reset();  // x and the discrete state may have jumped
+  // A restart after a discontinuity: x jumped, or a time, state or input event changed the
+  // dynamics. A step event that changed no state continues the integrator's history.
+  if (outcome.states_changed || cause.time_event || cause.state_event || cause.input_event) integrator_->reset();
   for (Eigen::Index i = 0; i < x_.size(); ++i) {
     if (!std::isfinite(x_(i))) {
       return StepResult::failure(fmt::format("system '{}': state '{}' is {} after the event at t = {}", name(),
