@@ -22,6 +22,7 @@ const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOpti
       {"scaling", bench_scaling},
       {"choptrey", bench_choptrey},
       {"reliability", bench_reliability},
+      {"me", bench_me},
   };
   return benches;
 }

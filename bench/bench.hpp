@@ -35,5 +35,6 @@ nlohmann::ordered_json bench_defect(const BenchOptions& options);
 nlohmann::ordered_json bench_scaling(const BenchOptions& options);
 nlohmann::ordered_json bench_choptrey(const BenchOptions& options);
 nlohmann::ordered_json bench_reliability(const BenchOptions& options);
+nlohmann::ordered_json bench_me(const BenchOptions& options);
 
 }  // namespace cosima::bench
