@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/slots.hpp"
 #include "core/log.hpp"
 
 namespace cosima::fmi {
@@ -35,8 +36,12 @@ extern "C" void fmu_logger(fmi2ComponentEnvironment environment, fmi2String inst
 /// The FMU's memory (fmi2CallbackFunctions.allocateMemory): the FMU's to free — and, after
 /// fmi2Fatal, nobody's (the standard forbids even fmi2FreeInstance). tests/lsan.supp names it.
 // (no tail call: the suppression needs this frame on the allocation's stack)
-extern "C" __attribute__((noinline, optimize("no-optimize-sibling-calls"))) void* fmu_allocate_memory(std::size_t n,
-                                                                                                       std::size_t size) {
+#if defined(__clang__)
+#define COSIMA_NO_TAIL_CALL __attribute__((noinline, disable_tail_calls))
+#else
+#define COSIMA_NO_TAIL_CALL __attribute__((noinline, optimize("no-optimize-sibling-calls")))
+#endif
+extern "C" COSIMA_NO_TAIL_CALL void* fmu_allocate_memory(std::size_t n, std::size_t size) {
   return std::calloc(n, size);
 }
 
@@ -354,13 +359,9 @@ bool Fmi2Instance::can_save_state() const {
 
 int Fmi2Instance::save_state(int overwrite, double t) {
   const ForeignCallScope in = enter("fmi2GetFMUstate", t);
-  int slot = overwrite;
-  if (slot < 0) {
-    slot = 0;
-    while (slot < static_cast<int>(saved_.size()) && saved_[static_cast<std::size_t>(slot)].in_use) ++slot;
-    if (slot == static_cast<int>(saved_.size())) saved_.emplace_back();
-  }
-  Saved& saved = saved_.at(static_cast<std::size_t>(slot));
+  const int slot = acquire_slot(saved_, overwrite);
+  if (slot < 0) throw Error(fmt::format("system '{}': no saved FMU state {}", system_, overwrite));
+  Saved& saved = saved_[static_cast<std::size_t>(slot)];
   check(f_.get_fmu_state(component_, &saved.state), "fmi2GetFMUstate");  // reuses saved.state when set
   saved.in_use = true;
   return slot;

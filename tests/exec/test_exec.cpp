@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "support/identical_runs.hpp"
 #include "test_support.hpp"
 
 #include "exec/executor.hpp"
@@ -17,6 +18,7 @@ namespace {
 
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 using testing::error_of;
+using testing::expect_identical;
 
 struct MethodCase {
   std::string label;
@@ -41,16 +43,6 @@ ScenarioRun run_network(const OscillatorNetwork& network, const std::vector<std:
   return run_scenario(parse_scenario(doc, kExamples / "network.json"), executor);
 }
 
-void expect_identical(const ScenarioRun& a, const ScenarioRun& b, const std::string& what) {
-  ASSERT_EQ(a.results->times().size(), b.results->times().size()) << what;
-  for (const auto& label : a.results->labels()) {
-    const auto& x = a.results->column(label);
-    const auto& y = b.results->column(label);
-    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], y[i]) << what << ", " << label << " sample " << i;
-  }
-  EXPECT_EQ(a.stats.iterations, b.stats.iterations) << what;
-  EXPECT_EQ(a.stats.integrations, b.stats.integrations) << what;
-}
 
 TEST(Executors, EveryMethodGivesBitwiseIdenticalResultsOnEveryLocalExecutor) {
   for (bool ring : {false, true}) {

@@ -1,13 +1,14 @@
 /* The fmi2 functions of the test FMUs, written from the FMI 2.0.x standard (chapters 2 and 4):
- * state machine of section 4.2.4, made stricter where the standard leaves room (see fmu_common.h). */
+ * state machine of section 4.2.4, made stricter where the standard leaves room (see fmu_common.h).
+ * The functions and helpers that the Model Exchange runtime has too are in fmu_shared.c. */
 #include "fmu_common.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "fmu_shared.h"
 
 #define MODEL fmu_model_definition
 #define INSTANCE_MAGIC 0x46e2c05au
@@ -42,66 +43,21 @@ static int g_fatal = 0;
 
 /* ---- logging ------------------------------------------------------------------------------------- */
 
-static const char *const k_categories[] = {"logEvents",     "logStatusWarning", "logStatusDiscard",
-                                           "logStatusError", "logStatusFatal",   "logAll"};
-enum { N_CATEGORIES = sizeof k_categories / sizeof k_categories[0], LOG_ALL_MASK = (1u << N_CATEGORIES) - 1 };
-
-static int category_of(fmi2Status status) {
-  switch (status) {
-    case fmi2OK: return 0;
-    case fmi2Warning: return 1;
-    case fmi2Discard: return 2;
-    case fmi2Error: return 3;
-    default: return 4;
-  }
-}
-
-static void vlog(fmu_instance *inst, fmi2Status status, const char *format, va_list args) {
-  int category = category_of(status);
-  if (status < fmi2Error && !(inst->log_mask & (1u << category))) return;
-  char message[2048];
-  vsnprintf(message, sizeof message, format, args);
-  /* the message is a printf format for the importer: hand it over as an argument of "%s" */
-  inst->cb.logger(inst->cb.componentEnvironment, inst->name ? inst->name : "", status, k_categories[category], "%s",
-                  message);
-}
-
 void fmu_log(fmu_instance *inst, fmi2Status status, const char *format, ...) {
   va_list args;
   va_start(args, format);
-  vlog(inst, status, format, args);
+  shared_vlog(&inst->cb, inst->name, inst->log_mask, status, format, args);
   va_end(args);
 }
 
-/* Log an error, put the instance in the error state and return fmi2Error. */
-static fmi2Status fail(fmu_instance *inst, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static fmi2Status fail(fmu_instance *inst, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vlog(inst, fmi2Error, format, args);
-  va_end(args);
-  inst->state = ST_ERROR;
-  return fmi2Error;
-}
+/* Log an error, put the instance in the error state and evaluate to fmi2Error: return fail(inst, ...). */
+#define fail(inst, ...) (fmu_log((inst), fmi2Error, __VA_ARGS__), (inst)->state = ST_ERROR, fmi2Error)
 
 /* ---- memory -------------------------------------------------------------------------------------- */
 
-static void *allocate(fmu_instance *inst, size_t n, size_t size) {
-  void *p = inst->cb.allocateMemory(n, size);
-  if (p) memset(p, 0, n * size);
-  return p;
-}
-
-static void release(fmu_instance *inst, void *p) {
-  if (p) inst->cb.freeMemory(p);
-}
-
-char *fmu_strdup(fmu_instance *inst, const char *s) {
-  size_t n = strlen(s) + 1;
-  char *copy = allocate(inst, n, 1);
-  if (copy) memcpy(copy, s, n);
-  return copy;
-}
+static void *allocate(fmu_instance *inst, size_t n, size_t size) { return shared_allocate(&inst->cb, n, size); }
+static void release(fmu_instance *inst, void *p) { shared_release(&inst->cb, p); }
+char *fmu_strdup(fmu_instance *inst, const char *s) { return shared_strdup(&inst->cb, s); }
 
 int fmu_set_string(fmu_instance *inst, int idx, const char *s) {
   char *copy = fmu_strdup(inst, s);
@@ -137,17 +93,10 @@ static fmi2Status enter(fmi2Component c, const char *fn, unsigned allowed, fmu_i
     fprintf(stderr, "Illegal call sequence: %s after fmi2Fatal\n", fn);
     return fmi2Fatal;
   }
+  if (!shared_is_instance(c, INSTANCE_MAGIC, fn, MODEL.model_identifier, "")) return fmi2Error;
   fmu_instance *inst = c;
-  if (!inst || inst->magic != INSTANCE_MAGIC) {
-    fprintf(stderr, "%s: %p is not a live instance of %s\n", fn, c, MODEL.model_identifier);
-    return fmi2Error;
-  }
   release_returned(inst);
-  if (inst->state == ST_ERROR) {
-    fmu_log(inst, fmi2Error, "Illegal call sequence: %s after fmi2Error", fn);
-    fprintf(stderr, "Illegal call sequence: %s after fmi2Error\n", fn);
-    return fmi2Error;
-  }
+  if (inst->state == ST_ERROR) return shared_after_error(&inst->cb, inst->name, fn);
   if (!(inst->state & allowed)) return fail(inst, "Illegal call sequence: %s in state %s", fn, state_name(inst->state));
   *out = inst;
   return fmi2OK;
@@ -160,31 +109,33 @@ static fmi2Status enter(fmi2Component c, const char *fn, unsigned allowed, fmu_i
     if (entered_ != fmi2OK) return entered_;            \
   }
 
-static int is_boolean(fmi2Boolean b) { return b == fmi2True || b == fmi2False; }
-
-/* ---- common functions ---------------------------------------------------------------------------- */
-
-const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
-const char *fmi2GetVersion(void) { return fmi2Version; }
-
-fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
-                               const fmi2String categories[]) {
-  ENTER("fmi2SetDebugLogging", ST_ALIVE)
-  if (!is_boolean(loggingOn)) return fail(inst, "fmi2SetDebugLogging: loggingOn = %d is not an fmi2Boolean", loggingOn);
-  if (nCategories > 0 && !categories) return fail(inst, "fmi2SetDebugLogging: categories is NULL, nCategories = %zu", nCategories);
-  unsigned mask = 0;
-  for (size_t k = 0; k < nCategories; ++k) {
-    int found = -1;
-    for (int j = 0; j < N_CATEGORIES && categories[k]; ++j)
-      if (strcmp(categories[k], k_categories[j]) == 0) found = j;
-    if (found < 0)
-      return fail(inst, "fmi2SetDebugLogging: unknown log category \"%s\"", categories[k] ? categories[k] : "(NULL)");
-    mask |= strcmp(k_categories[found], "logAll") == 0 ? (unsigned)LOG_ALL_MASK : 1u << found;
-  }
-  if (nCategories == 0) mask = LOG_ALL_MASK;
-  inst->log_mask = loggingOn ? inst->log_mask | mask : inst->log_mask & ~mask;
+/* The functions of fmu_shared.c enter here: their states mapped to those of 4.2.4. */
+fmi2Status runtime_enter(fmi2Component c, const char *fn, shared_states states, shared_instance *shared) {
+  static const unsigned allowed[] = {
+    [SHARED_ALIVE] = ST_ALIVE,
+    [SHARED_READABLE] = ST_READABLE,
+    [SHARED_CS_INPUTS] = ST_WRITABLE,
+    [SHARED_CS_STEPPED] = ST_STEP_COMPLETE | ST_STEP_FAILED | ST_TERMINATED,
+    [SHARED_CS_PENDING] = 0,
+  };
+  ENTER(fn, allowed[states])
+  *shared = (shared_instance){&inst->cb, inst->name, &inst->log_mask, &inst->state, ST_ERROR, MODEL.model_identifier,
+                              inst->last_successful_time, inst->terminated};
   return fmi2OK;
 }
+
+static void free_instance(fmu_instance *inst) {
+  release_returned(inst);
+  inst->magic = 0;
+  if (inst->values)
+    for (int k = 0; k < MODEL.n_variables; ++k) release(inst, inst->values[k].s);
+  release(inst, inst->values);
+  release(inst, inst->name);
+  fmi2CallbackFreeMemory free_memory = inst->cb.freeMemory;
+  free_memory(inst);
+}
+
+/* ---- instantiation ------------------------------------------------------------------------------- */
 
 fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
                               fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
@@ -193,27 +144,15 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     fprintf(stderr, "Illegal call sequence: fmi2Instantiate after fmi2Fatal\n");
     return NULL;
   }
-  if (!functions || !functions->logger || !functions->allocateMemory || !functions->freeMemory) {
-    fprintf(stderr, "fmi2Instantiate(%s): functions, logger, allocateMemory and freeMemory must not be NULL\n",
-            MODEL.model_identifier);
-    return NULL;
-  }
-  fmu_instance *inst = functions->allocateMemory(1, sizeof *inst);
-  if (!inst) {
-    functions->logger(functions->componentEnvironment, instanceName ? instanceName : "", fmi2Error, "logStatusError",
-                      "fmi2Instantiate: out of memory");
-    return NULL;
-  }
-  memset(inst, 0, sizeof *inst);
+  fmu_instance *inst = shared_new_instance(instanceName, functions, sizeof *inst, MODEL.model_identifier);
+  if (!inst) return NULL;
   memcpy(&inst->cb, functions, sizeof inst->cb);
-  inst->log_mask = LOG_ALL_MASK;  /* loggingOn is checked below, and may be invalid */
+  inst->log_mask = SHARED_LOG_ALL;  /* loggingOn is checked below, and may be invalid */
   inst->state = ST_INSTANTIATED;
   inst->magic = INSTANCE_MAGIC;
 
   char problem[512] = "";
-  int blank = 1;
-  for (const char *p = instanceName; p && *p; ++p) blank = blank && isspace((unsigned char)*p);
-  if (!instanceName || blank)
+  if (shared_is_blank(instanceName))
     snprintf(problem, sizeof problem, "instanceName must be a non-empty string");
   else if (!(inst->name = fmu_strdup(inst, instanceName)) ||
            !(inst->values = allocate(inst, (size_t)MODEL.n_variables, sizeof *inst->values)) || !set_start_values(inst))
@@ -221,23 +160,14 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
   else if (fmuType != fmi2CoSimulation)
     snprintf(problem, sizeof problem, "fmuType = %d, but %s is a Co-Simulation FMU (fmi2CoSimulation = %d)",
              (int)fmuType, MODEL.model_identifier, (int)fmi2CoSimulation);
-  else if (!fmuGUID || strcmp(fmuGUID, MODEL.guid) != 0)
-    snprintf(problem, sizeof problem, "fmuGUID \"%s\" is not the guid \"%s\" of modelDescription.xml",
-             fmuGUID ? fmuGUID : "(NULL)", MODEL.guid);
-  else if (!is_boolean(visible) || !is_boolean(loggingOn))
-    snprintf(problem, sizeof problem, "visible = %d and loggingOn = %d must be fmi2True or fmi2False", visible,
-             loggingOn);
+  else
+    shared_check_instantiate(problem, sizeof problem, fmuGUID, MODEL.guid, visible, loggingOn);
   if (problem[0]) {
     fmu_log(inst, fmi2Error, "fmi2Instantiate: %s", problem);
-    inst->magic = 0;
-    if (inst->values)
-      for (int k = 0; k < MODEL.n_variables; ++k) release(inst, inst->values[k].s);
-    release(inst, inst->values);
-    release(inst, inst->name);
-    inst->cb.freeMemory(inst);
+    free_instance(inst);
     return NULL;
   }
-  inst->log_mask = loggingOn ? LOG_ALL_MASK : 0;
+  inst->log_mask = loggingOn ? SHARED_LOG_ALL : 0;
   if (MODEL.instantiate && MODEL.instantiate(inst, fmuResourceLocation) != 0) {
     fmi2FreeInstance(inst);
     return NULL;
@@ -252,29 +182,17 @@ void fmi2FreeInstance(fmi2Component c) {
     fprintf(stderr, "Illegal call sequence: fmi2FreeInstance after fmi2Fatal\n");
     return;
   }
-  fmu_instance *inst = c;
-  if (inst->magic != INSTANCE_MAGIC) {
-    fprintf(stderr, "fmi2FreeInstance: %p is not a live instance of %s (freed twice?)\n", c, MODEL.model_identifier);
-    return;
-  }
-  release_returned(inst);
-  inst->magic = 0;
-  for (int k = 0; k < MODEL.n_variables; ++k) release(inst, inst->values[k].s);
-  release(inst, inst->values);
-  release(inst, inst->name);
-  fmi2CallbackFreeMemory free_memory = inst->cb.freeMemory;
-  free_memory(inst);
+  if (shared_is_instance(c, INSTANCE_MAGIC, "fmi2FreeInstance", MODEL.model_identifier, " (freed twice?)"))
+    free_instance(c);
 }
 
 fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance, fmi2Real startTime,
                                fmi2Boolean stopTimeDefined, fmi2Real stopTime) {
   ENTER("fmi2SetupExperiment", ST_INSTANTIATED)
   (void)tolerance;
-  if (!is_boolean(toleranceDefined) || !is_boolean(stopTimeDefined))
-    return fail(inst, "fmi2SetupExperiment: toleranceDefined/stopTimeDefined must be fmi2True or fmi2False");
-  if (!isfinite(startTime)) return fail(inst, "fmi2SetupExperiment: startTime = %g is not finite", startTime);
-  if (stopTimeDefined && !(stopTime >= startTime))
-    return fail(inst, "fmi2SetupExperiment: stopTime = %.17g is before startTime = %.17g", stopTime, startTime);
+  char problem[SHARED_MESSAGE_SIZE];
+  if (!shared_check_experiment(problem, toleranceDefined, startTime, stopTimeDefined, stopTime))
+    return fail(inst, "%s", problem);
   inst->time = inst->last_successful_time = startTime;
   inst->stop_time_defined = stopTimeDefined;
   inst->stop_time = stopTime;
@@ -484,7 +402,7 @@ fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
   RESOLVE("fmi2SetBoolean", 1, FMU_BOOLEAN)
   CHECK(check_settable(inst, "fmi2SetBoolean", vr, nvr, idx))
   for (size_t k = 0; k < nvr; ++k)
-    if (!is_boolean(value[k]))
+    if (!shared_is_boolean(value[k]))
       CHECK(fail(inst, "%s: %d is not an fmi2Boolean (fmi2True = 1, fmi2False = 0)", MODEL.variables[idx[k]].name,
                  value[k]))
   for (size_t k = 0; k < nvr; ++k) inst->values[idx[k]].i = value[k];
@@ -503,71 +421,19 @@ fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
   return fmi2OK;
 }
 
-/* ---- unsupported capabilities -------------------------------------------------------------------- */
-
-#define UNSUPPORTED(fn, allowed, flag)                                                        \
-  {                                                                                           \
-    ENTER(fn, allowed)                                                                        \
-    return fail(inst, "%s is not supported by %s (%s)", fn, MODEL.model_identifier, flag); \
-  }
+/* ---- FMU states (the other capabilities that no test FMU has are in fmu_shared.c) --------------- */
 
 fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
   (void)FMUstate;
-  UNSUPPORTED("fmi2GetFMUstate", ST_ALIVE, "canGetAndSetFMUstate=\"false\"")
+  return shared_unsupported(c, "fmi2GetFMUstate", SHARED_ALIVE, "canGetAndSetFMUstate=\"false\"");
 }
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate) {
   (void)FMUstate;
-  UNSUPPORTED("fmi2SetFMUstate", ST_ALIVE, "canGetAndSetFMUstate=\"false\"")
+  return shared_unsupported(c, "fmi2SetFMUstate", SHARED_ALIVE, "canGetAndSetFMUstate=\"false\"");
 }
 fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
   (void)FMUstate;
-  UNSUPPORTED("fmi2FreeFMUstate", ST_ALIVE, "canGetAndSetFMUstate=\"false\"")
-}
-fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, size_t *size) {
-  (void)FMUstate;
-  (void)size;
-  UNSUPPORTED("fmi2SerializedFMUstateSize", ST_ALIVE, "canSerializeFMUstate=\"false\"")
-}
-fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate FMUstate, fmi2Byte serializedState[], size_t size) {
-  (void)FMUstate;
-  (void)serializedState;
-  (void)size;
-  UNSUPPORTED("fmi2SerializeFMUstate", ST_ALIVE, "canSerializeFMUstate=\"false\"")
-}
-fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedState[], size_t size,
-                                   fmi2FMUstate *FMUstate) {
-  (void)serializedState;
-  (void)size;
-  (void)FMUstate;
-  UNSUPPORTED("fmi2DeSerializeFMUstate", ST_ALIVE, "canSerializeFMUstate=\"false\"")
-}
-fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[], size_t nUnknown,
-                                        const fmi2ValueReference vKnown_ref[], size_t nKnown,
-                                        const fmi2Real dvKnown[], fmi2Real dvUnknown[]) {
-  (void)vUnknown_ref;
-  (void)nUnknown;
-  (void)vKnown_ref;
-  (void)nKnown;
-  (void)dvKnown;
-  (void)dvUnknown;
-  UNSUPPORTED("fmi2GetDirectionalDerivative", ST_READABLE, "providesDirectionalDerivative=\"false\"")
-}
-fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
-                                       const fmi2Integer order[], const fmi2Real value[]) {
-  (void)vr;
-  (void)nvr;
-  (void)order;
-  (void)value;
-  UNSUPPORTED("fmi2SetRealInputDerivatives", ST_WRITABLE, "canInterpolateInputs=\"false\"")
-}
-fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
-                                        const fmi2Integer order[], fmi2Real value[]) {
-  (void)vr;
-  (void)nvr;
-  (void)order;
-  (void)value;
-  UNSUPPORTED("fmi2GetRealOutputDerivatives", ST_STEP_COMPLETE | ST_STEP_FAILED | ST_TERMINATED,
-              "maxOutputDerivativeOrder=\"0\"")
+  return shared_unsupported(c, "fmi2FreeFMUstate", SHARED_ALIVE, "canGetAndSetFMUstate=\"false\"");
 }
 
 /* ---- stepping ------------------------------------------------------------------------------------ */
@@ -576,16 +442,10 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
                       fmi2Boolean noSetFMUStatePriorToCurrentPoint) {
   ENTER("fmi2DoStep", ST_STEP_COMPLETE)
   const double t = currentCommunicationPoint, h = communicationStepSize;
-  if (!is_boolean(noSetFMUStatePriorToCurrentPoint))
-    return fail(inst, "fmi2DoStep: noSetFMUStatePriorToCurrentPoint = %d is not an fmi2Boolean",
-                noSetFMUStatePriorToCurrentPoint);
-  if (!isfinite(t) || !(fabs(t - inst->time) <= 1e-9 * fmax(1.0, fabs(inst->time))))
-    return fail(inst, "fmi2DoStep: currentCommunicationPoint = %.17g, but the FMU is at t = %.17g", t, inst->time);
-  if (!(h > 0.0) || !isfinite(h))
-    return fail(inst, "fmi2DoStep: communicationStepSize = %.17g, must be > 0", h);
-  if (inst->stop_time_defined && t + h > inst->stop_time + 1e-9 * fmax(1.0, fabs(inst->stop_time)))
-    return fail(inst, "fmi2DoStep: t + h = %.17g is past the stopTime %.17g of fmi2SetupExperiment", t + h,
-                inst->stop_time);
+  char problem[SHARED_MESSAGE_SIZE];
+  if (!shared_check_step(problem, t, h, noSetFMUStatePriorToCurrentPoint, inst->time, inst->stop_time_defined,
+                         inst->stop_time))
+    return fail(inst, "%s", problem);
   fmi2Status status = MODEL.do_step ? MODEL.do_step(inst, t, h) : fmi2OK;
   switch (status) {
     case fmi2OK:
@@ -602,58 +462,6 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
     default: inst->state = ST_ERROR; break;
   }
   return status;
-}
-
-fmi2Status fmi2CancelStep(fmi2Component c) {
-  ENTER("fmi2CancelStep", 0)  /* only in stepInProgress, which is never reached: no fmi2Pending */
-  return fmi2Error;
-}
-
-static const char *kind_name(fmi2StatusKind s) {
-  switch (s) {
-    case fmi2DoStepStatus: return "fmi2DoStepStatus";
-    case fmi2PendingStatus: return "fmi2PendingStatus";
-    case fmi2LastSuccessfulTime: return "fmi2LastSuccessfulTime";
-    case fmi2Terminated: return "fmi2Terminated";
-    default: return "(not an fmi2StatusKind)";
-  }
-}
-
-/* fmi2GetXXXStatus: allowed in stepComplete, stepFailed and terminated; s must be the kind that the
-   standard gives to that function; value must not be NULL. */
-#define STATUS_PRELUDE(fn, kind)                                                                           \
-  ENTER(fn, ST_STEP_COMPLETE | ST_STEP_FAILED | ST_TERMINATED)                                             \
-  if (!value) return fail(inst, "%s: value is NULL", fn);                                                  \
-  if (s != (kind)) return fail(inst, "%s: status kind %s does not belong to this function", fn, kind_name(s));
-
-fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value) {
-  STATUS_PRELUDE("fmi2GetStatus", fmi2DoStepStatus)
-  fmu_log(inst, fmi2Discard, "fmi2GetStatus(fmi2DoStepStatus): no asynchronous fmi2DoStep is pending");
-  return fmi2Discard;
-}
-
-fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value) {
-  STATUS_PRELUDE("fmi2GetRealStatus", fmi2LastSuccessfulTime)
-  *value = inst->last_successful_time;
-  return fmi2OK;
-}
-
-fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value) {
-  ENTER("fmi2GetIntegerStatus", ST_STEP_COMPLETE | ST_STEP_FAILED | ST_TERMINATED)
-  (void)value;
-  return fail(inst, "fmi2GetIntegerStatus: no integer status is defined (asked for %s)", kind_name(s));
-}
-
-fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value) {
-  STATUS_PRELUDE("fmi2GetBooleanStatus", fmi2Terminated)
-  *value = inst->terminated ? fmi2True : fmi2False;
-  return fmi2OK;
-}
-
-fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value) {
-  STATUS_PRELUDE("fmi2GetStringStatus", fmi2PendingStatus)
-  fmu_log(inst, fmi2Discard, "fmi2GetStringStatus(fmi2PendingStatus): no asynchronous fmi2DoStep is pending");
-  return fmi2Discard;
 }
 
 /* ---- resources ----------------------------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* Shared part of cosima's strict FMI 2.0 Co-Simulation test FMUs: the fmi2 functions themselves,
  * the instance state machine, logging and value access. Each FMU only describes its variables and
- * behaviour in one `fmu_model_definition` (see fmu_model below) and is linked with fmu_common.c.
+ * behaviour in one `fmu_model_definition` (see fmu_model below) and is linked with fmu_common.c (and
+ * fmu_shared.c, the part that the Model Exchange runtime shares).
  *
  * Strictness: a call the standard forbids in the current state, an unknown value reference, a value
  * reference of another type, an out-of-range value... returns fmi2Error and puts the instance in the

@@ -1,13 +1,15 @@
 /* The fmi2 functions of the Model Exchange test FMUs, written from the FMI 2.0.x standard (chapters 2
  * and 3, and 4 for the FMUs that also provide Co-Simulation): state machine and table of section 3.2.3,
- * made stricter where the standard leaves room (see me_common.h). */
+ * made stricter where the standard leaves room (see me_common.h). The functions and helpers that the
+ * Co-Simulation runtime has too are in fmu_shared.c. */
 #include "me_common.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "fmu_shared.h"
 
 #define MODEL me_model_definition
 #define INSTANCE_MAGIC 0x4d45c05au
@@ -35,47 +37,15 @@ static const char *mode_name(unsigned mode) {
 
 /* ---- logging ------------------------------------------------------------------------------------- */
 
-static const char *const k_categories[] = {"logEvents",     "logStatusWarning", "logStatusDiscard",
-                                           "logStatusError", "logStatusFatal",   "logAll"};
-enum { N_CATEGORIES = sizeof k_categories / sizeof k_categories[0], LOG_ALL_MASK = (1u << N_CATEGORIES) - 1 };
-
-static int category_of(fmi2Status status) {
-  switch (status) {
-    case fmi2OK: return 0;
-    case fmi2Warning: return 1;
-    case fmi2Discard: return 2;
-    case fmi2Error: return 3;
-    default: return 4;
-  }
-}
-
-static void vlog(me_instance *inst, fmi2Status status, const char *format, va_list args) {
-  int category = category_of(status);
-  if (status < fmi2Error && !(inst->log_mask & (1u << category))) return;
-  char message[2048];
-  vsnprintf(message, sizeof message, format, args);
-  /* the message is a printf format for the importer: hand it over as an argument of "%s" */
-  inst->cb.logger(inst->cb.componentEnvironment, inst->name ? inst->name : "", status, k_categories[category], "%s",
-                  message);
-}
-
 void me_log(me_instance *inst, fmi2Status status, const char *format, ...) {
   va_list args;
   va_start(args, format);
-  vlog(inst, status, format, args);
+  shared_vlog(&inst->cb, inst->name, inst->log_mask, status, format, args);
   va_end(args);
 }
 
-/* Log an error, put the instance in the error state and return fmi2Error. */
-static fmi2Status fail(me_instance *inst, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static fmi2Status fail(me_instance *inst, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vlog(inst, fmi2Error, format, args);
-  va_end(args);
-  inst->s.mode = ME_ERROR;
-  return fmi2Error;
-}
+/* Log an error, put the instance in the error state and evaluate to fmi2Error: return fail(inst, ...). */
+#define fail(inst, ...) (me_log((inst), fmi2Error, __VA_ARGS__), (inst)->s.mode = ME_ERROR, fmi2Error)
 
 /* A model callback returned `status`: fmi2Error/fmi2Fatal put the instance in the error state (the model
    logged why). These FMUs never return fmi2Fatal themselves. */
@@ -86,15 +56,8 @@ static fmi2Status model_status(me_instance *inst, fmi2Status status) {
 
 /* ---- memory, start values ------------------------------------------------------------------------ */
 
-static void *allocate(const fmi2CallbackFunctions *cb, size_t n, size_t size) {
-  void *p = cb->allocateMemory(n, size);
-  if (p) memset(p, 0, n * size);
-  return p;
-}
-
-static void release(me_instance *inst, void *p) {
-  if (p) inst->cb.freeMemory(p);
-}
+static void *allocate(me_instance *inst, size_t n, size_t size) { return shared_allocate(&inst->cb, n, size); }
+static void release(me_instance *inst, void *p) { shared_release(&inst->cb, p); }
 
 static void set_start_values(me_instance *inst) {
   for (int k = 0; k < MODEL.n_variables; ++k) {
@@ -116,16 +79,9 @@ static void compute(me_instance *inst) { MODEL.compute(inst); }
 static fmi2Status enter(fmi2Component c, const char *fn, int iface, unsigned me_allowed, unsigned cs_allowed,
                         me_instance **out) {
   *out = NULL;
+  if (!shared_is_instance(c, INSTANCE_MAGIC, fn, MODEL.model_identifier, "")) return fmi2Error;
   me_instance *inst = c;
-  if (!inst || inst->magic != INSTANCE_MAGIC) {
-    fprintf(stderr, "%s: %p is not a live instance of %s\n", fn, c, MODEL.model_identifier);
-    return fmi2Error;
-  }
-  if (inst->s.mode == ME_ERROR) {
-    me_log(inst, fmi2Error, "Illegal call sequence: %s after fmi2Error", fn);
-    fprintf(stderr, "Illegal call sequence: %s after fmi2Error\n", fn);
-    return fmi2Error;
-  }
+  if (inst->s.mode == ME_ERROR) return shared_after_error(&inst->cb, inst->name, fn);
   const int me = inst->type == fmi2ModelExchange;
   if (!(iface & (me ? IF_ME : IF_CS))) {
     if (me && !MODEL.do_step)
@@ -147,32 +103,26 @@ static fmi2Status enter(fmi2Component c, const char *fn, int iface, unsigned me_
     if (entered_ != fmi2OK) return entered_;                                    \
   }
 
-static int is_boolean(fmi2Boolean b) { return b == fmi2True || b == fmi2False; }
-
-/* ---- common functions ---------------------------------------------------------------------------- */
-
-const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
-const char *fmi2GetVersion(void) { return fmi2Version; }
-
-fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
-                               const fmi2String categories[]) {
-  ENTER("fmi2SetDebugLogging", IF_BOTH, ME_ALIVE, CS_ALIVE)
-  if (!is_boolean(loggingOn)) return fail(inst, "fmi2SetDebugLogging: loggingOn = %d is not an fmi2Boolean", loggingOn);
-  if (nCategories > 0 && !categories)
-    return fail(inst, "fmi2SetDebugLogging: categories is NULL, nCategories = %zu", nCategories);
-  unsigned mask = 0;
-  for (size_t k = 0; k < nCategories; ++k) {
-    int found = -1;
-    for (int j = 0; j < N_CATEGORIES && categories[k]; ++j)
-      if (strcmp(categories[k], k_categories[j]) == 0) found = j;
-    if (found < 0)
-      return fail(inst, "fmi2SetDebugLogging: unknown log category \"%s\"", categories[k] ? categories[k] : "(NULL)");
-    mask |= strcmp(k_categories[found], "logAll") == 0 ? (unsigned)LOG_ALL_MASK : 1u << found;
-  }
-  if (nCategories == 0) mask = LOG_ALL_MASK;
-  inst->log_mask = loggingOn ? inst->log_mask | mask : inst->log_mask & ~mask;
+/* The functions of fmu_shared.c enter here: their states mapped to those of 3.2.3 and 4.2.4. */
+fmi2Status runtime_enter(fmi2Component c, const char *fn, shared_states states, shared_instance *shared) {
+  static const struct {
+    int iface;
+    unsigned me_allowed, cs_allowed;
+  } allowed[] = {
+    [SHARED_ALIVE] = {IF_BOTH, ME_ALIVE, CS_ALIVE},
+    [SHARED_READABLE] = {IF_BOTH, ME_READABLE, CS_READABLE},
+    [SHARED_CS_INPUTS] = {IF_CS, 0, ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE},
+    [SHARED_CS_STEPPED] = {IF_CS, 0, ME_STEP_COMPLETE | ME_TERMINATED},  /* no stepFailed */
+    [SHARED_CS_PENDING] = {IF_CS, 0, 0},
+  };
+  ENTER(fn, allowed[states].iface, allowed[states].me_allowed, allowed[states].cs_allowed)
+  /* a Co-Simulation slave never asks to terminate (fmi2GetBooleanStatus) */
+  *shared = (shared_instance){&inst->cb, inst->name, &inst->log_mask, &inst->s.mode, ME_ERROR, MODEL.model_identifier,
+                              inst->s.last_successful_time, 0};
   return fmi2OK;
 }
+
+/* ---- instantiation ------------------------------------------------------------------------------- */
 
 static void free_instance(me_instance *inst);
 
@@ -180,30 +130,18 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
                               fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
                               fmi2Boolean visible, fmi2Boolean loggingOn) {
   (void)fmuResourceLocation;  /* no resources */
-  if (!functions || !functions->logger || !functions->allocateMemory || !functions->freeMemory) {
-    fprintf(stderr, "fmi2Instantiate(%s): functions, logger, allocateMemory and freeMemory must not be NULL\n",
-            MODEL.model_identifier);
-    return NULL;
-  }
-  me_instance *inst = allocate(functions, 1, sizeof *inst);
-  if (!inst) {
-    functions->logger(functions->componentEnvironment, instanceName ? instanceName : "", fmi2Error, "logStatusError",
-                      "fmi2Instantiate: out of memory");
-    return NULL;
-  }
+  me_instance *inst = shared_new_instance(instanceName, functions, sizeof *inst, MODEL.model_identifier);
+  if (!inst) return NULL;
   memcpy(&inst->cb, functions, sizeof inst->cb);
-  inst->log_mask = LOG_ALL_MASK;  /* loggingOn is checked below, and may be invalid */
+  inst->log_mask = SHARED_LOG_ALL;  /* loggingOn is checked below, and may be invalid */
   inst->magic = INSTANCE_MAGIC;
   inst->type = fmuType;
 
   char problem[512] = "";
-  int blank = 1;
-  for (const char *p = instanceName; p && *p; ++p) blank = blank && isspace((unsigned char)*p);
-  size_t name_length = instanceName ? strlen(instanceName) + 1 : 0;
-  if (!instanceName || blank)
+  if (shared_is_blank(instanceName))
     snprintf(problem, sizeof problem, "instanceName must be a non-empty string");
-  else if (!(inst->name = allocate(functions, name_length, 1)) ||
-           !(inst->values = allocate(functions, (size_t)MODEL.n_variables, sizeof *inst->values)))
+  else if (!(inst->name = shared_strdup(&inst->cb, instanceName)) ||
+           !(inst->values = allocate(inst, (size_t)MODEL.n_variables, sizeof *inst->values)))
     snprintf(problem, sizeof problem, "out of memory");
   else if (fmuType == fmi2ModelExchange && !MODEL.model_exchange)
     snprintf(problem, sizeof problem, "fmuType = fmi2ModelExchange, but %s provides Co-Simulation only",
@@ -214,19 +152,14 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
              MODEL.model_identifier);
   else if (fmuType != fmi2ModelExchange && fmuType != fmi2CoSimulation)
     snprintf(problem, sizeof problem, "fmuType = %d is not an fmi2Type", (int)fmuType);
-  else if (!fmuGUID || strcmp(fmuGUID, MODEL.guid) != 0)
-    snprintf(problem, sizeof problem, "fmuGUID \"%s\" is not the guid \"%s\" of modelDescription.xml",
-             fmuGUID ? fmuGUID : "(NULL)", MODEL.guid);
-  else if (!is_boolean(visible) || !is_boolean(loggingOn))
-    snprintf(problem, sizeof problem, "visible = %d and loggingOn = %d must be fmi2True or fmi2False", visible,
-             loggingOn);
-  if (inst->name) memcpy(inst->name, instanceName, name_length);
+  else
+    shared_check_instantiate(problem, sizeof problem, fmuGUID, MODEL.guid, visible, loggingOn);
   if (problem[0]) {
     me_log(inst, fmi2Error, "fmi2Instantiate: %s", problem);
     free_instance(inst);
     return NULL;
   }
-  inst->log_mask = loggingOn ? LOG_ALL_MASK : 0;
+  inst->log_mask = loggingOn ? SHARED_LOG_ALL : 0;
   set_start_values(inst);
   me_log(inst, fmi2OK, "fmi2Instantiate: %s instantiated for %s", MODEL.model_identifier,
          fmuType == fmi2ModelExchange ? "Model Exchange" : "Co-Simulation");
@@ -263,12 +196,8 @@ static void free_instance(me_instance *inst) {
 
 void fmi2FreeInstance(fmi2Component c) {
   if (!c) return;  /* the standard: a NULL pointer is ignored */
-  me_instance *inst = c;
-  if (inst->magic != INSTANCE_MAGIC) {
-    fprintf(stderr, "fmi2FreeInstance: %p is not a live instance of %s (freed twice?)\n", c, MODEL.model_identifier);
-    return;
-  }
-  free_instance(inst);
+  if (shared_is_instance(c, INSTANCE_MAGIC, "fmi2FreeInstance", MODEL.model_identifier, " (freed twice?)"))
+    free_instance(c);
 }
 
 /* The snapshot `state` if it was made by fmi2GetFMUstate of this instance and not freed since, else NULL. */
@@ -278,14 +207,14 @@ static me_snapshot *find_snapshot(me_instance *inst, fmi2FMUstate state) {
   return NULL;
 }
 
-static fmi2Status not_supported(me_instance *inst, const char *fn, const char *flag) {
-  return fail(inst, "%s is not supported by %s (%s)", fn, MODEL.model_identifier, flag);
-}
+/* fmi2Get/Set/FreeFMUstate: allowed in any state, supported if the model says so */
+#define FMU_STATE_PRELUDE(fn)                                                       \
+  if (!MODEL.can_get_and_set_fmu_state)                                             \
+    return shared_unsupported(c, fn, SHARED_ALIVE, "canGetAndSetFMUstate=\"false\""); \
+  ENTER(fn, IF_BOTH, ME_ALIVE, CS_ALIVE)
 
 fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
-  ENTER("fmi2GetFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
-  if (!MODEL.can_get_and_set_fmu_state)
-    return not_supported(inst, "fmi2GetFMUstate", "canGetAndSetFMUstate=\"false\"");
+  FMU_STATE_PRELUDE("fmi2GetFMUstate")
   if (!FMUstate) return fail(inst, "fmi2GetFMUstate: FMUstate is NULL");
   me_snapshot *snapshot = NULL;
   if (*FMUstate) {  /* "If on entry *FMUstate is not NULL, ... the memory is reused" */
@@ -293,8 +222,8 @@ fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
       return fail(inst, "fmi2GetFMUstate: *FMUstate = %p is neither NULL nor an FMU state of this instance",
                   *FMUstate);
   } else {
-    if (!(snapshot = allocate(&inst->cb, 1, sizeof *snapshot))) return fail(inst, "fmi2GetFMUstate: out of memory");
-    if (!(snapshot->values = allocate(&inst->cb, (size_t)MODEL.n_variables, sizeof *snapshot->values))) {
+    if (!(snapshot = allocate(inst, 1, sizeof *snapshot))) return fail(inst, "fmi2GetFMUstate: out of memory");
+    if (!(snapshot->values = allocate(inst, (size_t)MODEL.n_variables, sizeof *snapshot->values))) {
       release(inst, snapshot);
       return fail(inst, "fmi2GetFMUstate: out of memory");
     }
@@ -309,9 +238,7 @@ fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
 }
 
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate) {
-  ENTER("fmi2SetFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
-  if (!MODEL.can_get_and_set_fmu_state)
-    return not_supported(inst, "fmi2SetFMUstate", "canGetAndSetFMUstate=\"false\"");
+  FMU_STATE_PRELUDE("fmi2SetFMUstate")
   me_snapshot *snapshot = find_snapshot(inst, FMUstate);
   if (!snapshot)
     return fail(inst, "fmi2SetFMUstate: %p is not an FMU state of this instance (never made, or freed)", FMUstate);
@@ -321,9 +248,7 @@ fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate) {
 }
 
 fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
-  ENTER("fmi2FreeFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
-  if (!MODEL.can_get_and_set_fmu_state)
-    return not_supported(inst, "fmi2FreeFMUstate", "canGetAndSetFMUstate=\"false\"");
+  FMU_STATE_PRELUDE("fmi2FreeFMUstate")
   if (!FMUstate) return fail(inst, "fmi2FreeFMUstate: FMUstate is NULL");
   if (!*FMUstate) return fmi2OK;  /* "If a null pointer is provided, the call is ignored" */
   me_snapshot **link = &inst->snapshots;
@@ -337,54 +262,15 @@ fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate) {
   return fmi2OK;
 }
 
-fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, size_t *size) {
-  (void)FMUstate;
-  (void)size;
-  ENTER("fmi2SerializedFMUstateSize", IF_BOTH, ME_ALIVE, CS_ALIVE)
-  return not_supported(inst, "fmi2SerializedFMUstateSize", "canSerializeFMUstate=\"false\"");
-}
-
-fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate FMUstate, fmi2Byte serializedState[], size_t size) {
-  (void)FMUstate;
-  (void)serializedState;
-  (void)size;
-  ENTER("fmi2SerializeFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
-  return not_supported(inst, "fmi2SerializeFMUstate", "canSerializeFMUstate=\"false\"");
-}
-
-fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedState[], size_t size,
-                                   fmi2FMUstate *FMUstate) {
-  (void)serializedState;
-  (void)size;
-  (void)FMUstate;
-  ENTER("fmi2DeSerializeFMUstate", IF_BOTH, ME_ALIVE, CS_ALIVE)
-  return not_supported(inst, "fmi2DeSerializeFMUstate", "canSerializeFMUstate=\"false\"");
-}
-
-fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[], size_t nUnknown,
-                                        const fmi2ValueReference vKnown_ref[], size_t nKnown,
-                                        const fmi2Real dvKnown[], fmi2Real dvUnknown[]) {
-  (void)vUnknown_ref;
-  (void)nUnknown;
-  (void)vKnown_ref;
-  (void)nKnown;
-  (void)dvKnown;
-  (void)dvUnknown;
-  ENTER("fmi2GetDirectionalDerivative", IF_BOTH, ME_READABLE, CS_READABLE)
-  return not_supported(inst, "fmi2GetDirectionalDerivative", "providesDirectionalDerivative=\"false\"");
-}
-
 /* ---- initialization, termination ----------------------------------------------------------------- */
 
 fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance, fmi2Real startTime,
                                fmi2Boolean stopTimeDefined, fmi2Real stopTime) {
   ENTER("fmi2SetupExperiment", IF_BOTH, ME_INSTANTIATED, ME_INSTANTIATED)
   (void)tolerance;
-  if (!is_boolean(toleranceDefined) || !is_boolean(stopTimeDefined))
-    return fail(inst, "fmi2SetupExperiment: toleranceDefined/stopTimeDefined must be fmi2True or fmi2False");
-  if (!isfinite(startTime)) return fail(inst, "fmi2SetupExperiment: startTime = %g is not finite", startTime);
-  if (stopTimeDefined && !(stopTime >= startTime))
-    return fail(inst, "fmi2SetupExperiment: stopTime = %.17g is before startTime = %.17g", stopTime, startTime);
+  char problem[SHARED_MESSAGE_SIZE];
+  if (!shared_check_experiment(problem, toleranceDefined, startTime, stopTimeDefined, stopTime))
+    return fail(inst, "%s", problem);
   inst->s.time = inst->s.time_floor = inst->s.last_successful_time = startTime;
   inst->s.stop_time_defined = stopTimeDefined;
   inst->s.stop_time = stopTime;
@@ -522,7 +408,7 @@ static fmi2Status check_set(me_instance *inst, const char *fn, const fmi2ValueRe
     if (why)
       return fail(inst, "%s: cannot set %s (vr %u) in %s: %s", fn, v->name, vr[k], mode_name(inst->s.mode), why);
     double x = reals ? reals[k] : ints[k];
-    if (v->type == ME_BOOLEAN && !is_boolean(ints[k]))
+    if (v->type == ME_BOOLEAN && !shared_is_boolean(ints[k]))
       return fail(inst, "%s: %s = %d is not an fmi2Boolean (fmi2True = 1, fmi2False = 0)", fn, v->name, ints[k]);
     if (v->has_range && !(x >= v->min && x <= v->max))
       return fail(inst, "%s: %s = %.17g is out of its range [%g, %g]", fn, v->name, x, v->min, v->max);
@@ -612,12 +498,17 @@ fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n
   return fmi2OK;
 }
 
+/* fmi2GetContinuousStates, fmi2GetDerivatives: x[k] = the Real variable indices[k], for the nx states */
+static fmi2Status get_state_vector(me_instance *inst, const char *fn, fmi2Real x[], size_t nx, const int *indices) {
+  CHECK(check_vector(inst, fn, "nx", x, nx, (size_t)MODEL.nx, "continuous states"))
+  compute(inst);
+  for (int k = 0; k < MODEL.nx; ++k) x[k] = inst->values[indices[k]].r;
+  return fmi2OK;
+}
+
 fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx) {
   ENTER("fmi2GetContinuousStates", IF_ME, ME_READABLE, 0)
-  CHECK(check_vector(inst, "fmi2GetContinuousStates", "nx", x, nx, (size_t)MODEL.nx, "continuous states"))
-  compute(inst);
-  for (int k = 0; k < MODEL.nx; ++k) x[k] = inst->values[MODEL.states[k]].r;
-  return fmi2OK;
+  return get_state_vector(inst, "fmi2GetContinuousStates", x, nx, MODEL.states);
 }
 
 /* The table of 3.2.3 allows it in instantiated but not in Initialization Mode; FMI 2.0.3 swapped that
@@ -632,9 +523,7 @@ fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal
 
 fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx) {
   ENTER("fmi2GetDerivatives", IF_ME, ME_READABLE, 0)
-  CHECK(check_vector(inst, "fmi2GetDerivatives", "nx", derivatives, nx, (size_t)MODEL.nx, "continuous states"))
-  compute(inst);
-  for (int k = 0; k < MODEL.nx; ++k) derivatives[k] = inst->values[MODEL.derivatives[k]].r;
+  CHECK(get_state_vector(inst, "fmi2GetDerivatives", derivatives, nx, MODEL.derivatives))
   return MODEL.derivatives_hook ? model_status(inst, MODEL.derivatives_hook(inst, derivatives)) : fmi2OK;
 }
 
@@ -715,7 +604,7 @@ fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
 fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
                                        fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation) {
   ENTER("fmi2CompletedIntegratorStep", IF_ME, ME_CONTINUOUS_TIME_MODE, 0)
-  if (!is_boolean(noSetFMUStatePriorToCurrentPoint))
+  if (!shared_is_boolean(noSetFMUStatePriorToCurrentPoint))
     return fail(inst, "fmi2CompletedIntegratorStep: noSetFMUStatePriorToCurrentPoint = %d is not an fmi2Boolean",
                 noSetFMUStatePriorToCurrentPoint);
   if (!enterEventMode || !terminateSimulation)
@@ -743,87 +632,12 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
                       fmi2Boolean noSetFMUStatePriorToCurrentPoint) {
   ENTER("fmi2DoStep", IF_CS, 0, ME_STEP_COMPLETE)
   const double t = currentCommunicationPoint, h = communicationStepSize;
-  if (!is_boolean(noSetFMUStatePriorToCurrentPoint))
-    return fail(inst, "fmi2DoStep: noSetFMUStatePriorToCurrentPoint = %d is not an fmi2Boolean",
-                noSetFMUStatePriorToCurrentPoint);
-  if (!isfinite(t) || !(fabs(t - inst->s.time) <= 1e-9 * fmax(1.0, fabs(inst->s.time))))
-    return fail(inst, "fmi2DoStep: currentCommunicationPoint = %.17g, but the FMU is at t = %.17g", t, inst->s.time);
-  if (!(h > 0.0) || !isfinite(h)) return fail(inst, "fmi2DoStep: communicationStepSize = %.17g, must be > 0", h);
-  if (inst->s.stop_time_defined && t + h > inst->s.stop_time + 1e-9 * fmax(1.0, fabs(inst->s.stop_time)))
-    return fail(inst, "fmi2DoStep: t + h = %.17g is past the stopTime %.17g of fmi2SetupExperiment", t + h,
-                inst->s.stop_time);
+  char problem[SHARED_MESSAGE_SIZE];
+  if (!shared_check_step(problem, t, h, noSetFMUStatePriorToCurrentPoint, inst->s.time, inst->s.stop_time_defined,
+                         inst->s.stop_time))
+    return fail(inst, "%s", problem);
   compute(inst);
   fmi2Status status = model_status(inst, MODEL.do_step(inst, t, h));
   if (status <= fmi2Warning) inst->s.time = inst->s.last_successful_time = t + h;
   return status;
-}
-
-fmi2Status fmi2CancelStep(fmi2Component c) {
-  ENTER("fmi2CancelStep", IF_CS, 0, 0)  /* only in stepInProgress, which is never reached: no fmi2Pending */
-  return fmi2Error;
-}
-
-static const char *kind_name(fmi2StatusKind s) {
-  switch (s) {
-    case fmi2DoStepStatus: return "fmi2DoStepStatus";
-    case fmi2PendingStatus: return "fmi2PendingStatus";
-    case fmi2LastSuccessfulTime: return "fmi2LastSuccessfulTime";
-    case fmi2Terminated: return "fmi2Terminated";
-    default: return "(not an fmi2StatusKind)";
-  }
-}
-
-#define STATUS_PRELUDE(fn, kind)                                                                           \
-  ENTER(fn, IF_CS, 0, ME_STEP_COMPLETE | ME_TERMINATED)                                                    \
-  if (!value) return fail(inst, "%s: value is NULL", fn);                                                  \
-  if (s != (kind)) return fail(inst, "%s: status kind %s does not belong to this function", fn, kind_name(s));
-
-fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value) {
-  STATUS_PRELUDE("fmi2GetStatus", fmi2DoStepStatus)
-  me_log(inst, fmi2Discard, "fmi2GetStatus(fmi2DoStepStatus): no asynchronous fmi2DoStep is pending");
-  return fmi2Discard;
-}
-
-fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value) {
-  STATUS_PRELUDE("fmi2GetRealStatus", fmi2LastSuccessfulTime)
-  *value = inst->s.last_successful_time;
-  return fmi2OK;
-}
-
-fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value) {
-  ENTER("fmi2GetIntegerStatus", IF_CS, 0, ME_STEP_COMPLETE | ME_TERMINATED)
-  (void)value;
-  return fail(inst, "fmi2GetIntegerStatus: no integer status is defined (asked for %s)", kind_name(s));
-}
-
-fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value) {
-  STATUS_PRELUDE("fmi2GetBooleanStatus", fmi2Terminated)
-  *value = fmi2False;  /* the slave never asks to terminate */
-  return fmi2OK;
-}
-
-fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value) {
-  STATUS_PRELUDE("fmi2GetStringStatus", fmi2PendingStatus)
-  me_log(inst, fmi2Discard, "fmi2GetStringStatus(fmi2PendingStatus): no asynchronous fmi2DoStep is pending");
-  return fmi2Discard;
-}
-
-fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
-                                       const fmi2Integer order[], const fmi2Real value[]) {
-  (void)vr;
-  (void)nvr;
-  (void)order;
-  (void)value;
-  ENTER("fmi2SetRealInputDerivatives", IF_CS, 0, ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE)
-  return not_supported(inst, "fmi2SetRealInputDerivatives", "canInterpolateInputs=\"false\"");
-}
-
-fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
-                                        const fmi2Integer order[], fmi2Real value[]) {
-  (void)vr;
-  (void)nvr;
-  (void)order;
-  (void)value;
-  ENTER("fmi2GetRealOutputDerivatives", IF_CS, 0, ME_STEP_COMPLETE | ME_TERMINATED)
-  return not_supported(inst, "fmi2GetRealOutputDerivatives", "maxOutputDerivativeOrder=\"0\"");
 }

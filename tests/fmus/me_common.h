@@ -1,7 +1,7 @@
 /* Shared part of cosima's strict FMI 2.0 Model Exchange test FMUs (me_common.c), the counterpart of
  * fmu_common.h for chapter 3 of the standard: the fmi2 functions, the state machine of section 3.2.3,
  * logging, value access and FMU states. Each FMU describes its variables and behaviour in one
- * `me_model_definition` and is linked with me_common.c (not with fmu_common.c). An FMU may also
+ * `me_model_definition` and is linked with me_common.c and fmu_shared.c (not with fmu_common.c). An FMU may also
  * provide Co-Simulation (me_model.do_step): an instance then follows the state machine of the interface
  * it was instantiated with (section 3.2.3 or 4.2.4; CS without asynchronous steps, never stepFailed).
  *

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "support/identical_runs.hpp"
 #include "test_support.hpp"
 
 #include "core/metrics.hpp"
@@ -22,6 +23,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 using testing::error_of;
+using testing::expect_identical;
 
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 const std::filesystem::path kTestFmus = COSIMA_C_FMU_DIR;
@@ -49,16 +51,6 @@ ScenarioRun run(Json doc, const std::vector<std::string>& overrides, const std::
   return run_scenario(parse_scenario(doc, kExamples / file));
 }
 
-void expect_identical(const ScenarioRun& a, const ScenarioRun& b, const std::string& what) {
-  ASSERT_EQ(a.results->times().size(), b.results->times().size()) << what;
-  for (const auto& label : a.results->labels()) {
-    const auto& x = a.results->column(label);
-    const auto& y = b.results->column(label);
-    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], y[i]) << what << ", " << label << " sample " << i;
-  }
-  EXPECT_EQ(a.stats.iterations, b.stats.iterations) << what;
-  EXPECT_EQ(a.stats.integrations, b.stats.integrations) << what;
-}
 
 struct MethodCase {
   std::string label;
@@ -253,6 +245,36 @@ TEST(ModelExchange, StepEventsAreHandledAndLeaveTheTrajectory) {
   const auto& a = plain.results->column("ball.h_out");
   const auto& b = stepped.results->column("ball.h_out");
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6) << "sample " << i;
+}
+
+/// A hybrid model without continuous states: its only event indicator crosses zero at t = 0.37.
+class Alarm final : public OdeModel {
+ public:
+  Alarm() : OdeModel("alarm", {}) {}
+  [[nodiscard]] Eigen::VectorXd initial_state() const override { return {}; }
+  void derivatives(double, ConstVectorRef, ConstVectorRef, VectorRef) const override {}
+  void outputs(double, ConstVectorRef, ConstVectorRef, VectorRef) const override {}
+  [[nodiscard]] std::unique_ptr<OdeModel> clone() const override { return std::make_unique<Alarm>(*this); }
+  [[nodiscard]] int event_indicator_count() const override { return 1; }
+  void event_indicators(double t, ConstVectorRef, ConstVectorRef, VectorRef z) const override { z(0) = 0.37 - t; }
+  EventOutcome handle_event(double t, VectorRef, ConstVectorRef, const EventCause& cause) override {
+    if (cause.state_event) fired_at = t;
+    return {};
+  }
+  double fired_at = -1.0;
+};
+
+TEST(ModelExchange, StateEventsOfAModelWithoutStatesAreLocatedByEveryIntegrator) {
+  for (const std::string kind : {"cvode", "dopri5", "euler"}) {
+    auto alarm = std::make_unique<Alarm>();
+    const Alarm& model = *alarm;
+    NativeSystem system("alarm", std::move(alarm), make_integrator(kind, {}));
+    system.initialize(0.0);
+    system.set_inputs(InputPolynomials::Zero(0, kInputCoefficients));
+    for (int k = 0; k < 5; ++k) ASSERT_TRUE(system.do_step(0.1).ok()) << kind;
+    EXPECT_EQ(system.events(), 1) << kind;
+    EXPECT_NEAR(model.fired_at, 0.37, 1e-13) << kind;
+  }
 }
 
 // --- capabilities provided by cosima -------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/slots.hpp"
 
 namespace cosima::fmi {
 
@@ -232,13 +233,9 @@ EventOutcome MeModel::handle_event(double t, VectorRef x, ConstVectorRef u, cons
 bool MeModel::can_restore_discrete_state() const { return fmu_->can_save_state() || !description().may_have_discrete_state(); }
 
 int MeModel::save_discrete_state(int overwrite) {
-  int slot = overwrite;
-  if (slot < 0) {
-    slot = 0;
-    while (slot < static_cast<int>(saved_.size()) && saved_[static_cast<std::size_t>(slot)].in_use) ++slot;
-    if (slot == static_cast<int>(saved_.size())) saved_.emplace_back();
-  }
-  Saved& saved = saved_.at(static_cast<std::size_t>(slot));
+  const int slot = acquire_slot(saved_, overwrite);
+  if (slot < 0) throw Error(fmt::format("{}: no saved state {}", fmu_->where(), overwrite));
+  Saved& saved = saved_[static_cast<std::size_t>(slot)];
   if (fmu_->can_save_state()) saved.fmu_slot = fmu_->save_state(saved.fmu_slot, t_set_);
   saved.next_event_time = next_event_time_;
   saved.discrete_set = discrete_set_;

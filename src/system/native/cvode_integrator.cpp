@@ -98,7 +98,8 @@ void CvodeIntegrator::allocate(Eigen::Index n, double t0) {
 StepResult CvodeIntegrator::advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) {
   stop_ = {t1};
   const Eigen::Index n = x.size();
-  if (n == 0 || t1 <= t0) return StepResult::success();
+  if (n == 0) return advance_without_states(rhs, t0, t1, x);
+  if (t1 <= t0) return StepResult::success();
   current_ = &rhs;
   if (size_ != n) {
     allocate(n, t0);

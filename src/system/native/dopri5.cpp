@@ -56,7 +56,8 @@ double Dopri5::initial_step(const StepRhs& rhs, double t0, const Eigen::VectorXd
 StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) {
   stop_ = {t1};
   const Eigen::Index n = x.size();
-  if (n == 0 || t1 <= t0) return StepResult::success();
+  if (n == 0) return advance_without_states(rhs, t0, t1, x);
+  if (t1 <= t0) return StepResult::success();
   resize(n);
   begin_events(rhs, t0, x);
   if (!have_fsal_) {

@@ -5,6 +5,7 @@
 namespace cosima {
 
 StepResult ForwardEuler::advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) {
+  if (x.size() == 0) return advance_without_states(rhs, t0, t1, x);
   stop_ = {t1};
   dx_.resize(x.size());
   const double h = (t1 - t0) / steps_;

@@ -30,6 +30,14 @@ void Integrator::begin_events(const StepRhs& rhs, double t0, const Eigen::Vector
   rhs.indicators(t0, x0, z_start_);
 }
 
+StepResult Integrator::advance_without_states(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) {
+  stop_ = {t1};
+  if (t1 <= t0 || (rhs.indicator_count() == 0 && !rhs.wants_step_reports())) return StepResult::success();
+  begin_events(rhs, t0, x);
+  end_of_step(rhs, t0, t1, x);
+  return StepResult::success();
+}
+
 bool Integrator::domain_changed(const Eigen::VectorXd& z) const {
   // FMI 2.0 §3.1: the domains are z > 0 and z ≤ 0
   for (Eigen::Index i = 0; i < z.size(); ++i) {

@@ -107,6 +107,9 @@ class Integrator {
   virtual void interpolate(double /*t*/, Eigen::VectorXd& /*x*/) const {}
   /// Event indicators at the start of an advance (explicit integrators).
   void begin_events(const StepRhs& rhs, double t0, const Eigen::VectorXd& x0);
+  /// A model without continuous states has nothing to integrate, but its event indicators may
+  /// still change with time (and u): the advance is one "step" [t0, t1] checked like any other.
+  StepResult advance_without_states(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x);
   /// After an accepted internal step [t_a, t_b] ending in x: locates the first domain change of an
   /// event indicator in (t_a, t_b] by bisection on interpolate() — to |Δt| ≤ 1e-14·max(1, |t|) —
   /// then reports the step to the model. True when the advance must stop (stop_ says where; x is

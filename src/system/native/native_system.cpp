@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/slots.hpp"
 
 namespace cosima {
 
@@ -183,14 +184,8 @@ void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::Vecto
 }
 
 StateId NativeSystem::do_save_state(StateId overwrite) {
-  StateId id = overwrite;
-  if (id < 0) {
-    id = 0;
-    while (id < static_cast<StateId>(snapshots_.size()) && snapshots_[static_cast<std::size_t>(id)].in_use) ++id;
-    if (id == static_cast<StateId>(snapshots_.size())) snapshots_.emplace_back();
-  } else if (id >= static_cast<StateId>(snapshots_.size()) || !snapshots_[static_cast<std::size_t>(id)].in_use) {
-    throw Error(fmt::format("system '{}': no saved state {}", name(), id));
-  }
+  const StateId id = acquire_slot(snapshots_, overwrite);
+  if (id < 0) throw Error(fmt::format("system '{}': no saved state {}", name(), overwrite));
   Snapshot& snapshot = snapshots_[static_cast<std::size_t>(id)];
   snapshot.t = t_;
   snapshot.x = x_;
