@@ -14,6 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view xml(reinterpret_cast<const char*>(data), size);
   try {
     const cosima::fmi::ModelDescription md = cosima::fmi::parse_model_description(xml, "fuzz.fmu");
+    if (!md.co_simulation && !md.model_exchange) __builtin_trap();  // at least one interface, or refused
+    (void)md.may_have_discrete_state();
     for (const cosima::fmi::ScalarVariable& v : md.variables) {
       const cosima::PortInfo info = md.port_info(v);
       const std::string text = cosima::describe(info);
