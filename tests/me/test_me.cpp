@@ -149,6 +149,19 @@ TEST(ModelExchange, CoSimulationAndModelExchangeFmusInOneScenarioUnderEveryMetho
   for (const MethodCase& method : every_method(native)) {
     expect_identical(run(native, method.overrides), run(mixed, method.overrides), "CS + ME under " + method.label);
   }
+  // a Co-Simulation FMU without rollback next to the ME FMU: every method runs that does not need
+  // the prey's rollback, and those that do are refused naming the system and the capability
+  mixed["systems"]["prey"]["fmu"] = "b3_prey_norollback.fmu";
+  int ran = 0;
+  for (const MethodCase& method : every_method(native)) {
+    const std::string refused = error_of([&] { (void)run(mixed, method.overrides); });
+    if (refused.empty()) {
+      ++ran;
+      continue;
+    }
+    EXPECT_NE(refused.find("system 'prey' lacks capability 'rollback'"), std::string::npos) << method.label << ": " << refused;
+  }
+  EXPECT_GE(ran, 6) << "jacobi, gauss-seidel, costarica, missiles, defect-jacobi and choptrey need no rollback";
 }
 
 // --- the bouncing ball: state event, time event, step events -----------------------------------------
