@@ -81,12 +81,12 @@ struct Benchmark {
 
 const std::vector<Benchmark>& benchmarks() {
   static const std::vector<Benchmark> list = {
-      {"b1_ifosmondi_damper.json", {"stop=1", "method.dt=0.05"}},
-      {"b2_two_bodies.json", {"stop=10", "method.dt=0.5"}},
-      {"b3_lotka_volterra.json", {"stop=2", "method.dt=0.05"}},
-      {"b4_two_mass.json", {"stop=0.2", "method.dt=0.005"}},
+      {"b1_ifosmondi_damper.json", {"stop=0.5", "method.dt=0.05"}},
+      {"b2_two_bodies.json", {"stop=5", "method.dt=0.5"}},
+      {"b3_lotka_volterra.json", {"stop=1", "method.dt=0.05"}},
+      {"b4_two_mass.json", {"stop=0.05", "method.dt=0.005"}},
       {"b5_rotational_oscillator.json",
-       {"stop=10", "method.dt=1", "systems.body1.integrator=dopri5", "systems.body2.integrator=dopri5",
+       {"stop=5", "method.dt=1", "systems.body1.integrator=dopri5", "systems.body2.integrator=dopri5",
         "systems.body1.integrator_options={\"rtol\": 1e-10, \"atol\": 1e-12}",
         "systems.body2.integrator_options={\"rtol\": 1e-10, \"atol\": 1e-12}"}},
   };

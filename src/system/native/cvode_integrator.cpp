@@ -5,19 +5,36 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include <cstdlib>
 #include <exception>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace cosima {
 
 namespace {
 constexpr long kMaxSteps = 1'000'000;  ///< per advance
+/// CVodeGetReturnFlagName's name (it allocates the string; the caller frees it).
+std::string flag_name(int flag) {
+  char* name = CVodeGetReturnFlagName(flag);
+  std::string text = name != nullptr ? name : "unknown flag";
+  std::free(name);  // NOLINT(cppcoreguidelines-no-malloc): SUNDIALS allocates it with malloc
+  return text;
+}
+
 void check(int flag, const char* call) {
-  if (flag < 0) throw Error(fmt::format("cvode: {} failed ({})", call, CVodeGetReturnFlagName(flag)));
+  if (flag < 0) throw Error(fmt::format("cvode: {} failed ({})", call, flag_name(flag)));
+}
+
+/// CVODE's own messages go to the debug log: its failures come back as reasons anyway.
+void cvode_message(int code, const char* module, const char* function, char* message, void* /*data*/) {
+  if (log_level() < LogLevel::debug) return;
+  log(LogLevel::debug, fmt::format("{} {} ({}): {}", module != nullptr ? module : "CVODE", function != nullptr ? function : "",
+                                   code, message != nullptr ? message : ""));
 }
 }  // namespace
 
@@ -86,6 +103,7 @@ void CvodeIntegrator::allocate(Eigen::Index n, double t0) {
   if (y_ == nullptr || memory_ == nullptr) throw Error("cvode: allocation failed");
   check(CVodeInit(memory_, rhs_callback, t0, y_), "CVodeInit");
   check(CVodeSetUserData(memory_, this), "CVodeSetUserData");
+  check(CVodeSetErrHandlerFn(memory_, cvode_message, nullptr), "CVodeSetErrHandlerFn");
   check(CVodeSStolerances(memory_, options_.rtol, options_.atol), "CVodeSStolerances");
   matrix_ = SUNDenseMatrix(n, n, context_);
   solver_ = SUNLinSol_Dense(y_, matrix_, context_);
@@ -145,7 +163,7 @@ StepResult CvodeIntegrator::advance(const StepRhs& rhs, double t0, double t1, Ei
   }
   if (flag < 0) {
     needs_reinit_ = true;
-    return StepResult::failure(fmt::format("cvode: {} at t = {}{}", CVodeGetReturnFlagName(flag), t_reached,
+    return StepResult::failure(fmt::format("cvode: {} at t = {}{}", flag_name(flag), t_reached,
                                            non_finite_.empty() ? "" : " (" + non_finite_ + ")"));
   }
   if (flag == CV_ROOT_RETURN) stop_ = {t_reached, true, false, false};
