@@ -32,9 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const cosima::fmi::FmuArchive archive(path, {.total_bytes = 64ULL << 20, .compression_ratio = 1000.0});
     if (!std::filesystem::is_directory(archive.directory())) __builtin_trap();
     (void)archive.resource_uri();
-    try {
-      (void)archive.binary();
-    } catch (const cosima::Error&) {
+    for (const auto interface : {cosima::fmi::FmiInterface::co_simulation, cosima::fmi::FmiInterface::model_exchange}) {
+      try {
+        (void)archive.binary(interface);
+      } catch (const cosima::Error&) {
+      }
     }
   } catch (const cosima::Error&) {
   }
