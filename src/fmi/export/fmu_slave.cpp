@@ -390,7 +390,7 @@ class Slave {
     }
     return guarded([&] {
       Eigen::Map<Eigen::VectorXd> out(dx, static_cast<Eigen::Index>(nx));
-      model_->derivatives(t_, x_, inputs_.col(0), out);
+      model_->derivatives(t_, x_, me_inputs(), out);
       return fmi2OK;
     });
   }
@@ -401,7 +401,7 @@ class Slave {
     }
     return guarded([&] {
       Eigen::Map<Eigen::VectorXd> out(z, static_cast<Eigen::Index>(nz));
-      model_->event_indicators(t_, x_, inputs_.col(0), out);
+      model_->event_indicators(t_, x_, me_inputs(), out);
       return fmi2OK;
     });
   }
@@ -421,7 +421,7 @@ class Slave {
         cause.time_event = t_ >= announced_time_event_;
         cause.state_event = true;  // the model checks its own conditions
         Eigen::VectorXd x = x_;
-        const EventOutcome outcome = model_->handle_event(t_, x, inputs_.col(0), cause);
+        const EventOutcome outcome = model_->handle_event(t_, x, me_inputs(), cause);
         info->valuesOfContinuousStatesChanged = outcome.states_changed || x != x_ ? fmi2True : fmi2False;
         info->terminateSimulation = outcome.terminate ? fmi2True : fmi2False;
         x_ = x;
@@ -451,9 +451,14 @@ class Slave {
     error(fmt::format("{}: {} values given, the model has {}", call, n, expected));
     return false;
   }
+  /// u as a contiguous vector (inputs_ is row-major): copied into a member, no allocation per call.
+  const Eigen::VectorXd& me_inputs() {
+    me_u_ = inputs_.col(0);
+    return me_u_;
+  }
   /// An output, state or derivative at the (t, x, u) the importer set (Model Exchange).
   double me_value(const ExportedVariable& v) {
-    const Eigen::VectorXd u = inputs_.col(0);
+    const Eigen::VectorXd& u = me_inputs();
     switch (v.role) {
       case Role::state: return x_(v.index);
       case Role::derivative:
@@ -467,7 +472,7 @@ class Slave {
     }
   }
   const Linearization& me_linearization() {
-    const Eigen::VectorXd u = inputs_.col(0);
+    const Eigen::VectorXd& u = me_inputs();
     if (!model_->jacobians(t_, x_, u, me_jacobians_)) finite_difference_jacobians(*model_, t_, x_, u, me_jacobians_);
     return me_jacobians_;
   }
@@ -494,7 +499,7 @@ class Slave {
   Eigen::VectorXd buffer_;
   // Model Exchange: what the importer set, and the event bookkeeping
   double t_ = 0.0;
-  Eigen::VectorXd x_;
+  Eigen::VectorXd x_, me_u_;
   double announced_time_event_ = std::numeric_limits<double>::infinity();
   bool event_handled_ = false;
   Linearization me_jacobians_;
