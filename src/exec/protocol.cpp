@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "methods/method_factory.hpp"
 #include "scenario/scenario.hpp"
 
 namespace cosima {
@@ -147,6 +148,8 @@ void describe(const System& system, wire::Writer& w) {
     for (int i = 0; i < system.input_count(); ++i) w.put(static_cast<std::uint8_t>(system.output_depends_on_input(o, i)));
   }
   for (Capability c : kAllCapabilities) w.put(static_cast<std::uint8_t>(system.has(c)));
+  for (Capability c : kAllCapabilities) w.put(static_cast<std::uint8_t>(system.emulated_capabilities().has(c)));
+  w.put(static_cast<std::int32_t>(system.emulation_substeps()));
   w.put(static_cast<std::int32_t>(system.max_output_derivative_order()));
   for (int i = 0; i < system.input_count(); ++i) put_port(w, system.input_info(i));
   for (int o = 0; o < system.output_count(); ++o) put_port(w, system.output_info(o));
@@ -171,6 +174,10 @@ RemoteSystem::RemoteSystem(RemoteChannel& channel, int index, const std::string&
   for (Capability c : kAllCapabilities) {
     if (r.get<std::uint8_t>() != 0) capabilities_.add(c);
   }
+  for (Capability c : kAllCapabilities) {
+    if (r.get<std::uint8_t>() != 0) emulated_.add(c);
+  }
+  substeps_ = r.get<std::int32_t>();
   derivative_order_ = r.get<std::int32_t>();
   for (std::size_t i = 0; i < inputs_.size(); ++i) input_ports_.push_back(get_port(r));
   for (std::size_t o = 0; o < outputs_names_.size(); ++o) output_ports_.push_back(get_port(r));
@@ -350,11 +357,14 @@ std::string decode_descriptions(const char* data, std::size_t size, std::vector<
 
 SystemServer::SystemServer(const Scenario& scenario, const std::vector<int>& systems) {
   wire::Writer w(descriptions_);
+  std::vector<std::string> ignored;
+  std::unique_ptr<CouplingMethod> method;  // what it needs of each system decides the emulation
   for (int s : systems) {
     w.put(static_cast<std::int32_t>(s));
     try {
+      if (!method) method = make_method(scenario.method, scenario.run.dt, ignored);
       Owned entry;
-      entry.system = build_system(scenario.systems.at(static_cast<std::size_t>(s)));
+      entry.system = build_system(scenario.systems.at(static_cast<std::size_t>(s)), *method);
       entry.host.system = entry.system.get();
       std::vector<char> description;
       wire::Writer d(description);

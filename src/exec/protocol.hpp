@@ -59,6 +59,9 @@ class RemoteSystem final : public System {
   [[nodiscard]] double time() const override { return time_; }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
 
+  [[nodiscard]] CapabilitySet emulated_capabilities() const override { return emulated_; }
+  [[nodiscard]] int emulation_substeps() const override { return substeps_; }
+
   /// After each reply: what the proxy can now answer without asking.
   void update(const Order& order, const Reply& reply, const Counters& counters);
 
@@ -83,7 +86,8 @@ class RemoteSystem final : public System {
   std::vector<std::string> inputs_, outputs_names_, states_;
   std::vector<PortInfo> input_ports_, output_ports_;
   std::vector<bool> feedthrough_;
-  CapabilitySet capabilities_;
+  CapabilitySet capabilities_, emulated_;  ///< as the system (emulation included) declares them
+  int substeps_ = 1;
   int derivative_order_ = 0;
   double time_ = 0.0;
   Eigen::VectorXd outputs_;

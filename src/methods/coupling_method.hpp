@@ -38,6 +38,12 @@ struct StepReport {
 
 class Executor;
 
+/// A capability a method reads of one system, with why (completes "lacks C (flag)…" in a refusal).
+struct CapabilityNeed {
+  Capability capability;
+  std::string why;
+};
+
 class CouplingMethod {
  public:
   virtual ~CouplingMethod() = default;
@@ -47,6 +53,12 @@ class CouplingMethod {
   /// The end of the run; the driver sets it before initialize().
   void set_stop_time(double stop) { stop_time_ = stop; }
   [[nodiscard]] virtual std::string_view name() const = 0;
+  /// What the method reads of `system` (given what the system has: e.g. IFOSMONDI reads a system
+  /// without rollback through COSTARICA). The driver has cosima emulate what it can of the missing
+  /// part (system/emulation/) before check().
+  [[nodiscard]] virtual std::vector<CapabilityNeed> needs(const System& /*system*/) const { return {}; }
+  /// The capabilities of needs(system).
+  [[nodiscard]] CapabilitySet wanted(const System& system) const;
   virtual void check(const ModularModel& model) const = 0;
   virtual void initialize(ModularModel& model, double t_start) = 0;
   virtual StepReport step(ModularModel& model, double t, double h_max) = 0;
@@ -59,6 +71,9 @@ class CouplingMethod {
  protected:
   [[nodiscard]] Executor& executor() const { return *executor_; }
   [[nodiscard]] double stop_time() const { return stop_time_; }
+  /// Throws CapabilityError "method 'M' cannot run: system 'S' lacks C (flag)why, …; …" naming every
+  /// need no system meets, followed by `hint`.
+  void check_needs(const ModularModel& model, std::string_view hint = {}) const;
 
  private:
   Executor* executor_ = nullptr;

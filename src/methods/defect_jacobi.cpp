@@ -31,7 +31,6 @@ void DefectJacobi::check(const ModularModel& model) const {
       if (model.system_index(system) < 0) throw Error(fmt::format("defect-jacobi: no system '{}' to give an order", system));
     }
   }
-  std::string missing;
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
     const int m = options_.input_order.of(system.name()), n = options_.output_order.of(system.name());
@@ -41,20 +40,27 @@ void DefectJacobi::check(const ModularModel& model) const {
                                 system.name(), kMaxInputDegree));
       }
     }
-    std::string lacks;
-    const auto need = [&](Capability c, const std::string& why) {
-      if (!system.has(c)) lacks += fmt::format("{}{} ({}) for {}", lacks.empty() ? "" : ", ", to_string(c), fmi_flag(c), why);
-    };
-    if (m > 0) need(Capability::interpolate_inputs, fmt::format("input order m = {}", m));
-    if (n > 0) need(Capability::output_derivatives, fmt::format("output order n = {}", n));
-    if (!options_.fixed_step) need(Capability::variable_step, "the variable step");
-    if (n > 0 && system.has(Capability::output_derivatives) && system.max_output_derivative_order() < n) {
-      lacks += fmt::format("{}output derivatives of order {} (it provides {})", lacks.empty() ? "" : ", ", n,
-                           system.max_output_derivative_order());
-    }
-    if (!lacks.empty()) missing += fmt::format("{}system '{}' lacks {}", missing.empty() ? "" : "; ", system.name(), lacks);
   }
-  if (!missing.empty()) throw CapabilityError(fmt::format("method 'defect-jacobi' cannot run: {}", missing));
+  check_needs(model);
+  std::string short_orders;
+  for (int s = 0; s < model.system_count(); ++s) {
+    const System& system = model.system(s);
+    const int n = options_.output_order.of(system.name());
+    if (n > 0 && system.max_output_derivative_order() < n) {
+      short_orders += fmt::format("{}system '{}' provides output derivatives up to order {}, output order n = {} needs {}",
+                                  short_orders.empty() ? "" : "; ", system.name(), system.max_output_derivative_order(), n, n);
+    }
+  }
+  if (!short_orders.empty()) throw CapabilityError(fmt::format("method 'defect-jacobi' cannot run: {}", short_orders));
+}
+
+std::vector<CapabilityNeed> DefectJacobi::needs(const System& system) const {
+  const int m = options_.input_order.of(system.name()), n = options_.output_order.of(system.name());
+  std::vector<CapabilityNeed> needs;
+  if (m > 0) needs.push_back({Capability::interpolate_inputs, fmt::format(" for input order m = {}", m)});
+  if (n > 0) needs.push_back({Capability::output_derivatives, fmt::format(" for output order n = {}", n)});
+  if (!options_.fixed_step) needs.push_back({Capability::variable_step, " for the variable step"});
+  return needs;
 }
 
 void DefectJacobi::initialize(ModularModel& model, double t_start) {

@@ -44,6 +44,7 @@ class DefectJacobi final : public CouplingMethod {
   DefectJacobi(Options options, double dt);
 
   [[nodiscard]] std::string_view name() const override { return "defect-jacobi"; }
+  [[nodiscard]] std::vector<CapabilityNeed> needs(const System& system) const override;
   void check(const ModularModel& model) const override;
   void initialize(ModularModel& model, double t_start) override;
   StepReport step(ModularModel& model, double t, double h_max) override;

@@ -14,26 +14,18 @@ Ifosmondi::Ifosmondi(Options options) : options_(std::move(options)) {
   if (options_.dt_min <= 0.0) options_.dt_min = options_.dt_ref * 1e-6;
 }
 
-void Ifosmondi::check(const ModularModel& model) const {
-  std::string missing;
-  for (int s = 0; s < model.system_count(); ++s) {
-    const System& system = model.system(s);
-    std::string lacks;
-    const auto need = [&](Capability c, std::string_view why) {
-      if (!system.has(c)) lacks += fmt::format("{}{} ({}){}", lacks.empty() ? "" : ", ", to_string(c), fmi_flag(c), why);
-    };
-    need(Capability::interpolate_inputs, "");
-    need(Capability::variable_step, "");
-    if (system.has(Capability::rollback)) {
-      need(Capability::output_derivatives, "");
-    } else {  // COSTARICA stands in for it
-      need(Capability::state_access, ", needed by COSTARICA as the system has no rollback");
-      need(Capability::linearization, ", needed by COSTARICA as the system has no rollback");
-    }
-    if (!lacks.empty()) missing += fmt::format("{}system '{}' lacks {}", missing.empty() ? "" : "; ", system.name(), lacks);
+std::vector<CapabilityNeed> Ifosmondi::needs(const System& system) const {
+  std::vector<CapabilityNeed> needs = {{Capability::interpolate_inputs, ""}, {Capability::variable_step, ""}};
+  if (system.has(Capability::rollback)) {
+    needs.push_back({Capability::output_derivatives, ""});
+  } else {  // COSTARICA stands in for it
+    needs.push_back({Capability::state_access, ", needed by COSTARICA as the system has no rollback"});
+    needs.push_back({Capability::linearization, ", needed by COSTARICA as the system has no rollback"});
   }
-  if (!missing.empty()) throw CapabilityError(fmt::format("method '{}' cannot run: {}", name(), missing));
+  return needs;
 }
+
+void Ifosmondi::check(const ModularModel& model) const { check_needs(model); }
 
 void Ifosmondi::initialize(ModularModel& model, double t_start) {
   initialize_coupled(model, executor(), t_start, buffers_);
@@ -181,7 +173,11 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
         out << x.head(n) - buffers_.u, x.tail(n) - du_;  // eq. 24
         return true;
       };
-      result = solver_->solve(gamma, x_);
+      if (n == 0) {
+        result.converged = true;  // no coupling unknowns: the moving-on evaluation is the step
+      } else {
+        result = solver_->solve(gamma, x_);
+      }
       report.iterations += result.iterations;
       if (!result.converged && !failure_.empty()) result.reason = failure_;  // a system failed: name it
       // leave the systems in the state of the converged inputs

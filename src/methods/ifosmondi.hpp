@@ -43,6 +43,7 @@ class Ifosmondi final : public CouplingMethod {
   [[nodiscard]] std::string_view name() const override {
     return options_.nonlinear.solver == "fixed-point" ? "ifosmondi" : "ifosmondi-jfm";
   }
+  [[nodiscard]] std::vector<CapabilityNeed> needs(const System& system) const override;
   void check(const ModularModel& model) const override;
   void initialize(ModularModel& model, double t_start) override;
   StepReport step(ModularModel& model, double t, double h_max) override;

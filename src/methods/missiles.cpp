@@ -11,21 +11,12 @@ namespace cosima {
 
 Missiles::Missiles(Options options) : options_(options) {}
 
+std::vector<CapabilityNeed> Missiles::needs(const System& /*system*/) const {
+  return {{Capability::state_access, ""}, {Capability::linearization, ""}, {Capability::interpolate_inputs, ""}};
+}
+
 void Missiles::check(const ModularModel& model) const {
-  std::string missing;
-  for (int s = 0; s < model.system_count(); ++s) {
-    const System& system = model.system(s);
-    std::string lacks;
-    for (Capability c : {Capability::state_access, Capability::linearization, Capability::interpolate_inputs}) {
-      if (!system.has(c)) lacks += fmt::format("{}{} ({})", lacks.empty() ? "" : ", ", to_string(c), fmi_flag(c));
-    }
-    if (!lacks.empty()) missing += fmt::format("{}system '{}' lacks {}", missing.empty() ? "" : "; ", system.name(), lacks);
-  }
-  if (!missing.empty()) {
-    throw CapabilityError(fmt::format("method 'missiles' cannot run: {} (its COSTARICA estimators read states and "
-                                      "linearizations; the inputs are Hermite polynomials)",
-                                      missing));
-  }
+  check_needs(model, " (its COSTARICA estimators read states and linearizations; the inputs are Hermite polynomials)");
 }
 
 void Missiles::initialize(ModularModel& model, double t_start) {

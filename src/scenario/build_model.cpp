@@ -8,8 +8,10 @@
 #include "fmi/fmu_archive.hpp"
 #include "fmi/fmu_system.hpp"
 #include "fmi/me/me_model.hpp"
+#include "methods/coupling_method.hpp"
 #include "models/registry.hpp"
 #include "scenario/scenario.hpp"
+#include "system/emulation/emulated_system.hpp"
 #include "system/native/native_system.hpp"
 
 namespace cosima {
@@ -72,6 +74,12 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
     if (spec.withheld.has(c)) system->withhold(c);
   }
   return system;
+}
+
+std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMethod& method) {
+  auto system = build_system(spec);
+  const CapabilitySet wanted = method.wanted(*system);
+  return emulate_missing(std::move(system), wanted, EmulationOptions{.substeps = spec.emulation_substeps});
 }
 
 ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {

@@ -9,11 +9,11 @@ namespace cosima {
 
 ScenarioRun run_scenario(const Scenario& scenario, Executor* executor, const RunOutputs& outputs) {
   ScenarioRun run;
+  const auto method = make_method(scenario.method, scenario.run.dt, run.warnings);
   run.model = build_model(scenario, [&](const SystemSpec& spec) {
     auto remote = executor != nullptr ? executor->remote_system(spec.name) : nullptr;
-    return remote ? std::move(remote) : build_system(spec);
+    return remote ? std::move(remote) : build_system(spec, *method);
   });
-  const auto method = make_method(scenario.method, scenario.run.dt, run.warnings);
   run.results = std::make_unique<ResultRecorder>(
       run.model, scenario.output.variables,
       RecorderOptions{.interval = scenario.output.interval, .csv = outputs.results_csv, .keep_in_memory = outputs.keep_in_memory,
@@ -39,6 +39,21 @@ double mean_nl2(const ScenarioRun& run, const ScenarioRun& reference) {
 nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
   nlohmann::ordered_json json;
   json["method"] = stats.method;
+  auto& capabilities = json["capabilities"];
+  capabilities = nlohmann::ordered_json::object();
+  for (const SystemCapabilities& system : stats.capabilities) {
+    const auto names = [](CapabilitySet set) {
+      auto list = nlohmann::ordered_json::array();
+      for (Capability c : kAllCapabilities) {
+        if (set.has(c)) list.push_back(std::string(to_string(c)));
+      }
+      return list;
+    };
+    auto& entry = capabilities[system.system];
+    entry["native"] = names(system.native);
+    entry["emulated"] = names(system.emulated);
+    if (!system.emulated.empty()) entry["substeps"] = system.substeps;
+  }
   json["macro_steps"] = stats.macro_steps;
   json["rejected_steps"] = stats.rejected_steps;
   json["iterations"] = stats.iterations;

@@ -83,7 +83,7 @@ ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const st
 
 SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
   std::set<std::string> known = {"model",      "fmu",        "interface", "parameters", "integrator",
-                                 "integrator_options", "step_cost"};
+                                 "integrator_options", "step_cost", "emulation_substeps"};
   for (Capability c : kAllCapabilities) known.insert(std::string(to_string(c)));
   const ObjectReader reader(object, "systems." + name, file, known);
   SystemSpec spec;
@@ -123,6 +123,7 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
   }
   spec.integrator = reader.text("integrator", spec.integrator);
   spec.step_cost = reader.number("step_cost", 0.0);
+  spec.emulation_substeps = reader.integer("emulation_substeps", spec.emulation_substeps, 1, 64);
   if (spec.step_cost < 0.0) reader.fail(fmt::format("'systems.{}.step_cost' must not be negative", name));
   if (reader.has("integrator_options")) {
     const ObjectReader options(reader.at("integrator_options"), "systems." + name + ".integrator_options", file,

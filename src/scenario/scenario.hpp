@@ -71,6 +71,8 @@ struct SystemSpec {
   IntegratorOptions integrator_options;
   double step_cost = 0.0;  ///< built-in models only: seconds of busy work added to every step
   CapabilitySet withheld;
+  /// Sub-steps per macro-step when cosima emulates a capability the method needs (EmulationOptions).
+  int emulation_substeps = 4;
 };
 
 struct OutputSpec {
@@ -107,6 +109,9 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
 /// One system of the scenario, as specified: a built-in model with its integrator, or an FMU;
 /// parameters set, withheld capabilities withheld.
 std::unique_ptr<System> build_system(const SystemSpec& spec);
+/// The same, with what `method` needs of it and it lacks emulated where cosima can stand in
+/// (system/emulation/emulated_system.hpp).
+std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMethod& method);
 
 using SystemMaker = std::function<std::unique_ptr<System>(const SystemSpec&)>;
 

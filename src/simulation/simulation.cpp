@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/log.hpp"
 
 namespace cosima {
 
@@ -18,6 +19,21 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   if (!(options.dt > 0.0) || !std::isfinite(options.dt)) throw Error(fmt::format("step dt = {} must be positive", options.dt));
   const auto wall_start = std::chrono::steady_clock::now();
   method.check(model);
+  std::vector<SystemCapabilities> capabilities;
+  for (int s = 0; s < model.system_count(); ++s) {
+    const System& system = model.system(s);
+    const CapabilitySet emulated = system.emulated_capabilities();
+    capabilities.push_back({system.name(), system.capabilities().without(emulated), emulated, system.emulation_substeps()});
+    if (emulated.empty()) continue;
+    log(LogLevel::warning,
+        fmt::format("system '{}' lacks {} that {} reads: cosima emulates it ({} sub-step{} per macro-step{}; "
+                    "see the stats' \"capabilities\")",
+                    system.name(), emulated.describe(), method.name(), system.emulation_substeps(),
+                    system.emulation_substeps() == 1 ? "" : "s",
+                    emulated.has(Capability::output_derivatives)
+                        ? fmt::format(", output derivatives up to order {}", system.max_output_derivative_order())
+                        : ""));
+  }
   for (int s = 0; s < model.system_count(); ++s) model.system(s).reset_counters();
   SequentialExecutor in_this_thread;
   Executor& executor = options.executor != nullptr ? *options.executor : in_this_thread;
@@ -30,6 +46,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
 
   RunStatistics stats;
   stats.method = std::string(method.name());
+  stats.capabilities = std::move(capabilities);
   double t = options.start;
   const double tiny = 1e-12 * std::max(1.0, std::abs(options.stop));
   std::int64_t grid_index = 0;

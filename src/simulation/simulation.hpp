@@ -21,8 +21,16 @@ struct RunOptions {
   Executor* executor = nullptr;  ///< nullptr: sequential, in this thread
 };
 
+/// What one system brought to the run: its own capabilities and those cosima emulated for it.
+struct SystemCapabilities {
+  std::string system;
+  CapabilitySet native, emulated;
+  int substeps = 1;  ///< integrations per macro-step the emulation spends
+};
+
 struct RunStatistics {
   std::string method;
+  std::vector<SystemCapabilities> capabilities;  ///< one per system, in model order
   std::int64_t macro_steps = 0;
   std::int64_t rejected_steps = 0;
   std::int64_t iterations = 0;

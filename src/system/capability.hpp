@@ -51,7 +51,18 @@ class CapabilitySet {
     set.bits_ = bits_ & ~other.bits_;
     return set;
   }
+  [[nodiscard]] constexpr CapabilitySet with(CapabilitySet other) const {
+    CapabilitySet set;
+    set.bits_ = bits_ | other.bits_;
+    return set;
+  }
+  [[nodiscard]] constexpr CapabilitySet only(CapabilitySet other) const {
+    CapabilitySet set;
+    set.bits_ = bits_ & other.bits_;
+    return set;
+  }
   [[nodiscard]] constexpr bool empty() const { return bits_ == 0U; }
+  constexpr bool operator==(const CapabilitySet&) const = default;
   /// "rollback, linearization"
   [[nodiscard]] std::string describe() const;
 
@@ -59,5 +70,9 @@ class CapabilitySet {
   static constexpr std::uint32_t bit(Capability c) { return 1U << static_cast<unsigned>(c); }
   std::uint32_t bits_ = 0;
 };
+
+/// What cosima can stand in for when a system lacks it (system/emulation/emulated_system.hpp).
+inline constexpr CapabilitySet kEmulable =
+    CapabilitySet().add(Capability::interpolate_inputs).add(Capability::output_derivatives);
 
 }  // namespace cosima

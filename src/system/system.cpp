@@ -48,6 +48,13 @@ void System::set_string_input(int input, const std::string& /*value*/) {
                           input_names().at(static_cast<std::size_t>(input))));
 }
 
+CapabilitySet System::capabilities() const {
+  CapabilitySet set = provided_capabilities().without(withheld_);
+  if (input_names().empty()) set.add(Capability::interpolate_inputs);
+  if (output_names().empty()) set.add(Capability::output_derivatives);
+  return set;
+}
+
 void System::require(Capability c, std::string_view needed_by) const {
   if (has(c)) return;
   const bool withheld = provided_capabilities().has(c);
@@ -57,6 +64,7 @@ void System::require(Capability c, std::string_view needed_by) const {
 }
 
 int System::max_output_derivative_order() const {
+  if (output_names().empty()) return kMaxInputDegree;  // nothing to differentiate
   return has(Capability::output_derivatives) ? provided_output_derivative_order() : 0;
 }
 
@@ -82,10 +90,11 @@ StepResult System::do_step(double h) {
 
 void System::output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
   require(Capability::output_derivatives, "a method reading output derivatives");
-  if (order < 1 || order > provided_output_derivative_order()) {
+  if (order < 1 || order > max_output_derivative_order()) {
     throw CapabilityError(fmt::format("system '{}' provides output derivatives up to order {}, order {} asked",
-                                      name_, provided_output_derivative_order(), order));
+                                      name_, max_output_derivative_order(), order));
   }
+  if (output_names().empty()) return;
   compute_output_derivatives(order, dy);
 }
 

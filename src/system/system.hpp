@@ -84,8 +84,14 @@ class System {
   [[nodiscard]] virtual const PortInfo& output_info(int output) const;
 
   // --- capabilities ----------------------------------------------------------------------------
-  /// What the system provides, less what the scenario withholds.
-  [[nodiscard]] CapabilitySet capabilities() const { return provided_capabilities().without(withheld_); }
+  /// What the system provides, less what the scenario withholds. A capability is only required
+  /// where it is used: a system without inputs interpolates them trivially, one without outputs
+  /// has every output derivative.
+  [[nodiscard]] CapabilitySet capabilities() const;
+  /// The part of capabilities() that cosima stands in for (system/emulation/), not the system.
+  [[nodiscard]] virtual CapabilitySet emulated_capabilities() const { return {}; }
+  /// Sub-steps per macro-step an emulation spends (1 when nothing is emulated).
+  [[nodiscard]] virtual int emulation_substeps() const { return 1; }
   [[nodiscard]] bool has(Capability c) const { return capabilities().has(c); }
   /// Throws CapabilityError "system 'S' lacks capability 'C' (FMI flag), needed by WHO".
   void require(Capability c, std::string_view needed_by) const;

@@ -1,0 +1,30 @@
+#include "methods/coupling_method.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace cosima {
+
+CapabilitySet CouplingMethod::wanted(const System& system) const {
+  CapabilitySet set;
+  for (const CapabilityNeed& need : needs(system)) set.add(need.capability);
+  return set;
+}
+
+void CouplingMethod::check_needs(const ModularModel& model, std::string_view hint) const {
+  std::string missing;
+  for (int s = 0; s < model.system_count(); ++s) {
+    const System& system = model.system(s);
+    std::string lacks;
+    for (const CapabilityNeed& need : needs(system)) {
+      if (system.has(need.capability)) continue;
+      lacks += fmt::format("{}{} ({}){}", lacks.empty() ? "" : ", ", to_string(need.capability), fmi_flag(need.capability),
+                           need.why);
+    }
+    if (!lacks.empty()) missing += fmt::format("{}system '{}' lacks {}", missing.empty() ? "" : "; ", system.name(), lacks);
+  }
+  if (!missing.empty()) throw CapabilityError(fmt::format("method '{}' cannot run: {}{}", name(), missing, hint));
+}
+
+}  // namespace cosima

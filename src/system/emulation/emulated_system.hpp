@@ -1,0 +1,96 @@
+#pragma once
+// Capability emulation (DESIGN §2, System contract): one decorator that lets a method run on a
+// system lacking what the method reads, by standing in for it from what the system has — at a
+// stated cost, never silently:
+//
+//   interpolate_inputs   The macro-step [0, h] is cut into K equal sub-steps (K = `substeps` when
+//                        the system accepts variable steps, else 1). Over sub-step k the system
+//                        holds the mean of the input polynomial on [kδ, (k+1)δ], δ = h/K: the
+//                        integral of the input over each sub-step is exact, so a linear system's
+//                        state error is O(δ²) globally (midpoint rule on the input). At every
+//                        sub-step end the inputs are set to p((k+1)δ), so outputs with direct
+//                        feedthrough see the input of the contract ("inputs evaluated at time()").
+//   output_derivatives   The outputs are sampled at the K+1 sub-step points of the macro-step just
+//                        taken; d^d y/dt^d at its end is the derivative of their interpolation
+//                        polynomial (Fornberg weights on the equispaced nodes): order K+1−d in δ
+//                        for exact outputs, derivatives up to order min(K, 3). With K = 1 (a
+//                        fixed-step system) that is the first-order difference (y₁ − y₀)/h only.
+//                        Before the first step the derivatives are 0 (there is no sample yet).
+//
+// Cost: K integrations of the system per macro-step (System::integrations() counts macro-steps;
+// emulation_substeps() states K), K + 1 input settings and output reads.
+// Rollback, state access and linearization pass through to the wrapped system; a snapshot also
+// keeps the emulated derivatives, so a restore brings them back with the state.
+#include <map>
+#include <memory>
+
+#include "system/system.hpp"
+
+namespace cosima {
+
+struct EmulationOptions {
+  int substeps = 4;  ///< K, for a system with variable communication steps
+};
+
+class EmulatedSystem final : public System {
+ public:
+  /// `emulate` ⊆ kEmulable, none of which `inner` has.
+  EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emulate, EmulationOptions options);
+
+  [[nodiscard]] const System& inner() const { return *inner_; }
+  [[nodiscard]] CapabilitySet emulated_capabilities() const override { return emulate_; }
+  [[nodiscard]] int emulation_substeps() const override { return substeps_; }
+
+  [[nodiscard]] const std::vector<std::string>& input_names() const override { return inner_->input_names(); }
+  [[nodiscard]] const std::vector<std::string>& output_names() const override { return inner_->output_names(); }
+  [[nodiscard]] const std::vector<std::string>& state_names() const override { return inner_->state_names(); }
+  [[nodiscard]] bool output_depends_on_input(int output, int input) const override {
+    return inner_->output_depends_on_input(output, input);
+  }
+  [[nodiscard]] const PortInfo& input_info(int input) const override { return inner_->input_info(input); }
+  [[nodiscard]] const PortInfo& output_info(int output) const override { return inner_->output_info(output); }
+  void set_parameter(const std::string& name, double value) override { inner_->set_parameter(name, value); }
+  void set_string_parameter(const std::string& name, const std::string& value) override {
+    inner_->set_string_parameter(name, value);
+  }
+  [[nodiscard]] std::string string_output(int output) const override { return inner_->string_output(output); }
+  void set_string_input(int input, const std::string& value) override { inner_->set_string_input(input, value); }
+  void initialize(double t_start) override;
+  [[nodiscard]] double time() const override { return inner_->time(); }
+  void outputs(Eigen::Ref<Eigen::VectorXd> y) const override { inner_->outputs(y); }
+
+ protected:
+  [[nodiscard]] CapabilitySet provided_capabilities() const override { return inner_->capabilities().with(emulate_); }
+  [[nodiscard]] int provided_output_derivative_order() const override;
+  void apply_inputs(const InputPolynomials& polynomials) override;
+  StepResult integrate(double h) override;
+  void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const override;
+  StateId do_save_state(StateId overwrite) override;
+  void do_restore_state(StateId id) override;
+  void do_release_state(StateId id) override;
+  void compute_states(Eigen::Ref<Eigen::VectorXd> x) const override { inner_->states(x); }
+  void compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const override { inner_->state_derivatives(dx); }
+  const Linearization& compute_linearization() override { return inner_->linearize(); }
+
+ private:
+  [[nodiscard]] bool emulates(Capability c) const { return emulate_.has(c); }
+  /// The inputs held constant at p(s) (what a system without interpolation is given at s).
+  void hold_inputs_at(double s);
+
+  std::unique_ptr<System> inner_;
+  CapabilitySet emulate_;
+  int substeps_ = 1;            ///< K
+  bool feedthrough_ = false;    ///< some output depends on some input
+  InputPolynomials polynomials_, held_, shifted_;
+  Eigen::MatrixXd samples_;      ///< n_out × (K+1): y at the sub-step points of the last step
+  Eigen::MatrixXd weights_;      ///< (K+1) × max order: column d−1 gives d^d/ds^d at s = K on nodes 0..K
+  Eigen::MatrixXd derivatives_;  ///< n_out × max order, at time()
+  std::map<StateId, Eigen::MatrixXd> saved_derivatives_;
+};
+
+/// `system` itself when it has everything of `wanted` it can be given, else wrapped in an
+/// EmulatedSystem standing in for the emulable part of what it lacks (kEmulable). What cannot be
+/// emulated stays missing: the method's check names it.
+std::unique_ptr<System> emulate_missing(std::unique_ptr<System> system, CapabilitySet wanted, EmulationOptions options);
+
+}  // namespace cosima
