@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Capability emulation from the command line: a run says what it emulates (stderr and the stats'
+# "capabilities"), and gives the same numbers whichever executor carries it out, because the
+# emulation lives with the system (in the child process under --executor processes).
+set -u
+cosima=$1
+fmus=$2
+examples=$3
+source "$(dirname "$0")/../support/check.sh"
+cd "$work" || exit 1
+
+withheld=(--set systems.left.interpolate_inputs=false --set systems.left.output_derivatives=false
+          --set systems.right.output_derivatives=false --set stop=0.2)
+check announced 0 "system 'left' lacks interpolate_inputs, output_derivatives that ifosmondi-jfm reads: cosima emulates it \(4 sub-steps" -- \
+  timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --method ifosmondi-jfm "${withheld[@]}" --out seq.csv --stats seq.json
+check stats-lists-them 0 '"emulated": \[\s*"interpolate_inputs",\s*"output_derivatives"' -- tr -d '\n' < seq.json
+check substeps-option 0 '"substeps": 2' -- \
+  sh -c "timeout -s KILL 120 '$cosima' run '$examples/b4_two_mass.json' --method ifosmondi-jfm ${withheld[*]} --set systems.left.emulation_substeps=2 --stats two.json --quiet 2>/dev/null; tr -d '\n ' < two.json | sed 's/\"substeps\":/ \"substeps\": /g'"
+for executor in processes threads:2; do
+  timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --method ifosmondi-jfm "${withheld[@]}" --executor "$executor" \
+    --out other.csv --quiet 2>/dev/null
+  if cmp -s seq.csv other.csv; then echo "ok   identical-under-$executor"; else echo "FAIL results differ under $executor"; failures=$((failures + 1)); fi
+done
+check nothing-emulated-for-jacobi 0 '"emulated": \[\]' -- \
+  sh -c "timeout -s KILL 120 '$cosima' run '$examples/b4_two_mass.json' ${withheld[*]} --stats j.json --quiet && tr -d '\n' < j.json"
+check oscillator-alone 0 "macro-steps 100" -- timeout -s KILL 120 "$cosima" run /dev/stdin --method ifosmondi <<JSON
+{"stop": 5, "method": {"type": "jacobi", "dt": 0.05}, "systems": {"osc": {"fmu": "$fmus/cosima_test_oscillator.fmu"}}}
+JSON
+check bad-substeps 1 "emulation_substeps" -- timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --set systems.left.emulation_substeps=0
+
+leftover=$(find "$TMPDIR" -mindepth 1 | head -1)
+if [ -n "$leftover" ]; then echo "FAIL unpacked FMU left behind: $leftover"; failures=$((failures + 1)); fi
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all emulation command-line checks passed"
