@@ -34,6 +34,9 @@ struct StepReport {
   double defect = std::numeric_limits<double>::quiet_NaN();             ///< ε_k (seed 004 eq. 38)
   double connection_defect = std::numeric_limits<double>::quiet_NaN();  ///< largest RMS of δu on the step
   double output_defect = std::numeric_limits<double>::quiet_NaN();      ///< largest RMS of δ̂y on the step
+  /// The step was taken at the method's smallest step although its error control asked for less:
+  /// the error is no longer controlled there (a warning in the step log and the stats).
+  bool at_step_floor = false;
 };
 
 class Executor;

@@ -9,7 +9,8 @@
 
 namespace cosima {
 
-DefectJacobi::DefectJacobi(Options options, double dt) : options_(std::move(options)) {
+DefectJacobi::DefectJacobi(Options options, double dt)
+    : options_(std::move(options)), h_min_given_(options_.controller.h_min > 0.0) {
   if (options_.h1 <= 0.0) options_.h1 = dt;
   if (!(options_.h1 > 0.0)) throw Error("defect-jacobi: the first step method.h1 (or --dt) must be positive");
   if (options_.fixed_step) {
@@ -87,8 +88,61 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
   read_orders(model, true);
   executor().execute(buffers_.batch);
   sample_outputs(model);
+  // Algorithm 1 line 2: the output derivatives at the start time. The initializing sweep held the
+  // inputs constant, so an output derivative that depends on input derivatives is wrong there. Each
+  // pass hands the inputs the Taylor polynomials of their sources and reads again: along a chain of
+  // systems one more derivative becomes right per pass, so without algebraic loops (check()) the
+  // samples stop changing after at most (n + 1) · systems passes.
+  int max_n = 0;
+  for (int s = 0; s < model.system_count(); ++s) max_n = std::max(max_n, n_[static_cast<std::size_t>(s)]);
+  const int max_passes = max_n == 0 ? 0 : (max_n + 1) * model.system_count();
+  Eigen::MatrixXd previous;
+  for (int pass = 0; pass < max_passes; ++pass) {
+    previous = samples_;
+    input_polynomials(model);
+    buffers_.batch.clear();
+    for (int s = 0; s < model.system_count(); ++s) {
+      Order& order = buffers_.batch.order(s);
+      order.set_inputs = true;
+      order.inputs = buffers_.polynomials(s);
+    }
+    read_orders(model, true);
+    executor().execute(buffers_.batch);
+    sample_outputs(model);
+    if (samples_ == previous) break;
+  }
+  // h_min: by default a millionth of the run, so that an error the step cannot reduce (a jump, a
+  // stiff coupling) slows the run down instead of stopping it (seed 004 leaves h_min open)
+  if (!options_.fixed_step && !h_min_given_) {
+    const double span = std::isfinite(stop_time()) ? stop_time() - t_start : options_.h1;
+    options_.controller.h_min = std::min(1e-6 * span, options_.h1);
+    if (options_.controller.h_max > 0.0) options_.controller.h_min = std::min(options_.controller.h_min, options_.controller.h_max);
+    controller_ = std::make_unique<PiController>(options_.controller);
+  }
   controller_->reset(options_.h1);
   h_next_ = options_.h1;
+  steps_at_floor_ = 0;
+}
+
+void DefectJacobi::input_polynomials(const ModularModel& model) {
+  // eq. 14–15: u's Taylor polynomial at T_{k−1}, of degree min(m, n_source), from the samples of its source
+  const auto& sources = model.input_sources();
+  for (int s = 0; s < model.system_count(); ++s) {
+    InputPolynomials& p = buffers_.polynomials(s);
+    p.setZero();
+    const int offset = model.input_offset(s);
+    for (Eigen::Index j = 0; j < p.rows(); ++j) {
+      const int g = offset + static_cast<int>(j);
+      const int source = sources[static_cast<std::size_t>(g)];
+      if (source < 0) {
+        p(j, 0) = model.constant_inputs()(g);
+        continue;
+      }
+      const int degree = std::min(m_[static_cast<std::size_t>(s)], n_of_output_[static_cast<std::size_t>(source)]);
+      for (int k = 0; k <= degree; ++k) p(j, k) = samples_(source, k) / factorial(k);
+    }
+    hold_discrete_inputs(model, s, p);
+  }
 }
 
 void DefectJacobi::read_orders(const ModularModel& model, bool derivatives) {
@@ -121,22 +175,7 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
   const auto& sources = model.input_sources();
   StepReport report;
   // 1. input Taylor polynomials at T_{k−1} (eq. 14–15)
-  for (int s = 0; s < model.system_count(); ++s) {
-    InputPolynomials& p = buffers_.polynomials(s);
-    p.setZero();
-    const int offset = model.input_offset(s);
-    for (Eigen::Index j = 0; j < p.rows(); ++j) {
-      const int g = offset + static_cast<int>(j);
-      const int source = sources[static_cast<std::size_t>(g)];
-      if (source < 0) {
-        p(j, 0) = model.constant_inputs()(g);
-        continue;
-      }
-      const int degree = std::min(m_[static_cast<std::size_t>(s)], n_of_output_[static_cast<std::size_t>(source)]);
-      for (int k = 0; k <= degree; ++k) p(j, k) = samples_(source, k) / factorial(k);
-    }
-    hold_discrete_inputs(model, s, p);
-  }
+  input_polynomials(model);
   // 2. to the midpoint, sample, then to T_k (inputs re-expanded at the midpoint)
   for (int half = 0; half < 2; ++half) {
     buffers_.batch.clear();
@@ -171,9 +210,10 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
   output_polynomials(model, h);
   // 4. defects on the step
   double connection = 0.0, output = 0.0;
+  // a discrete signal jumps by design: its jumps are events, not a defect of the smooth reconstruction
   for (int g = 0; g < model.total_inputs(); ++g) {
     const int source = sources[static_cast<std::size_t>(g)];
-    if (source < 0) continue;
+    if (source < 0 || model.input_held(g)) continue;
     const int s = model.system_of_input(g);
     const Eigen::Matrix<double, 1, kInputCoefficients> defect =
         buffers_.polynomials(s).row(g - model.input_offset(s)) - shifted_.row(source);  // eq. 17
@@ -182,6 +222,8 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
     connection_square_[static_cast<std::size_t>(g)] += mean * h;
   }
   for (Eigen::Index o = 0; o < model.total_outputs(); ++o) {
+    const int system = model.system_of_output(static_cast<int>(o));
+    if (!model.system(system).output_info(static_cast<int>(o) - model.output_offset(system)).continuous) continue;
     const int n = n_of_output_[static_cast<std::size_t>(o)];
     double at_mid = 0.0;  // ỹ(T_k − H/2), Horner
     for (int k = kMaxInputDegree; k >= 0; --k) at_mid = at_mid * 0.5 * h + shifted_(o, k);
@@ -193,6 +235,10 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
   }
   const double epsilon = std::max(connection, output);  // eq. 38
   h_next_ = controller_->next(h, epsilon);               // eq. 39
+  // held at h_min while the defect asks for less: accepted, but no longer controlled
+  report.at_step_floor = !options_.fixed_step && epsilon > options_.controller.tol &&
+                         std::abs(h - options_.controller.h_min) <= 1e-9 * options_.controller.h_min;
+  if (report.at_step_floor) ++steps_at_floor_;
   elapsed_ += h;
   ++steps_;
   report.h = h;
@@ -210,7 +256,9 @@ std::vector<std::pair<std::string, double>> DefectJacobi::totals() const {
   };
   return {{"connection_defect_rms", rms(connection_square_)},
           {"output_defect_rms", rms(output_square_)},
-          {"mean_step", steps_ > 0 ? elapsed_ / static_cast<double>(steps_) : 0.0}};
+          {"mean_step", steps_ > 0 ? elapsed_ / static_cast<double>(steps_) : 0.0},
+          {"steps_at_h_min", static_cast<double>(steps_at_floor_)},
+          {"h_min", options_.fixed_step ? 0.0 : options_.controller.h_min}};
 }
 
 }  // namespace cosima

@@ -53,6 +53,8 @@ class DefectJacobi final : public CouplingMethod {
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
 
  private:
+  /// The input polynomials of every system from samples_ (eq. 14–15), into buffers_.polynomials.
+  void input_polynomials(const ModularModel& model);
   /// Asks every order of the batch for outputs, and derivatives up to the system's n if asked.
   void read_orders(const ModularModel& model, bool derivatives);
   /// Copies the outputs and derivatives of the last batch's replies into samples_.
@@ -69,8 +71,9 @@ class DefectJacobi final : public CouplingMethod {
   Eigen::VectorXd y_mid_;
   InputPolynomials output_poly_, shifted_;
   std::vector<double> connection_square_, output_square_;  ///< ∫ δ² over the run, per input / output
+  bool h_min_given_ = false;  ///< else a default is chosen at initialize
   double h_next_ = 0.0, elapsed_ = 0.0;
-  std::int64_t steps_ = 0;
+  std::int64_t steps_ = 0, steps_at_floor_ = 0;
 };
 
 }  // namespace cosima

@@ -58,6 +58,7 @@ nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
   json["rejected_steps"] = stats.rejected_steps;
   json["iterations"] = stats.iterations;
   json["integrations"] = stats.integrations;
+  if (stats.steps_at_step_floor > 0) json["steps_at_step_floor"] = stats.steps_at_step_floor;
   json["wall_time_s"] = stats.wall_time_s;
   json["integration_time_s"] = stats.integration_time_s;
   json["end_time"] = stats.end_time;

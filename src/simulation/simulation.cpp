@@ -77,6 +77,12 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
       stats.max_estimate_gap =
           std::isnan(stats.max_estimate_gap) ? report.estimate_gap : std::max(stats.max_estimate_gap, report.estimate_gap);
     }
+    if (report.at_step_floor && stats.steps_at_step_floor++ == 0) {
+      log(LogLevel::warning, fmt::format("{}: from t = {} the step is held at its minimum h = {:.3g} although the error "
+                                         "asks for less: the error is no longer controlled there (method.h_min; the "
+                                         "step log's at_step_floor column marks those steps)",
+                                         method.name(), t, report.h));
+    }
     if (report.terminated) {
       stats.terminated_early = true;
       stats.termination_reason = report.reason;
@@ -95,6 +101,9 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     stats.integration_time_s += model.system(s).integration_seconds();
   }
   stats.end_time = t;
+  if (stats.steps_at_step_floor > 1) {
+    log(LogLevel::warning, fmt::format("{}: {} steps were held at the minimum step", method.name(), stats.steps_at_step_floor));
+  }
   stats.method_totals = method.totals();
   stats.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return stats;

@@ -56,6 +56,60 @@ TEST(DefectJacobi, OutputDefectConvergesWithOrderNPlusOne) {
   }
 }
 
+TEST(DefectJacobi, ConnectionDefectConvergesWithOrderMinMNPlusOneFromTheFirstStep) {
+  // seed 004 Fig. 5b over the whole run: the first step's inputs are Taylor polynomials of the
+  // output derivatives at the start time (Algorithm 1 line 2), not constants. H = 1 (one step over
+  // the run of 1 s) is outside the asymptotic range for m = n = 1 and left out.
+  const std::vector<double> steps = {1e-3, std::pow(10.0, -2.25), std::pow(10.0, -1.5), std::pow(10.0, -0.75)};
+  for (int order : {0, 1, 2}) {
+    std::vector<double> defects;
+    for (double h : steps) {
+      auto overrides = orders(order, "exact");
+      overrides.emplace_back("method.fixed=true");
+      defects.push_back(total(run_b5(overrides, h), "connection_defect_rms"));
+    }
+    const double slope = observed_order(steps, defects);
+    std::cout << fmt::format("m = n = {}: connection-defect RMS {:.2e} … {:.2e}, slope {:.2f}\n", order, defects.front(),
+                             defects.back(), slope);
+    EXPECT_NEAR(slope, order + 1.0, 0.3) << "m = n = " << order;
+  }
+}
+
+TEST(DefectJacobi, AStepTheDefectCannotShrinkStopsAtHMinWithAWarningAndTheRunFinishes) {
+  // B4 at m = n = 0: the force's slope (~1e5/s) needs h ≈ 1e-7 for tol = 1e-2; h_min holds the
+  // step above that, marks the steps and finishes (the example's full run, at the default h_min of a
+  // millionth of the run: bench)
+  Scenario scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=defect-jacobi", "stop=0.02",
+                                                                     "method.h_min=2e-6"});
+  const auto run = run_scenario(scenario);
+  EXPECT_DOUBLE_EQ(run.stats.end_time, 0.02);
+  EXPECT_GT(run.stats.steps_at_step_floor, 9000);
+  EXPECT_EQ(total(run, "h_min"), 2e-6);
+  EXPECT_EQ(total(run, "steps_at_h_min"), static_cast<double>(run.stats.steps_at_step_floor));
+  std::int64_t marked = 0;
+  for (const auto& row : run.steps->rows()) {
+    if (!row.at_step_floor) continue;
+    ++marked;
+    EXPECT_NEAR(row.h, 2e-6, 1e-14);
+    EXPECT_GT(row.defect, 1e-2);
+  }
+  EXPECT_EQ(marked, run.stats.steps_at_step_floor);
+}
+
+TEST(DefectJacobi, ASystemWithoutCouplingNeverDrivesTheStepToZero) {
+  // nothing to reconstruct: zero defects grow the step by θ_max up to the end, never to 0 or NaN
+  Scenario scenario = load_scenario(kExamples / "b5_rotational_oscillator.json",
+                                    {"method.type=defect-jacobi", "method.n=1", "stop=10"});
+  scenario.connections.clear();
+  scenario.constant_inputs["body1.omega2"] = 0.0;
+  scenario.constant_inputs["body2.tau1"] = 0.0;
+  const auto run = run_scenario(scenario);
+  EXPECT_DOUBLE_EQ(run.stats.end_time, 10.0);
+  EXPECT_EQ(run.stats.steps_at_step_floor, 0);
+  EXPECT_DOUBLE_EQ(total(run, "h_min"), 1e-6 * 10.0) << "the default: a millionth of the run";
+  for (const auto& row : run.steps->rows()) EXPECT_TRUE(std::isfinite(row.h) && row.h > 0.0);
+}
+
 TEST(DefectJacobi, EulerSlavesHaveNoOutputDefectAboveOrderZero) {
   // seed 004 §4: a forward-Euler slave's solution is linear on its step and it reports that slope
   // (eq. 46–47), so its Taylor reconstruction of order n ≥ 1 meets the midpoint sample exactly
