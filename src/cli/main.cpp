@@ -53,6 +53,9 @@ usage:
   --log-level (or the scenario's "log_level") filters cosima's messages; at debug the FMUs are
         instantiated with loggingOn and their messages are shown with the system's name.
   method 'monolithic' simulates the coupled native model as one ODE (the reference).
+  --method auto picks the most accurate method the systems' capabilities allow (auto:fast the
+        cheapest accurate one) and says which and why; a capability a method needs and a system
+        lacks (input interpolation, output derivatives) is emulated and listed in the stats.
 )";
 
 struct UsageError : Error {
@@ -109,10 +112,12 @@ int command_run(const std::vector<std::string>& args) {
   if (log_level && !cosima::parse_log_level(*log_level)) {
     throw UsageError(fmt::format("--log-level is '{}'; give error, warning, info or debug", *log_level));
   }
-  const cosima::Scenario scenario = cosima::load_scenario(*scenario_file, overrides);
+  cosima::Scenario scenario = cosima::load_scenario(*scenario_file, overrides);
   if (const std::string level = log_level.value_or(scenario.log_level); !level.empty()) {
     cosima::set_log_level(*cosima::parse_log_level(level));
   }
+  // "auto": chosen here, before any executor starts, so that every process builds the same method
+  const bool chosen = cosima::resolve_auto_method(scenario);
   // --executor mpi under mpirun: rank 0 runs the method, the other ranks serve their systems
   std::optional<cosima::MpiSession> mpi;
   std::unique_ptr<cosima::Executor> executor;
@@ -122,6 +127,9 @@ int command_run(const std::vector<std::string>& args) {
       cosima::serve_mpi_worker(scenario);
       return 0;
     }
+  }
+  if (chosen) std::cerr << "cosima: " << scenario.method_choice << '\n';
+  if (executor_spec == "mpi") {
     executor = std::make_unique<cosima::MpiExecutor>(scenario);
   } else if (executor_spec == "processes" || executor_spec.starts_with("processes:")) {
     cosima::ProcessOptions options{.processes = 0, .timeout = fmu_timeout.value_or(0.0)};

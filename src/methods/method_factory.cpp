@@ -10,6 +10,7 @@
 #include "methods/defect_jacobi.hpp"
 #include "scenario/scenario.hpp"
 #include "methods/explicit_coupling.hpp"
+#include "methods/method_choice.hpp"
 #include "methods/ifosmondi.hpp"
 #include "methods/missiles.hpp"
 #include "methods/monolithic.hpp"
@@ -151,8 +152,11 @@ std::string method_names() {
 
 std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::vector<std::string>& ignored) {
   const std::string type = spec.contains("type") && spec["type"].is_string() ? spec["type"].get<std::string>() : "";
+  if (is_auto_method(spec)) {
+    throw Error(fmt::format("method '{}' is chosen from the systems' capabilities: resolve it first (resolve_auto_method)", type));
+  }
   if (!known_options().contains(type)) {
-    throw Error(fmt::format("unknown method '{}' (methods: {})", type, method_names()));
+    throw Error(fmt::format("unknown method '{}' (methods: {}; or auto, auto:fast)", type, method_names()));
   }
   const OptionReader options(spec, type, ignored);
   if (type == "jacobi" || type == "gauss-seidel") {

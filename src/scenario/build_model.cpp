@@ -9,6 +9,7 @@
 #include "fmi/fmu_system.hpp"
 #include "fmi/me/me_model.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/method_choice.hpp"
 #include "models/registry.hpp"
 #include "scenario/scenario.hpp"
 #include "system/emulation/emulated_system.hpp"
@@ -80,6 +81,21 @@ std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMetho
   auto system = build_system(spec);
   const CapabilitySet wanted = method.wanted(*system);
   return emulate_missing(std::move(system), wanted, EmulationOptions{.substeps = spec.emulation_substeps});
+}
+
+bool resolve_auto_method(Scenario& scenario) {
+  if (!is_auto_method(scenario.method)) return false;
+  std::vector<std::unique_ptr<System>> systems;
+  std::vector<const System*> view;
+  for (const SystemSpec& spec : scenario.systems) {
+    systems.push_back(build_system(spec));
+    view.push_back(systems.back().get());
+  }
+  if (view.empty()) throw Error("method auto: the scenario has no systems");
+  const MethodChoice choice = choose_method(scenario.method["type"].get<std::string>(), view);
+  scenario.method["type"] = choice.type;
+  scenario.method_choice = fmt::format("method {}: {}", choice.type, choice.reason);
+  return true;
 }
 
 ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {

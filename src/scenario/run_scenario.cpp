@@ -3,11 +3,18 @@
 #include <cmath>
 
 #include "core/metrics.hpp"
+#include "methods/method_choice.hpp"
 #include "methods/method_factory.hpp"
 
 namespace cosima {
 
-ScenarioRun run_scenario(const Scenario& scenario, Executor* executor, const RunOutputs& outputs) {
+ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOutputs& outputs) {
+  Scenario resolved;
+  if (is_auto_method(given.method)) {  // (the command line resolves it before the executor starts)
+    resolved = given;
+    resolve_auto_method(resolved);
+  }
+  const Scenario& scenario = resolved.method.is_null() ? given : resolved;
   ScenarioRun run;
   const auto method = make_method(scenario.method, scenario.run.dt, run.warnings);
   run.model = build_model(scenario, [&](const SystemSpec& spec) {
@@ -22,6 +29,7 @@ ScenarioRun run_scenario(const Scenario& scenario, Executor* executor, const Run
   RunOptions options = scenario.run;
   options.executor = executor;
   run.stats = simulate(run.model, *method, options, {run.results.get(), run.steps.get()});
+  run.stats.method_choice = scenario.method_choice;
   return run;
 }
 
@@ -39,6 +47,7 @@ double mean_nl2(const ScenarioRun& run, const ScenarioRun& reference) {
 nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
   nlohmann::ordered_json json;
   json["method"] = stats.method;
+  if (!stats.method_choice.empty()) json["method_choice"] = stats.method_choice;
   auto& capabilities = json["capabilities"];
   capabilities = nlohmann::ordered_json::object();
   for (const SystemCapabilities& system : stats.capabilities) {

@@ -89,6 +89,7 @@ struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implici
   std::map<std::string, ScalarValue> constant_inputs;
   std::string log_level;  ///< error | warning | info | debug; empty: as set by the caller
   Json method;  ///< {"type": ..., options...}
+  std::string method_choice;  ///< why, when "auto" chose the method (resolve_auto_method)
   OutputSpec output;
 };
 
@@ -109,6 +110,10 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
 /// One system of the scenario, as specified: a built-in model with its integrator, or an FMU;
 /// parameters set, withheld capabilities withheld.
 std::unique_ptr<System> build_system(const SystemSpec& spec);
+/// Replaces a "method" of type "auto" / "auto:fast" by the method the systems' capabilities allow
+/// (methods/method_choice.hpp), noting why in method_choice; the systems are built once for it.
+/// Returns whether it did. Every rank or process that reads the scenario resolves it the same way.
+bool resolve_auto_method(Scenario& scenario);
 /// The same, with what `method` needs of it and it lacks emulated where cosima can stand in
 /// (system/emulation/emulated_system.hpp).
 std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMethod& method);

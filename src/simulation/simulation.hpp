@@ -30,6 +30,7 @@ struct SystemCapabilities {
 
 struct RunStatistics {
   std::string method;
+  std::string method_choice;  ///< why "auto" chose `method` (empty when it was named)
   std::vector<SystemCapabilities> capabilities;  ///< one per system, in model order
   std::int64_t macro_steps = 0;
   std::int64_t rejected_steps = 0;

@@ -26,6 +26,13 @@ check nothing-emulated-for-jacobi 0 '"emulated": \[\]' -- \
 check oscillator-alone 0 "macro-steps 100" -- timeout -s KILL 120 "$cosima" run /dev/stdin --method ifosmondi <<JSON
 {"stop": 5, "method": {"type": "jacobi", "dt": 0.05}, "systems": {"osc": {"fmu": "$fmus/cosima_test_oscillator.fmu"}}}
 JSON
+check auto-says-which 0 "cosima: method ifosmondi-jfm: every system takes variable steps" -- \
+  timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --method auto --set stop=0.01 --stats auto.json
+check auto-in-stats 0 '"method_choice": "method ifosmondi-jfm' -- cat auto.json
+check auto-fast 0 "cosima: method missiles" -- timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --method auto:fast --set stop=0.01
+check auto-processes 0 "method +ifosmondi-jfm \(executor processes\)" -- \
+  timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --method auto --set stop=0.01 --executor processes
+check auto-unknown 1 "ask for \"auto\"" -- timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --method auto:best
 check bad-substeps 1 "emulation_substeps" -- timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --set systems.left.emulation_substeps=0
 
 leftover=$(find "$TMPDIR" -mindepth 1 | head -1)

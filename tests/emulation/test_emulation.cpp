@@ -12,6 +12,7 @@
 #include "test_support.hpp"
 
 #include "core/metrics.hpp"
+#include "methods/method_choice.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 #include "system/emulation/emulated_system.hpp"
@@ -193,6 +194,55 @@ TEST(Emulation, B3WithoutInterpolationAndDerivativesIterativeMethodsStayBelowJac
 
 TEST(Emulation, B4WithoutInterpolationAndDerivativesIterativeMethodsStayBelowJacobi) {
   compare_on("b4_two_mass.json", 1e-3, "monolithic");
+}
+
+/// The method "auto" picks on B4 with some capabilities withheld, and why.
+MethodChoice auto_on_b4(const std::string& request, const std::vector<std::string>& withheld) {
+  std::vector<std::string> overrides = {"method.type=" + request};
+  overrides.insert(overrides.end(), withheld.begin(), withheld.end());
+  Scenario scenario = load_scenario(kExamples / "b4_two_mass.json", overrides);
+  EXPECT_TRUE(resolve_auto_method(scenario));
+  return {scenario.method["type"].get<std::string>(), scenario.method_choice};
+}
+
+TEST(Emulation, MethodAutoPicksTheMostAccurateMethodTheCapabilitiesAllow) {
+  EXPECT_EQ(auto_on_b4("auto", {}).type, "ifosmondi-jfm");
+  // input interpolation and output derivatives are emulated: they do not change the choice
+  EXPECT_EQ(auto_on_b4("auto", {"systems.left.interpolate_inputs=false", "systems.right.output_derivatives=false"}).type,
+            "ifosmondi-jfm");
+  // without variable steps 'left' cannot iterate; both still have states and a linearization
+  const MethodChoice missiles = auto_on_b4("auto", {"systems.left.variable_step=false"});
+  EXPECT_EQ(missiles.type, "missiles");
+  EXPECT_NE(missiles.reason.find("'left' cannot iterate"), std::string::npos) << missiles.reason;
+  const MethodChoice jacobi =
+      auto_on_b4("auto", {"systems.left.variable_step=false", "systems.right.rollback=false", "systems.right.linearization=false"});
+  EXPECT_EQ(jacobi.type, "jacobi");
+  EXPECT_NE(jacobi.reason.find("'right' cannot be estimated"), std::string::npos) << jacobi.reason;
+  // the cheaper request
+  EXPECT_EQ(auto_on_b4("auto:fast", {}).type, "missiles");
+  EXPECT_EQ(auto_on_b4("auto:fast", {"systems.right.state_access=false"}).type, "jacobi");
+  // the no-input Co-Simulation FMU: rollback and variable steps, no linearization
+  for (const auto& [request, expected] : {std::pair{"auto", "ifosmondi-jfm"}, std::pair{"auto:fast", "jacobi"}}) {
+    const auto run = run_oscillator(request);
+    EXPECT_EQ(run.stats.method, expected) << request;
+    EXPECT_NE(run.stats.method_choice.find(expected), std::string::npos) << run.stats.method_choice;
+    EXPECT_DOUBLE_EQ(run.results->times().back(), 3.0);
+  }
+  EXPECT_NE(error_of([] { auto_on_b4("auto:best", {}); }).find("\"auto\" (the most accurate method) or \"auto:fast\""),
+            std::string::npos);
+}
+
+TEST(Emulation, MethodAutoRunsEveryExample) {
+  for (const auto& entry : std::filesystem::directory_iterator(kExamples)) {
+    if (entry.path().extension() != ".json") continue;
+    for (const char* request : {"auto", "auto:fast"}) {
+      Scenario scenario = load_scenario(entry.path(), {fmt::format("method.type={}", request)});
+      scenario.run.stop = scenario.run.start + std::min(scenario.run.stop - scenario.run.start, 20 * scenario.run.dt);
+      const auto run = run_scenario(scenario);
+      EXPECT_FALSE(run.stats.method_choice.empty()) << entry.path();
+      EXPECT_DOUBLE_EQ(run.stats.end_time, scenario.run.stop) << entry.path() << " " << request;
+    }
+  }
 }
 
 }  // namespace
