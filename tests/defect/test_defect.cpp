@@ -40,20 +40,24 @@ std::vector<std::string> orders(int order, const std::string& integrator) {
           "systems.body1.integrator=" + integrator, "systems.body2.integrator=" + integrator, "stop=1"};
 }
 
+/// Slope of a defect total over fixed steps H, m = n = order, exact slaves (seed 004 Fig. 5).
+double defect_slope(const std::string& defect, int order, const std::vector<double>& steps) {
+  std::vector<double> defects;
+  for (double h : steps) {
+    auto overrides = orders(order, "exact");
+    overrides.emplace_back("method.fixed=true");
+    defects.push_back(total(run_b5(overrides, h), defect));
+  }
+  const double slope = observed_order(steps, defects);
+  std::cout << fmt::format("m = n = {}: {} {:.2e} … {:.2e}, slope {:.2f}\n", order, defect, defects.front(), defects.back(),
+                           slope);
+  return slope;
+}
+
 TEST(DefectJacobi, OutputDefectConvergesWithOrderNPlusOne) {
   // seed 004 Fig. 5a: fixed step, exact slaves, H from 1e-3 to 1 (five points)
   const std::vector<double> steps = {1e-3, std::pow(10.0, -2.25), std::pow(10.0, -1.5), std::pow(10.0, -0.75), 1.0};
-  for (int n : {0, 1, 2}) {
-    std::vector<double> defects;
-    for (double h : steps) {
-      auto overrides = orders(n, "exact");
-      overrides.emplace_back("method.fixed=true");
-      defects.push_back(total(run_b5(overrides, h), "output_defect_rms"));
-    }
-    const double slope = observed_order(steps, defects);
-    std::cout << fmt::format("n = {}: output-defect RMS {:.2e} … {:.2e}, slope {:.2f}\n", n, defects.front(), defects.back(), slope);
-    EXPECT_NEAR(slope, n + 1.0, 0.3) << "n = " << n;
-  }
+  for (int n : {0, 1, 2}) EXPECT_NEAR(defect_slope("output_defect_rms", n, steps), n + 1.0, 0.3) << "n = " << n;
 }
 
 TEST(DefectJacobi, ConnectionDefectConvergesWithOrderMinMNPlusOneFromTheFirstStep) {
@@ -62,16 +66,7 @@ TEST(DefectJacobi, ConnectionDefectConvergesWithOrderMinMNPlusOneFromTheFirstSte
   // the run of 1 s) is outside the asymptotic range for m = n = 1 and left out.
   const std::vector<double> steps = {1e-3, std::pow(10.0, -2.25), std::pow(10.0, -1.5), std::pow(10.0, -0.75)};
   for (int order : {0, 1, 2}) {
-    std::vector<double> defects;
-    for (double h : steps) {
-      auto overrides = orders(order, "exact");
-      overrides.emplace_back("method.fixed=true");
-      defects.push_back(total(run_b5(overrides, h), "connection_defect_rms"));
-    }
-    const double slope = observed_order(steps, defects);
-    std::cout << fmt::format("m = n = {}: connection-defect RMS {:.2e} … {:.2e}, slope {:.2f}\n", order, defects.front(),
-                             defects.back(), slope);
-    EXPECT_NEAR(slope, order + 1.0, 0.3) << "m = n = " << order;
+    EXPECT_NEAR(defect_slope("connection_defect_rms", order, steps), order + 1.0, 0.3) << "m = n = " << order;
   }
 }
 
