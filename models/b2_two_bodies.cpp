@@ -1,6 +1,10 @@
 // B2 — seed 000 §4.2 (eq. 53–54): two 10⁴ kg bodies between walls, springs and dampers; S1 the
 // left body (input: force F from the right, measured positively towards the right body), S2 the
 // right body, whose output becomes a constant pulling force after t_switch (the "behaviour change").
+#include <limits>
+#include <vector>
+
+#include "core/slots.hpp"
 #include "models/b_models.hpp"
 #include "models/model_base.hpp"
 
@@ -57,26 +61,56 @@ class RightBody final : public ModelBase<RightBody> {
                                .feedthrough = {{0, 0}, {0, 1}},
                                .linear_dynamics = true}) {}
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(x_r0), p(v_r0)); }
+  Eigen::VectorXd start(double t_start) override {
+    switched_ = t_start >= p(t_switch);
+    return initial_state();
+  }
+  // The behaviour change is a declared time event (FMI 2.0 ME's nextEventTime): the output switches
+  // in handle_event, so that a step ending at t_switch sees the left limit and the master can ask
+  // for the right one (System call order, 5.).
+  [[nodiscard]] double next_time_event(double /*t*/) const override {
+    return switched_ ? std::numeric_limits<double>::infinity() : p(t_switch);
+  }
+  EventOutcome handle_event(double /*t*/, VectorRef /*x*/, ConstVectorRef /*u*/, const EventCause& cause) override {
+    if (cause.time_event) switched_ = true;
+    return {};
+  }
+  [[nodiscard]] bool has_discrete_state() const override { return true; }
+  int save_discrete_state(int overwrite) override {
+    const int slot = acquire_slot(saved_, overwrite);
+    saved_[static_cast<std::size_t>(slot)] = {switched_, true};
+    return slot;
+  }
+  void restore_discrete_state(int slot) override { switched_ = saved_.at(static_cast<std::size_t>(slot)).switched; }
+  void release_discrete_state(int slot) override { saved_.at(static_cast<std::size_t>(slot)).in_use = false; }
   void derivatives(double /*t*/, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
     const double coupling = p(c2) * (x(0) - u(0)) + p(d2) * (x(1) - u(1));
     dx(0) = x(1);
     dx(1) = (-coupling - p(c3) * x(0) - p(d3) * x(1)) / p(m2);
   }
-  void outputs(double t, ConstVectorRef x, ConstVectorRef u, VectorRef y) const override {
-    y(0) = t < p(t_switch) ? p(c2) * (x(0) - u(0)) + p(d2) * (x(1) - u(1)) : p(F_after);
+  void outputs(double /*t*/, ConstVectorRef x, ConstVectorRef u, VectorRef y) const override {
+    y(0) = switched_ ? p(F_after) : p(c2) * (x(0) - u(0)) + p(d2) * (x(1) - u(1));
   }
-  bool jacobians(double t, ConstVectorRef, ConstVectorRef, Linearization& out) const override {
+  bool jacobians(double /*t*/, ConstVectorRef, ConstVectorRef, Linearization& out) const override {
     out.A.resize(2, 2);
     out.A << 0.0, 1.0, -(p(c2) + p(c3)) / p(m2), -(p(d2) + p(d3)) / p(m2);
     out.B.resize(2, 2);
     out.B << 0.0, 0.0, p(c2) / p(m2), p(d2) / p(m2);
-    const double active = t < p(t_switch) ? 1.0 : 0.0;
+    const double active = switched_ ? 0.0 : 1.0;
     out.C.resize(1, 2);
     out.C << active * p(c2), active * p(d2);
     out.D.resize(1, 2);
     out.D << -active * p(c2), -active * p(d2);
     return true;
   }
+
+ private:
+  struct Saved {
+    bool switched = false;
+    bool in_use = false;
+  };
+  bool switched_ = false;  ///< the body has vanished: F = F_after
+  std::vector<Saved> saved_;
 };
 
 }  // namespace

@@ -17,6 +17,7 @@ void Order::clear() {
   configure_estimator.reset();
   set_inputs = false;
   step = 0.0;
+  handle_events = false;
   read_order = -1;
   read_states = false;
   estimate_begin = false;
@@ -83,7 +84,19 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     reply.time = system.time();
     if (!reply.result.ok()) return;
   }
+  if (order.handle_events) {
+    const bool jumped = system.event_pending();
+    reply.result = system.handle_pending_events();
+    if (!reply.result.ok()) {
+      reply.time = system.time();
+      return;
+    }
+    // COSTARICA's control part extrapolates the output history: a jump is not part of it
+    if (jumped && host.estimator) host.estimator->reset(system);
+  }
   reply.time = system.time();
+  reply.next_event = system.next_event_time();
+  reply.event_pending = system.event_pending();
   if (order.read_order >= 0) {
     reply.outputs.resize(system.output_count(), order.read_order + 1);
     system.outputs(reply.outputs.col(0));

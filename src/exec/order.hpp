@@ -5,8 +5,9 @@
 // order is data, the same method code runs on every executor, and results do not depend on it.
 //
 // An order is carried out in this sequence (each part optional):
-//   restore → save → initialize → configure estimator → set_inputs → step →
+//   restore → save → initialize → configure estimator → set_inputs → step → handle pending events →
 //   read outputs and derivatives → read states → estimator update 1 → estimator update 2
+// Every reply carries the system's next event time and whether an event is pending.
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -31,6 +32,7 @@ struct Order {
   bool set_inputs = false;
   InputPolynomials inputs;  ///< in s = t − time()
   double step = 0.0;        ///< integrate by this much (0: no step)
+  bool handle_events = false;  ///< System::handle_pending_events (to the right limits at a time event)
   int read_order = -1;      ///< read outputs (0) and their derivatives up to this order; −1: none
   bool read_states = false;
   bool estimate_begin = false;  ///< estimator update 1 with estimate_u_now
@@ -44,6 +46,8 @@ struct Order {
 struct Reply {
   StepResult result;           ///< of the step (ok when there was none)
   double time = 0.0;           ///< the system's time once the order is carried out
+  double next_event = std::numeric_limits<double>::infinity();  ///< System::next_event_time()
+  bool event_pending = false;  ///< System::event_pending()
   Eigen::MatrixXd outputs;     ///< n_out × (read_order + 1): column k is d^k y / dt^k
   Eigen::VectorXd states;
   bool estimate_ok = true;     ///< update 2 succeeded (else result.reason says why)

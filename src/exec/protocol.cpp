@@ -30,6 +30,7 @@ void write_order(wire::Writer& w, const Order& o) {
   w.put(static_cast<std::uint8_t>(o.set_inputs));
   if (o.set_inputs) w.put_matrix(o.inputs);
   w.put(o.step);
+  w.put(static_cast<std::uint8_t>(o.handle_events));
   w.put(static_cast<std::int32_t>(o.read_order));
   w.put(static_cast<std::uint8_t>(o.read_states));
   w.put(static_cast<std::uint8_t>(o.estimate_begin));
@@ -55,6 +56,7 @@ void read_order(wire::Reader& r, Order& o) {
   o.set_inputs = r.get<std::uint8_t>() != 0;
   if (o.set_inputs) r.get_matrix(o.inputs);
   o.step = r.get<double>();
+  o.handle_events = r.get<std::uint8_t>() != 0;
   o.read_order = r.get<std::int32_t>();
   o.read_states = r.get<std::uint8_t>() != 0;
   o.estimate_begin = r.get<std::uint8_t>() != 0;
@@ -71,6 +73,8 @@ void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const Syst
   w.put(reply.time);
   w.put(static_cast<std::int64_t>(system.integrations()));
   w.put(system.integration_seconds());
+  w.put(reply.next_event);
+  w.put(static_cast<std::uint8_t>(reply.event_pending));
   if (!failure.empty() || !reply.result.ok()) return;
   if (o.read_order >= 0) w.put_matrix(reply.outputs);
   if (o.read_states) w.put_matrix(reply.states);
@@ -89,6 +93,8 @@ std::string read_reply(wire::Reader& r, const Order& o, Reply& reply, Counters& 
   reply.time = r.get<double>();
   counters.integrations = r.get<std::int64_t>();
   counters.seconds = r.get<double>();
+  reply.next_event = r.get<double>();
+  reply.event_pending = r.get<std::uint8_t>() != 0;
   reply.estimate_ok = true;
   if (!failure.empty()) return failure;
   if (!reply.result.ok()) {
@@ -219,6 +225,8 @@ void RemoteSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
 
 void RemoteSystem::update(const Order& order, const Reply& reply, const Counters& counters) {
   time_ = reply.time;
+  next_event_ = reply.next_event;
+  event_pending_ = reply.event_pending;
   set_counters(counters.integrations, counters.seconds);
   const bool changed = order.restore || !std::isnan(order.initialize) || order.set_inputs || order.step > 0.0;
   if (changed) outputs_valid_ = false;
@@ -233,6 +241,12 @@ void RemoteSystem::apply_inputs(const InputPolynomials& polynomials) {
   o.set_inputs = true;
   o.inputs = polynomials;
   (void)channel_->call(index_, o);
+}
+
+StepResult RemoteSystem::handle_pending_events() {
+  Order o;
+  o.handle_events = true;
+  return channel_->call(index_, o).result;
 }
 
 StepResult RemoteSystem::integrate(double h) {

@@ -58,6 +58,9 @@ class RemoteSystem final : public System {
   void initialize(double t_start) override;
   [[nodiscard]] double time() const override { return time_; }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
+  [[nodiscard]] double next_event_time() const override { return next_event_; }
+  [[nodiscard]] bool event_pending() const override { return event_pending_; }
+  StepResult handle_pending_events() override;
 
   [[nodiscard]] CapabilitySet emulated_capabilities() const override { return emulated_; }
   [[nodiscard]] int emulation_substeps() const override { return substeps_; }
@@ -86,6 +89,8 @@ class RemoteSystem final : public System {
   std::vector<std::string> inputs_, outputs_names_, states_;
   std::vector<PortInfo> input_ports_, output_ports_;
   std::vector<bool> feedthrough_;
+  double next_event_ = std::numeric_limits<double>::infinity();  ///< as of the last reply
+  bool event_pending_ = false;
   CapabilitySet capabilities_, emulated_;  ///< as the system (emulation included) declares them
   int substeps_ = 1;
   int derivative_order_ = 0;

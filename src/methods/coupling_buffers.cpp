@@ -133,6 +133,60 @@ int settle_communication_point(ModularModel& model, Executor& executor, Coupling
   return sweeps;
 }
 
+EventRestart restart_at_event(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
+                              Eigen::VectorXd* du, double t) {
+  buffers.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) {
+    const System& system = model.system(s);
+    if (!system.event_pending()) continue;
+    Order& order = buffers.batch.order(s);
+    order.handle_events = true;
+    order.read_order = du != nullptr && system.max_output_derivative_order() >= 1 ? 1 : 0;
+  }
+  executor.execute(buffers.batch);
+  std::vector<char> restarted(static_cast<std::size_t>(model.system_count()), 0);
+  Eigen::VectorXd dy = Eigen::VectorXd::Zero(model.total_outputs());
+  EventRestart restart;
+  for (const int s : buffers.batch.active()) {
+    const Reply& reply = buffers.batch.reply(s);
+    throw_if_failed(reply.result, model.system(s), t);
+    if (reply.result.status == StepResult::Status::terminated) {
+      restart.terminated = reply.result.reason;
+      return restart;
+    }
+    const int offset = model.output_offset(s), count = model.system(s).output_count();
+    buffers.y.segment(offset, count) = reply.outputs.col(0);
+    if (reply.outputs.cols() > 1) dy.segment(offset, count) = reply.outputs.col(1);
+    else restart.derivatives_known = restart.derivatives_known && (du == nullptr || count == 0);
+    restarted[static_cast<std::size_t>(s)] = 1;
+  }
+  Eigen::VectorXd all_u(model.total_inputs()), all_du(model.total_inputs());
+  model.dispatch(buffers.y, all_u);
+  model.dispatch_derivatives(dy, all_du);
+  std::vector<char> fed(static_cast<std::size_t>(model.system_count()), 0);
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    const int source = model.input_sources()[static_cast<std::size_t>(g)];
+    if (source < 0 || restarted[static_cast<std::size_t>(model.system_of_output(source))] == 0) continue;
+    u(g) = all_u(g);
+    if (du != nullptr) (*du)(g) = all_du(g);
+    fed[static_cast<std::size_t>(model.system_of_input(g))] = 1;
+  }
+  // the systems they feed get the right limits as their inputs at t (what the next step's
+  // snapshot, linearization and estimator start from)
+  buffers.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (fed[static_cast<std::size_t>(s)] == 0) continue;
+    InputPolynomials& p = buffers.polynomials(s);
+    p.setZero();
+    p.col(0) = u.segment(model.input_offset(s), p.rows());
+    Order& order = buffers.batch.order(s);
+    order.set_inputs = true;
+    order.inputs = p;
+  }
+  executor.execute(buffers.batch);
+  return restart;
+}
+
 void throw_if_failed(const StepResult& result, const System& system, double t) {
   if (result.status != StepResult::Status::failed) return;
   throw Error(fmt::format("step from t = {} failed in system '{}': {}", t, system.name(), result.reason));

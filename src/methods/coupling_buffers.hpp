@@ -60,4 +60,17 @@ int settle_communication_point(ModularModel& model, Executor& executor, Coupling
 /// Throws Error with the system's reason when a step failed.
 void throw_if_failed(const StepResult& result, const System& system, double t);
 
+struct EventRestart {
+  bool derivatives_known = true;  ///< false: some restarted du are unknown (0)
+  std::string terminated;         ///< a system asked to end the run at the event: why
+};
+
+/// At a time event on the communication point t (System call order, 5.): the systems with an event
+/// pending move to their right limits and report their outputs (and first derivatives, with `du`)
+/// into buffers.y; the interface values u (and du) fed by them restart from there. When some of
+/// those derivatives are unknown (a system without output derivatives; du is 0 there) the caller
+/// drops the derivative constraint at the next step's start.
+EventRestart restart_at_event(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
+                              Eigen::VectorXd* du, double t);
+
 }  // namespace cosima

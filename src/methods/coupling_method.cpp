@@ -3,8 +3,17 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "exec/executor.hpp"
+#include "methods/coupling_buffers.hpp"
 
 namespace cosima {
+
+std::string CouplingMethod::handle_discontinuity(ModularModel& model, double t) {
+  CouplingBuffers buffers;  // a method without interface state between steps: only the systems move
+  buffers.resize(model);
+  Eigen::VectorXd u = Eigen::VectorXd::Zero(model.total_inputs());
+  return restart_at_event(model, executor(), buffers, u, nullptr, t).terminated;
+}
 
 CapabilitySet CouplingMethod::wanted(const System& system) const {
   CapabilitySet set;

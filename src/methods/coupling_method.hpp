@@ -68,6 +68,12 @@ class CouplingMethod {
   /// Variable-step methods choose their own step; fixed-step ones follow the driver's grid.
   [[nodiscard]] virtual bool chooses_step() const { return false; }
   [[nodiscard]] virtual double proposed_step() const { return 0.0; }
+  /// The step ended on a time event of some system (System call order, 5.), at t: the systems with
+  /// an event pending move to their right limits. The default does only that; a method that carries
+  /// interface values from step to step restarts them there, from the right limits and without a
+  /// C¹ constraint across the jump. Returns why the run ends when a system asks to terminate at the
+  /// event (empty: it goes on).
+  virtual std::string handle_discontinuity(ModularModel& model, double t);
   /// Method-specific totals of the run (name, value), added to the run statistics.
   [[nodiscard]] virtual std::vector<std::pair<std::string, double>> totals() const { return {}; }
 

@@ -124,6 +124,17 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
   steps_at_floor_ = 0;
 }
 
+std::string DefectJacobi::handle_discontinuity(ModularModel& model, double t) {
+  const EventRestart restart = restart_at_event(model, executor(), buffers_, buffers_.u, nullptr, t);
+  if (!restart.terminated.empty()) return restart.terminated;
+  buffers_.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) buffers_.batch.order(s);
+  read_orders(model, true);
+  executor().execute(buffers_.batch);
+  sample_outputs(model);
+  return {};
+}
+
 void DefectJacobi::input_polynomials(const ModularModel& model) {
   // eq. 14–15: u's Taylor polynomial at T_{k−1}, of degree min(m, n_source), from the samples of its source
   const auto& sources = model.input_sources();

@@ -48,6 +48,8 @@ class DefectJacobi final : public CouplingMethod {
   void check(const ModularModel& model) const override;
   void initialize(ModularModel& model, double t_start) override;
   StepReport step(ModularModel& model, double t, double h_max) override;
+  /// The next step's Taylor polynomials start from the right limits and their derivatives.
+  std::string handle_discontinuity(ModularModel& model, double t) override;
   [[nodiscard]] bool chooses_step() const override { return true; }
   [[nodiscard]] double proposed_step() const override { return h_next_; }
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;

@@ -43,6 +43,8 @@ class ExplicitCoupling final : public CouplingMethod {
   void check(const ModularModel& model) const override;
   void initialize(ModularModel& model, double t_start) override;
   StepReport step(ModularModel& model, double t, double h_max) override;
+  /// The outputs of the next step's start are the right limits.
+  std::string handle_discontinuity(ModularModel& model, double t) override;
 
  private:
   /// polynomials(s) over a step of `h_actual` on the communication step k_s·h of system s; inputs

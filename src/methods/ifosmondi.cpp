@@ -142,6 +142,14 @@ bool Ifosmondi::prepare_estimators(const ModularModel& model, double h, const Ei
   return true;
 }
 
+std::string Ifosmondi::handle_discontinuity(ModularModel& model, double t) {
+  // no C¹ link across the jump: the next step starts from the right limits and their derivatives
+  const EventRestart restart = restart_at_event(model, executor(), buffers_, u_start_, &du_start_, t);
+  if (!restart.derivatives_known) first_step_ = true;
+  buffers_.u = u_start_;
+  return restart.terminated;
+}
+
 StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
   const Eigen::Index n = model.total_inputs();
   StepReport report;
@@ -176,6 +184,12 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
       if (n == 0) {
         result.converged = true;  // no coupling unknowns: the moving-on evaluation is the step
       } else {
+        if (options_.nonlinear.criterion == Criterion::componentwise) {  // u̇ weighted by the step
+          weights_.resize(2 * n);
+          weights_.head(n).setOnes();
+          weights_.tail(n).setConstant(h);
+          solver_->set_weights(weights_);
+        }
         result = solver_->solve(gamma, x_);
       }
       report.iterations += result.iterations;

@@ -47,6 +47,8 @@ class Ifosmondi final : public CouplingMethod {
   void check(const ModularModel& model) const override;
   void initialize(ModularModel& model, double t_start) override;
   StepReport step(ModularModel& model, double t, double h_max) override;
+  /// The interface restarts from the right limits ("moving on" from the post-jump values).
+  std::string handle_discontinuity(ModularModel& model, double t) override;
   [[nodiscard]] bool chooses_step() const override { return true; }
   [[nodiscard]] double proposed_step() const override { return h_next_; }
 
@@ -73,6 +75,7 @@ class Ifosmondi final : public CouplingMethod {
   std::vector<Reply> estimates_;  ///< their estimator operators for the current step (update 2)
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
   Eigen::VectorXd x_, dy_, du_, last_x_;
+  Eigen::VectorXd weights_;  ///< of eq. 27, with step_weighted_derivatives
   bool first_step_ = true;
   double h_next_ = 0.0;
   std::string failure_;  ///< reason of the last failed evaluation

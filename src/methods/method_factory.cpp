@@ -29,9 +29,9 @@ const std::map<std::string, std::set<std::string>>& known_options() {
       {"monolithic", {"rtol", "atol"}},
       {"defect-jacobi", {"tol", "m", "n", "h1", "h_min", "h_max", "kp", "ki", "theta_max", "fixed"}},
       {"missiles", {"estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term", "sparse_above"}},
-      {"ifosmondi", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "estimator", "stehfest_terms",
+      {"ifosmondi", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "criterion", "estimator", "stehfest_terms",
                      "richardson_fraction", "control", "affine_term"}},
-      {"ifosmondi-jfm", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "jfm", "petsc_options",
+      {"ifosmondi-jfm", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "criterion", "jfm", "petsc_options",
                          "estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term"}},
   };
   return options;
@@ -200,6 +200,13 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
       throw Error("method.jfm: use method 'ifosmondi' for the fixed point");
     }
     o.nonlinear.petsc_options = options.text("petsc_options", "");
+    const std::string criterion = options.text("criterion", "norm");
+    if (criterion != "norm" && criterion != "componentwise") {
+      throw Error(fmt::format("method.criterion is '{}': 'norm' (eq. 27, one norm over the unknowns) or 'componentwise' "
+                              "(each unknown against its own scale)",
+                              criterion));
+    }
+    o.nonlinear.criterion = criterion == "componentwise" ? Criterion::componentwise : Criterion::norm;
     o.dt_ref = dt;
     o.dt_min = options.non_negative("dt_min", 0.0);
     o.estimator = estimator_options(options);

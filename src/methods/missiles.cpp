@@ -19,6 +19,13 @@ void Missiles::check(const ModularModel& model) const {
   check_needs(model, " (its COSTARICA estimators read states and linearizations; the inputs are Hermite polynomials)");
 }
 
+std::string Missiles::handle_discontinuity(ModularModel& model, double t) {
+  const EventRestart restart = restart_at_event(model, executor(), buffers_, u_start_, &du_start_, t);
+  if (!restart.derivatives_known) first_step_ = true;
+  buffers_.u = u_start_;
+  return restart.terminated;
+}
+
 void Missiles::initialize(ModularModel& model, double t_start) {
   initialize_coupled(model, executor(), t_start, buffers_);
   u_start_ = buffers_.u;

@@ -39,6 +39,8 @@ class Missiles final : public CouplingMethod {
   void check(const ModularModel& model) const override;
   void initialize(ModularModel& model, double t_start) override;
   StepReport step(ModularModel& model, double t, double h_max) override;
+  /// The interface restarts from the right limits, without the C¹ link across the jump.
+  std::string handle_discontinuity(ModularModel& model, double t) override;
 
  private:
   /// Assembles eq. 53 for step h with interface kind `kind` into triplets_ and rhs_.

@@ -24,7 +24,8 @@ NonlinearResult FixedPointSolver::solve(const Residual& gamma, Eigen::VectorXd& 
       result.reason = "the residual is not finite";
       return result;
     }
-    if (coupling_converged(norm, x.norm(), x.size(), options_)) {
+    if (options_.criterion == Criterion::componentwise ? converged_componentwise(x, residual_, options_)
+                                                       : coupling_converged(norm, x.norm(), x.size(), options_)) {
       result.converged = true;
       result.reason = "converged (eq. 27)";
       return result;

@@ -20,8 +20,9 @@ class SnesSolver final : public NonlinearSolver {
   SnesSolver& operator=(const SnesSolver&) = delete;
 
   NonlinearResult solve(const Residual& gamma, Eigen::VectorXd& x) override;
-  /// The PETSc options of a preset ("newtonls", "anderson", "ngmres", "ngmres-ls", "petsc": none).
-  static std::string preset_options(const std::string& preset);
+  /// The PETSc options of a preset for `size` unknowns: "newtonls", "anderson" (memory min(30, size)),
+  /// "anderson-paper" (seed 001 table 4 as published, memory 30), "ngmres", "ngmres-ls", "petsc": none.
+  static std::string preset_options(const std::string& preset, Eigen::Index size);
 
  private:
   void configure(const std::string& preset);

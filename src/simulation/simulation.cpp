@@ -11,6 +11,29 @@
 
 namespace cosima {
 
+namespace {
+
+/// The earliest time event the systems announce, +∞ when none or when some system cannot vary its
+/// step to land on it.
+double next_event_time(const ModularModel& model) {
+  double earliest = std::numeric_limits<double>::infinity();
+  for (int s = 0; s < model.system_count(); ++s) earliest = std::min(earliest, model.system(s).next_event_time());
+  if (std::isinf(earliest)) return earliest;
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (!model.system(s).has(Capability::variable_step)) return std::numeric_limits<double>::infinity();
+  }
+  return earliest;
+}
+
+bool any_event_pending(const ModularModel& model) {
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (model.system(s).event_pending()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOptions& options,
                        const std::vector<Observer*>& observers) {
   if (!(options.stop > options.start)) {
@@ -57,11 +80,12 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
       stats.termination_reason = fmt::format("interrupted by {} at t = {}", stop_signal_name(signal), t);
       break;
     }
-    double t_next = method.chooses_step()
-                        ? t + std::min(method.proposed_step(), options.stop - t)
-                        : std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);
+    const double grid_point = std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);
+    double t_next = method.chooses_step() ? t + std::min(method.proposed_step(), options.stop - t) : grid_point;
     // do not leave a sliver at the end (absolute, or relative to the step)
     if (options.stop - t_next < std::max(tiny, 1e-6 * (t_next - t))) t_next = options.stop;
+    // land on the next announced time event (when every system can shorten its step for it)
+    if (const double event = next_event_time(model); event > t + tiny && event < t_next - tiny) t_next = event;
     if (!(t_next > t) || !std::isfinite(t_next)) {
       throw Error(fmt::format("{}: the step from t = {} to {} is not a positive finite step", method.name(), t, t_next));
     }
@@ -89,8 +113,16 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
       if (report.h == 0.0) break;  // else the step completed before the system asked to stop: keep it
     }
     ++stats.macro_steps;
-    ++grid_index;
     t = report.h == t_next - t ? t_next : t + report.h;
+    if (t >= grid_point - tiny) ++grid_index;
+    if (!report.terminated && any_event_pending(model)) {
+      if (std::string reason = method.handle_discontinuity(model, t); !reason.empty()) {
+        stats.terminated_early = true;
+        stats.termination_reason = std::move(reason);
+        for (Observer* observer : observers) observer->on_step(model, t, report);
+        break;
+      }
+    }
     for (Observer* observer : observers) observer->on_step(model, t, report);
     if (report.terminated) break;
     model.exchange_strings();

@@ -10,6 +10,10 @@
 //        outputs(...), output_derivatives(...)  at time(), with the inputs evaluated at time()
 //   4. at a step boundary, with Capability::rollback:
 //        save_state() / restore_state(id) / release_state(id)
+//   5. discontinuities: next_event_time() announces the system's next time event; a step that ends
+//      on it leaves the event pending (outputs() are the left limits there), and
+//      handle_pending_events() then moves the system to the right limits (FMI 3.0 §4.1.3's
+//      event mode at a communication point; FMI 2.0 CS handles events inside doStep).
 //
 // Ports carry a PortKind (system/port.hpp). Numeric kinds travel as doubles through set_inputs and
 // outputs (a String port's slot there is unused); String ports through string_output /
@@ -19,6 +23,7 @@
 // throws CapabilityError naming the system and the capability.
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -122,6 +127,14 @@ class System {
   virtual void outputs(Eigen::Ref<Eigen::VectorXd> y) const = 0;
   /// d^order y / dt^order at time() (order ≥ 1).
   void output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
+
+  // --- discontinuities ---------------------------------------------------------------------------
+  /// The next time ≥ time() at which the system's outputs may jump (a time event), or +∞.
+  [[nodiscard]] virtual double next_event_time() const { return std::numeric_limits<double>::infinity(); }
+  /// Whether a time event at time() awaits handle_pending_events().
+  [[nodiscard]] virtual bool event_pending() const { return false; }
+  /// Handles the events pending at time(): outputs and derivatives become the right limits.
+  virtual StepResult handle_pending_events() { return StepResult::success(); }
 
   // --- rollback --------------------------------------------------------------------------------
   StateId save_state();

@@ -424,12 +424,12 @@ TEST(ModelExchange, TerminateSimulationEndsTheRunAtTheEvent) {
   doc["systems"]["m"] = {{"fmu", (kTestFmus / "cosima_test_me_misbehave.fmu").string()},
                          {"parameters", {{"mode", 5}, {"fail_at", 0.55}}}};
   const ScenarioRun r = run(doc, {});
-  // as a Co-Simulation FMU's fmi2Terminated inside a step: the run ends at the last complete
-  // communication point, the reason names the event
+  // the FMU announces its time event at 0.55 (nextEventTime): the grid lands on it, and the run ends
+  // there, every communication point up to it complete; the reason names the event
   EXPECT_TRUE(r.stats.terminated_early);
   EXPECT_NE(r.stats.termination_reason.find("asked to terminate at t = 0.55 (terminateSimulation)"), std::string::npos)
       << r.stats.termination_reason;
-  EXPECT_EQ(r.stats.end_time, 0.5);
+  EXPECT_EQ(r.stats.end_time, 0.55);
 }
 
 }  // namespace

@@ -234,7 +234,10 @@ class Slave {
     }
     if (!(h > 0.0)) return error(fmt::format("fmi2DoStep: communicationStepSize {} must be positive", h));
     return guarded([&] {
-      const StepResult result = system_->do_step(h);
+      StepResult result = system_->do_step(h);
+      // FMI 2.0 Co-Simulation has no event mode: an event at the communication point is handled
+      // inside fmi2DoStep, and the outputs are the right limits
+      if (result.ok()) result = system_->handle_pending_events();
       if (result.ok()) return fmi2OK;
       phase_ = failed;
       return error(result.reason);

@@ -125,6 +125,11 @@ StepResult EmulatedSystem::integrate(double h) {
   return StepResult::success();
 }
 
+StepResult EmulatedSystem::handle_pending_events() {
+  if (emulates(Capability::output_derivatives) && inner_->event_pending()) derivatives_.setZero();
+  return inner_->handle_pending_events();
+}
+
 void EmulatedSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
   if (emulates(Capability::output_derivatives)) dy = derivatives_.col(order - 1);
   else inner_->output_derivatives(order, dy);

@@ -58,6 +58,10 @@ class EmulatedSystem final : public System {
   void initialize(double t_start) override;
   [[nodiscard]] double time() const override { return inner_->time(); }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override { inner_->outputs(y); }
+  [[nodiscard]] double next_event_time() const override { return inner_->next_event_time(); }
+  [[nodiscard]] bool event_pending() const override { return inner_->event_pending(); }
+  /// After the event the derivatives sampled before it are void: 0 until the next step.
+  StepResult handle_pending_events() override;
 
  protected:
   [[nodiscard]] CapabilitySet provided_capabilities() const override { return inner_->capabilities().with(emulate_); }

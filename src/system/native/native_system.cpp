@@ -35,6 +35,7 @@ void NativeSystem::initialize(double t_start) {
   t_ = t_start;
   input_origin_ = t_start;
   x_ = model_->start(t_start);
+  event_pending_ = false;
   if (x_.size() != model_->state_count()) {
     throw Error(fmt::format("system '{}': model '{}' returned {} initial states, declares {}", name(),
                             model_->type(), x_.size(), model_->state_count()));
@@ -70,7 +71,15 @@ StepResult NativeSystem::integrate(double h) {
   const double t_step = t_, t_end = t_ + h;
   const StepRhs rhs(*model_, inputs_, input_origin_);
   int events_in_step = 0;
+  // a time event this close to the step's end is at its end (the master landed the grid on it)
+  const double at_end_tolerance = 1e-12 * std::max(1.0, std::abs(t_end));
   try {
+    if (event_pending_) {  // left for the master at the last communication point, not handled by it
+      event_pending_ = false;
+      EventCause cause;
+      cause.time_event = true;
+      if (StepResult r = handle_event(cause, events_in_step, t_step, t_end); !r.ok()) return r;
+    }
     if (model_->discrete_inputs_changed(current_inputs())) {  // set in event mode (FMI 2.0 §3.2.3)
       EventCause cause;
       cause.input_event = true;
@@ -78,7 +87,14 @@ StepResult NativeSystem::integrate(double h) {
     }
     while (t_ < t_end) {
       const double time_event = model_->next_time_event(t_);
-      StepResult result = integrator_->advance(rhs, t_, std::min(t_end, time_event), x_);
+      if (time_event <= t_) {  // due already (a restart at the event's time)
+        EventCause cause;
+        cause.time_event = true;
+        if (StepResult r = handle_event(cause, events_in_step, t_step, t_end); !r.ok()) return r;
+        continue;
+      }
+      const bool event_at_end = std::abs(time_event - t_end) <= at_end_tolerance;
+      StepResult result = integrator_->advance(rhs, t_, event_at_end ? t_end : std::min(t_end, time_event), x_);
       if (!result.ok()) {
         result.reason = fmt::format("system '{}': {}", name(), result.reason);
         return result;
@@ -92,9 +108,13 @@ StepResult NativeSystem::integrate(double h) {
         return r;
       }
       EventCause cause;
-      cause.time_event = t_ >= time_event;
+      cause.time_event = t_ >= time_event || (event_at_end && t_ >= t_end);
       cause.state_event = stop.state_event;
       cause.step_event = stop.step_event;
+      if (cause.time_event && event_at_end && t_ >= t_end && !cause.state_event && !cause.step_event) {
+        event_pending_ = true;  // the outputs at t_end stay the left limits (System call order, 5.)
+        break;
+      }
       if (cause.time_event || cause.state_event || cause.step_event) {
         if (StepResult r = handle_event(cause, events_in_step, t_step, t_end); !r.ok()) return r;
       }
@@ -104,6 +124,19 @@ StepResult NativeSystem::integrate(double h) {
                                            t_step, t_end, rhs.last_time(), e.what()));
   }
   return StepResult::success();
+}
+
+StepResult NativeSystem::handle_pending_events() {
+  if (!event_pending_) return StepResult::success();
+  event_pending_ = false;
+  EventCause cause;
+  cause.time_event = true;
+  int events = 0;
+  try {
+    return handle_event(cause, events, t_, t_);
+  } catch (const Error& e) {
+    return StepResult::failure(fmt::format("system '{}' at the event at t = {}: {}", name(), t_, e.what()));
+  }
 }
 
 StepResult NativeSystem::handle_event(const EventCause& cause, int& events_in_step, double t_step, double t_end) {
@@ -193,6 +226,7 @@ StateId NativeSystem::do_save_state(StateId overwrite) {
   snapshot.input_origin = input_origin_;
   snapshot.integrator_memory = integrator_->step_memory();
   if (model_->has_discrete_state()) snapshot.discrete_slot = model_->save_discrete_state(snapshot.discrete_slot);
+  snapshot.event_pending = event_pending_;
   snapshot.in_use = true;
   return id;
 }
@@ -207,6 +241,7 @@ void NativeSystem::do_restore_state(StateId id) {
   inputs_ = snapshot.inputs;
   input_origin_ = snapshot.input_origin;
   if (snapshot.discrete_slot >= 0) model_->restore_discrete_state(snapshot.discrete_slot);
+  event_pending_ = snapshot.event_pending;
   integrator_->reset();
   integrator_->restore_step_memory(snapshot.integrator_memory);
 }

@@ -45,8 +45,15 @@ class NativeSystem final : public System {
   void initialize(double t_start) override;
   [[nodiscard]] double time() const override { return t_; }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
+  /// A time event the model announces; one at the end of a step is left pending (outputs are the
+  /// left limits there) until handle_pending_events() or the next step.
+  [[nodiscard]] double next_event_time() const override { return event_pending_ ? t_ : model_->next_time_event(t_); }
+  [[nodiscard]] bool event_pending() const override { return event_pending_; }
+  StepResult handle_pending_events() override;
 
   [[nodiscard]] const OdeModel& model() const { return *model_; }
+  /// For the monolithic reference, which integrates the models itself and handles their events.
+  [[nodiscard]] OdeModel& model() { return *model_; }
   [[nodiscard]] const Integrator& integrator() const { return *integrator_; }
   /// Current input values u(time()).
   [[nodiscard]] const Eigen::VectorXd& current_inputs() const;
@@ -74,6 +81,7 @@ class NativeSystem final : public System {
     double input_origin = 0.0;
     double integrator_memory = 0.0;
     int discrete_slot = -1;  ///< the model's own saved state (hybrid models)
+    bool event_pending = false;
     bool in_use = false;
   };
   void update_jacobians() const;
@@ -83,6 +91,7 @@ class NativeSystem final : public System {
   std::unique_ptr<OdeModel> model_;
   std::unique_ptr<Integrator> integrator_;
   double t_ = 0.0;
+  bool event_pending_ = false;  ///< the model's time event at t_ is not handled yet
   Eigen::VectorXd x_;
   InputPolynomials inputs_;
   double input_origin_ = 0.0;
