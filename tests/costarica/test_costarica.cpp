@@ -294,18 +294,32 @@ TEST(Costarica, B2ThirdOrderOrBetterWithRollbackAndWithCostarica) {
   EXPECT_GE(order_costarica, 2.5);
 }
 
-TEST(Costarica, B2AcrossTheBehaviourChangeCostaricaStaysWithinTwiceRollback) {
-  // Over [0, 200] the output jumps at t = 100; any C¹ interface spreads the jump over one
-  // macro-step, so both runs become first order there. COSTARICA still tracks rollback.
+TEST(Costarica, B2ThirdOrderOverTheWholeRunAcrossTheBehaviourChange) {
+  // Over [0, 200] the force jumps 0 → 1000 N at t = 100. The jump is a declared time event: the
+  // grid lands on it, the step ending there sees the left limit, and the interface restarts from
+  // the right limit without C¹ link (System call order 5., handle_discontinuity) — so the run keeps
+  // the order it has before the jump instead of dropping to one.
   const auto reference = run("b2_two_bodies.json", 0.01, {"method.type=monolithic"});
-  for (double dt : {1.0, 0.5}) {
-    const double rollback = error_on(run("b2_two_bodies.json", dt, kJfm), reference, "right.x_r");
-    const double costarica = error_on(
+  const std::vector<double> steps = {4.0, 2.0, 1.0, 0.5, 0.25, 0.125};
+  std::vector<double> rollback, costarica;
+  for (double dt : steps) {
+    rollback.push_back(error_on(run("b2_two_bodies.json", dt, kJfm), reference, "right.x_r"));
+    costarica.push_back(error_on(
         run("b2_two_bodies.json", dt, with(kJfm, {"systems.left.rollback=false", "systems.right.rollback=false"})),
-        reference, "right.x_r");
-    std::cout << fmt::format("B2 [0, 200] δt = {}: rollback {:.3e}, COSTARICA {:.3e}\n", dt, rollback, costarica);
-    EXPECT_LE(costarica, 2.0 * rollback);
+        reference, "right.x_r"));
+    std::cout << fmt::format("B2 [0, 200] δt = {}: rollback {:.3e}, COSTARICA {:.3e}\n", dt, rollback.back(), costarica.back());
+    EXPECT_LE(costarica.back(), 2.0 * rollback.back()) << "δt = " << dt;
   }
+  // at δt = 0.125 the error meets a floor near 3e-7 that does not move with ε (1e-6 or 1e-8): the
+  // systems' own solvers, restarted every macro-step, and the reference; the fit stays above it
+  const std::vector<double> fit(steps.begin(), steps.end() - 1);
+  const auto order = [&](const std::vector<double>& errors) {
+    return observed_order(fit, std::vector<double>(errors.begin(), errors.end() - 1));
+  };
+  std::cout << fmt::format("B2 [0, 200] observed order on x_r: rollback {:.2f}, COSTARICA {:.2f}\n", order(rollback),
+                           order(costarica));
+  EXPECT_GE(order(rollback), 3.0);
+  EXPECT_GE(order(costarica), 3.0);
 }
 
 TEST(Costarica, B3FirstOrderWithTheSeedEstimatorAndThirdWithTheAffineTerm) {
