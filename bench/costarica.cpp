@@ -190,8 +190,10 @@ nlohmann::ordered_json bench_costarica(const BenchOptions& options) {
       const std::string section =
           fmt::format("## {} — seed 000 Fig. 10\n\n", title) +
           (smooth ? "The seed reports order 3 with both. The output of the right system jumps at t = 100 s; this span ends before it.\n\n"
-                  : "Across the jump at t = 100 s a C¹ interface spreads the step of the force over one macro-step, "
-                    "so both runs drop to order 1 after it.\n\n") +
+                  : "The force jumps at t = 100 s. The jump is a declared time event of the right system: the grid "
+                    "lands on it, the step ending there sees the left limit, and the interface restarts from the "
+                    "right limit without a C¹ link, so the order holds across it (it fell to 1 when a C¹ interface "
+                    "spread the jump over one macro-step).\n\n") +
           report_sweep(options, sweep, result, title, smooth ? "costarica_b2_smooth.png" : "costarica_b2_full.png");
       report.add(section);
       json[smooth ? "b2_x_r_0_96" : "b2_x_r_0_200"] = data;

@@ -300,7 +300,9 @@ TEST(Costarica, B2ThirdOrderOverTheWholeRunAcrossTheBehaviourChange) {
   // the right limit without C¹ link (System call order 5., handle_discontinuity) — so the run keeps
   // the order it has before the jump instead of dropping to one.
   const auto reference = run("b2_two_bodies.json", 0.01, {"method.type=monolithic"});
-  const std::vector<double> steps = {4.0, 2.0, 1.0, 0.5, 0.25, 0.125};
+  // (δt = 0.125 is in `cosima bench costarica`, against a finer reference: its points are not on this
+  // reference's grid of 0.01)
+  const std::vector<double> steps = {4.0, 2.0, 1.0, 0.5, 0.25};
   std::vector<double> rollback, costarica;
   for (double dt : steps) {
     rollback.push_back(error_on(run("b2_two_bodies.json", dt, kJfm), reference, "right.x_r"));
@@ -310,12 +312,7 @@ TEST(Costarica, B2ThirdOrderOverTheWholeRunAcrossTheBehaviourChange) {
     std::cout << fmt::format("B2 [0, 200] δt = {}: rollback {:.3e}, COSTARICA {:.3e}\n", dt, rollback.back(), costarica.back());
     EXPECT_LE(costarica.back(), 2.0 * rollback.back()) << "δt = " << dt;
   }
-  // at δt = 0.125 the error meets a floor near 3e-7 that does not move with ε (1e-6 or 1e-8): the
-  // systems' own solvers, restarted every macro-step, and the reference; the fit stays above it
-  const std::vector<double> fit(steps.begin(), steps.end() - 1);
-  const auto order = [&](const std::vector<double>& errors) {
-    return observed_order(fit, std::vector<double>(errors.begin(), errors.end() - 1));
-  };
+  const auto order = [&](const std::vector<double>& errors) { return observed_order(steps, errors); };
   std::cout << fmt::format("B2 [0, 200] observed order on x_r: rollback {:.2f}, COSTARICA {:.2f}\n", order(rollback),
                            order(costarica));
   EXPECT_GE(order(rollback), 3.0);
