@@ -30,7 +30,10 @@ MethodChoice choose_method(std::string_view request, const std::vector<const Sys
   if (request != "auto" && request != "auto:fast") {
     throw Error(fmt::format("method '{}': ask for \"auto\" (the most accurate method) or \"auto:fast\" (the cheapest)", request));
   }
-  const auto estimable = [](const System& s) { return s.has(Capability::state_access) && s.has(Capability::linearization); };
+  // MISSILES estimates a system from its states and linearization; one without inputs it just integrates
+  const auto estimable = [](const System& s) {
+    return s.input_count() == 0 || (s.has(Capability::state_access) && s.has(Capability::linearization));
+  };
   const auto iterable = [&](const System& s) {
     return s.has(Capability::variable_step) && (s.has(Capability::rollback) || estimable(s));
   };

@@ -5,7 +5,7 @@
 //                solution, seed 000); else MISSILES when every system has states and a
 //                linearization (seed 003); else Jacobi.
 //   "auto:fast"  the cheapest of the accurate ones: MISSILES (one integration per system and step,
-//                no iteration) when every system has states and a linearization; else Jacobi.
+//                no iteration) when every system has states and a linearization or no inputs; else Jacobi.
 // What cosima can emulate (kEmulable: input interpolation, output derivatives) counts as available.
 #include <string>
 #include <string_view>

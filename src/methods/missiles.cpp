@@ -11,7 +11,8 @@ namespace cosima {
 
 Missiles::Missiles(Options options) : options_(options) {}
 
-std::vector<CapabilityNeed> Missiles::needs(const System& /*system*/) const {
+std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
+  if (system.input_count() == 0) return {{Capability::output_derivatives, " (its K_D: it has no inputs, no estimator)"}};
   return {{Capability::state_access, ""}, {Capability::linearization, ""}, {Capability::interpolate_inputs, ""}};
 }
 
@@ -31,7 +32,9 @@ void Missiles::initialize(ModularModel& model, double t_start) {
   u_start_ = buffers_.u;
   du_start_.setZero(model.total_inputs());
   buffers_.batch.clear();
-  for (int s = 0; s < model.system_count(); ++s) buffers_.batch.order(s).configure_estimator = options_.estimator;
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (model.system(s).input_count() > 0) buffers_.batch.order(s).configure_estimator = options_.estimator;
+  }
   executor().execute(buffers_.batch);
   const Eigen::Index unknowns = 2 * static_cast<Eigen::Index>(model.total_outputs());
   rhs_.setZero(unknowns);
@@ -52,6 +55,11 @@ void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
     const LinearResponse& response = estimator.response;
     const int out_offset = model.output_offset(s), in_offset = model.input_offset(s);
     const int outputs = model.system(s).output_count();
+    if (model.system(s).input_count() == 0) {  // integrated already: its real outputs at t_N + h
+      rhs_.segment(out_offset, outputs) = estimator.outputs.col(0);
+      rhs_.segment(n_out + out_offset, outputs) = estimator.outputs.col(1);
+      continue;
+    }
     rhs_.segment(out_offset, outputs) = estimator.constant_value;  // K_V, K_D
     rhs_.segment(n_out + out_offset, outputs) = estimator.constant_derivative;
     for (int j = 0; j < model.system(s).input_count(); ++j) {
@@ -103,14 +111,34 @@ bool Missiles::solve() {
 StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   const double h = h_max;
   const int n_out = model.total_outputs();
-  buffers_.batch.clear();  // COSTARICA updates 1–2 on every system, where it lives
+  // COSTARICA updates 1–2 on every system with inputs, where it lives; the others integrate the step
+  buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     Order& order = buffers_.batch.order(s);
+    if (model.system(s).input_count() == 0) {
+      order.step = h;
+      order.read_order = 1;
+      continue;
+    }
     order.estimate_begin = true;
     order.estimate_u_now = u_start_.segment(model.input_offset(s), model.system(s).input_count());
     order.estimate_h = h;
   }
   executor().execute(buffers_.batch);
+  StepReport report;
+  report.h = h;
+  report.estimate_gap = 0.0;
+  for (int s = 0; s < model.system_count(); ++s) {
+    const Reply& reply = buffers_.batch.reply(s);
+    if (model.system(s).input_count() > 0) continue;
+    if (reply.result.status == StepResult::Status::terminated) {
+      report.terminated = true;
+      report.reason = reply.result.reason;
+      if (!reply.result.step_completed) report.h = 0.0;
+      return report;
+    }
+    throw_if_failed(reply.result, model.system(s), t);
+  }
   for (int s = 0; s < model.system_count(); ++s) {
     if (!buffers_.batch.reply(s).estimate_ok) {
       throw Error(fmt::format("missiles: estimator of system '{}' at t = {}: {}", model.system(s).name(), t,
@@ -125,19 +153,17 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   model.dispatch(buffers_.y, u_end_);
   model.dispatch_derivatives(dy_, du_end_);
 
-  // one real integration per system, all in one batch
+  // one real integration per system with inputs, all in one batch
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
+    if (model.system(s).input_count() == 0) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end_, du_end_);
     Order& order = buffers_.order_with_inputs(model, s);
     order.step = h;
     order.read_order = 0;
   }
   executor().execute(buffers_.batch);
-  StepReport report;
-  report.h = h;
-  report.estimate_gap = 0.0;
-  for (int s = 0; s < model.system_count(); ++s) {
+  for (const int s : buffers_.batch.active()) {
     const Reply& reply = buffers_.batch.reply(s);
     if (reply.result.status == StepResult::Status::terminated) {
       report.terminated = true;

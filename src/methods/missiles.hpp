@@ -14,6 +14,8 @@
 //   4. every system integrates the step once with the Hermite inputs of the dispatched solution,
 //      which also start the next step (inputs stay C¹).
 // The gap between ŷ and the real outputs at t_N + h is reported per step (StepReport).
+// A system without inputs needs no estimate: it integrates the step first, and its outputs and
+// output derivatives at t_N + h are K_V, K_D with no G (it needs neither states nor a linearization).
 #include <vector>
 
 #include <Eigen/Dense>
