@@ -30,12 +30,14 @@ MethodChoice choose_method(std::string_view request, const std::vector<const Sys
   if (request != "auto" && request != "auto:fast") {
     throw Error(fmt::format("method '{}': ask for \"auto\" (the most accurate method) or \"auto:fast\" (the cheapest)", request));
   }
-  // MISSILES estimates a system from its states and linearization; one without inputs it just integrates
-  const auto estimable = [](const System& s) {
-    return s.input_count() == 0 || (s.has(Capability::state_access) && s.has(Capability::linearization));
+  // COSTARICA estimates a system from its states and linearization; MISSILES just integrates one
+  // without inputs
+  const auto linearizable = [](const System& s) {
+    return s.has(Capability::state_access) && s.has(Capability::linearization);
   };
+  const auto estimable = [&](const System& s) { return s.input_count() == 0 || linearizable(s); };
   const auto iterable = [&](const System& s) {
-    return s.has(Capability::variable_step) && (s.has(Capability::rollback) || estimable(s));
+    return s.has(Capability::variable_step) && (s.has(Capability::rollback) || linearizable(s));
   };
   const std::string not_estimable = failing(systems, estimable);
   if (request == "auto") {
