@@ -128,16 +128,20 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   StepReport report;
   report.h = h;
   report.estimate_gap = 0.0;
-  for (int s = 0; s < model.system_count(); ++s) {
-    const Reply& reply = buffers_.batch.reply(s);
-    if (model.system(s).input_count() > 0) continue;
-    if (reply.result.status == StepResult::Status::terminated) {
-      report.terminated = true;
-      report.reason = reply.result.reason;
-      if (!reply.result.step_completed) report.h = 0.0;
-      return report;
+  // a real integration that failed throws; one whose system asked to stop ends the step (true)
+  const auto stopped = [&](int s) {
+    const StepResult& result = buffers_.batch.reply(s).result;
+    if (result.status != StepResult::Status::terminated) {
+      throw_if_failed(result, model.system(s), t);
+      return false;
     }
-    throw_if_failed(reply.result, model.system(s), t);
+    report.terminated = true;
+    report.reason = result.reason;
+    if (!result.step_completed) report.h = 0.0;
+    return true;
+  };
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (model.system(s).input_count() == 0 && stopped(s)) return report;
   }
   for (int s = 0; s < model.system_count(); ++s) {
     if (!buffers_.batch.reply(s).estimate_ok) {
@@ -164,14 +168,8 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   }
   executor().execute(buffers_.batch);
   for (const int s : buffers_.batch.active()) {
+    if (stopped(s)) return report;
     const Reply& reply = buffers_.batch.reply(s);
-    if (reply.result.status == StepResult::Status::terminated) {
-      report.terminated = true;
-      report.reason = reply.result.reason;
-      if (!reply.result.step_completed) report.h = 0.0;
-      return report;
-    }
-    throw_if_failed(reply.result, model.system(s), t);
     const auto estimate = buffers_.y.segment(model.output_offset(s), model.system(s).output_count());
     report.estimate_gap = std::max(report.estimate_gap, (reply.outputs.col(0) - estimate).lpNorm<Eigen::Infinity>());
   }
