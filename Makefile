@@ -26,13 +26,15 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest -j$(JOBS) --output-on-failure
 
-# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs both).
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs both), less the bench
+# smokes (bench.*.quick: `make test` runs them; under ASan they repeat the library paths the unit
+# tests cover at ten times the cost, ~4 min of CI).
 test-sanitize: bootstrap
 	@cmake -S . -B $(BUILD)-sanitize -DCOSIMA_WERROR=ON -DCOSIMA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD)-sanitize -j$(JOBS)
 	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest -j$(JOBS) --output-on-failure
+	  ctest -j$(JOBS) --output-on-failure -E '^bench[.]'
 
 # libFuzzer harnesses (tests/fuzz/) over the input readers (cosima_parse), under ASan + UBSan:
 # `make fuzz` runs each for 60 s, `make fuzz-smoke` (CI) for FUZZ_SECONDS. Only the harnesses and
