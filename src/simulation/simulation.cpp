@@ -115,16 +115,16 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     ++stats.macro_steps;
     t = report.h == t_next - t ? t_next : t + report.h;
     if (t >= grid_point - tiny) ++grid_index;
-    if (!report.terminated && any_event_pending(model)) {
+    bool last = report.terminated;
+    if (!last && any_event_pending(model)) {  // a system asking to stop at its event ends the run here
       if (std::string reason = method.handle_discontinuity(model, t); !reason.empty()) {
         stats.terminated_early = true;
         stats.termination_reason = std::move(reason);
-        for (Observer* observer : observers) observer->on_step(model, t, report);
-        break;
+        last = true;
       }
     }
     for (Observer* observer : observers) observer->on_step(model, t, report);
-    if (report.terminated) break;
+    if (last) break;
     model.exchange_strings();
   }
   for (Observer* observer : observers) observer->on_end(model, t);

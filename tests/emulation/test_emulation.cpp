@@ -13,6 +13,7 @@
 
 #include "core/metrics.hpp"
 #include "methods/method_choice.hpp"
+#include "methods/method_factory.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 #include "system/emulation/emulated_system.hpp"
@@ -100,12 +101,19 @@ TEST(Emulation, DerivativesComeBackWithARestoredSnapshotAndInputsAreTheContracts
 }
 
 TEST(Emulation, OnlyWhatIsUsedIsRequired) {
-  // a system without inputs interpolates trivially; without outputs it has every derivative
-  const std::unique_ptr<System> fmu =
-      build_system(SystemSpec{.name = "osc", .fmu = kTestFmus / "cosima_test_oscillator.fmu"});
+  // a system without inputs interpolates trivially; what a method reads and it lacks is emulated,
+  // and only that
+  const SystemSpec spec{.name = "osc", .fmu = kTestFmus / "cosima_test_oscillator.fmu"};
+  const std::unique_ptr<System> fmu = build_system(spec);
   EXPECT_TRUE(fmu->has(Capability::interpolate_inputs));
   EXPECT_FALSE(fmu->has(Capability::output_derivatives));
-  EXPECT_TRUE(fmu->emulated_capabilities().empty());
+  std::vector<std::string> ignored;
+  const auto jacobi = make_method(nlohmann::ordered_json{{"type", "jacobi"}}, 0.1, ignored);
+  const auto ifosmondi = make_method(nlohmann::ordered_json{{"type", "ifosmondi"}}, 0.1, ignored);
+  EXPECT_TRUE(build_system(spec, *jacobi)->emulated_capabilities().empty()) << "Jacobi reads no derivatives";
+  const CapabilitySet emulated = build_system(spec, *ifosmondi)->emulated_capabilities();
+  EXPECT_TRUE(emulated.has(Capability::output_derivatives));
+  EXPECT_FALSE(emulated.has(Capability::interpolate_inputs)) << "there are no inputs to interpolate";
 }
 
 /// The no-input Co-Simulation FMU alone: x_out = cos(2t) exactly at every communication point.
