@@ -119,6 +119,8 @@ void put_port(wire::Writer& w, const PortInfo& info) {
   w.put(info.declared_type);
   w.put(info.min);
   w.put(info.max);
+  w.put(info.integer_min);
+  w.put(info.integer_max);
   w.put(static_cast<std::int32_t>(info.allowed.size()));
   for (double v : info.allowed) w.put(v);
   w.put(static_cast<std::uint8_t>(info.start.has_value()));
@@ -133,6 +135,8 @@ PortInfo get_port(wire::Reader& r) {
   info.declared_type = r.get_string();
   info.min = r.get<double>();
   info.max = r.get<double>();
+  info.integer_min = r.get<double>();
+  info.integer_max = r.get<double>();
   info.allowed.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
   for (double& v : info.allowed) v = r.get<double>();
   const bool has_start = r.get<std::uint8_t>() != 0;

@@ -150,11 +150,18 @@ FmuArchive::FmuArchive(const std::filesystem::path& fmu, const UnpackLimits& lim
   }
 }
 
+std::string binary_entry(const ModelDescription& description, const std::string& identifier) {
+  // FMI 2.0 §2.4: binaries/linux64; FMI 3.0 §2.5.1.4: the platform tuple x86_64-linux
+  return fmt::format("binaries/{}/{}.so", description.is_fmi3() ? "x86_64-linux" : "linux64", identifier);
+}
+
 std::filesystem::path FmuArchive::binary(FmiInterface interface) const {
   const std::string& identifier = description_.interface_capabilities(interface).model_identifier;
-  std::filesystem::path so = directory_.path() / "binaries" / "linux64" / (identifier + ".so");
+  const std::string entry = binary_entry(description_, identifier);
+  std::filesystem::path so = directory_.path() / entry;
   if (!std::filesystem::exists(so)) {
-    throw Error(fmt::format("FMU '{}' has no linux64 binary (binaries/linux64/{}.so)", file_.string(), identifier));
+    throw Error(fmt::format("FMU '{}' has no {} binary ({})", file_.string(),
+                            description_.is_fmi3() ? "x86_64-linux" : "linux64", entry));
   }
   return so;
 }

@@ -30,6 +30,10 @@ ModelDescription read_model_description(const std::filesystem::path& fmu);
 /// Whether the zip holds an entry of that name.
 bool archive_has_entry(const std::filesystem::path& fmu, const std::string& entry);
 
+/// Where the shared library of `identifier` lies in the archive: binaries/linux64/<id>.so (FMI 2.0),
+/// binaries/x86_64-linux/<id>.so (FMI 3.0).
+std::string binary_entry(const ModelDescription& description, const std::string& identifier);
+
 /// "file://" + the path, percent-encoded (RFC 3986: everything but unreserved characters and '/').
 std::string file_uri(const std::filesystem::path& path);
 
@@ -48,7 +52,7 @@ class FmuArchive {
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }
   [[nodiscard]] const std::filesystem::path& directory() const { return directory_.path(); }
   [[nodiscard]] const ModelDescription& description() const { return description_; }
-  /// binaries/linux64/<modelIdentifier>.so of one interface; throws Error when the FMU has none.
+  /// The unpacked binary_entry of one interface; throws Error when the FMU has none.
   [[nodiscard]] std::filesystem::path binary(FmiInterface interface) const;
   /// file:// URI of resources/ (fmi2Instantiate's resourceLocation).
   [[nodiscard]] std::string resource_uri() const;

@@ -8,22 +8,30 @@
 
 namespace cosima::fmi {
 
-FmuLibrary::FmuLibrary(const std::filesystem::path& shared_object, const std::string& fmu, FmiInterface interface) {
+SharedLibrary::SharedLibrary(const std::filesystem::path& shared_object, std::string fmu)
+    : fmu_(std::move(fmu)), file_name_(shared_object.filename().string()) {
   handle_ = dlopen(shared_object.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {
     const char* why = dlerror();
-    throw Error(fmt::format("FMU '{}': cannot load {}: {}", fmu, shared_object.filename().string(),
-                            why != nullptr ? why : "unknown reason"));
+    throw Error(fmt::format("FMU '{}': cannot load {}: {}", fmu_, file_name_, why != nullptr ? why : "unknown reason"));
   }
-  auto resolve = [&](auto& slot, const char* symbol, bool required) {
-    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(handle_, symbol));
-    if (slot == nullptr && required) {
-      dlclose(handle_);
-      handle_ = nullptr;
-      throw Error(fmt::format("FMU '{}': binary {} lacks the required function {}", fmu,
-                              shared_object.filename().string(), symbol));
-    }
-  };
+}
+
+SharedLibrary::~SharedLibrary() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+void* SharedLibrary::lookup(const char* symbol, bool required) const {
+  void* address = dlsym(handle_, symbol);
+  if (address == nullptr && required) {
+    throw Error(fmt::format("FMU '{}': binary {} lacks the required function {}", fmu_, file_name_, symbol));
+  }
+  return address;
+}
+
+FmuLibrary::FmuLibrary(const std::filesystem::path& shared_object, const std::string& fmu, FmiInterface interface)
+    : library_(shared_object, fmu) {
+  auto resolve = [&](auto& slot, const char* symbol, bool required) { library_.resolve(slot, symbol, required); };
   Fmi2Functions& f = functions_;
   resolve(f.instantiate, "fmi2Instantiate", true);
   resolve(f.free_instance, "fmi2FreeInstance", true);
@@ -63,10 +71,6 @@ FmuLibrary::FmuLibrary(const std::filesystem::path& shared_object, const std::st
   resolve(f.get_real_output_derivatives, "fmi2GetRealOutputDerivatives", false);
   resolve(f.get_boolean_status, "fmi2GetBooleanStatus", false);
   resolve(f.get_real_status, "fmi2GetRealStatus", false);
-}
-
-FmuLibrary::~FmuLibrary() {
-  if (handle_ != nullptr) dlclose(handle_);
 }
 
 }  // namespace cosima::fmi

@@ -1,6 +1,7 @@
 #pragma once
-// The FMU's shared library: dlopen'd, with its fmi2 functions resolved. A missing required function
-// is an error; a missing optional one is null and turns its capability off.
+// The FMU's shared library: dlopen'd (SharedLibrary, used by both FMI versions), with its fmi2
+// functions resolved (FmuLibrary). A missing required function is an error; a missing optional one
+// is null and turns its capability off.
 #include <filesystem>
 #include <string>
 
@@ -50,18 +51,37 @@ struct Fmi2Functions {
   fmi2GetRealStatusTYPE get_real_status = nullptr;
 };
 
+/// A dlopen'd library; `fmu` names the FMU in errors. dlclose at destruction.
+class SharedLibrary {
+ public:
+  SharedLibrary(const std::filesystem::path& shared_object, std::string fmu);
+  ~SharedLibrary();
+  SharedLibrary(const SharedLibrary&) = delete;
+  SharedLibrary& operator=(const SharedLibrary&) = delete;
+
+  /// Resolves `symbol` into `slot` (a function pointer); throws Error when required and missing.
+  template <class Function>
+  void resolve(Function& slot, const char* symbol, bool required) const {
+    slot = reinterpret_cast<Function>(lookup(symbol, required));
+  }
+
+ private:
+  [[nodiscard]] void* lookup(const char* symbol, bool required) const;
+  void* handle_ = nullptr;
+  std::string fmu_, file_name_;
+};
+
 class FmuLibrary {
  public:
   /// `fmu` names the FMU in errors. The functions of `interface` are required, the other's are not
   /// resolved.
   FmuLibrary(const std::filesystem::path& shared_object, const std::string& fmu, FmiInterface interface);
-  ~FmuLibrary();
   FmuLibrary(const FmuLibrary&) = delete;
   FmuLibrary& operator=(const FmuLibrary&) = delete;
   [[nodiscard]] const Fmi2Functions& functions() const { return functions_; }
 
  private:
-  void* handle_ = nullptr;
+  SharedLibrary library_;
   Fmi2Functions functions_;
 };
 

@@ -41,11 +41,7 @@ const PortInfo& FmuSystem::output_info(int output) const { return fmu_.outputs()
 
 void FmuSystem::initialize(double t_start) {
   if (initialized_) throw Error(fmt::format("system '{}': initialized twice", name()));
-  const ForeignCallScope in = fmu_.enter("fmi2SetupExperiment", t_start);
-  fmu_.check(f_.setup_experiment(fmu_.component(), fmi2False, 0.0, t_start, fmi2False, 0.0), "fmi2SetupExperiment");
-  fmu_.check(f_.enter_initialization_mode(fmu_.component()), "fmi2EnterInitializationMode");
-  fmu_.check(f_.exit_initialization_mode(fmu_.component()), "fmi2ExitInitializationMode");
-  fmu_.set_initialized();
+  fmu_.initialize(t_start, std::nullopt);
   initialized_ = true;
   t_ = t_start;
 }
@@ -197,8 +193,8 @@ std::string describe_fmu(const std::filesystem::path& fmu) {
                         v.causality, v.variability, v.start ? "start=" + *v.start : std::string());
   }
   for (const std::string& identifier : binaries) {
-    if (!archive_has_entry(fmu, "binaries/linux64/" + identifier + ".so")) {
-      text += fmt::format("note        no linux64 binary (binaries/linux64/{}.so): cannot run here\n", identifier);
+    if (const std::string entry = binary_entry(md, identifier); !archive_has_entry(fmu, entry)) {
+      text += fmt::format("note        no binary for this platform ({}): cannot run here\n", entry);
     }
   }
   return text;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -15,6 +16,7 @@
 #include <pugixml.hpp>
 
 #include "core/error.hpp"
+#include "fmi/description_reader.hpp"
 
 namespace cosima::fmi {
 
@@ -25,8 +27,78 @@ std::string_view to_string(VariableType type) {
     case VariableType::boolean: return "Boolean";
     case VariableType::string: return "String";
     case VariableType::enumeration: return "Enumeration";
+    case VariableType::float32: return "Float32";
+    case VariableType::int8: return "Int8";
+    case VariableType::uint8: return "UInt8";
+    case VariableType::int16: return "Int16";
+    case VariableType::uint16: return "UInt16";
+    case VariableType::uint32: return "UInt32";
+    case VariableType::int64: return "Int64";
+    case VariableType::uint64: return "UInt64";
+    case VariableType::binary: return "Binary";
+    case VariableType::clock: return "Clock";
   }
   return "?";
+}
+
+std::string_view ModelDescription::type_name(VariableType type) const {
+  if (is_fmi3() && type == VariableType::real) return "Float64";
+  if (is_fmi3() && type == VariableType::integer) return "Int32";
+  return to_string(type);
+}
+
+int ModelDescription::find_by_reference(unsigned int value_reference) const {
+  for (std::size_t i = 0; i < variables.size(); ++i) {
+    if (variables[i].value_reference == value_reference) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<std::size_t> ModelDescription::shape(const ScalarVariable& variable) const {
+  std::vector<std::size_t> sizes;
+  for (const Dimension& dimension : variable.dimensions) {
+    if (dimension.start) {
+      sizes.push_back(static_cast<std::size_t>(*dimension.start));
+      continue;
+    }
+    const int index = dimension.value_reference ? find_by_reference(*dimension.value_reference) : -1;
+    const ScalarVariable* parameter = index >= 0 ? &variables[static_cast<std::size_t>(index)] : nullptr;
+    const auto size = parameter != nullptr && parameter->start ? description::to_unsigned(*parameter->start) : std::nullopt;
+    if (!size) {
+      throw Error(fmt::format("model '{}': variable '{}': a Dimension's size is neither a start nor the start of a "
+                              "structural parameter",
+                              model_name, variable.name));
+    }
+    sizes.push_back(static_cast<std::size_t>(*size));
+  }
+  return sizes;
+}
+
+std::size_t ModelDescription::element_count(const ScalarVariable& variable) const {
+  std::size_t count = 1;
+  for (const std::size_t size : shape(variable)) count *= size;
+  return count;
+}
+
+std::string ModelDescription::element_name(const ScalarVariable& variable, std::size_t element) const {
+  if (variable.dimensions.empty()) return variable.name;
+  const std::vector<std::size_t> sizes = shape(variable);
+  std::vector<std::size_t> index(sizes.size());
+  for (std::size_t d = sizes.size(); d-- > 0;) {  // row-major: the last index runs fastest (FMI 3.0 §2.2.6.2)
+    index[d] = element % sizes[d] + 1;
+    element /= sizes[d];
+  }
+  std::string name = variable.name + "[";
+  for (std::size_t d = 0; d < index.size(); ++d) name += fmt::format("{}{}", d > 0 ? "," : "", index[d]);
+  return name + "]";
+}
+
+std::vector<std::string> ModelDescription::clock_names() const {
+  std::vector<std::string> names;
+  for (const ScalarVariable& v : variables) {
+    if (v.type == VariableType::clock) names.push_back(v.name);
+  }
+  return names;
 }
 
 int ModelDescription::find(const std::string& name) const {
@@ -57,9 +129,37 @@ PortKind kind_of(VariableType type) {
     case VariableType::boolean: return PortKind::boolean;
     case VariableType::string: return PortKind::string;
     case VariableType::enumeration: return PortKind::enumeration;
+    case VariableType::float32: return PortKind::real;
+    case VariableType::int8:
+    case VariableType::uint8:
+    case VariableType::int16:
+    case VariableType::uint16:
+    case VariableType::uint32:
+    case VariableType::int64:
+    case VariableType::uint64: return PortKind::integer;
+    case VariableType::binary: return PortKind::string;  // exchanged as hexadecimal text, like a String
+    case VariableType::clock: return PortKind::boolean;
   }
   return PortKind::real;
 }
+
+/// The range of an integer type (FMI 3.0 §2.4.7.4); Int64/UInt64 as far as a double carries them.
+std::pair<double, double> integer_range(VariableType type) {
+  switch (type) {
+    case VariableType::int8: return {-128.0, 127.0};
+    case VariableType::uint8: return {0.0, 255.0};
+    case VariableType::int16: return {-32768.0, 32767.0};
+    case VariableType::uint16: return {0.0, 65535.0};
+    case VariableType::uint32: return {0.0, 4294967295.0};
+    case VariableType::int64: return {-9223372036854775808.0, 9223372036854775807.0};
+    case VariableType::uint64: return {0.0, 18446744073709551615.0};
+    default: return {-2147483648.0, 2147483647.0};
+  }
+}
+
+}  // namespace
+
+namespace description {
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) text.remove_prefix(1);
@@ -67,7 +167,6 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-/// A whole xs:double (strtod must consume everything but surrounding blanks).
 std::optional<double> to_double(std::string_view text) {
   const std::string copy(trim(text));
   if (copy.empty()) return std::nullopt;
@@ -78,7 +177,6 @@ std::optional<double> to_double(std::string_view text) {
   return value;
 }
 
-/// A whole decimal integer in [min, max].
 std::optional<long long> to_integer(std::string_view text, long long min, long long max) {
   const std::string copy(trim(text));
   if (copy.empty()) return std::nullopt;
@@ -101,13 +199,11 @@ bool is_c_identifier(std::string_view name) {
   return true;
 }
 
-/// Reads and checks the parts of one file; every failure names the FMU and the element.
-class Reader {
- public:
-  explicit Reader(const std::string& source) : source_(source) {}
-  [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("{}: modelDescription.xml: {}", source_, what)); }
+void Reader::fail(const std::string& what) const {
+  throw Error(fmt::format("{}: modelDescription.xml: {}", source_, what));
+}
 
-  std::optional<double> optional_number(const pugi::xml_node& node, const char* attribute, std::string_view where) const {
+std::optional<double> Reader::optional_number(const pugi::xml_node& node, const char* attribute, std::string_view where) const {
     const pugi::xml_attribute a = node.attribute(attribute);
     if (!a) return std::nullopt;
     const auto value = to_double(a.value());
@@ -115,7 +211,7 @@ class Reader {
     return value;
   }
 
-  std::vector<Unknown> unknowns(const pugi::xml_node& parent, std::size_t variables, const char* section) const {
+std::vector<Unknown> Reader::unknowns(const pugi::xml_node& parent, std::size_t variables, const char* section) const {
     std::vector<Unknown> list;
     const auto count = static_cast<long long>(variables);
     for (const pugi::xml_node node : parent.children("Unknown")) {
@@ -128,20 +224,13 @@ class Reader {
       unknown.index = static_cast<int>(*index);
       if (const pugi::xml_attribute deps = node.attribute("dependencies")) {
         std::vector<int> dependencies;
-        const std::string_view text = deps.value();
-        std::size_t begin = 0;
-        while (begin < text.size()) {
-          while (begin < text.size() && std::isspace(static_cast<unsigned char>(text[begin])) != 0) ++begin;
-          std::size_t end = begin;
-          while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end])) == 0) ++end;
-          if (end == begin) break;
-          const auto dependency = to_integer(text.substr(begin, end - begin), 1, count);
+        for (const std::string_view word : words(deps.value())) {
+          const auto dependency = to_integer(word, 1, count);
           if (!dependency) {
             fail(fmt::format("ModelStructure/{}: Unknown index=\"{}\" has dependency \"{}\", not an integer in 1..{}",
-                             section, *index, text.substr(begin, end - begin), variables));
+                             section, *index, word, variables));
           }
           dependencies.push_back(static_cast<int>(*dependency));
-          begin = end;
         }
         unknown.dependencies = std::move(dependencies);
       }
@@ -150,11 +239,37 @@ class Reader {
     return list;
   }
 
- private:
-  const std::string& source_;
-};
+std::optional<unsigned long long> to_unsigned(std::string_view text) {
+  const std::string copy(trim(text));
+  if (copy.empty() || copy.size() > 20) return std::nullopt;
+  for (char c : copy) {
+    if (std::isdigit(static_cast<unsigned char>(c)) == 0) return std::nullopt;
+  }
+  errno = 0;
+  const unsigned long long value = std::strtoull(copy.c_str(), nullptr, 10);
+  if (errno == ERANGE) return std::nullopt;
+  return value;
+}
 
-}  // namespace
+std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> list;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    while (begin < text.size() && std::isspace(static_cast<unsigned char>(text[begin])) != 0) ++begin;
+    std::size_t end = begin;
+    while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end])) == 0) ++end;
+    if (end > begin) list.push_back(text.substr(begin, end - begin));
+    begin = end;
+  }
+  return list;
+}
+
+}  // namespace description
+
+using description::Reader;
+using description::to_double;
+using description::to_integer;
+using description::is_c_identifier;
 
 const InterfaceCapabilities& ModelDescription::interface_capabilities(FmiInterface which) const {
   if (which == FmiInterface::co_simulation && co_simulation) return *co_simulation;
@@ -172,10 +287,12 @@ std::string_view to_string(FmiInterface interface) {
   return interface == FmiInterface::co_simulation ? "Co-Simulation" : "Model Exchange";
 }
 
-PortInfo ModelDescription::port_info(const ScalarVariable& variable) const {
+PortInfo ModelDescription::port_info(const ScalarVariable& variable, std::size_t element) const {
   PortInfo info;
   info.kind = kind_of(variable.type);
-  info.continuous = variable.type == VariableType::real && variable.variability == "continuous";
+  const bool is_float = variable.type == VariableType::real || variable.type == VariableType::float32;
+  info.continuous = is_float && variable.variability == "continuous";
+  std::tie(info.integer_min, info.integer_max) = integer_range(variable.type);
   if (variable.min) info.min = *variable.min;
   if (variable.max) info.max = *variable.max;
   if (variable.type == VariableType::enumeration) {
@@ -184,10 +301,16 @@ PortInfo ModelDescription::port_info(const ScalarVariable& variable) const {
       for (const auto& item : type->items) info.allowed.push_back(item.second);
     }
   }
-  if (variable.start) {
-    if (variable.type == VariableType::string) info.start_text = *variable.start;
-    else if (variable.type == VariableType::boolean) info.start = *variable.start == "true" || *variable.start == "1" ? 1.0 : 0.0;
-    else info.start = to_double(*variable.start);
+  std::optional<std::string> start;
+  if (!variable.start_values.empty()) {
+    start = variable.start_values[std::min(element, variable.start_values.size() - 1)];
+  } else {
+    start = variable.start;
+  }
+  if (start) {
+    if (info.kind == PortKind::string) info.start_text = *start;
+    else if (variable.type == VariableType::boolean) info.start = *start == "true" || *start == "1" ? 1.0 : 0.0;
+    else info.start = to_double(*start);
   }
   return info;
 }
@@ -202,11 +325,13 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
   }
   const pugi::xml_node root = document.child("fmiModelDescription");
   if (!root) reader.fail("no fmiModelDescription element");
-  ModelDescription md;
-  md.fmi_version = root.attribute("fmiVersion").value();
-  if (md.fmi_version != "2.0") {
-    throw Error(fmt::format("{}: fmiVersion is '{}', cosima imports FMI 2.0", source, md.fmi_version));
+  const std::string version = root.attribute("fmiVersion").value();
+  if (version == "3.0" || version.starts_with("3.0.")) return parse_fmi3_model_description(root, source);
+  if (version != "2.0") {
+    throw Error(fmt::format("{}: fmiVersion is '{}', cosima imports FMI 2.0 and FMI 3.0", source, version));
   }
+  ModelDescription md;
+  md.fmi_version = version;
   md.model_name = root.attribute("modelName").value();
   md.guid = root.attribute("guid").value();
   md.generation_tool = root.attribute("generationTool").value();

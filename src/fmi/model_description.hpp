@@ -1,6 +1,8 @@
 #pragma once
-// modelDescription.xml of an FMI 2.0 FMU (FMI 2.0 §2.2), what cosima reads of it, validated: every
-// defect is an Error naming the FMU and the element.
+// modelDescription.xml of an FMI 2.0 or FMI 3.0 FMU (FMI 2.0 §2.2, FMI 3.0 §2.4), what cosima reads of
+// it, in one version-neutral form, validated: every defect is an Error naming the FMU and the element.
+// FMI 3.0 specifics map onto it: variables are referred to by index here (FMI 3.0 refers to them by
+// value reference), array variables carry their Dimensions, and each array element becomes a port.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -12,7 +14,19 @@
 
 namespace cosima::fmi {
 
-enum class VariableType { real, integer, boolean, string, enumeration };
+/// The FMI types. `real` is FMI 2.0's Real and FMI 3.0's Float64; `integer` is FMI 2.0's Integer and
+/// FMI 3.0's Int32; the others exist in FMI 3.0 only.
+enum class VariableType {
+  real, integer, boolean, string, enumeration,
+  float32, int8, uint8, int16, uint16, uint32, int64, uint64, binary, clock
+};
+
+/// One Dimension of an FMI 3.0 array variable (FMI 3.0 §2.4.7.2): a fixed size, or the value
+/// reference of a structural parameter whose start value is the size.
+struct Dimension {
+  std::optional<std::uint64_t> start;
+  std::optional<unsigned int> value_reference;
+};
 
 struct ScalarVariable {
   std::string name;
@@ -22,9 +36,12 @@ struct ScalarVariable {
   std::string variability = "continuous";
   std::string initial;                  ///< exact, approx, calculated, or empty
   std::string declared_type;            ///< the SimpleType it refers to (required for Enumeration)
-  std::optional<std::string> start;
+  std::optional<std::string> start;     ///< the start text (FMI 3.0 arrays: all values, blank-separated)
+  std::vector<std::string> start_values;  ///< FMI 3.0: one text per start value (<Start value=…/> or token)
   std::optional<double> min, max;       ///< from the variable, else from its declared type
   std::optional<int> derivative_of;     ///< 1-based index of the state this is the derivative of
+  std::vector<Dimension> dimensions;    ///< FMI 3.0 arrays; empty for a scalar
+  std::vector<unsigned int> clocks;     ///< FMI 3.0: value references of the clocks it is clocked by
 };
 
 /// A SimpleType of TypeDefinitions (FMI 2.0 §2.2.3): what cosima needs of it.
@@ -55,6 +72,10 @@ struct CoSimulationCapabilities : InterfaceCapabilities {
   bool can_handle_variable_step = false;
   bool can_interpolate_inputs = false;
   int max_output_derivative_order = 0;
+  // FMI 3.0 §4.3
+  bool has_event_mode = false;
+  bool might_return_early = false;  ///< mightReturnEarlyFromDoStep
+  bool provides_intermediate_update = false;
 };
 
 struct ModelExchangeCapabilities : InterfaceCapabilities {
@@ -67,13 +88,14 @@ struct DefaultExperiment {
 };
 
 struct ModelDescription {
-  std::string fmi_version;
+  std::string fmi_version;  ///< "2.0" or "3.0"
   std::string model_name;
   std::string guid;
   std::string generation_tool;
   std::optional<CoSimulationCapabilities> co_simulation;  ///< at least one of the two is present
   std::optional<ModelExchangeCapabilities> model_exchange;
-  int event_indicator_count = 0;  ///< numberOfEventIndicators
+  bool scheduled_execution = false;  ///< FMI 3.0: a ScheduledExecution element
+  int event_indicator_count = 0;  ///< numberOfEventIndicators (FMI 3.0: the EventIndicator elements' sizes)
   DefaultExperiment default_experiment;
   std::vector<SimpleType> types;
   std::vector<ScalarVariable> variables;
@@ -88,12 +110,29 @@ struct ModelDescription {
   [[nodiscard]] int find(const std::string& name) const;
   /// The declared type of a variable, or nullptr.
   [[nodiscard]] const SimpleType* type_of(const ScalarVariable& variable) const;
-  /// The variable as a port: kind, variability, range (Integer: also 32 bit), Enumeration items, start.
-  [[nodiscard]] PortInfo port_info(const ScalarVariable& variable) const;
+  /// The variable as a port: kind, variability, range (Integer: also the type's range), Enumeration
+  /// items, start (of element `element` of an array).
+  [[nodiscard]] PortInfo port_info(const ScalarVariable& variable, std::size_t element = 0) const;
+
+  [[nodiscard]] bool is_fmi3() const { return fmi_version == "3.0"; }
+  /// The sizes of an array variable's dimensions, structural parameters at their start values;
+  /// empty for a scalar. Throws Error when a size cannot be resolved.
+  [[nodiscard]] std::vector<std::size_t> shape(const ScalarVariable& variable) const;
+  /// How many scalars the variable holds (1 for a scalar).
+  [[nodiscard]] std::size_t element_count(const ScalarVariable& variable) const;
+  /// "name" for a scalar; "name[i]" or "name[i,j]" (1-based, row-major) for element `element` of an array.
+  [[nodiscard]] std::string element_name(const ScalarVariable& variable, std::size_t element) const;
+  /// The index of the variable with this value reference (FMI 3.0: unique), or -1.
+  [[nodiscard]] int find_by_reference(unsigned int value_reference) const;
+  /// The type's name in this FMI version ("Real" in 2.0 is "Float64" in 3.0).
+  [[nodiscard]] std::string_view type_name(VariableType type) const;
+  /// The clock variables (FMI 3.0), for the refusal of clocks.
+  [[nodiscard]] std::vector<std::string> clock_names() const;
 };
 
 /// Parses and validates modelDescription.xml given as text; `source` names the FMU in errors.
-/// Throws Error on malformed XML, fmiVersion ≠ 2.0, neither a CoSimulation nor a ModelExchange
+/// FMI 3.0 descriptions are read by parse_fmi3_model_description (model_description_fmi3.cpp).
+/// Throws Error on malformed XML, fmiVersion neither 2.0 nor 3.0, neither a CoSimulation nor a ModelExchange
 /// element, and every
 /// defect the standard forbids: a valueReference that is not a non-negative integer, an input
 /// sharing its value reference with an output of the same type, two variables of one name (§2.2.7),

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "fmi/fmu_archive.hpp"
 #include "fmi/fmu_system.hpp"
+#include "fmi3/fmi3_cs_system.hpp"
 #include "fmi/me/me_model.hpp"
 #include "methods/coupling_method.hpp"
 #include "methods/method_choice.hpp"
@@ -33,6 +34,11 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
   std::unique_ptr<System> system;
   if (!spec.fmu.empty()) {
     const fmi::ModelDescription md = fmi::read_model_description(spec.fmu);
+    if (!md.co_simulation && !md.model_exchange) {
+      throw Error(fmt::format("system '{}': FMU '{}' offers Scheduled Execution only, which cosima does not import "
+                              "(FMI 3.0 §5); it needs a Co-Simulation or Model Exchange interface",
+                              spec.name, spec.fmu.string()));
+    }
     const fmi::FmiInterface interface = spec.interface.value_or(md.co_simulation ? fmi::FmiInterface::co_simulation
                                                                                  : fmi::FmiInterface::model_exchange);
     if ((interface == fmi::FmiInterface::co_simulation && !md.co_simulation) ||
@@ -48,7 +54,8 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
     if (interface == fmi::FmiInterface::model_exchange) {
       system = fmi::make_me_system(spec.name, spec.fmu, integrator_of(spec), spec.integrator_options);
     } else {
-      system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
+      if (md.is_fmi3()) system = std::make_unique<fmi3::Fmi3CsSystem>(spec.name, spec.fmu);
+      else system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
     }
     for (const auto& [parameter, value] : spec.parameters) {
       if (const auto* text = std::get_if<std::string>(&value)) system->set_string_parameter(parameter, *text);

@@ -10,9 +10,6 @@
 namespace cosima {
 
 namespace {
-constexpr double kIntegerMin = -2147483648.0;  // fmi2Integer is a 32-bit int (FMI 2.0 §2.1.2)
-constexpr double kIntegerMax = 2147483647.0;
-
 std::string range_text(double min, double max) { return fmt::format("[{:.17g}, {:.17g}]", min, max); }
 }  // namespace
 
@@ -47,8 +44,8 @@ std::string illegal_value(const PortInfo& info, double value) {
   }
   double min = info.min, max = info.max;
   if (info.is_discrete_number()) {
-    min = std::max(min, kIntegerMin);
-    max = std::min(max, kIntegerMax);
+    min = std::max(min, info.integer_min);
+    max = std::min(max, info.integer_max);
     if (value != std::round(value)) {
       return fmt::format("{:.17g} is not an integer (allowed: integers in {})", value, range_text(min, max));
     }

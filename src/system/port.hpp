@@ -22,6 +22,10 @@ struct PortInfo {
   std::string declared_type;  ///< the Enumeration's type (FMI TypeDefinitions); may be empty elsewhere
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
+  /// The range of the integer type behind an Integer/Enumeration port: FMI 2.0's 32-bit Integer by
+  /// default; FMI 3.0's Int8 … UInt64 set their own.
+  double integer_min = -2147483648.0;
+  double integer_max = 2147483647.0;
   std::vector<double> allowed;  ///< an Enumeration's item values (empty: any integer in [min, max])
   std::optional<double> start;  ///< declared start of a numeric port
   std::string start_text;       ///< declared start of a String port
@@ -41,7 +45,7 @@ std::string describe(const PortInfo& info);
 
 /// Why `value` is not a legal value of a port or variable of this type, or empty when it is:
 /// non-finite, non-integral for Integer/Enumeration, not 0/1 for Boolean, outside [min, max], or
-/// outside the 32-bit range of an FMI 2.0 Integer.
+/// outside the range of its integer type (info.integer_min/max).
 std::string illegal_value(const PortInfo& info, double value);
 /// Throws Error "WHAT: VALUE …" when illegal_value is not empty.
 void check_value(const PortInfo& info, double value, std::string_view what);

@@ -10,7 +10,7 @@ namespace cosima::fmi {
 namespace {
 
 /// The OdeModel structure of the FMU: its states, ports, parameters and feedthrough.
-OdeModel::Structure structure_of(const Fmi2Instance& fmu) {
+OdeModel::Structure structure_of(const FmuInstance& fmu) {
   OdeModel::Structure structure;
   structure.states = fmu.state_names();
   structure.inputs = fmu.input_names();
@@ -23,7 +23,10 @@ OdeModel::Structure structure_of(const Fmi2Instance& fmu) {
     }
   }
   for (const ScalarVariable& v : fmu.description().variables) {
-    if (v.causality != "parameter" || v.type == VariableType::string) continue;
+    if (v.causality != "parameter" || v.type == VariableType::string || v.type == VariableType::binary ||
+        !v.dimensions.empty()) {
+      continue;
+    }
     structure.parameters.push_back({v.name, fmu.description().port_info(v).start.value_or(0.0), ""});
   }
   return structure;
@@ -32,12 +35,11 @@ OdeModel::Structure structure_of(const Fmi2Instance& fmu) {
 }  // namespace
 
 MeModel::MeModel(const std::string& system, const std::filesystem::path& fmu, const IntegratorOptions& options)
-    : MeModel(std::make_unique<Fmi2Instance>(system, fmu, FmiInterface::model_exchange), options) {}
+    : MeModel(instantiate_fmu(system, fmu, FmiInterface::model_exchange), options) {}
 
-MeModel::MeModel(std::unique_ptr<Fmi2Instance> instance, const IntegratorOptions& options)
+MeModel::MeModel(std::unique_ptr<FmuInstance> instance, const IntegratorOptions& options)
     : OdeModel(instance->file().filename().string(), structure_of(*instance)),
       fmu_(std::move(instance)),
-      f_(fmu_->f()),
       max_event_iterations_(options.max_event_iterations),
       tolerance_(options.rtol) {
   const auto nx = static_cast<Eigen::Index>(fmu_->state_names().size());
@@ -46,7 +48,9 @@ MeModel::MeModel(std::unique_ptr<Fmi2Instance> instance, const IntegratorOptions
   scratch_.setZero(std::max<Eigen::Index>(nx, 1));
   for (int i = 0; i < static_cast<int>(fmu_->inputs().size()); ++i) {
     const auto& port = fmu_->inputs()[static_cast<std::size_t>(i)];
-    if (!port.info.continuous && port.type != VariableType::string) discrete_inputs_.push_back(i);
+    if (!port.info.continuous && port.info.kind != PortKind::string && port.type != VariableType::clock) {
+      discrete_inputs_.push_back(i);
+    }
   }
   discrete_set_.resize(static_cast<Eigen::Index>(discrete_inputs_.size()));
   for (std::size_t k = 0; k < discrete_inputs_.size(); ++k) {
@@ -63,37 +67,26 @@ std::unique_ptr<OdeModel> MeModel::clone() const {
 std::string MeModel::string_output(int output) const { return fmu_->string_output(output, t_set_); }
 
 void MeModel::set_string_input(int input, const std::string& value) {
-  if (fmu_->inputs().at(static_cast<std::size_t>(input)).type != VariableType::string) {
+  if (fmu_->inputs().at(static_cast<std::size_t>(input)).info.kind != PortKind::string) {
     fmu_->set_string_input(input, value, t_set_);  // refuses with the port's name
   }
   pending_strings_[static_cast<std::size_t>(input)] = value;
   strings_pending_ = true;
 }
 
-Eigen::VectorXd MeModel::initial_state() const {
-  Eigen::VectorXd x(static_cast<Eigen::Index>(fmu_->state_vrs().size()));
-  for (Eigen::Index i = 0; i < x.size(); ++i) {
-    const int index = description().find(fmu_->state_names()[static_cast<std::size_t>(i)]);
-    x(i) = description().port_info(description().variables[static_cast<std::size_t>(index)]).start.value_or(0.0);
-  }
-  return x;
-}
+Eigen::VectorXd MeModel::initial_state() const { return fmu_->state_starts(); }
 
 Eigen::VectorXd MeModel::start(double t_start) {
-  const ForeignCallScope in = fmu_->enter("fmi2SetupExperiment", t_start);
-  const fmi2Component c = fmu_->component();
-  fmu_->check(f_.setup_experiment(c, fmi2True, tolerance_, t_start, fmi2False, 0.0), "fmi2SetupExperiment");
-  fmu_->check(f_.enter_initialization_mode(c), "fmi2EnterInitializationMode");
-  fmu_->check(f_.exit_initialization_mode(c), "fmi2ExitInitializationMode");
-  fmu_->set_initialized();
-  // the FMU is now in Event Mode (FMI 2.0 §3.2.3)
+  const ForeignCallScope in = fmu_->enter("EnterInitializationMode", t_start);
+  fmu_->initialize(t_start, tolerance_);
+  // the FMU is now in Event Mode (FMI 2.0 §3.2.3, FMI 3.0 §3.2.1)
   Eigen::VectorXd x = initial_state();
-  const fmi2EventInfo info = event_iteration(t_start);
-  if (info.terminateSimulation != fmi2False) {
+  const FmuInstance::DiscreteUpdate update = event_iteration(t_start);
+  if (update.terminate) {
     throw Error(fmt::format("{}: the FMU asked to terminate during initialization (terminateSimulation){}", fmu_->where(),
                             fmu_->recent_log()));
   }
-  leave_event_mode(info, x, true);
+  leave_event_mode(update, x, true);
   t_set_ = t_start;
   time_set_ = true;
   return x;
@@ -101,51 +94,49 @@ Eigen::VectorXd MeModel::start(double t_start) {
 
 void MeModel::prepare(double t, ConstVectorRef x, ConstVectorRef u) const {
   if (terminated_) return;  // the FMU stays in Event Mode; its values no longer change
-  const fmi2Component c = fmu_->component();
   if (!time_set_ || t != t_set_) {
-    fmu_->check(f_.set_time(c, t), "fmi2SetTime");
+    fmu_->set_time(t);
     t_set_ = t;
     time_set_ = true;
   }
   if (x.size() > 0 && (!states_set_ || x != x_set_)) {
-    fmu_->check(f_.set_continuous_states(c, x.data(), static_cast<std::size_t>(x.size())), "fmi2SetContinuousStates");
     x_set_ = x;
+    fmu_->set_continuous_states(x_set_);
     states_set_ = true;
   }
   if (!fmu_->continuous_real_inputs().vrs.empty() && (!inputs_set_ || u != u_set_)) {
-    fmu_->set_inputs(u, Fmi2Instance::Inputs::continuous);
+    fmu_->set_inputs(u, FmuInstance::Inputs::continuous);
     u_set_ = u;
     inputs_set_ = true;
   }
 }
 
 void MeModel::derivatives(double t, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const {
-  const ForeignCallScope in = fmu_->enter("fmi2GetDerivatives", t);
+  const ForeignCallScope in = fmu_->enter("GetDerivatives", t);
   prepare(t, x, u);
   if (dx.size() == 0) return;
-  fmu_->check(f_.get_derivatives(fmu_->component(), dx.data(), static_cast<std::size_t>(dx.size())), "fmi2GetDerivatives");
+  fmu_->get_derivatives(dx);
 }
 
 void MeModel::outputs(double t, ConstVectorRef x, ConstVectorRef u, VectorRef y) const {
-  const ForeignCallScope in = fmu_->enter("fmi2GetXXX", t);
+  const ForeignCallScope in = fmu_->enter("GetXXX", t);
   prepare(t, x, u);
   fmu_->get_outputs(y);
 }
 
 bool MeModel::jacobians(double t, ConstVectorRef x, ConstVectorRef u, Linearization& out) const {
-  if (!fmu_->provides_linearization()) return false;  // finite differences through fmi2SetContinuousStates
-  const ForeignCallScope in = fmu_->enter("fmi2GetDirectionalDerivative", t);
+  if (!fmu_->provides_linearization()) return false;  // finite differences through Set Continuous States
+  const ForeignCallScope in = fmu_->enter("GetDirectionalDerivative", t);
   prepare(t, x, u);
   fmu_->linearize(out);
   return true;
 }
 
 void MeModel::event_indicators(double t, ConstVectorRef x, ConstVectorRef u, VectorRef z) const {
-  const ForeignCallScope in = fmu_->enter("fmi2GetEventIndicators", t);
+  const ForeignCallScope in = fmu_->enter("GetEventIndicators", t);
   prepare(t, x, u);
   if (z.size() == 0) return;
-  fmu_->check(f_.get_event_indicators(fmu_->component(), z.data(), static_cast<std::size_t>(z.size())),
-             "fmi2GetEventIndicators");
+  fmu_->get_event_indicators(z);
 }
 
 double MeModel::next_time_event(double /*t*/) const { return next_event_time_; }
@@ -155,14 +146,11 @@ bool MeModel::wants_step_reports() const {
 }
 
 IntegratorStepReport MeModel::step_completed(double t, ConstVectorRef x, ConstVectorRef u) const {
-  const ForeignCallScope in = fmu_->enter("fmi2CompletedIntegratorStep", t);
+  const ForeignCallScope in = fmu_->enter("CompletedIntegratorStep", t);
   prepare(t, x, u);
-  fmi2Boolean enter_event_mode = fmi2False, terminate = fmi2False;
-  // noSetFMUStatePriorToCurrentPoint: true unless cosima may roll back with fmi2SetFMUstate
-  const fmi2Boolean no_rollback = fmu_->can_save_state() ? fmi2False : fmi2True;
-  fmu_->check(f_.completed_integrator_step(fmu_->component(), no_rollback, &enter_event_mode, &terminate),
-             "fmi2CompletedIntegratorStep");
-  return {enter_event_mode != fmi2False, terminate != fmi2False};
+  // noSetFMUStatePriorToCurrentPoint: true unless cosima may roll back with Set FMU State
+  const FmuInstance::StepCompletion completion = fmu_->completed_integrator_step(!fmu_->can_save_state());
+  return {completion.enter_event_mode, completion.terminate};
 }
 
 bool MeModel::discrete_inputs_changed(ConstVectorRef u) const {
@@ -173,60 +161,57 @@ bool MeModel::discrete_inputs_changed(ConstVectorRef u) const {
   return false;
 }
 
-fmi2EventInfo MeModel::event_iteration(double t) {
-  fmi2EventInfo info{};
-  info.newDiscreteStatesNeeded = fmi2True;
-  fmi2Boolean states_changed = fmi2False;
-  for (int iteration = 0; info.newDiscreteStatesNeeded != fmi2False; ++iteration) {
+FmuInstance::DiscreteUpdate MeModel::event_iteration(double t) {
+  FmuInstance::DiscreteUpdate update;
+  update.needs_update = true;
+  bool states_changed = false;
+  for (int iteration = 0; update.needs_update; ++iteration) {
     if (iteration == max_event_iterations_) {
-      throw Error(fmt::format("{}: the event iteration at t = {} did not converge: newDiscreteStatesNeeded still true "
-                              "after {} calls of fmi2NewDiscreteStates (integrator_options.max_event_iterations){}",
-                              fmu_->where(), t, max_event_iterations_, fmu_->recent_log()));
+      throw Error(fmt::format("{}: the event iteration at t = {} did not converge: the FMU still asks for a discrete "
+                              "update after {} calls of {} (integrator_options.max_event_iterations){}",
+                              fmu_->where(), t, max_event_iterations_,
+                              fmu_->description().is_fmi3() ? "fmi3UpdateDiscreteStates" : "fmi2NewDiscreteStates",
+                              fmu_->recent_log()));
     }
-    info.newDiscreteStatesNeeded = fmi2False;
-    fmu_->check(f_.new_discrete_states(fmu_->component(), &info), "fmi2NewDiscreteStates");
-    states_changed = states_changed != fmi2False || info.valuesOfContinuousStatesChanged != fmi2False ? fmi2True : fmi2False;
-    if (info.terminateSimulation != fmi2False) break;
+    update = fmu_->update_discrete_states();
+    states_changed = states_changed || update.values_changed;
+    if (update.terminate) break;
   }
-  info.valuesOfContinuousStatesChanged = states_changed;
-  return info;
+  update.values_changed = states_changed;
+  return update;
 }
 
-void MeModel::leave_event_mode(const fmi2EventInfo& info, VectorRef x, bool states_changed) {
-  const fmi2Component c = fmu_->component();
-  fmu_->check(f_.enter_continuous_time_mode(c), "fmi2EnterContinuousTimeMode");
-  if ((states_changed || info.valuesOfContinuousStatesChanged != fmi2False) && x.size() > 0) {
-    fmu_->check(f_.get_continuous_states(c, x.data(), static_cast<std::size_t>(x.size())), "fmi2GetContinuousStates");
-  }
-  next_event_time_ = info.nextEventTimeDefined != fmi2False ? info.nextEventTime : std::numeric_limits<double>::infinity();
+void MeModel::leave_event_mode(const FmuInstance::DiscreteUpdate& update, VectorRef x, bool states_changed) {
+  fmu_->enter_continuous_time_mode();
+  if ((states_changed || update.values_changed) && x.size() > 0) fmu_->get_continuous_states(x);
+  next_event_time_ = update.next_time_defined ? update.next_time : std::numeric_limits<double>::infinity();
   x_set_ = x;  // the instance holds these states now
   states_set_ = x.size() > 0;
 }
 
 EventOutcome MeModel::handle_event(double t, VectorRef x, ConstVectorRef u, const EventCause& /*cause*/) {
-  const ForeignCallScope in = fmu_->enter("fmi2EnterEventMode", t);
+  const ForeignCallScope in = fmu_->enter("EnterEventMode", t);
   prepare(t, x, u);
-  const fmi2Component c = fmu_->component();
-  fmu_->check(f_.enter_event_mode(c), "fmi2EnterEventMode");
-  // discrete inputs and Strings are set in Event Mode (FMI 2.0 §3.2.3)
-  fmu_->set_inputs(u, Fmi2Instance::Inputs::discrete);
+  fmu_->enter_event_mode();
+  // discrete inputs and Strings are set in Event Mode (FMI 2.0 §3.2.3, FMI 3.0 §3.2.2)
+  fmu_->set_inputs(u, FmuInstance::Inputs::discrete);
   for (std::size_t k = 0; k < discrete_inputs_.size(); ++k) discrete_set_(static_cast<Eigen::Index>(k)) = u(discrete_inputs_[k]);
   if (strings_pending_) {
     for (std::size_t i = 0; i < pending_strings_.size(); ++i) {
-      if (fmu_->inputs()[i].type == VariableType::string) fmu_->set_string_input(static_cast<int>(i), pending_strings_[i], t);
+      if (fmu_->inputs()[i].info.kind == PortKind::string) fmu_->set_string_input(static_cast<int>(i), pending_strings_[i], t);
     }
     strings_pending_ = false;
   }
   ++events_;
-  const fmi2EventInfo info = event_iteration(t);
+  const FmuInstance::DiscreteUpdate update = event_iteration(t);
   EventOutcome outcome;
-  if (info.terminateSimulation != fmi2False) {
+  if (update.terminate) {
     terminated_ = true;  // stays in Event Mode; fmi2Terminate follows
     outcome.terminate = true;
     return outcome;
   }
-  leave_event_mode(info, x, false);
-  outcome.states_changed = info.valuesOfContinuousStatesChanged != fmi2False;
+  leave_event_mode(update, x, false);
+  outcome.states_changed = update.values_changed;
   return outcome;
 }
 
@@ -251,7 +236,7 @@ void MeModel::restore_discrete_state(int slot) {
     fmu_->restore_state(saved.fmu_slot, t_set_);
   } else if (saved.events != events_) {
     throw Error(fmt::format("{}: cannot roll back to t = {}: the FMU handled an event since, and without "
-                            "fmi2GetFMUstate (canGetAndSetFMUstate=\"false\") its discrete state cannot be restored",
+                            "Get FMU State (canGetAndSetFMUstate=\"false\") its discrete state cannot be restored",
                             fmu_->where(), saved.t));
   }
   next_event_time_ = saved.next_event_time;

@@ -1,5 +1,5 @@
 #pragma once
-// An FMI 2.0 Model Exchange FMU as a hybrid OdeModel: cosima's integrators (cvode, dopri5, euler)
+// A Model Exchange FMU (FMI 2.0 or FMI 3.0, through fmi/fmu_instance.hpp) as a hybrid OdeModel: cosima's integrators (cvode, dopri5, euler)
 // integrate it inside a NativeSystem, which therefore provides every capability of the System
 // contract — polynomial inputs (the continuous Real inputs are set at every right-hand-side
 // evaluation), output derivatives and linearization (fmi2GetDirectionalDerivative when provided,
@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "fmi/fmi2_instance.hpp"
+#include "fmi/fmu_instance.hpp"
 #include "system/native/integrator.hpp"
 #include "system/native/native_system.hpp"
 #include "system/native/ode_model.hpp"
@@ -38,7 +38,7 @@ class MeModel final : public OdeModel {
   /// Loads and instantiates the FMU's Model Exchange interface. `system` names it in errors.
   MeModel(const std::string& system, const std::filesystem::path& fmu, const IntegratorOptions& options);
 
-  [[nodiscard]] const Fmi2Instance& instance() const { return *fmu_; }
+  [[nodiscard]] const FmuInstance& instance() const { return *fmu_; }
 
   void set_parameter(const std::string& name, double value) override { fmu_->set_parameter(name, value, t_set_); }
   void set_string_parameter(const std::string& name, const std::string& value) override {
@@ -68,18 +68,17 @@ class MeModel final : public OdeModel {
   void release_discrete_state(int slot) override;
 
  private:
-  MeModel(std::unique_ptr<Fmi2Instance> instance, const IntegratorOptions& options);
+  MeModel(std::unique_ptr<FmuInstance> instance, const IntegratorOptions& options);
   [[nodiscard]] const ModelDescription& description() const { return fmu_->description(); }
   /// Brings the instance to (t, x, u) in Continuous-Time Mode, calling only what changed.
   void prepare(double t, ConstVectorRef x, ConstVectorRef u) const;
-  /// fmi2NewDiscreteStates until newDiscreteStatesNeeded is false (FMI 2.0 §3.2.3); throws Error
-  /// beyond max_event_iterations.
-  fmi2EventInfo event_iteration(double t);
-  /// fmi2EnterContinuousTimeMode, then x from fmi2GetContinuousStates when they changed.
-  void leave_event_mode(const fmi2EventInfo& info, VectorRef x, bool states_changed);
+  /// fmi2NewDiscreteStates / fmi3UpdateDiscreteStates until no further update is needed (FMI 2.0
+  /// §3.2.3, FMI 3.0 §3.2.2); throws Error beyond max_event_iterations.
+  FmuInstance::DiscreteUpdate event_iteration(double t);
+  /// Enter Continuous-Time Mode, then x from Get Continuous States when they changed.
+  void leave_event_mode(const FmuInstance::DiscreteUpdate& update, VectorRef x, bool states_changed);
 
-  std::unique_ptr<Fmi2Instance> fmu_;
-  const Fmi2Functions& f_;
+  std::unique_ptr<FmuInstance> fmu_;
   int max_event_iterations_;
   double tolerance_;
   // what the instance was last given (Continuous-Time Mode), so that each call sets only what changed
