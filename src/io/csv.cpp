@@ -101,4 +101,14 @@ Table read_csv(const std::filesystem::path& path) {
   return table;
 }
 
+std::string csv_cell(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string cell = "\"";
+  for (const char c : text) {
+    if (c == '"') cell += '"';
+    cell += c;
+  }
+  return cell + "\"";
+}
+
 }  // namespace cosima

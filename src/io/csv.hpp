@@ -2,6 +2,7 @@
 // Result tables: `time` then one column per variable, as written by ResultRecorder.
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cosima {
@@ -21,5 +22,9 @@ struct Table {
 /// 4180: "" inside quotes is one "), which makes the column a text column. Errors name the file
 /// and line.
 Table read_csv(const std::filesystem::path& path);
+
+/// A header or text cell as written: quoted (RFC 4180) when it holds a comma, a quote or a line
+/// break — an FMI 3.0 matrix element "s.M[1,2]" does.
+std::string csv_cell(std::string_view text);
 
 }  // namespace cosima

@@ -64,7 +64,52 @@ PortRef ModularModel::resolve(std::string_view label, bool want_output) const {
                           join(sys.input_names())));
 }
 
+namespace {
+
+/// The element suffixes "[…]" of the array port `base` among `names` (an FMI 3.0 array variable is
+/// one port per element, named base[i] or base[i,j]), in port order.
+std::vector<std::string> array_elements(const std::vector<std::string>& names, std::string_view base) {
+  std::vector<std::string> suffixes;
+  for (const std::string& name : names) {
+    if (name.size() > base.size() + 2 && name.starts_with(base) && name[base.size()] == '[' && name.back() == ']') {
+      suffixes.push_back(name.substr(base.size()));
+    }
+  }
+  return suffixes;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::pair<std::string, std::string>>> ModularModel::array_connection(
+    std::string_view output, std::string_view input) const {
+  const auto out_dot = output.find('.'), in_dot = input.find('.');
+  if (out_dot == std::string_view::npos || in_dot == std::string_view::npos) return std::nullopt;
+  const int s_out = system_index(output.substr(0, out_dot)), s_in = system_index(input.substr(0, in_dot));
+  if (s_out < 0 || s_in < 0) return std::nullopt;
+  const System& from = system(s_out);
+  const System& to = system(s_in);
+  const std::string_view out_port = output.substr(out_dot + 1), in_port = input.substr(in_dot + 1);
+  if (from.output_index(out_port) >= 0 || to.input_index(in_port) >= 0) return std::nullopt;
+  const std::vector<std::string> out_elements = array_elements(from.output_names(), out_port);
+  const std::vector<std::string> in_elements = array_elements(to.input_names(), in_port);
+  if (out_elements.empty() || in_elements.empty()) return std::nullopt;
+  if (out_elements != in_elements) {
+    throw Error(fmt::format("connection {} -> {}: the arrays differ in shape ({} has {} elements, {} to {}; {} has {}, "
+                            "{} to {})",
+                            output, input, output, out_elements.size(), out_elements.front(), out_elements.back(), input,
+                            in_elements.size(), in_elements.front(), in_elements.back()));
+  }
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const std::string& suffix : out_elements) pairs.emplace_back(std::string(output) + suffix, std::string(input) + suffix);
+  return pairs;
+}
+
 void ModularModel::connect(std::string_view output, std::string_view input, bool convert) {
+  // whole arrays of equal shape: element by element
+  if (const auto pairs = array_connection(output, input)) {
+    for (const auto& [from, to] : *pairs) connect(from, to, convert);
+    return;
+  }
   const PortRef from = resolve(output, true), to = resolve(input, false);
   const PortInfo& out = system(from.system).output_info(from.port);
   const PortInfo& in = system(to.system).input_info(to.port);

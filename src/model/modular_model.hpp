@@ -34,6 +34,7 @@ class ModularModel {
   int add_system(std::unique_ptr<System> system);
   /// Connects an output to an input, both written "system.port". Their types must be equal unless
   /// `convert` asks for the conversion (system/port.hpp: conversion_between).
+  /// Whole arrays (FMI 3.0: ports "y[1]", "y[2]", …) of equal shape connect element by element.
   void connect(std::string_view output, std::string_view input, bool convert = false);
   /// Drives an input ("system.port") by a constant, checked against the input's type and range.
   void set_constant_input(std::string_view input, double value);
@@ -88,6 +89,10 @@ class ModularModel {
 
  private:
   PortRef resolve(std::string_view label, bool want_output) const;
+  /// The element-wise connections of `output` → `input` when both name whole arrays of one shape;
+  /// nullopt when either is not an array; Error when the shapes differ.
+  [[nodiscard]] std::optional<std::vector<std::pair<std::string, std::string>>> array_connection(
+      std::string_view output, std::string_view input) const;
 
   std::vector<std::unique_ptr<System>> systems_;
   std::unordered_map<std::string, int> index_of_system_;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "io/csv.hpp"
 
 namespace cosima {
 
@@ -55,7 +56,10 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
     stream_ = std::make_unique<CsvStream>(*options_.csv);
     stream_->set_flush_every_row(options_.flush_every_row);
     std::string header = "time";
-    for (const auto& label : labels_) header += "," + label;
+    for (const auto& label : labels_) {
+      header += ',';
+      header += csv_cell(label);
+    }
     stream_->append(header + "\n");
   }
 }
