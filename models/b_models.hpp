@@ -11,6 +11,7 @@ std::unique_ptr<OdeModel> make_b1_damper();
 std::unique_ptr<OdeModel> make_b2_left();
 std::unique_ptr<OdeModel> make_b2_right();
 std::unique_ptr<OdeModel> make_b3_prey();
+std::unique_ptr<OdeModel> make_state_space();
 std::unique_ptr<OdeModel> make_b3_predator();
 std::unique_ptr<OdeModel> make_b4_left();
 std::unique_ptr<OdeModel> make_b4_right();

@@ -31,6 +31,8 @@ const std::vector<Factory>& factories() {
       {{"b7.zone", "B7: thermal zone with radiator and hysteresis heater (CHOPtrey benchmark)"}, make_b7_zone},
       {{"b7.supply", "B7: hot-water supply loop with hysteresis boiler (CHOPtrey benchmark)"}, make_b7_supply},
       {{"b8.ball", "B8: bouncing ball, state and time events (Model Exchange)"}, make_b8_ball},
+      {{"state_space", "x' = A x + B u, y = C x + D u: 2 states, array ports u[2], y[2] (FMI 3.0 arrays)"},
+       make_state_space},
       {{"scaling.oscillator", "one mass of a chain or ring of coupled oscillators (scaling runs)"}, make_oscillator},
   };
   return list;
