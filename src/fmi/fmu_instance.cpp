@@ -176,6 +176,11 @@ const ScalarVariable& FmuInstance::settable(const std::string& parameter) const 
   if (!v.dimensions.empty()) {
     throw Error(fmt::format("{}: variable '{}' is an array; cosima sets scalar parameters only", where(), parameter));
   }
+  if (v.causality == "structuralParameter") {
+    // the ports of arrays are laid out at the structural parameters' start values (FMI 3.0 §2.4.7.2)
+    throw Error(fmt::format("{}: '{}' is a structural parameter; cosima runs the FMU with it at its start value {}",
+                            where(), parameter, v.start.value_or("-")));
+  }
   return v;
 }
 

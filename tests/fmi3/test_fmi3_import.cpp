@@ -124,6 +124,9 @@ TEST(Fmi3Types, RangesAndShapesAreChecked) {
   what = error_of([] { run(document(kTwoTypes), {"inputs.a.u_UInt8=300"}); });
   EXPECT_NE(what.find("u_UInt8"), std::string::npos) << what;
   EXPECT_NE(what.find("[0, 255]"), std::string::npos) << what;
+  // arrays are laid out at the structural parameters' start values: n cannot be changed
+  what = error_of([] { run(document(kTwoTypes), {"systems.a.parameters.n=4"}); });
+  EXPECT_NE(what.find("'n' is a structural parameter"), std::string::npos) << what;
   // a 2×3 matrix does not connect to a vector of 3
   Json doc = document(kTwoTypes);
   doc["connections"][0] = Json::array({"a.M", "b.ua"});

@@ -1,25 +1,25 @@
 #pragma once
-// A Model Exchange FMU (FMI 2.0 or FMI 3.0, through fmi/fmu_instance.hpp) as a hybrid OdeModel: cosima's integrators (cvode, dopri5, euler)
-// integrate it inside a NativeSystem, which therefore provides every capability of the System
-// contract — polynomial inputs (the continuous Real inputs are set at every right-hand-side
-// evaluation), output derivatives and linearization (fmi2GetDirectionalDerivative when provided,
-// finite differences through fmi2SetContinuousStates otherwise), state access, variable steps —
-// and rollback under this rule:
-//   * with fmi2Get/SetFMUstate (canGetAndSetFMUstate), always;
+// A Model Exchange FMU (FMI 2.0 or FMI 3.0, through fmi/fmu_instance.hpp) as a hybrid OdeModel:
+// cosima's integrators (cvode, dopri5, euler) integrate it inside a NativeSystem, which therefore
+// provides every capability of the System contract — polynomial inputs (the continuous float inputs
+// are set at every right-hand-side evaluation), output derivatives and linearization (Get
+// Directional Derivative when provided, finite differences through Set Continuous States
+// otherwise), state access, variable steps — and rollback under this rule:
+//   * with Get/Set FMU State (canGetAndSetFMUstate / canGetAndSetFMUState), always;
 //   * without, only when the FMU declares no discrete state (no event indicators, no discrete
 //     variable other than inputs): the continuous states and the time are then the whole state. An
 //     event handled after the saved point (a time or step event of such an FMU) makes the restore an
 //     error instead of a silent wrong result.
 //
-// Call sequence (FMI 2.0 §3.2.3, fig. 3.3):
-//   fmi2Instantiate → parameters → fmi2SetupExperiment → fmi2EnterInitializationMode →
-//   fmi2ExitInitializationMode → event iteration → fmi2EnterContinuousTimeMode → fmi2GetContinuousStates
-//   → { fmi2SetTime, fmi2SetContinuousStates, continuous Real inputs; fmi2GetDerivatives /
-//       fmi2GetEventIndicators / outputs; fmi2CompletedIntegratorStep after each accepted step;
-//       at an event: fmi2EnterEventMode, discrete inputs, fmi2NewDiscreteStates until
-//       newDiscreteStatesNeeded is false, fmi2EnterContinuousTimeMode, fmi2GetContinuousStates when
+// Call sequence (FMI 2.0 §3.2.3, fig. 3.3; FMI 3.0 §3.2, the same with fmi3 names):
+//   Instantiate → parameters → [fmi2SetupExperiment →] EnterInitializationMode →
+//   ExitInitializationMode → event iteration → EnterContinuousTimeMode → GetContinuousStates
+//   → { SetTime, SetContinuousStates, continuous float inputs; GetDerivatives (fmi3: …StateDerivatives) /
+//       GetEventIndicators / outputs; CompletedIntegratorStep after each accepted step;
+//       at an event: EnterEventMode, discrete inputs, fmi2NewDiscreteStates / fmi3UpdateDiscreteStates
+//       until no update is needed, EnterContinuousTimeMode, GetContinuousStates when
 //       valuesOfContinuousStatesChanged }
-//   → fmi2Terminate → fmi2FreeInstance.
+//   → Terminate → FreeInstance.
 #include <filesystem>
 #include <limits>
 #include <memory>
