@@ -4,9 +4,9 @@
 // with n = 2 states, m = 2 inputs u[1], u[2], p = 2 outputs y[1], y[2]. The matrices are
 // parameters named element-wise, A[i,j] (1-based, row-major), which the FMI 3.0 description of the
 // export kit groups into array variables A (2×2), B, C, D and x0.
-#include <string>
-
 #include <fmt/format.h>
+
+#include <string>
 
 #include "models/b_models.hpp"
 #include "models/model_base.hpp"

@@ -2,11 +2,10 @@
 // What the readers of modelDescription.xml (FMI 2.0: model_description.cpp, FMI 3.0:
 // model_description_fmi3.cpp) share: strict number parsing and one failure format naming the FMU.
 #include <optional>
+#include <pugixml.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <pugixml.hpp>
 
 #include "fmi/model_description.hpp"
 
@@ -28,7 +27,8 @@ class Reader {
  public:
   explicit Reader(const std::string& source) : source_(source) {}
   [[noreturn]] void fail(const std::string& what) const;
-  std::optional<double> optional_number(const pugi::xml_node& node, const char* attribute, std::string_view where) const;
+  std::optional<double> optional_number(const pugi::xml_node& node, const char* attribute,
+                                        std::string_view where) const;
   /// FMI 2.0 ModelStructure <Unknown index=… dependencies=…/> children of `parent`.
   std::vector<Unknown> unknowns(const pugi::xml_node& parent, std::size_t variables, const char* section) const;
 

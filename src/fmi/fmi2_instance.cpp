@@ -1,11 +1,11 @@
 #include "fmi/fmi2_instance.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -81,9 +81,11 @@ Fmi2Instance::Fmi2Instance(const std::string& system, const std::filesystem::pat
   auto uses = [](const std::vector<TypedPorts>& batches, VariableType access) {
     return std::any_of(batches.begin(), batches.end(), [&](const TypedPorts& b) { return b.access == access; });
   };
-  need(uses(input_batches(Inputs::all), VariableType::integer), reinterpret_cast<const void*>(f_.set_integer), "fmi2SetInteger");
+  need(uses(input_batches(Inputs::all), VariableType::integer), reinterpret_cast<const void*>(f_.set_integer),
+       "fmi2SetInteger");
   need(uses(output_batches(), VariableType::integer), reinterpret_cast<const void*>(f_.get_integer), "fmi2GetInteger");
-  need(uses(input_batches(Inputs::all), VariableType::boolean), reinterpret_cast<const void*>(f_.set_boolean), "fmi2SetBoolean");
+  need(uses(input_batches(Inputs::all), VariableType::boolean), reinterpret_cast<const void*>(f_.set_boolean),
+       "fmi2SetBoolean");
   need(uses(output_batches(), VariableType::boolean), reinterpret_cast<const void*>(f_.get_boolean), "fmi2GetBoolean");
   auto is_string = [](const Port& p) { return p.type == VariableType::string; };
   const bool has_strings = std::any_of(inputs().begin(), inputs().end(), is_string) ||
@@ -98,7 +100,8 @@ Fmi2Instance::Fmi2Instance(const std::string& system, const std::filesystem::pat
   callbacks_.componentEnvironment = this;
   const fmi2Boolean logging_on = log_level() >= LogLevel::debug ? fmi2True : fmi2False;
   const ForeignCallScope in(this->system().c_str(), file_text(), "fmi2Instantiate", 0.0);
-  component_ = f_.instantiate(this->system().c_str(), interface == FmiInterface::co_simulation ? fmi2CoSimulation : fmi2ModelExchange,
+  component_ = f_.instantiate(this->system().c_str(),
+                              interface == FmiInterface::co_simulation ? fmi2CoSimulation : fmi2ModelExchange,
                               md.guid.c_str(), archive().resource_uri().c_str(), &callbacks_, fmi2False, logging_on);
   if (component_ == nullptr) throw Error(fmt::format("{}: fmi2Instantiate failed{}", where(), recent_log()));
   const std::size_t widest = std::max({inputs().size(), outputs().size(), state_names().size(), std::size_t{1}});
@@ -125,7 +128,8 @@ VariableType Fmi2Instance::access_type(VariableType type) const {
 
 void Fmi2Instance::initialize(double t_start, std::optional<double> tolerance) {
   const ForeignCallScope in = enter("fmi2SetupExperiment", t_start);
-  check(f_.setup_experiment(component_, tolerance ? fmi2True : fmi2False, tolerance.value_or(0.0), t_start, fmi2False, 0.0),
+  check(f_.setup_experiment(component_, tolerance ? fmi2True : fmi2False, tolerance.value_or(0.0), t_start, fmi2False,
+                            0.0),
         "fmi2SetupExperiment");
   check(f_.enter_initialization_mode(component_), "fmi2EnterInitializationMode");
   check(f_.exit_initialization_mode(component_), "fmi2ExitInitializationMode");
@@ -193,7 +197,8 @@ void Fmi2Instance::set_typed(const TypedPorts& batch, PortValues u) {
       check(f_.set_real(component_, batch.vrs.data(), n, real_buffer_.data()), "fmi2SetReal");
       break;
     case VariableType::integer:
-      for (std::size_t k = 0; k < n; ++k) int_buffer_[k] = static_cast<fmi2Integer>(integral_input(u(batch.ports[k]), batch.ports[k]));
+      for (std::size_t k = 0; k < n; ++k)
+        int_buffer_[k] = static_cast<fmi2Integer>(integral_input(u(batch.ports[k]), batch.ports[k]));
       check(f_.set_integer(component_, batch.vrs.data(), n, int_buffer_.data()), "fmi2SetInteger");
       break;
     case VariableType::boolean:
@@ -248,8 +253,9 @@ bool Fmi2Instance::provides_linearization() const {
          !state_vrs().empty();
 }
 
-void Fmi2Instance::directional_derivative(const std::vector<unsigned int>& unknowns, const std::vector<unsigned int>& knowns,
-                                          const std::vector<double>& seed, std::vector<double>& sensitivity) const {
+void Fmi2Instance::directional_derivative(const std::vector<unsigned int>& unknowns,
+                                          const std::vector<unsigned int>& knowns, const std::vector<double>& seed,
+                                          std::vector<double>& sensitivity) const {
   check(f_.get_directional_derivative(component_, unknowns.data(), unknowns.size(), knowns.data(), knowns.size(),
                                       seed.data(), sensitivity.data()),
         "fmi2GetDirectionalDerivative");
@@ -281,7 +287,8 @@ FmuInstance::DiscreteUpdate Fmi2Instance::update_discrete_states() {
   fmi2EventInfo info{};
   check(f_.new_discrete_states(component_, &info), "fmi2NewDiscreteStates");
   return {info.newDiscreteStatesNeeded != fmi2False, info.terminateSimulation != fmi2False,
-          info.valuesOfContinuousStatesChanged != fmi2False, info.nextEventTimeDefined != fmi2False, info.nextEventTime};
+          info.valuesOfContinuousStatesChanged != fmi2False, info.nextEventTimeDefined != fmi2False,
+          info.nextEventTime};
 }
 
 void Fmi2Instance::enter_continuous_time_mode() {
@@ -290,7 +297,8 @@ void Fmi2Instance::enter_continuous_time_mode() {
 
 FmuInstance::StepCompletion Fmi2Instance::completed_integrator_step(bool no_set_state_prior) {
   fmi2Boolean enter_event_mode = fmi2False, terminate = fmi2False;
-  check(f_.completed_integrator_step(component_, no_set_state_prior ? fmi2True : fmi2False, &enter_event_mode, &terminate),
+  check(f_.completed_integrator_step(component_, no_set_state_prior ? fmi2True : fmi2False, &enter_event_mode,
+                                     &terminate),
         "fmi2CompletedIntegratorStep");
   return {enter_event_mode != fmi2False, terminate != fmi2False};
 }

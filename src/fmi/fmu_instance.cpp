@@ -1,10 +1,10 @@
 #include "fmi/fmu_instance.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -87,8 +87,8 @@ void FmuInstance::lay_out() {
     const ScalarVariable& derivative = md.variables[static_cast<std::size_t>(d.index - 1)];
     const ScalarVariable& state = md.variables[static_cast<std::size_t>(*derivative.derivative_of - 1)];
     if (md.element_count(state) != md.element_count(derivative)) {
-      throw Error(fmt::format("FMU '{}': state '{}' and its derivative '{}' differ in size", file().string(), state.name,
-                              derivative.name));
+      throw Error(fmt::format("FMU '{}': state '{}' and its derivative '{}' differ in size", file().string(),
+                              state.name, derivative.name));
     }
     for (std::size_t e = 0; e < md.element_count(state); ++e) state_names_.push_back(md.element_name(state, e));
     state_vrs_.push_back(state.value_reference);
@@ -118,7 +118,8 @@ std::string FmuInstance::status_text(CallStatus status) const {
 void FmuInstance::on_log(CallStatus status, const char* category, const std::string& message) {
   std::string line = fmt::format("[{}{}{}] {}", status_text(status), category != nullptr ? " " : "",
                                  category != nullptr ? category : "", message);
-  log(status >= CallStatus::warning ? LogLevel::warning : LogLevel::debug, fmt::format("system '{}': {}", system_, line));
+  log(status >= CallStatus::warning ? LogLevel::warning : LogLevel::debug,
+      fmt::format("system '{}': {}", system_, line));
   log_.push_back(std::move(line));
   if (log_.size() > kLogLines) log_.pop_front();
 }
@@ -139,8 +140,9 @@ ForeignCallScope FmuInstance::enter(const char* call, double t) const {
 
 void FmuInstance::ensure_usable(const char* call) const {
   if (health_ == Health::ok) return;
-  throw Error(fmt::format("{}: {} not called: {} returned {} earlier, after which the FMU may not be used ({})", where(),
-                          call, health_call_, status_text(health_ == Health::fatal ? CallStatus::fatal : CallStatus::error),
+  throw Error(fmt::format("{}: {} not called: {} returned {} earlier, after which the FMU may not be used ({})",
+                          where(), call, health_call_,
+                          status_text(health_ == Health::fatal ? CallStatus::fatal : CallStatus::error),
                           description().is_fmi3() ? "FMI 3.0 §2.2.3" : "FMI 2.0 §2.1.3"));
 }
 
@@ -275,7 +277,8 @@ void FmuInstance::linearize(Linearization& out) const {
     directional_derivative(unknowns, knowns, seed, column);
     seed[j] = 0.0;
     const bool is_state = j < state_names_.size();
-    const auto col = static_cast<Eigen::Index>(is_state ? j : static_cast<std::size_t>(real_in_.ports[j - state_names_.size()]));
+    const auto col =
+        static_cast<Eigen::Index>(is_state ? j : static_cast<std::size_t>(real_in_.ports[j - state_names_.size()]));
     for (Eigen::Index i = 0; i < nx; ++i) (is_state ? out.A : out.B)(i, col) = column[static_cast<std::size_t>(i)];
     for (std::size_t i = 0; i < ny; ++i) {
       (is_state ? out.C : out.D)(real_out_.ports[i], col) = column[state_names_.size() + i];

@@ -9,14 +9,13 @@
 // Health (FMI 2.0 §2.1.3, FMI 3.0 §2.2.3): after a call returns Error only FreeInstance follows;
 // after Fatal, nothing. Every call goes through enter(call), which refuses a call the instance may
 // no longer take and records the call in flight for crash reports (core/crash.hpp).
+#include <Eigen/Dense>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <Eigen/Dense>
 
 #include "core/crash.hpp"
 #include "fmi/fmu_archive.hpp"
@@ -70,7 +69,9 @@ class FmuInstance {
   FmuInstance& operator=(const FmuInstance&) = delete;
 
   [[nodiscard]] const ModelDescription& description() const { return archive_.description(); }
-  [[nodiscard]] const InterfaceCapabilities& capabilities() const { return description().interface_capabilities(interface_); }
+  [[nodiscard]] const InterfaceCapabilities& capabilities() const {
+    return description().interface_capabilities(interface_);
+  }
   [[nodiscard]] const std::filesystem::path& file() const { return archive_.file(); }
   [[nodiscard]] const std::string& system() const { return system_; }
   [[nodiscard]] FmiInterface interface() const { return interface_; }
@@ -189,8 +190,9 @@ class FmuInstance {
   virtual void set_scalar(const ScalarVariable& variable, double value) = 0;
   virtual std::string get_text(const Port& port) const = 0;
   virtual void set_text(const ScalarVariable& variable, const Port* port, const std::string& value) = 0;
-  virtual void directional_derivative(const std::vector<unsigned int>& unknowns, const std::vector<unsigned int>& knowns,
-                                      const std::vector<double>& seed, std::vector<double>& sensitivity) const = 0;
+  virtual void directional_derivative(const std::vector<unsigned int>& unknowns,
+                                      const std::vector<unsigned int>& knowns, const std::vector<double>& seed,
+                                      std::vector<double>& sensitivity) const = 0;
 
  private:
   std::string system_;

@@ -203,41 +203,42 @@ void Reader::fail(const std::string& what) const {
   throw Error(fmt::format("{}: modelDescription.xml: {}", source_, what));
 }
 
-std::optional<double> Reader::optional_number(const pugi::xml_node& node, const char* attribute, std::string_view where) const {
-    const pugi::xml_attribute a = node.attribute(attribute);
-    if (!a) return std::nullopt;
-    const auto value = to_double(a.value());
-    if (!value) fail(fmt::format("{}: {}=\"{}\" is not a number", where, attribute, a.value()));
-    return value;
-  }
+std::optional<double> Reader::optional_number(const pugi::xml_node& node, const char* attribute,
+                                              std::string_view where) const {
+  const pugi::xml_attribute a = node.attribute(attribute);
+  if (!a) return std::nullopt;
+  const auto value = to_double(a.value());
+  if (!value) fail(fmt::format("{}: {}=\"{}\" is not a number", where, attribute, a.value()));
+  return value;
+}
 
 std::vector<Unknown> Reader::unknowns(const pugi::xml_node& parent, std::size_t variables, const char* section) const {
-    std::vector<Unknown> list;
-    const auto count = static_cast<long long>(variables);
-    for (const pugi::xml_node node : parent.children("Unknown")) {
-      const auto index = to_integer(node.attribute("index").value(), 1, count);
-      if (!index) {
-        fail(fmt::format("ModelStructure/{}: Unknown index=\"{}\" is not an integer in 1..{}", section,
-                         node.attribute("index").value(), variables));
-      }
-      Unknown unknown;
-      unknown.index = static_cast<int>(*index);
-      if (const pugi::xml_attribute deps = node.attribute("dependencies")) {
-        std::vector<int> dependencies;
-        for (const std::string_view word : words(deps.value())) {
-          const auto dependency = to_integer(word, 1, count);
-          if (!dependency) {
-            fail(fmt::format("ModelStructure/{}: Unknown index=\"{}\" has dependency \"{}\", not an integer in 1..{}",
-                             section, *index, word, variables));
-          }
-          dependencies.push_back(static_cast<int>(*dependency));
-        }
-        unknown.dependencies = std::move(dependencies);
-      }
-      list.push_back(std::move(unknown));
+  std::vector<Unknown> list;
+  const auto count = static_cast<long long>(variables);
+  for (const pugi::xml_node node : parent.children("Unknown")) {
+    const auto index = to_integer(node.attribute("index").value(), 1, count);
+    if (!index) {
+      fail(fmt::format("ModelStructure/{}: Unknown index=\"{}\" is not an integer in 1..{}", section,
+                       node.attribute("index").value(), variables));
     }
-    return list;
+    Unknown unknown;
+    unknown.index = static_cast<int>(*index);
+    if (const pugi::xml_attribute deps = node.attribute("dependencies")) {
+      std::vector<int> dependencies;
+      for (const std::string_view word : words(deps.value())) {
+        const auto dependency = to_integer(word, 1, count);
+        if (!dependency) {
+          fail(fmt::format("ModelStructure/{}: Unknown index=\"{}\" has dependency \"{}\", not an integer in 1..{}",
+                           section, *index, word, variables));
+        }
+        dependencies.push_back(static_cast<int>(*dependency));
+      }
+      unknown.dependencies = std::move(dependencies);
+    }
+    list.push_back(std::move(unknown));
   }
+  return list;
+}
 
 std::optional<unsigned long long> to_unsigned(std::string_view text) {
   const std::string copy(trim(text));

@@ -2,14 +2,14 @@
 // ModelDescription: typed variable elements (<Float64>, <Int8>, … with <Dimension> children),
 // ModelStructure by value reference (turned into 1-based indices here), the interface elements'
 // FMI 3.0 attributes.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "fmi/description_reader.hpp"
@@ -26,13 +26,13 @@ using description::words;
 
 /// FMI 3.0 §2.4.7: the variable elements and their TypeDefinitions counterparts.
 constexpr std::array kVariableTags = {
-    std::pair{"Float64", VariableType::real},     std::pair{"Float32", VariableType::float32},
-    std::pair{"Int8", VariableType::int8},        std::pair{"UInt8", VariableType::uint8},
-    std::pair{"Int16", VariableType::int16},      std::pair{"UInt16", VariableType::uint16},
-    std::pair{"Int32", VariableType::integer},    std::pair{"UInt32", VariableType::uint32},
-    std::pair{"Int64", VariableType::int64},      std::pair{"UInt64", VariableType::uint64},
-    std::pair{"Boolean", VariableType::boolean},  std::pair{"String", VariableType::string},
-    std::pair{"Binary", VariableType::binary},    std::pair{"Enumeration", VariableType::enumeration},
+    std::pair{"Float64", VariableType::real},    std::pair{"Float32", VariableType::float32},
+    std::pair{"Int8", VariableType::int8},       std::pair{"UInt8", VariableType::uint8},
+    std::pair{"Int16", VariableType::int16},     std::pair{"UInt16", VariableType::uint16},
+    std::pair{"Int32", VariableType::integer},   std::pair{"UInt32", VariableType::uint32},
+    std::pair{"Int64", VariableType::int64},     std::pair{"UInt64", VariableType::uint64},
+    std::pair{"Boolean", VariableType::boolean}, std::pair{"String", VariableType::string},
+    std::pair{"Binary", VariableType::binary},   std::pair{"Enumeration", VariableType::enumeration},
     std::pair{"Clock", VariableType::clock}};
 
 std::optional<VariableType> variable_type(std::string_view tag) {
@@ -59,7 +59,8 @@ bool is_integer_type(VariableType type) {
 
 bool is_hex(std::string_view text) {
   if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
-  return text.size() % 2 == 0 && std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  return text.size() % 2 == 0 && std::all_of(text.begin(), text.end(),
+                                             [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 /// Whether one start value is a value of the type.
@@ -144,9 +145,10 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
       simple.max = reader.optional_number(node, "max", where);
     }
     for (const pugi::xml_node item : node.children("Item")) {
-      const auto value = to_integer(item.attribute("value").value(), std::numeric_limits<int>::min(),
-                                    std::numeric_limits<int>::max());
-      if (!value) reader.fail(fmt::format("{}: Item '{}' value is not an integer", where, item.attribute("name").value()));
+      const auto value =
+          to_integer(item.attribute("value").value(), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+      if (!value)
+        reader.fail(fmt::format("{}: Item '{}' value is not an integer", where, item.attribute("name").value()));
       simple.items.emplace_back(item.attribute("name").value(), static_cast<int>(*value));
     }
     md.types.push_back(std::move(simple));
@@ -155,7 +157,8 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
   // ModelVariables (§2.4.7)
   static const std::unordered_set<std::string> kCausalities = {
       "parameter", "calculatedParameter", "input", "output", "local", "independent", "structuralParameter"};
-  static const std::unordered_set<std::string> kVariabilities = {"constant", "fixed", "tunable", "discrete", "continuous"};
+  static const std::unordered_set<std::string> kVariabilities = {"constant", "fixed", "tunable", "discrete",
+                                                                 "continuous"};
   std::unordered_set<std::string> names;
   std::unordered_map<unsigned int, std::size_t> by_reference;
   std::vector<std::optional<unsigned int>> derivative_references;
@@ -183,8 +186,10 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
     // §2.4.7.4: continuous by default for floats, discrete for every other type
     v.variability = node.attribute("variability").as_string(is_float ? "continuous" : "discrete");
     v.initial = node.attribute("initial").as_string("");
-    if (!kCausalities.contains(v.causality)) reader.fail(fmt::format("{}: unknown causality \"{}\"", where, v.causality));
-    if (!kVariabilities.contains(v.variability)) reader.fail(fmt::format("{}: unknown variability \"{}\"", where, v.variability));
+    if (!kCausalities.contains(v.causality))
+      reader.fail(fmt::format("{}: unknown causality \"{}\"", where, v.causality));
+    if (!kVariabilities.contains(v.variability))
+      reader.fail(fmt::format("{}: unknown variability \"{}\"", where, v.variability));
     if (!is_float && v.variability == "continuous") {
       reader.fail(fmt::format("{}: a {} cannot be continuous (FMI 3.0 §2.4.7.4)", where, node.name()));
     }
@@ -212,10 +217,12 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
         for (const std::string_view word : words(start.value())) v.start_values.emplace_back(word);
       }
     }
-    for (const pugi::xml_node start : node.children("Start")) v.start_values.emplace_back(start.attribute("value").value());
+    for (const pugi::xml_node start : node.children("Start"))
+      v.start_values.emplace_back(start.attribute("value").value());
     if (!v.start && !v.start_values.empty()) v.start = v.start_values.front();
     for (const std::string& value : v.start_values) {
-      if (!valid_start(v.type, value)) reader.fail(fmt::format("{}: start \"{}\" is not a {} value", where, value, node.name()));
+      if (!valid_start(v.type, value))
+        reader.fail(fmt::format("{}: start \"{}\" is not a {} value", where, value, node.name()));
     }
     if (const pugi::xml_attribute derivative = node.attribute("derivative")) {
       const auto of = to_integer(derivative.value(), 0, std::numeric_limits<unsigned int>::max());
@@ -233,11 +240,14 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
       Dimension d;
       if (const pugi::xml_attribute start = dimension.attribute("start")) {
         const auto size = to_unsigned(start.value());
-        if (!size) reader.fail(fmt::format("{}: Dimension start=\"{}\" is not a non-negative integer", where, start.value()));
+        if (!size)
+          reader.fail(fmt::format("{}: Dimension start=\"{}\" is not a non-negative integer", where, start.value()));
         d.start = *size;
       } else if (const pugi::xml_attribute reference = dimension.attribute("valueReference")) {
         const auto of = to_integer(reference.value(), 0, std::numeric_limits<unsigned int>::max());
-        if (!of) reader.fail(fmt::format("{}: Dimension valueReference=\"{}\" is not a value reference", where, reference.value()));
+        if (!of)
+          reader.fail(
+              fmt::format("{}: Dimension valueReference=\"{}\" is not a value reference", where, reference.value()));
         d.value_reference = static_cast<unsigned int>(*of);
       } else {
         reader.fail(fmt::format("{}: a Dimension needs start or valueReference (FMI 3.0 §2.4.7.2)", where));
@@ -250,28 +260,33 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
   // references to indices: derivative=, Dimension valueReference=, clocks=
   auto index_of = [&](unsigned int reference, const std::string& what) {
     const auto it = by_reference.find(reference);
-    if (it == by_reference.end()) reader.fail(fmt::format("{} refers to valueReference {}, which no variable has", what, reference));
+    if (it == by_reference.end())
+      reader.fail(fmt::format("{} refers to valueReference {}, which no variable has", what, reference));
     return static_cast<int>(it->second) + 1;
   };
   for (std::size_t i = 0; i < md.variables.size(); ++i) {
     ScalarVariable& v = md.variables[i];
-    if (derivative_references[i]) v.derivative_of = index_of(*derivative_references[i], fmt::format("variable '{}': derivative", v.name));
+    if (derivative_references[i])
+      v.derivative_of = index_of(*derivative_references[i], fmt::format("variable '{}': derivative", v.name));
     for (const Dimension& d : v.dimensions) {
       if (!d.value_reference) continue;
-      const ScalarVariable& size = md.variables[static_cast<std::size_t>(index_of(*d.value_reference, fmt::format("variable '{}': Dimension", v.name)) - 1)];
+      const ScalarVariable& size = md.variables[static_cast<std::size_t>(
+          index_of(*d.value_reference, fmt::format("variable '{}': Dimension", v.name)) - 1)];
       if (!is_integer_type(size.type) || size.type == VariableType::enumeration || !size.dimensions.empty()) {
         reader.fail(fmt::format("variable '{}': Dimension refers to '{}', not a scalar integer", v.name, size.name));
       }
     }
     for (const unsigned int clock : v.clocks) {
-      const ScalarVariable& c = md.variables[static_cast<std::size_t>(index_of(clock, fmt::format("variable '{}': clocks", v.name)) - 1)];
-      if (c.type != VariableType::clock) reader.fail(fmt::format("variable '{}': clocks names '{}', not a Clock", v.name, c.name));
+      const ScalarVariable& c =
+          md.variables[static_cast<std::size_t>(index_of(clock, fmt::format("variable '{}': clocks", v.name)) - 1)];
+      if (c.type != VariableType::clock)
+        reader.fail(fmt::format("variable '{}': clocks names '{}', not a Clock", v.name, c.name));
     }
     try {
       (void)md.shape(v);
     } catch (const Error&) {
-      reader.fail(fmt::format("variable '{}': a Dimension refers to a structural parameter without an integer start",
-                              v.name));
+      reader.fail(
+          fmt::format("variable '{}': a Dimension refers to a structural parameter without an integer start", v.name));
     }
   }
 
@@ -280,7 +295,8 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
   auto unknowns = [&](const char* tag) {
     std::vector<Unknown> list;
     for (const pugi::xml_node node : structure.children(tag)) {
-      const auto reference = to_integer(node.attribute("valueReference").value(), 0, std::numeric_limits<unsigned int>::max());
+      const auto reference =
+          to_integer(node.attribute("valueReference").value(), 0, std::numeric_limits<unsigned int>::max());
       if (!reference) {
         reader.fail(fmt::format("ModelStructure/{}: valueReference=\"{}\" is not a value reference", tag,
                                 node.attribute("valueReference").value()));
@@ -291,8 +307,10 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
         std::vector<int> dependencies;
         for (const std::string_view word : words(deps.value())) {
           const auto dependency = to_integer(word, 0, std::numeric_limits<unsigned int>::max());
-          if (!dependency) reader.fail(fmt::format("ModelStructure/{}: dependency \"{}\" is not a value reference", tag, word));
-          dependencies.push_back(index_of(static_cast<unsigned int>(*dependency), fmt::format("ModelStructure/{} dependencies", tag)));
+          if (!dependency)
+            reader.fail(fmt::format("ModelStructure/{}: dependency \"{}\" is not a value reference", tag, word));
+          dependencies.push_back(
+              index_of(static_cast<unsigned int>(*dependency), fmt::format("ModelStructure/{} dependencies", tag)));
         }
         unknown.dependencies = std::move(dependencies);
       }
@@ -304,12 +322,14 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
   md.derivatives = unknowns("ContinuousStateDerivative");
   md.initial_unknowns = unknowns("InitialUnknown");
   for (const Unknown& indicator : unknowns("EventIndicator")) {
-    md.event_indicator_count += static_cast<int>(md.element_count(md.variables[static_cast<std::size_t>(indicator.index - 1)]));
+    md.event_indicator_count +=
+        static_cast<int>(md.element_count(md.variables[static_cast<std::size_t>(indicator.index - 1)]));
   }
   for (const Unknown& d : md.derivatives) {
     const ScalarVariable& v = md.variables[static_cast<std::size_t>(d.index - 1)];
     if (!v.derivative_of) {
-      reader.fail(fmt::format("ModelStructure/ContinuousStateDerivative lists '{}', which has no 'derivative' attribute", v.name));
+      reader.fail(fmt::format(
+          "ModelStructure/ContinuousStateDerivative lists '{}', which has no 'derivative' attribute", v.name));
     }
   }
   for (const Unknown& o : md.outputs) {

@@ -51,9 +51,9 @@ using fmi3InstantiateCoSimulationTYPE = fmi3Instance (*)(
     const fmi3ValueReference requiredIntermediateVariables[], std::size_t nRequiredIntermediateVariables,
     fmi3InstanceEnvironment, fmi3LogMessageCallback, fmi3IntermediateUpdateCallback);
 using fmi3FreeInstanceTYPE = void (*)(fmi3Instance);
-using fmi3EnterInitializationModeTYPE = fmi3Status (*)(fmi3Instance, fmi3Boolean toleranceDefined, fmi3Float64 tolerance,
-                                                       fmi3Float64 startTime, fmi3Boolean stopTimeDefined,
-                                                       fmi3Float64 stopTime);
+using fmi3EnterInitializationModeTYPE = fmi3Status (*)(fmi3Instance, fmi3Boolean toleranceDefined,
+                                                       fmi3Float64 tolerance, fmi3Float64 startTime,
+                                                       fmi3Boolean stopTimeDefined, fmi3Float64 stopTime);
 using fmi3ExitInitializationModeTYPE = fmi3Status (*)(fmi3Instance);
 using fmi3EnterEventModeTYPE = fmi3Status (*)(fmi3Instance);
 using fmi3TerminateTYPE = fmi3Status (*)(fmi3Instance);
@@ -61,15 +61,17 @@ using fmi3TerminateTYPE = fmi3Status (*)(fmi3Instance);
 using fmi3GetBinaryTYPE = fmi3Status (*)(fmi3Instance, const fmi3ValueReference[], std::size_t nValueReferences,
                                          std::size_t valueSizes[], fmi3Binary values[], std::size_t nValues);
 using fmi3SetBinaryTYPE = fmi3Status (*)(fmi3Instance, const fmi3ValueReference[], std::size_t nValueReferences,
-                                         const std::size_t valueSizes[], const fmi3Binary values[], std::size_t nValues);
+                                         const std::size_t valueSizes[], const fmi3Binary values[],
+                                         std::size_t nValues);
 
 using fmi3GetFMUStateTYPE = fmi3Status (*)(fmi3Instance, fmi3FMUState*);
 using fmi3SetFMUStateTYPE = fmi3Status (*)(fmi3Instance, fmi3FMUState);
 using fmi3FreeFMUStateTYPE = fmi3Status (*)(fmi3Instance, fmi3FMUState*);
 using fmi3GetDirectionalDerivativeTYPE = fmi3Status (*)(fmi3Instance, const fmi3ValueReference unknowns[],
                                                         std::size_t nUnknowns, const fmi3ValueReference knowns[],
-                                                        std::size_t nKnowns, const fmi3Float64 seed[], std::size_t nSeed,
-                                                        fmi3Float64 sensitivity[], std::size_t nSensitivity);
+                                                        std::size_t nKnowns, const fmi3Float64 seed[],
+                                                        std::size_t nSeed, fmi3Float64 sensitivity[],
+                                                        std::size_t nSensitivity);
 using fmi3UpdateDiscreteStatesTYPE = fmi3Status (*)(fmi3Instance, fmi3Boolean* discreteStatesNeedUpdate,
                                                     fmi3Boolean* terminateSimulation,
                                                     fmi3Boolean* nominalsOfContinuousStatesChanged,
@@ -85,14 +87,16 @@ using fmi3SetContinuousStatesTYPE = fmi3Status (*)(fmi3Instance, const fmi3Float
                                                    std::size_t nContinuousStates);
 using fmi3GetContinuousStateDerivativesTYPE = fmi3Status (*)(fmi3Instance, fmi3Float64 derivatives[],
                                                              std::size_t nContinuousStates);
-using fmi3GetEventIndicatorsTYPE = fmi3Status (*)(fmi3Instance, fmi3Float64 eventIndicators[], std::size_t nEventIndicators);
+using fmi3GetEventIndicatorsTYPE = fmi3Status (*)(fmi3Instance, fmi3Float64 eventIndicators[],
+                                                  std::size_t nEventIndicators);
 using fmi3GetContinuousStatesTYPE = fmi3Status (*)(fmi3Instance, fmi3Float64 continuousStates[],
                                                    std::size_t nContinuousStates);
 
 // Co-Simulation (§4.3)
 using fmi3EnterStepModeTYPE = fmi3Status (*)(fmi3Instance);
-using fmi3GetOutputDerivativesTYPE = fmi3Status (*)(fmi3Instance, const fmi3ValueReference[], std::size_t nValueReferences,
-                                                    const fmi3Int32 orders[], fmi3Float64 values[], std::size_t nValues);
+using fmi3GetOutputDerivativesTYPE = fmi3Status (*)(fmi3Instance, const fmi3ValueReference[],
+                                                    std::size_t nValueReferences, const fmi3Int32 orders[],
+                                                    fmi3Float64 values[], std::size_t nValues);
 using fmi3DoStepTYPE = fmi3Status (*)(fmi3Instance, fmi3Float64 currentCommunicationPoint,
                                       fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
                                       fmi3Boolean* eventHandlingNeeded, fmi3Boolean* terminateSimulation,

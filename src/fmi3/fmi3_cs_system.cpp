@@ -1,9 +1,9 @@
 #include "fmi3/fmi3_cs_system.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "core/crash.hpp"
 #include "core/error.hpp"
@@ -28,7 +28,9 @@ Fmi3CsSystem::Fmi3CsSystem(std::string name, const std::filesystem::path& fmu)
   if (cs.can_handle_variable_step) capabilities_.add(Capability::variable_step);
 }
 
-const PortInfo& Fmi3CsSystem::input_info(int input) const { return fmu_.inputs()[static_cast<std::size_t>(input)].info; }
+const PortInfo& Fmi3CsSystem::input_info(int input) const {
+  return fmu_.inputs()[static_cast<std::size_t>(input)].info;
+}
 const PortInfo& Fmi3CsSystem::output_info(int output) const {
   return fmu_.outputs()[static_cast<std::size_t>(output)].info;
 }
@@ -57,9 +59,10 @@ bool Fmi3CsSystem::handle_event() {
   update.needs_update = true;
   for (int iteration = 0; update.needs_update; ++iteration) {
     if (iteration == kMaxEventIterations) {
-      throw Error(fmt::format("{}: the event iteration at t = {} did not converge: discreteStatesNeedUpdate still true "
-                              "after {} calls of fmi3UpdateDiscreteStates{}",
-                              fmu_.where(), t_, kMaxEventIterations, fmu_.recent_log()));
+      throw Error(
+          fmt::format("{}: the event iteration at t = {} did not converge: discreteStatesNeedUpdate still true "
+                      "after {} calls of fmi3UpdateDiscreteStates{}",
+                      fmu_.where(), t_, kMaxEventIterations, fmu_.recent_log()));
     }
     update = fmu_.update_discrete_states();
     if (update.terminate) return true;
@@ -91,9 +94,10 @@ StepResult Fmi3CsSystem::integrate(double h) {
                                ? std::clamp(step.last_successful_time, t_, target)
                                : target;
     if (step.early_return && reached <= t_ && !step.event_handling_needed && !step.terminate) {
-      return StepResult::failure(fmt::format("FMU '{}': fmi3DoStep returned early at t = {} without progress and "
-                                             "without an event",
-                                             file().string(), t_));
+      return StepResult::failure(
+          fmt::format("FMU '{}': fmi3DoStep returned early at t = {} without progress and "
+                      "without an event",
+                      file().string(), t_));
     }
     t_ = reached;
     bool terminate = step.terminate;
@@ -103,8 +107,8 @@ StepResult Fmi3CsSystem::integrate(double h) {
       const bool completed = target - t_ <= tolerance;
       if (completed) t_ = target;
       StepResult result{StepResult::Status::terminated,
-                        fmt::format("FMU '{}' asked to terminate at t = {} (terminateSimulation){}", file().string(), t_,
-                                    fmu_.recent_log())};
+                        fmt::format("FMU '{}' asked to terminate at t = {} (terminateSimulation){}", file().string(),
+                                    t_, fmu_.recent_log())};
       result.step_completed = completed;
       return result;
     }

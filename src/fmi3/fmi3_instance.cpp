@@ -1,9 +1,9 @@
 #include "fmi3/fmi3_instance.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -75,9 +75,10 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
   if (const std::vector<std::string> clocks = md.clock_names(); !clocks.empty()) {
     std::string names;
     for (const std::string& name : clocks) names += (names.empty() ? "" : ", ") + name;
-    throw Error(fmt::format("FMU '{}': cosima does not import FMI 3.0 Clocks (clock variables: {}); run it with a "
-                            "master that supports Clocks and Scheduled Execution",
-                            fmu.string(), names));
+    throw Error(
+        fmt::format("FMU '{}': cosima does not import FMI 3.0 Clocks (clock variables: {}); run it with a "
+                    "master that supports Clocks and Scheduled Execution",
+                    fmu.string(), names));
   }
   lay_out();
 
@@ -146,14 +147,16 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
       return std::any_of(ports.begin(), ports.end(), [&](const Port& p) { return access_type(p.type) == type; });
     };
     if (used(outputs()) && get == nullptr) {
-      throw Error(fmt::format("FMU '{}': binary lacks fmi3Get{}, needed by its outputs", fmu.string(),
-                              md.type_name(type)));
+      throw Error(
+          fmt::format("FMU '{}': binary lacks fmi3Get{}, needed by its outputs", fmu.string(), md.type_name(type)));
     }
     if (used(inputs()) && set == nullptr) {
-      throw Error(fmt::format("FMU '{}': binary lacks fmi3Set{}, needed by its inputs", fmu.string(), md.type_name(type)));
+      throw Error(
+          fmt::format("FMU '{}': binary lacks fmi3Set{}, needed by its inputs", fmu.string(), md.type_name(type)));
     }
   };
-  need(VariableType::float32, reinterpret_cast<const void*>(f.get_float32), reinterpret_cast<const void*>(f.set_float32));
+  need(VariableType::float32, reinterpret_cast<const void*>(f.get_float32),
+       reinterpret_cast<const void*>(f.set_float32));
   need(VariableType::int8, reinterpret_cast<const void*>(f.get_int8), reinterpret_cast<const void*>(f.set_int8));
   need(VariableType::uint8, reinterpret_cast<const void*>(f.get_uint8), reinterpret_cast<const void*>(f.set_uint8));
   need(VariableType::int16, reinterpret_cast<const void*>(f.get_int16), reinterpret_cast<const void*>(f.set_int16));
@@ -162,7 +165,8 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
   need(VariableType::uint32, reinterpret_cast<const void*>(f.get_uint32), reinterpret_cast<const void*>(f.set_uint32));
   need(VariableType::int64, reinterpret_cast<const void*>(f.get_int64), reinterpret_cast<const void*>(f.set_int64));
   need(VariableType::uint64, reinterpret_cast<const void*>(f.get_uint64), reinterpret_cast<const void*>(f.set_uint64));
-  need(VariableType::boolean, reinterpret_cast<const void*>(f.get_boolean), reinterpret_cast<const void*>(f.set_boolean));
+  need(VariableType::boolean, reinterpret_cast<const void*>(f.get_boolean),
+       reinterpret_cast<const void*>(f.set_boolean));
   need(VariableType::string, reinterpret_cast<const void*>(f.get_string), reinterpret_cast<const void*>(f.set_string));
   need(VariableType::binary, reinterpret_cast<const void*>(f.get_binary), reinterpret_cast<const void*>(f.set_binary));
 
@@ -186,8 +190,8 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
                                              logging_on, this, fmi3_log_message);
   }
   if (instance_ == nullptr) {
-    throw Error(fmt::format("{}: {} failed{}", where(), cs ? "fmi3InstantiateCoSimulation" : "fmi3InstantiateModelExchange",
-                            recent_log()));
+    throw Error(fmt::format("{}: {} failed{}", where(),
+                            cs ? "fmi3InstantiateCoSimulation" : "fmi3InstantiateModelExchange", recent_log()));
   }
 }
 
@@ -262,15 +266,42 @@ void Fmi3Instance::get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd
       call = "fmi3GetFloat32";
       status = get_into(f_.get_float32, instance_, batch, scratch<fmi3Float32>(n), y);
       break;
-    case VariableType::int8: call = "fmi3GetInt8"; status = get_into(f_.get_int8, instance_, batch, scratch<fmi3Int8>(n), y); break;
-    case VariableType::uint8: call = "fmi3GetUInt8"; status = get_into(f_.get_uint8, instance_, batch, scratch<fmi3UInt8>(n), y); break;
-    case VariableType::int16: call = "fmi3GetInt16"; status = get_into(f_.get_int16, instance_, batch, scratch<fmi3Int16>(n), y); break;
-    case VariableType::uint16: call = "fmi3GetUInt16"; status = get_into(f_.get_uint16, instance_, batch, scratch<fmi3UInt16>(n), y); break;
-    case VariableType::integer: call = "fmi3GetInt32"; status = get_into(f_.get_int32, instance_, batch, scratch<fmi3Int32>(n), y); break;
-    case VariableType::uint32: call = "fmi3GetUInt32"; status = get_into(f_.get_uint32, instance_, batch, scratch<fmi3UInt32>(n), y); break;
-    case VariableType::int64: call = "fmi3GetInt64"; status = get_into(f_.get_int64, instance_, batch, scratch<fmi3Int64>(n), y); break;
-    case VariableType::uint64: call = "fmi3GetUInt64"; status = get_into(f_.get_uint64, instance_, batch, scratch<fmi3UInt64>(n), y); break;
-    case VariableType::boolean: call = "fmi3GetBoolean"; status = get_into(f_.get_boolean, instance_, batch, scratch<fmi3Boolean>(n), y); break;
+    case VariableType::int8:
+      call = "fmi3GetInt8";
+      status = get_into(f_.get_int8, instance_, batch, scratch<fmi3Int8>(n), y);
+      break;
+    case VariableType::uint8:
+      call = "fmi3GetUInt8";
+      status = get_into(f_.get_uint8, instance_, batch, scratch<fmi3UInt8>(n), y);
+      break;
+    case VariableType::int16:
+      call = "fmi3GetInt16";
+      status = get_into(f_.get_int16, instance_, batch, scratch<fmi3Int16>(n), y);
+      break;
+    case VariableType::uint16:
+      call = "fmi3GetUInt16";
+      status = get_into(f_.get_uint16, instance_, batch, scratch<fmi3UInt16>(n), y);
+      break;
+    case VariableType::integer:
+      call = "fmi3GetInt32";
+      status = get_into(f_.get_int32, instance_, batch, scratch<fmi3Int32>(n), y);
+      break;
+    case VariableType::uint32:
+      call = "fmi3GetUInt32";
+      status = get_into(f_.get_uint32, instance_, batch, scratch<fmi3UInt32>(n), y);
+      break;
+    case VariableType::int64:
+      call = "fmi3GetInt64";
+      status = get_into(f_.get_int64, instance_, batch, scratch<fmi3Int64>(n), y);
+      break;
+    case VariableType::uint64:
+      call = "fmi3GetUInt64";
+      status = get_into(f_.get_uint64, instance_, batch, scratch<fmi3UInt64>(n), y);
+      break;
+    case VariableType::boolean:
+      call = "fmi3GetBoolean";
+      status = get_into(f_.get_boolean, instance_, batch, scratch<fmi3Boolean>(n), y);
+      break;
     default: return;
   }
   check(status, call);
@@ -304,14 +335,38 @@ void Fmi3Instance::set_typed(const TypedPorts& batch, fmi::PortValues u) {
       status = set_from(f_.set_float32, instance_, batch, scratch<fmi3Float32>(n), u,
                         [](double v, int) { return static_cast<fmi3Float32>(v); });
       break;
-    case VariableType::int8: call = "fmi3SetInt8"; status = set_from(f_.set_int8, instance_, batch, scratch<fmi3Int8>(n), u, integral(fmi3Int8{})); break;
-    case VariableType::uint8: call = "fmi3SetUInt8"; status = set_from(f_.set_uint8, instance_, batch, scratch<fmi3UInt8>(n), u, integral(fmi3UInt8{})); break;
-    case VariableType::int16: call = "fmi3SetInt16"; status = set_from(f_.set_int16, instance_, batch, scratch<fmi3Int16>(n), u, integral(fmi3Int16{})); break;
-    case VariableType::uint16: call = "fmi3SetUInt16"; status = set_from(f_.set_uint16, instance_, batch, scratch<fmi3UInt16>(n), u, integral(fmi3UInt16{})); break;
-    case VariableType::integer: call = "fmi3SetInt32"; status = set_from(f_.set_int32, instance_, batch, scratch<fmi3Int32>(n), u, integral(fmi3Int32{})); break;
-    case VariableType::uint32: call = "fmi3SetUInt32"; status = set_from(f_.set_uint32, instance_, batch, scratch<fmi3UInt32>(n), u, integral(fmi3UInt32{})); break;
-    case VariableType::int64: call = "fmi3SetInt64"; status = set_from(f_.set_int64, instance_, batch, scratch<fmi3Int64>(n), u, integral(fmi3Int64{})); break;
-    case VariableType::uint64: call = "fmi3SetUInt64"; status = set_from(f_.set_uint64, instance_, batch, scratch<fmi3UInt64>(n), u, integral(fmi3UInt64{})); break;
+    case VariableType::int8:
+      call = "fmi3SetInt8";
+      status = set_from(f_.set_int8, instance_, batch, scratch<fmi3Int8>(n), u, integral(fmi3Int8{}));
+      break;
+    case VariableType::uint8:
+      call = "fmi3SetUInt8";
+      status = set_from(f_.set_uint8, instance_, batch, scratch<fmi3UInt8>(n), u, integral(fmi3UInt8{}));
+      break;
+    case VariableType::int16:
+      call = "fmi3SetInt16";
+      status = set_from(f_.set_int16, instance_, batch, scratch<fmi3Int16>(n), u, integral(fmi3Int16{}));
+      break;
+    case VariableType::uint16:
+      call = "fmi3SetUInt16";
+      status = set_from(f_.set_uint16, instance_, batch, scratch<fmi3UInt16>(n), u, integral(fmi3UInt16{}));
+      break;
+    case VariableType::integer:
+      call = "fmi3SetInt32";
+      status = set_from(f_.set_int32, instance_, batch, scratch<fmi3Int32>(n), u, integral(fmi3Int32{}));
+      break;
+    case VariableType::uint32:
+      call = "fmi3SetUInt32";
+      status = set_from(f_.set_uint32, instance_, batch, scratch<fmi3UInt32>(n), u, integral(fmi3UInt32{}));
+      break;
+    case VariableType::int64:
+      call = "fmi3SetInt64";
+      status = set_from(f_.set_int64, instance_, batch, scratch<fmi3Int64>(n), u, integral(fmi3Int64{}));
+      break;
+    case VariableType::uint64:
+      call = "fmi3SetUInt64";
+      status = set_from(f_.set_uint64, instance_, batch, scratch<fmi3UInt64>(n), u, integral(fmi3UInt64{}));
+      break;
     case VariableType::boolean:
       call = "fmi3SetBoolean";
       status = set_from(f_.set_boolean, instance_, batch, scratch<fmi3Boolean>(n), u,
@@ -341,7 +396,8 @@ void Fmi3Instance::set_scalar(const ScalarVariable& v, double value) {
     case VariableType::uint64: set(f_.set_uint64, static_cast<fmi3UInt64>(value), "fmi3SetUInt64"); break;
     case VariableType::boolean: set(f_.set_boolean, static_cast<fmi3Boolean>(value != 0.0), "fmi3SetBoolean"); break;
     default:
-      throw Error(fmt::format("{}: cannot set '{}' ({}) from a number", where(), v.name, description().type_name(v.type)));
+      throw Error(
+          fmt::format("{}: cannot set '{}' ({}) from a number", where(), v.name, description().type_name(v.type)));
   }
 }
 
@@ -442,8 +498,9 @@ bool Fmi3Instance::provides_linearization() const {
          !state_vrs().empty();
 }
 
-void Fmi3Instance::directional_derivative(const std::vector<unsigned int>& unknowns, const std::vector<unsigned int>& knowns,
-                                          const std::vector<double>& seed, std::vector<double>& sensitivity) const {
+void Fmi3Instance::directional_derivative(const std::vector<unsigned int>& unknowns,
+                                          const std::vector<unsigned int>& knowns, const std::vector<double>& seed,
+                                          std::vector<double>& sensitivity) const {
   check(f_.get_directional_derivative(instance_, unknowns.data(), unknowns.size(), knowns.data(), knowns.size(),
                                       seed.data(), seed.size(), sensitivity.data(), sensitivity.size()),
         "fmi3GetDirectionalDerivative");
@@ -476,8 +533,8 @@ fmi::FmuInstance::DiscreteUpdate Fmi3Instance::update_discrete_states() {
   fmi3Boolean needs_update = false, terminate = false, nominals_changed = false, values_changed = false,
               next_defined = false;
   fmi3Float64 next = 0.0;
-  check(f_.update_discrete_states(instance_, &needs_update, &terminate, &nominals_changed, &values_changed, &next_defined,
-                                  &next),
+  check(f_.update_discrete_states(instance_, &needs_update, &terminate, &nominals_changed, &values_changed,
+                                  &next_defined, &next),
         "fmi3UpdateDiscreteStates");
   return {needs_update, terminate, values_changed, next_defined, next};
 }

@@ -100,6 +100,7 @@ std::optional<std::vector<std::pair<std::string, std::string>>> ModularModel::ar
                             in_elements.size(), in_elements.front(), in_elements.back()));
   }
   std::vector<std::pair<std::string, std::string>> pairs;
+  pairs.reserve(out_elements.size());
   for (const std::string& suffix : out_elements) pairs.emplace_back(std::string(output) + suffix, std::string(input) + suffix);
   return pairs;
 }

@@ -1,14 +1,12 @@
 // FMI 3.0 import, checked against strict test FMUs written from the standard in C
 // (tests/fmus/fmi3/), not by cosima's export kit: every type, arrays, Co-Simulation event mode and
 // early return, Discard, terminate, Model Exchange, clocks refused, and the bad-input matrix.
-#include <cmath>
-#include <filesystem>
-#include <string>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
+#include <cmath>
+#include <filesystem>
+#include <string>
 
 #include "core/error.hpp"
 #include "fmi/fmu_archive.hpp"
@@ -16,6 +14,7 @@
 #include "fmi3/fmi3_cs_system.hpp"
 #include "fmu_fixtures.hpp"
 #include "scenario/run_scenario.hpp"
+#include "test_support.hpp"
 
 namespace cosima {
 namespace {
@@ -32,7 +31,8 @@ std::string fmu(const char* name) { return (kFmi3Fmus / (std::string("cosima_fmi
 Json document(std::string text) {
   for (const char* name : {"types", "events", "me", "misbehave", "clocked"}) {
     const std::string key = std::string("{") + name + "}";
-    for (auto at = text.find(key); at != std::string::npos; at = text.find(key)) text.replace(at, key.size(), fmu(name));
+    for (auto at = text.find(key); at != std::string::npos; at = text.find(key))
+      text.replace(at, key.size(), fmu(name));
   }
   return Json::parse(text);
 }
@@ -333,17 +333,23 @@ TEST(Fmi3BadInput, EachDefectIsAClearErrorAndLeavesNoTempFile) {
   expect("linux64.fmu", {{"modelDescription.xml", xml}, {"binaries/linux64/cosima_fmi3_events.so", so}},
          {"no x86_64-linux binary", "binaries/x86_64-linux/cosima_fmi3_events.so"});
   // a binary without the fmi3 functions (an FMI 2.0 one)
-  const std::string fmi2_so = testing::read_zip_entry(kFmi2Fmus / "cosima_test_counter.fmu", "binaries/linux64/cosima_test_counter.so");
+  const std::string fmi2_so =
+      testing::read_zip_entry(kFmi2Fmus / "cosima_test_counter.fmu", "binaries/linux64/cosima_test_counter.so");
   ASSERT_FALSE(fmi2_so.empty());
   expect("fmi2binary.fmu", {{"modelDescription.xml", xml}, {binary, fmi2_so}}, {"lacks the required function fmi3"});
   // description defects of FMI 3.0's own
   expect("dimension.fmu",
-         {{"modelDescription.xml", replaced(xml, "reset to 0 at t_event\"/>", "reset to 0 at t_event\"><Dimension/></Float64>")},
+         {{"modelDescription.xml",
+           replaced(xml, "reset to 0 at t_event\"/>", "reset to 0 at t_event\"><Dimension/></Float64>")},
           {binary, so}},
          {"Dimension"});
-  expect("element.fmu", {{"modelDescription.xml", replaced(xml, "<Float64 name=\"x\"", "<Real name=\"r\" valueReference=\"99\"/><Float64 name=\"x\"")}, {binary, so}},
+  expect("element.fmu",
+         {{"modelDescription.xml",
+           replaced(xml, "<Float64 name=\"x\"", "<Real name=\"r\" valueReference=\"99\"/><Float64 name=\"x\"")},
+          {binary, so}},
          {"unknown element <Real>"});
-  expect("version.fmu", {{"modelDescription.xml", replaced(xml, "fmiVersion=\"3.0\"", "fmiVersion=\"4.0\"")}, {binary, so}},
+  expect("version.fmu",
+         {{"modelDescription.xml", replaced(xml, "fmiVersion=\"3.0\"", "fmiVersion=\"4.0\"")}, {binary, so}},
          {"fmiVersion is '4.0'"});
   std::filesystem::remove_all(dir);
 }
