@@ -158,6 +158,10 @@ void Fmi2Instance::set_scalar(const ScalarVariable& v, double value) {
   }
 }
 
+void Fmi2Instance::set_element(const ScalarVariable& v, std::size_t /*element*/, double /*value*/) {
+  throw Error(fmt::format("{}: '{}' is not an array (FMI 2.0 has none)", where(), v.name));
+}
+
 void Fmi2Instance::set_text(const ScalarVariable& v, const Port* /*port*/, const std::string& value) {
   if (f_.set_string == nullptr) throw Error(fmt::format("{}: binary lacks fmi2SetString", where()));
   const fmi2String text = value.c_str();

@@ -57,6 +57,7 @@ class Fmi2Instance final : public FmuInstance {
   void get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const override;
   void set_typed(const TypedPorts& batch, PortValues u) override;
   void set_scalar(const ScalarVariable& variable, double value) override;
+  void set_element(const ScalarVariable& variable, std::size_t element, double value) override;
   std::string get_text(const Port& port) const override;
   void set_text(const ScalarVariable& variable, const Port* port, const std::string& value) override;
   void directional_derivative(const std::vector<unsigned int>& unknowns, const std::vector<unsigned int>& knowns,

@@ -165,7 +165,7 @@ bool FmuInstance::output_depends_on_input(int output, int input) const {
 
 // --- values --------------------------------------------------------------------------------------
 
-const ScalarVariable& FmuInstance::settable(const std::string& parameter) const {
+const ScalarVariable& FmuInstance::settable(const std::string& parameter, bool element) const {
   const int index = description().find(parameter);
   if (index < 0) throw Error(fmt::format("{} has no variable '{}'", where(), parameter));
   const ScalarVariable& v = description().variables[static_cast<std::size_t>(index)];
@@ -175,8 +175,9 @@ const ScalarVariable& FmuInstance::settable(const std::string& parameter) const 
                                       v.causality != "input" && v.initial != "exact" && v.initial != "approx")) {
     throw Error(fmt::format("{}: variable '{}' ({} {}) cannot be set", where(), parameter, v.causality, v.variability));
   }
-  if (!v.dimensions.empty()) {
-    throw Error(fmt::format("{}: variable '{}' is an array; cosima sets scalar parameters only", where(), parameter));
+  if (!v.dimensions.empty() && !element) {
+    throw Error(fmt::format("{}: variable '{}' is an array; set its elements, e.g. '{}'", where(), parameter,
+                            description().element_name(v, 0)));
   }
   if (v.causality == "structuralParameter") {
     // the ports of arrays are laid out at the structural parameters' start values (FMI 3.0 §2.4.7.2)
@@ -186,7 +187,49 @@ const ScalarVariable& FmuInstance::settable(const std::string& parameter) const 
   return v;
 }
 
+namespace {
+
+/// "A[2,1]" → ("A", {2, 1}); nullopt when the name has no index list.
+std::optional<std::pair<std::string, std::vector<std::size_t>>> split_element(const std::string& name) {
+  const auto open = name.find('[');
+  if (open == std::string::npos || open == 0 || name.back() != ']') return std::nullopt;
+  std::vector<std::size_t> indices;
+  std::size_t begin = open + 1;
+  while (begin < name.size()) {
+    const std::size_t end = std::min(name.find(',', begin), name.size() - 1);
+    const std::string digits = name.substr(begin, end - begin);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    indices.push_back(std::stoul(digits));
+    begin = end + 1;
+  }
+  return std::pair{name.substr(0, open), indices};
+}
+
+}  // namespace
+
 void FmuInstance::set_parameter(const std::string& parameter, double value, double t) {
+  if (description().find(parameter) < 0) {
+    if (const auto element = split_element(parameter)) {
+      // one element of an array parameter (FMI 3.0), e.g. "A[2,1]": 1-based, row-major
+      const ScalarVariable& v = settable(element->first, true);
+      const std::vector<std::size_t> shape = description().shape(v);
+      std::size_t flat = 0;
+      bool inside = element->second.size() == shape.size();
+      for (std::size_t d = 0; inside && d < shape.size(); ++d) {
+        inside = element->second[d] >= 1 && element->second[d] <= shape[d];
+        flat = flat * shape[d] + element->second[d] - 1;
+      }
+      if (!inside) {
+        throw Error(fmt::format("{}: '{}' is not an element of '{}' ({} to {})", where(), parameter, v.name,
+                                description().element_name(v, 0),
+                                description().element_name(v, description().element_count(v) - 1)));
+      }
+      const ForeignCallScope in = enter("fmi3SetXXX", t);
+      check_value(description().port_info(v, flat), value, fmt::format("{}: parameter '{}'", where(), parameter));
+      set_element(v, flat, value);
+      return;
+    }
+  }
   const ScalarVariable& v = settable(parameter);
   const ForeignCallScope in = enter(description().is_fmi3() ? "fmi3SetXXX" : "fmi2SetXXX", t);
   if (v.type == VariableType::string || v.type == VariableType::binary) {

@@ -117,7 +117,8 @@ class FmuInstance {
   [[nodiscard]] Eigen::VectorXd state_starts() const;
 
   // --- values --------------------------------------------------------------------------------------
-  /// A parameter (or a variable with initial exact/approx) before initialization, range-checked.
+  /// A parameter (or a variable with initial exact/approx) before initialization, range-checked;
+  /// "A[2,1]" sets one element of an array parameter.
   void set_parameter(const std::string& name, double value, double t);
   void set_string_parameter(const std::string& name, const std::string& value, double t);
   [[nodiscard]] std::string string_output(int output, double t) const;
@@ -166,7 +167,9 @@ class FmuInstance {
   FmuInstance(std::string system, const std::filesystem::path& fmu, FmiInterface interface);
 
   enum class Health : std::uint8_t { ok, error, fatal };
-  [[nodiscard]] const ScalarVariable& settable(const std::string& name) const;
+  /// The variable a parameter value may be given to, or Error naming why not; an array only when
+  /// one `element` of it is set.
+  [[nodiscard]] const ScalarVariable& settable(const std::string& name, bool element = false) const;
   [[nodiscard]] bool terminate_due() const { return initialized_ && health_ == Health::ok; }
   [[nodiscard]] Health health() const { return health_; }
   [[nodiscard]] const char* file_text() const { return file_text_.c_str(); }
@@ -188,6 +191,8 @@ class FmuInstance {
   virtual void get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const = 0;
   virtual void set_typed(const TypedPorts& batch, PortValues u) = 0;
   virtual void set_scalar(const ScalarVariable& variable, double value) = 0;
+  /// One element of an array parameter (FMI 3.0), the others keeping their values.
+  virtual void set_element(const ScalarVariable& variable, std::size_t element, double value) = 0;
   virtual std::string get_text(const Port& port) const = 0;
   virtual void set_text(const ScalarVariable& variable, const Port* port, const std::string& value) = 0;
   virtual void directional_derivative(const std::vector<unsigned int>& unknowns,

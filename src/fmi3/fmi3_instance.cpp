@@ -401,6 +401,22 @@ void Fmi3Instance::set_scalar(const ScalarVariable& v, double value) {
   }
 }
 
+void Fmi3Instance::set_element(const ScalarVariable& v, std::size_t element, double value) {
+  if (v.type != VariableType::real) {
+    throw Error(fmt::format("{}: '{}' is a {} array; cosima sets elements of Float64 arrays only", where(), v.name,
+                            description().type_name(v.type)));
+  }
+  auto [it, fresh] = array_parameters_.try_emplace(v.value_reference);
+  std::vector<double>& values = it->second;
+  if (fresh) {
+    const std::size_t n = description().element_count(v);
+    values.resize(n);
+    for (std::size_t k = 0; k < n; ++k) values[k] = description().port_info(v, k).start.value_or(0.0);
+  }
+  values[element] = value;
+  check(f_.set_float64(instance_, &v.value_reference, 1, values.data(), values.size()), "fmi3SetFloat64");
+}
+
 std::string Fmi3Instance::get_text(const Port& port) const {
   if (port.type == VariableType::binary) {
     const ScalarVariable& v = description().variables[static_cast<std::size_t>(port.variable)];

@@ -5,6 +5,7 @@
 // fmi3Get/SetInt64 (FMI 3.0 §2.4.7.4), Binary values as hexadecimal text like a String. Clocks and
 // Scheduled Execution are refused, naming the clock variables.
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -133,6 +134,8 @@ class Fmi3Instance final : public fmi::FmuInstance {
   void get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const override;
   void set_typed(const TypedPorts& batch, fmi::PortValues u) override;
   void set_scalar(const fmi::ScalarVariable& variable, double value) override;
+  /// Float64 arrays: the whole array is set again from the values given so far (start values first).
+  void set_element(const fmi::ScalarVariable& variable, std::size_t element, double value) override;
   std::string get_text(const Port& port) const override;
   void set_text(const fmi::ScalarVariable& variable, const Port* port, const std::string& value) override;
   void directional_derivative(const std::vector<unsigned int>& unknowns, const std::vector<unsigned int>& knowns,
@@ -154,6 +157,7 @@ class Fmi3Instance final : public fmi::FmuInstance {
   std::vector<Saved> saved_;
   mutable std::vector<std::byte> scratch_;  ///< typed values of one call, sized once
   mutable std::vector<fmi3Int32> orders_;
+  std::map<unsigned int, std::vector<double>> array_parameters_;  ///< by value reference: what was set
 };
 
 }  // namespace cosima::fmi3

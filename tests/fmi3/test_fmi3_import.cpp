@@ -127,6 +127,17 @@ TEST(Fmi3Types, RangesAndShapesAreChecked) {
   // arrays are laid out at the structural parameters' start values: n cannot be changed
   what = error_of([] { run(document(kTwoTypes), {"systems.a.parameters.n=4"}); });
   EXPECT_NE(what.find("'n' is a structural parameter"), std::string::npos) << what;
+  // an element of an array parameter: P[2,3] (→ M[2,3]); a whole array or an element outside is refused
+  {
+    const ScenarioRun r = run(document(kTwoTypes), {"systems.a.parameters.P[2,3]=-1.5", "systems.a.parameters.P[1,1]=7"});
+    EXPECT_EQ(at(r, "a.M[2,3]", 3), -1.5);
+    EXPECT_EQ(at(r, "a.M[1,1]", 3), 7.0);
+    EXPECT_EQ(at(r, "a.M[1,2]", 3), 2.0);
+  }
+  what = error_of([] { run(document(kTwoTypes), {"systems.a.parameters.P=1"}); });
+  EXPECT_NE(what.find("'P' is an array; set its elements, e.g. 'P[1,1]'"), std::string::npos) << what;
+  what = error_of([] { run(document(kTwoTypes), {"systems.a.parameters.P[3,1]=1"}); });
+  EXPECT_NE(what.find("'P[3,1]' is not an element of 'P' (P[1,1] to P[2,3])"), std::string::npos) << what;
   // a 2×3 matrix does not connect to a vector of 3
   Json doc = document(kTwoTypes);
   doc["connections"][0] = Json::array({"a.M", "b.ua"});
