@@ -114,7 +114,8 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
   if (const pugi::xml_node me = root.child("ModelExchange")) {
     ModelExchangeCapabilities& c = md.model_exchange.emplace();
     common(me, c);
-    c.completed_integrator_step_not_needed = !me.attribute("needsCompletedIntegratorStep").as_bool(true);
+    // fmi3ModelExchange.xsd: needsCompletedIntegratorStep defaults to false
+    c.completed_integrator_step_not_needed = !me.attribute("needsCompletedIntegratorStep").as_bool(false);
   }
   md.scheduled_execution = static_cast<bool>(root.child("ScheduledExecution"));
   if (!md.co_simulation && !md.model_exchange && !md.scheduled_execution) {

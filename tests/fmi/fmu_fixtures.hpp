@@ -3,6 +3,7 @@
 #include <zip.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -69,6 +70,14 @@ class PrivateTemp {
     std::filesystem::remove_all(path_);
   }
   [[nodiscard]] bool empty() const { return std::filesystem::is_empty(path_); }
+  /// No unpacked FMU (cosima-fmu-*) left — what a run that also started PETSc can promise: Open MPI's
+  /// singleton leaves its session directory in TMPDIR until the process ends.
+  [[nodiscard]] bool no_fmu_left() const {
+    for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+      if (entry.path().filename().string().starts_with("cosima")) return false;
+    }
+    return true;
+  }
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
 
  private:
