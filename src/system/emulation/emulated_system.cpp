@@ -155,8 +155,14 @@ void EmulatedSystem::do_release_state(StateId id) {
 }
 
 std::unique_ptr<System> emulate_missing(std::unique_ptr<System> system, CapabilitySet wanted, EmulationOptions options) {
-  const CapabilitySet missing = wanted.without(system->capabilities()).only(kEmulable);
+  CapabilitySet missing = wanted.without(system->capabilities()).only(kEmulable);
   if (missing.empty()) return system;
+  // The system's own output derivatives are taken with the input it is given — held over each
+  // sub-step when its interpolated inputs are emulated — and so miss the inputs' variation (y' = Cx'
+  // + Du' without Du'). The derivatives of the sub-step samples carry it: emulate both together.
+  if (missing.has(Capability::interpolate_inputs) && wanted.has(Capability::output_derivatives)) {
+    missing.add(Capability::output_derivatives);
+  }
   return std::make_unique<EmulatedSystem>(std::move(system), missing, options);
 }
 
