@@ -16,6 +16,8 @@
 //                        for exact outputs, derivatives up to order min(K, 3). With K = 1 (a
 //                        fixed-step system) that is the first-order difference (y₁ − y₀)/h only.
 //                        Before the first step the derivatives are 0 (there is no sample yet).
+//                        Emulated whenever interpolate_inputs is (emulate_missing): the system's own
+//                        derivatives are taken with the held sub-step input and miss D·u'.
 //
 // Cost: K integrations of the system per macro-step (System::integrations() counts macro-steps;
 // emulation_substeps() states K), K + 1 input settings and output reads.
@@ -34,7 +36,7 @@ struct EmulationOptions {
 
 class EmulatedSystem final : public System {
  public:
-  /// `emulate` ⊆ kEmulable, none of which `inner` has.
+  /// `emulate` ⊆ kEmulable: what `inner` lacks, and output_derivatives with interpolate_inputs.
   EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emulate, EmulationOptions options);
 
   [[nodiscard]] const System& inner() const { return *inner_; }
