@@ -1,7 +1,9 @@
 #pragma once
 // FMI 3.0 C API, written for cosima from the FMI 3.0 standard (§2.2: fmi3PlatformTypes.h,
-// fmi3FunctionTypes.h, fmi3Functions.h). Only what cosima calls is declared; the names and
-// signatures are the standard's so that an FMU compiled against the official headers links.
+// fmi3FunctionTypes.h, fmi3Functions.h): the types, and the function types the importer calls
+// through; the export kit declares the functions it defines on these types
+// (fmi/export/fmi3_functions.hpp). The names and signatures are the standard's so that an FMU
+// compiled against the official headers links.
 #include <cstddef>
 #include <cstdint>
 
@@ -31,9 +33,14 @@ using fmi3Clock = bool;
 
 // --- fmi3FunctionTypes.h ---------------------------------------------------------------------------
 enum fmi3Status { fmi3OK, fmi3Warning, fmi3Discard, fmi3Error, fmi3Fatal };
+enum fmi3DependencyKind { fmi3Independent, fmi3Constant, fmi3Fixed, fmi3Tunable, fmi3Discrete, fmi3Dependent };
+enum fmi3IntervalQualifier { fmi3IntervalNotYetKnown, fmi3IntervalUnchanged, fmi3IntervalChanged };
 
 using fmi3LogMessageCallback = void (*)(fmi3InstanceEnvironment, fmi3Status status, fmi3String category,
                                         fmi3String message);
+using fmi3ClockUpdateCallback = void (*)(fmi3InstanceEnvironment);
+using fmi3LockPreemptionCallback = void (*)();
+using fmi3UnlockPreemptionCallback = void (*)();
 using fmi3IntermediateUpdateCallback = void (*)(fmi3InstanceEnvironment, fmi3Float64 intermediateUpdateTime,
                                                 fmi3Boolean intermediateVariableSetRequested,
                                                 fmi3Boolean intermediateVariableGetAllowed,

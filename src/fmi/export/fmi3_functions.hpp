@@ -1,53 +1,16 @@
 #pragma once
 // The FMI 3.0 functions an exported FMU defines (fmi3_slave.cpp), declared here from the FMI 3.0
-// standard (§2.2 fmi3PlatformTypes.h, fmi3FunctionTypes.h, fmi3Functions.h) with C linkage and
-// default visibility, so that a definition that strays from the standard's signature does not compile.
-// Only for the FMU side: the importer has its own declarations (fmi3/fmi3_api.hpp).
+// standard (§2.2 fmi3Functions.h) with C linkage and default visibility, so that a definition that
+// strays from the standard's signature does not compile. The types are the importer's
+// (fmi3/fmi3_api.hpp: fmi3PlatformTypes.h, fmi3FunctionTypes.h).
 #include <cstddef>
 #include <cstdint>
+
+#include "fmi3/fmi3_api.hpp"
 
 #define COSIMA_FMI3_EXPORT __attribute__((visibility("default")))
 
 extern "C" {
-
-// --- fmi3PlatformTypes.h ---------------------------------------------------------------------------
-typedef void* fmi3Instance;
-typedef void* fmi3InstanceEnvironment;
-typedef void* fmi3FMUState;
-typedef std::uint32_t fmi3ValueReference;
-typedef float fmi3Float32;
-typedef double fmi3Float64;
-typedef std::int8_t fmi3Int8;
-typedef std::uint8_t fmi3UInt8;
-typedef std::int16_t fmi3Int16;
-typedef std::uint16_t fmi3UInt16;
-typedef std::int32_t fmi3Int32;
-typedef std::uint32_t fmi3UInt32;
-typedef std::int64_t fmi3Int64;
-typedef std::uint64_t fmi3UInt64;
-typedef bool fmi3Boolean;
-typedef char fmi3Char;
-typedef const fmi3Char* fmi3String;
-typedef std::uint8_t fmi3Byte;
-typedef const fmi3Byte* fmi3Binary;
-typedef bool fmi3Clock;
-
-// --- fmi3FunctionTypes.h ---------------------------------------------------------------------------
-typedef enum { fmi3OK, fmi3Warning, fmi3Discard, fmi3Error, fmi3Fatal } fmi3Status;
-typedef enum { fmi3Independent, fmi3Constant, fmi3Fixed, fmi3Tunable, fmi3Discrete, fmi3Dependent } fmi3DependencyKind;
-typedef enum { fmi3IntervalNotYetKnown, fmi3IntervalUnchanged, fmi3IntervalChanged } fmi3IntervalQualifier;
-
-typedef void (*fmi3LogMessageCallback)(fmi3InstanceEnvironment instanceEnvironment, fmi3Status status,
-                                       fmi3String category, fmi3String message);
-typedef void (*fmi3ClockUpdateCallback)(fmi3InstanceEnvironment instanceEnvironment);
-typedef void (*fmi3IntermediateUpdateCallback)(fmi3InstanceEnvironment instanceEnvironment,
-                                               fmi3Float64 intermediateUpdateTime,
-                                               fmi3Boolean intermediateVariableSetRequested,
-                                               fmi3Boolean intermediateVariableGetAllowed,
-                                               fmi3Boolean intermediateStepFinished, fmi3Boolean canReturnEarly,
-                                               fmi3Boolean* earlyReturnRequested, fmi3Float64* earlyReturnTime);
-typedef void (*fmi3LockPreemptionCallback)();
-typedef void (*fmi3UnlockPreemptionCallback)();
 
 // --- fmi3Functions.h: common functions (§2.3) -------------------------------------------------------
 COSIMA_FMI3_EXPORT const char* fmi3GetVersion(void);

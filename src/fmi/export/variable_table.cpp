@@ -273,6 +273,7 @@ Fmi3Table make_fmi3_table(const OdeModel& model, const SolverDefaults& solver) {
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return group.indices[a] < group.indices[b]; });
     std::vector<std::size_t> sorted;
+    sorted.reserve(order.size());
     for (const std::size_t k : order) sorted.push_back(group.elements[k]);
     group.elements = std::move(sorted);
     for (const std::size_t e : group.elements) group_of[e] = &group;
@@ -374,6 +375,7 @@ std::string model_description_xml_fmi3(const OdeModel& model, const std::string&
     return text;
   };
   std::vector<unsigned int> state_refs;
+  state_refs.reserve(states.size());
   for (const Fmi3Variable* v : states) state_refs.push_back(v->vr);
   for (const Fmi3Variable* output : outputs) {
     std::vector<unsigned int> deps = state_refs;  // outputs may depend on every state ...
