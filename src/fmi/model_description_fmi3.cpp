@@ -42,6 +42,9 @@ std::optional<VariableType> variable_type(std::string_view tag) {
   return std::nullopt;
 }
 
+/// The most elements an array variable may have (each is a port).
+constexpr std::size_t kMaxArrayElements = 1'000'000;
+
 bool is_integer_type(VariableType type) {
   switch (type) {
     case VariableType::integer:
@@ -283,11 +286,20 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
       if (c.type != VariableType::clock)
         reader.fail(fmt::format("variable '{}': clocks names '{}', not a Clock", v.name, c.name));
     }
+    std::vector<std::size_t> shape;
     try {
-      (void)md.shape(v);
+      shape = md.shape(v);
     } catch (const Error&) {
       reader.fail(
           fmt::format("variable '{}': a Dimension refers to a structural parameter without an integer start", v.name));
+    }
+    // every element becomes a port: bound the count (and keep the product from overflowing)
+    std::size_t elements = 1;
+    for (const std::size_t size : shape) {
+      if (size != 0 && elements > kMaxArrayElements / size) {
+        reader.fail(fmt::format("variable '{}' has more than {} elements", v.name, kMaxArrayElements));
+      }
+      elements *= size;
     }
   }
 

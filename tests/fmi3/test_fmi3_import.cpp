@@ -348,6 +348,11 @@ TEST(Fmi3BadInput, EachDefectIsAClearErrorAndLeavesNoTempFile) {
            replaced(xml, "reset to 0 at t_event\"/>", "reset to 0 at t_event\"><Dimension/></Float64>")},
           {binary, so}},
          {"Dimension"});
+  expect("huge.fmu",
+         {{"modelDescription.xml", replaced(xml, "reset to 0 at t_event\"/>",
+                                            "reset to 0 at t_event\"><Dimension start=\"4000000\"/><Dimension start=\"4000000\"/></Float64>")},
+          {binary, so}},
+         {"variable 'x' has more than 1000000 elements"});
   expect("element.fmu",
          {{"modelDescription.xml",
            replaced(xml, "<Float64 name=\"x\"", "<Real name=\"r\" valueReference=\"99\"/><Float64 name=\"x\"")},
