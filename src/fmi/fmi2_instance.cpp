@@ -33,11 +33,6 @@ extern "C" void fmu_logger(fmi2ComponentEnvironment environment, fmi2String inst
 /// The FMU's memory (fmi2CallbackFunctions.allocateMemory): the FMU's to free — and, after
 /// fmi2Fatal, nobody's (the standard forbids even fmi2FreeInstance). tests/lsan.supp names it.
 // (no tail call: the suppression needs this frame on the allocation's stack)
-#if defined(__clang__)
-#define COSIMA_NO_TAIL_CALL __attribute__((noinline, disable_tail_calls))
-#else
-#define COSIMA_NO_TAIL_CALL __attribute__((noinline, optimize("no-optimize-sibling-calls")))
-#endif
 extern "C" COSIMA_NO_TAIL_CALL void* fmu_allocate_memory(std::size_t n, std::size_t size) {
   return std::calloc(n, size);
 }

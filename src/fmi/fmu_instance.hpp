@@ -21,6 +21,14 @@
 #include "fmi/fmu_archive.hpp"
 #include "system/system.hpp"
 
+/// A function that stays a frame of its own on the stack (not inlined, no tail call into its callee):
+/// tests/lsan.supp names such frames to tell the FMU's own memory from cosima's.
+#if defined(__clang__)
+#define COSIMA_NO_TAIL_CALL __attribute__((noinline, disable_tail_calls))
+#else
+#define COSIMA_NO_TAIL_CALL __attribute__((noinline, optimize("no-optimize-sibling-calls")))
+#endif
+
 namespace cosima::fmi {
 
 /// Values indexed by port, whatever their storage (a vector, a column of input polynomials).

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -13,6 +15,22 @@
 namespace cosima {
 
 namespace {
+
+/// Open MPI's session directory when PETSc starts MPI as a singleton: a private directory of ours
+/// (OMPI_MCA_orte_tmpdir_base), removed at exit. Left to Open MPI's default place, TMPDIR, the
+/// session directory (ompi.<host>.<uid>) outlives the process.
+std::filesystem::path& mpi_session_base() {
+  static std::filesystem::path base;
+  return base;
+}
+
+void use_private_mpi_session_directory() {
+  if (std::getenv("OMPI_MCA_orte_tmpdir_base") != nullptr) return;  // the user chose one
+  std::string pattern = (std::filesystem::temp_directory_path() / "cosima-mpi-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) return;  // Open MPI's default then
+  mpi_session_base() = pattern;
+  setenv("OMPI_MCA_orte_tmpdir_base", pattern.c_str(), 1);
+}
 
 /// PETSc is initialized once per process, on first use, and finalized at exit. Its errors are
 /// returned as codes (no tracebacks on stderr) and turned into cosima errors.
@@ -27,6 +45,7 @@ void ensure_petsc() {
       int mpi_initialized = 0;
       MPI_Initialized(&mpi_initialized);
       if (mpi_initialized != 0) PETSC_COMM_WORLD = MPI_COMM_SELF;
+      else use_private_mpi_session_directory();  // PETSc starts MPI (a singleton)
       if (PetscInitializeNoArguments() != 0) throw Error("PETSc could not be initialized");
       std::atexit(finalize_petsc);
     }
@@ -41,6 +60,11 @@ void finalize_petsc() {
   PetscInitialized(&initialized);
   PetscFinalized(&finalized);
   if (initialized == PETSC_TRUE && finalized == PETSC_FALSE) PetscFinalize();
+  if (!mpi_session_base().empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(mpi_session_base(), ignored);
+    mpi_session_base().clear();
+  }
 }
 
 namespace {

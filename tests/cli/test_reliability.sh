@@ -63,6 +63,11 @@ no_temp_left processes-nan
 check processes-bitwise 0 "same" -- sh -c "cmp sequential.csv processes.csv && echo same"
 "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 2 --out processes1.csv --quiet --executor processes:1
 check processes-one-bitwise 0 "same" -- sh -c "cmp sequential.csv processes1.csv && echo same"
+no_temp_left processes-bitwise
+
+# PETSc (ifosmondi-jfm) starts MPI as a singleton: its session directory goes too
+check petsc-run 0 "macro-steps" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 0.1 --method ifosmondi-jfm --out jfm.csv
+no_temp_left petsc-mpi-session
 
 # --- in process: one line naming the call, and the streamed rows ------------------------------------
 for spec in "1:SIGSEGV" "2:SIGABRT" "3:called exit\(\)"; do

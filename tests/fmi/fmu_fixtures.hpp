@@ -70,11 +70,11 @@ class PrivateTemp {
     std::filesystem::remove_all(path_);
   }
   [[nodiscard]] bool empty() const { return std::filesystem::is_empty(path_); }
-  /// No unpacked FMU (cosima-fmu-*) left — what a run that also started PETSc can promise: Open MPI's
-  /// singleton leaves its session directory in TMPDIR until the process ends.
+  /// No unpacked FMU (cosima-fmu-*) left — what a test that also started PETSc can promise: the
+  /// private Open MPI session directory (cosima-mpi-*) stays until the process ends.
   [[nodiscard]] bool no_fmu_left() const {
     for (const auto& entry : std::filesystem::directory_iterator(path_)) {
-      if (entry.path().filename().string().starts_with("cosima")) return false;
+      if (entry.path().filename().string().starts_with("cosima-fmu-")) return false;
     }
     return true;
   }

@@ -285,8 +285,8 @@ TEST(Fmi3ModelExchange, EveryMethodRunsOnFmi3Systems) {
                 "ramp": {"fmu": "{events}"}},
     "connections": [["ramp.x", "ball.u"]]})";
   const double reference = run(document(doc), {"method.dt=0.001"}).results->column("ball.h").back();
-  // ifosmondi-jfm last: PETSc's Open MPI singleton leaves its session directory in TMPDIR (not an
-  // FMU's unpacked archive, which is what this test watches)
+  // (ifosmondi-jfm starts PETSc, whose Open MPI session directory stays until the process ends:
+  // this test watches the FMUs' unpacked archives)
   for (const char* method : {"jacobi", "gauss-seidel", "ifosmondi", "missiles", "defect-jacobi", "ifosmondi-jfm"}) {
     {
       const ScenarioRun r = run(document(doc), {std::string("method.type=") + method});

@@ -69,7 +69,7 @@ TEST(Fmi3StateSpace, TwoInFeedbackAgainstTheMonolithicSolution) {
     const double fine = mean_nl2(run(feedback(fmu_system()), {"method.dt=0.01"}), reference);
     EXPECT_NEAR(std::log2(coarse / fine), 1.0, 0.15);
   }
-  EXPECT_TRUE(temp.no_fmu_left());  // ifosmondi-jfm started PETSc (Open MPI's session directory stays)
+  EXPECT_TRUE(temp.no_fmu_left());  // ifosmondi-jfm started PETSc (its MPI session directory stays till exit)
 }
 
 TEST(Fmi3StateSpace, TheFmuIsTheNativeModel) {
