@@ -1,9 +1,16 @@
 #include "bench/bench.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -23,6 +30,7 @@ const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOpti
       {"choptrey", bench_choptrey},
       {"reliability", bench_reliability},
       {"me", bench_me},
+      {"overhead", bench_overhead},
   };
   return benches;
 }
@@ -52,6 +60,35 @@ void write_json(const BenchOptions& options, const nlohmann::ordered_json& docum
   std::ofstream out(options.json_file);
   out << document.dump(2) << '\n';
   if (!out) throw Error(fmt::format("cannot write '{}'", options.json_file.string()));
+}
+
+ChildRun run_child(const std::vector<std::string>& args, const std::filesystem::path& log,
+                   const std::filesystem::path& program) {
+  const std::filesystem::path self = program.empty() ? std::filesystem::read_symlink("/proc/self/exe") : program;
+  std::vector<std::string> storage = {self.string()};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();  // else the child's copy of the buffer would be written twice
+  std::fflush(stdout);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::FILE* out = std::freopen(log.c_str(), "w", stdout);
+    if (out != nullptr) dup2(fileno(out), STDERR_FILENO);
+    execv(argv[0], argv.data());
+    std::_Exit(127);
+  }
+  ChildRun result;
+  if (pid < 0) return result;
+  rusage usage{};
+  int status = 0;
+  wait4(pid, &status, 0, &usage);
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  return result;
 }
 
 }  // namespace cosima::bench

@@ -14,7 +14,19 @@ struct BenchOptions {
   std::filesystem::path json_file;  ///< empty: no JSON
   std::filesystem::path examples = COSIMA_EXAMPLES_DIR;
   std::filesystem::path docs;       ///< where reports (markdown, PNG) go; empty: none
+  std::filesystem::path baseline;   ///< another cosima binary measured beside this one (bench overhead)
 };
+
+/// A `cosima` run in a child process: its exit status, wall time and peak resident set size.
+struct ChildRun {
+  double peak_rss_mb = 0.0;
+  double wall_s = 0.0;
+  int status = -1;
+};
+/// Runs `program ARGS…` (default: this cosima binary) with stdout and stderr to `log`; peak RSS
+/// from wait4's rusage.
+ChildRun run_child(const std::vector<std::string>& args, const std::filesystem::path& log,
+                   const std::filesystem::path& program = {});
 
 /// Runs the named benchmark; returns the process exit code. Throws Error for an unknown name.
 int run(const std::string& name, const BenchOptions& options);
@@ -36,5 +48,6 @@ nlohmann::ordered_json bench_scaling(const BenchOptions& options);
 nlohmann::ordered_json bench_choptrey(const BenchOptions& options);
 nlohmann::ordered_json bench_reliability(const BenchOptions& options);
 nlohmann::ordered_json bench_me(const BenchOptions& options);
+nlohmann::ordered_json bench_overhead(const BenchOptions& options);
 
 }  // namespace cosima::bench

@@ -22,41 +22,6 @@
 
 namespace cosima::bench {
 
-namespace {
-
-struct ChildRun {
-  double peak_rss_mb = 0.0;
-  double wall_s = 0.0;
-  int status = -1;
-};
-
-/// Runs `cosima ARGS…` as a child process; its peak resident set size from wait4's rusage.
-ChildRun run_child(const std::vector<std::string>& args, const std::filesystem::path& log) {
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
-  std::vector<char*> argv;
-  std::vector<std::string> storage = {self.string()};
-  storage.insert(storage.end(), args.begin(), args.end());
-  for (auto& a : storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    std::FILE* out = std::freopen(log.c_str(), "w", stdout);
-    if (out != nullptr) dup2(fileno(out), STDERR_FILENO);
-    execv(argv[0], argv.data());
-    std::_Exit(127);
-  }
-  ChildRun result;
-  rusage usage{};
-  int status = 0;
-  wait4(pid, &status, 0, &usage);
-  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
-  return result;
-}
-
-}  // namespace
 
 nlohmann::ordered_json bench_reliability(const BenchOptions& options) {
   nlohmann::ordered_json json;

@@ -61,8 +61,14 @@ void Report::add(const std::string& section) {
 
 void Report::write(const BenchOptions& options, const std::string& file) const {
   if (options.docs.empty()) return;
+  std::string kept;  // a hand-written part of the report survives its regeneration
+  if (std::ifstream old(options.docs / file); old) {
+    const std::string previous((std::istreambuf_iterator<char>(old)), std::istreambuf_iterator<char>());
+    if (const auto at = previous.find(kKeptMarker); at != std::string::npos) kept = previous.substr(at);
+  }
   std::ofstream out(options.docs / file);
   out << text;
+  if (!kept.empty()) out << '\n' << kept;
   if (!out) throw Error(fmt::format("cannot write '{}'", (options.docs / file).string()));
 }
 

@@ -20,8 +20,11 @@ struct Plot {
   double y_max = 0.0;  ///< clip the y axis above (0: automatic); diverged runs would hide the rest
 };
 
+/// A line in a report: it and what follows are hand-written, kept when the report is regenerated.
+inline constexpr const char* kKeptMarker = "<!-- hand-written below: kept by cosima bench -->";
+
 /// A benchmark's markdown report: sections are printed as they are added, and the whole is
-/// written to DIR/FILE when the benchmark runs with --docs DIR.
+/// written to DIR/FILE when the benchmark runs with --docs DIR (keeping a part after kKeptMarker).
 struct Report {
   std::string text;
   void add(const std::string& section);

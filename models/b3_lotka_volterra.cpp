@@ -1,6 +1,12 @@
 // B3 — seed 000 §4.3 (eq. 55–56), seed 003 §4.2: Lotka–Volterra split into prey and predator.
 //   prey      p' = α p − β p q   (input q)
 //   predator  q' = δ p q − γ q   (input p)
+// Both are linear in their own state, so each has a closed-form flow for polynomial inputs:
+//   p(t0+h) = p(t0) exp(α h − β ∫_0^h q),   q(t0+h) = q(t0) exp(δ ∫_0^h p − γ h)
+// (integrator 'exact': one exp per step, as the Lotka–Volterra FMUs of MasterSim's examples).
+#include <cmath>
+
+#include "core/polynomial.hpp"
 #include "models/b_models.hpp"
 #include "models/model_base.hpp"
 
@@ -21,6 +27,10 @@ class Prey final : public ModelBase<Prey> {
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::VectorXd::Constant(1, p(p0)); }
   void derivatives(double, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
     dx(0) = p(alpha) * x(0) - p(beta) * x(0) * u(0);
+  }
+  bool exact_flow(double, double h, const InputPolynomials& u, VectorRef x) const override {
+    x(0) *= std::exp(p(alpha) * h - p(beta) * integral(u.row(0), h));
+    return true;
   }
   void outputs(double, ConstVectorRef x, ConstVectorRef, VectorRef y) const override { y(0) = x(0); }
   bool jacobians(double, ConstVectorRef x, ConstVectorRef u, Linearization& out) const override {
@@ -45,6 +55,10 @@ class Predator final : public ModelBase<Predator> {
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::VectorXd::Constant(1, p(q0)); }
   void derivatives(double, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
     dx(0) = p(delta) * u(0) * x(0) - p(gamma) * x(0);
+  }
+  bool exact_flow(double, double h, const InputPolynomials& u, VectorRef x) const override {
+    x(0) *= std::exp(p(delta) * integral(u.row(0), h) - p(gamma) * h);
+    return true;
   }
   void outputs(double, ConstVectorRef x, ConstVectorRef, VectorRef y) const override { y(0) = x(0); }
   bool jacobians(double, ConstVectorRef x, ConstVectorRef u, Linearization& out) const override {

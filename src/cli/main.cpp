@@ -42,7 +42,7 @@ usage:
   cosima models
   cosima info FILE.fmu
   cosima compare RESULT.csv REFERENCE.csv [--json]
-  cosima bench NAME [--quick] [--json FILE] [--docs DIR]
+  cosima bench NAME [--quick] [--json FILE] [--docs DIR] [--baseline OTHER_COSIMA]
 
   --set overrides any value of the scenario by its dot path, e.g.
         --set systems.damper.parameters.D_D=0.64   --set method.epsilon=1e-4
@@ -262,6 +262,7 @@ int command_bench(const std::vector<std::string>& args) {
     else if (args[i] == "--json") options.json_file = value_of(args, i);
     else if (args[i] == "--examples") options.examples = value_of(args, i);
     else if (args[i] == "--docs") options.docs = value_of(args, i);
+    else if (args[i] == "--baseline") options.baseline = value_of(args, i);
     else if (args[i].starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", args[i]));
     else if (!name) name = args[i];
     else throw UsageError(fmt::format("unexpected argument '{}'", args[i]));

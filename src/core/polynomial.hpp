@@ -53,6 +53,13 @@ inline void shift_polynomials(const InputPolynomials& coefficients, double shift
   }
 }
 
+/// ∫_0^h p(s) ds of one polynomial p(s) = Σ_k p_k s^k (Horner in h).
+inline double integral(const Eigen::Ref<const Eigen::Matrix<double, 1, kInputCoefficients>>& p, double h) {
+  double sum = 0.0;
+  for (int k = kMaxInputDegree; k >= 0; --k) sum = sum * h + p(k) / (k + 1);
+  return sum * h;
+}
+
 /// Mean square of one polynomial over [0, h]:  (1/h) ∫_0^h p(s)² ds, exactly (p² has degree ≤ 6).
 inline double mean_square(const Eigen::Ref<const Eigen::Matrix<double, 1, kInputCoefficients>>& p, double h) {
   double integral = 0.0;

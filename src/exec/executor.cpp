@@ -1,11 +1,13 @@
 #include "exec/executor.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/tick_clock.hpp"
 
 namespace cosima {
 
@@ -41,7 +43,23 @@ void SequentialExecutor::execute(Batch& batch) {
 
 ThreadPoolExecutor::ThreadPoolExecutor(int threads) : threads_(threads) {
   if (threads_ < 1) throw Error(fmt::format("executor threads:{}: at least one thread", threads_));
+  lane_ticks_.assign(static_cast<std::size_t>(threads_), 0);
   for (int lane = 1; lane < threads_; ++lane) workers_.emplace_back([this, lane] { worker_loop(lane); });
+  if (workers_.empty()) return;
+  // the hand-off's cost: the median of a few round trips of an empty batch
+  constexpr int kProbes = 15;
+  std::vector<std::uint64_t> trips;
+  Batch empty;
+  batch_ = &empty;
+  active_.clear();
+  for (int probe = 0; probe < kProbes; ++probe) {
+    const std::uint64_t start = tick_clock::now();
+    share();
+    trips.push_back(tick_clock::now() - start);
+  }
+  batch_ = nullptr;
+  std::nth_element(trips.begin(), trips.begin() + kProbes / 2, trips.end());
+  handoff_ticks_ = static_cast<double>(trips[kProbes / 2]);
 }
 
 ThreadPoolExecutor::~ThreadPoolExecutor() {
@@ -56,9 +74,11 @@ ThreadPoolExecutor::~ThreadPoolExecutor() {
 std::string ThreadPoolExecutor::name() const { return fmt::format("threads:{}", threads_); }
 
 void ThreadPoolExecutor::work(int lane) {
+  const std::uint64_t start = tick_clock::now();
   for (std::size_t i = static_cast<std::size_t>(lane); i < active_.size(); i += static_cast<std::size_t>(threads_)) {
     run(*batch_, active_[i]);
   }
+  lane_ticks_[static_cast<std::size_t>(lane)] = tick_clock::now() - start;
 }
 
 namespace {
@@ -92,14 +112,7 @@ void ThreadPoolExecutor::worker_loop(int lane) {
   }
 }
 
-void ThreadPoolExecutor::execute(Batch& batch) {
-  active_ = batch.active();
-  if (active_.size() <= 1 || workers_.empty()) {  // nothing to share
-    for (int s : active_) run(batch, s);
-    rethrow_failure(batch);
-    return;
-  }
-  batch_ = &batch;
+void ThreadPoolExecutor::share() {
   pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
     const std::lock_guard lock(mutex_);
@@ -111,6 +124,36 @@ void ThreadPoolExecutor::execute(Batch& batch) {
   if (!spin_until(finished)) {
     std::unique_lock lock(mutex_);
     done_.wait(lock, finished);
+  }
+}
+
+void ThreadPoolExecutor::execute(Batch& batch) {
+  active_ = batch.active();
+  batch_ = &batch;
+  constexpr double kWeight = 0.125;  // of the newest batch in the running means
+  const auto blend = [&](double& mean, double sample) { mean = mean < 0.0 ? sample : mean + kWeight * (sample - mean); };
+  // sharing saves the work of all lanes but the longest, about work·(1 − 1/T), and costs a hand-off
+  const double lanes = static_cast<double>(std::min<std::size_t>(active_.size(), static_cast<std::size_t>(threads_)));
+  const bool pays = work_ticks_ >= 0.0 && work_ticks_ * (1.0 - 1.0 / lanes) > handoff_ticks_;
+  if (active_.size() <= 1 || workers_.empty()) {  // nothing to share
+    for (int s : active_) run(batch, s);
+  } else if (!pays) {
+    const std::uint64_t start = tick_clock::now();
+    for (int s : active_) run(batch, s);
+    blend(work_ticks_, static_cast<double>(tick_clock::now() - start));
+    ++inline_batches_;
+  } else {
+    const std::uint64_t start = tick_clock::now();
+    share();
+    const auto wall = static_cast<double>(tick_clock::now() - start);
+    std::uint64_t work = 0, longest = 0;
+    for (const std::uint64_t ticks : lane_ticks_) {
+      work += ticks;
+      longest = std::max(longest, ticks);
+    }
+    blend(work_ticks_, static_cast<double>(work));
+    blend(handoff_ticks_, std::max(0.0, wall - static_cast<double>(longest)));
+    ++shared_batches_;
   }
   batch_ = nullptr;
   rethrow_failure(batch);

@@ -61,18 +61,29 @@ class SequentialExecutor final : public LocalExecutor {
 
 class ThreadPoolExecutor final : public LocalExecutor {
  public:
-  /// `threads` ≥ 1 threads in all, the caller included: threads − 1 are started once, here.
+  /// `threads` ≥ 1 threads in all, the caller included: threads − 1 are started once, here, and the
+  /// cost of handing a batch to them is measured (round trips of an empty batch).
   explicit ThreadPoolExecutor(int threads);
   ~ThreadPoolExecutor() override;
   ThreadPoolExecutor(const ThreadPoolExecutor&) = delete;
   ThreadPoolExecutor& operator=(const ThreadPoolExecutor&) = delete;
 
   [[nodiscard]] std::string name() const override;
+  /// Shares the batch among the threads when that pays: when the batch's work (the sum of its
+  /// orders' times, a running mean over past batches) less the share of the longest lane exceeds
+  /// the hand-off's cost. Otherwise (cheap systems: a few hundred ns of work against µs of hand-off)
+  /// the calling thread runs it, so threads are never much slower than sequential.
   void execute(Batch& batch) override;
 
+  /// Batches run by the caller alone / shared (for tests and benchmarks).
+  [[nodiscard]] std::int64_t inline_batches() const { return inline_batches_; }
+  [[nodiscard]] std::int64_t shared_batches() const { return shared_batches_; }
+
  private:
-  void work(int lane);  ///< runs the active orders lane, lane + T, lane + 2T, …
+  void work(int lane);  ///< runs the active orders lane, lane + T, lane + 2T, …; times them
   void worker_loop(int lane);
+  /// Publishes the current batch to the workers, takes lane 0, and waits for the others.
+  void share();
 
   // A batch is published by bumping generation_; workers spin on it briefly (batches of cheap
   // systems follow each other within microseconds) and otherwise sleep on start_.
@@ -85,6 +96,11 @@ class ThreadPoolExecutor final : public LocalExecutor {
   std::atomic<bool> stopping_{false};
   Batch* batch_ = nullptr;
   std::vector<int> active_;  ///< indices of the active orders of the current batch
+  // the sharing decision, in tick_clock ticks
+  std::vector<std::uint64_t> lane_ticks_;  ///< per lane: its work in the current batch
+  double work_ticks_ = -1.0;               ///< running mean of a batch's work (< 0: not yet known)
+  double handoff_ticks_ = 0.0;             ///< running mean of a hand-off's cost
+  std::int64_t inline_batches_ = 0, shared_batches_ = 0;
 };
 
 /// "sequential" | "threads:N" | "mpi" (the last only under mpirun, see exec/mpi_executor.hpp).

@@ -14,7 +14,7 @@
 
 #include "core/error.hpp"
 #include "exec/protocol.hpp"
-#include "nonlinear/snes_solver.hpp"
+#include "nonlinear/nonlinear_solver.hpp"
 
 namespace cosima {
 

@@ -63,6 +63,8 @@ std::string_view to_string(SignalContext context) {
 }
 
 SignalExtrapolator::SignalExtrapolator(ExtrapolationSpec spec, ChopolyCache& cache) : spec_(spec), cache_(&cache) {
+  const int memory = spec_.kind == ExtrapolationSpec::Kind::choptrey ? std::max(spec_.memory, 5) : std::max(spec_.frame, 1);
+  samples_.assign(static_cast<std::size_t>(memory), 0.0);
   if (spec_.kind == ExtrapolationSpec::Kind::choptrey && !(spec_.cliff >= 0.7 && spec_.cliff < 1.0)) {
     throw Error(fmt::format("the cliff threshold Γ = {} must lie in [0.7, 1) (seed 002 eq. 13)", spec_.cliff));
   }
@@ -77,26 +79,27 @@ SignalExtrapolator::SignalExtrapolator(ExtrapolationSpec spec, ChopolyCache& cac
 
 Eigen::Vector4d SignalExtrapolator::fit(int degree, int frame, double weight) {
   frame_.resize(frame);
-  for (int i = 0; i < frame; ++i) frame_(i) = samples_[static_cast<std::size_t>(i)];
+  for (int i = 0; i < frame; ++i) frame_(i) = recent(i);
   Eigen::Vector4d c = Eigen::Vector4d::Zero();
   c.head(degree + 1) = cache_->matrix(degree, frame, weight) * frame_;  // eq. 8
   return c;
 }
 
 Eigen::Vector4d SignalExtrapolator::push(double sample) {
-  const int memory = spec_.kind == ExtrapolationSpec::Kind::choptrey ? std::max(spec_.memory, 5) : std::max(spec_.frame, 1);
-  samples_.push_front(sample);
-  if (static_cast<int>(samples_.size()) > memory) samples_.pop_back();
+  if (spec_.kind == ExtrapolationSpec::Kind::zoh) return {sample, 0.0, 0.0, 0.0};  // no history needed
+  const int memory = static_cast<int>(samples_.size());
+  head_ = (head_ + samples_.size() - 1) % samples_.size();
+  samples_[head_] = sample;
   valid_ = std::min(valid_ + 1, memory);
   switch (spec_.kind) {
-    case ExtrapolationSpec::Kind::zoh: return {sample, 0.0, 0.0, 0.0};
+    case ExtrapolationSpec::Kind::zoh: break;
     case ExtrapolationSpec::Kind::poly: {
       const int frame = std::min(spec_.frame, valid_);
       return fit(std::min(spec_.degree, frame - 1), frame, spec_.weight);
     }
     case ExtrapolationSpec::Kind::choptrey: break;
   }
-  const auto u = [&](int back) { return samples_[static_cast<std::size_t>(back)]; };  // u_{−back}
+  const auto u = [&](int back) { return recent(back); };  // u_{−back}
   // decisional context: how did last point's predictions do? (eq. 11–13)
   cliff_ = false;
   if (have_candidates_ && valid_ >= 2) {

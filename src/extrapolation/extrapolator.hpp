@@ -13,7 +13,6 @@
 // is the polynomial in τ ∈ [0, 1] over the coming interval.
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
@@ -58,8 +57,13 @@ class SignalExtrapolator {
 
   ExtrapolationSpec spec_;
   ChopolyCache* cache_;
-  std::deque<double> samples_;  ///< newest first
-  int valid_ = 0;               ///< samples since the last frame reset
+  /// The newest samples, a ring of fixed size (no allocation per push): samples_[(head_ + back) % size].
+  [[nodiscard]] double recent(int back) const {
+    return samples_[(head_ + static_cast<std::size_t>(back)) % samples_.size()];
+  }
+  std::vector<double> samples_;
+  std::size_t head_ = 0;  ///< where the newest sample is
+  int valid_ = 0;         ///< samples since the last frame reset
   std::vector<double> weights_;     ///< Ω, or the fixed ω
   std::vector<double> candidates_;  ///< last point's predictions of u_0, per ω in weights_
   bool have_candidates_ = false;

@@ -87,7 +87,8 @@ void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, 
       double scale = 1.0;
       for (int k = 0; k <= kMaxInputDegree; ++k, scale *= period) p(j, k) = c(k) / scale;  // in s = τ·period
     } else {
-      for (int k = 0; k <= kMaxInputDegree; ++k) p(j, 0) += c(k) * std::pow(reach, k) / (k + 1);  // mean over the step
+      double power = 1.0;  // reach^k
+      for (int k = 0; k <= kMaxInputDegree; ++k, power *= reach) p(j, 0) += c(k) * power / (k + 1);  // mean over the step
     }
   }
 }

@@ -72,9 +72,14 @@ inline bool coupling_converged(double gamma_norm, double x_norm, Eigen::Index n,
   return gamma_norm < o.epsilon_rel * x_norm + o.epsilon_abs * std::sqrt(static_cast<double>(n));
 }
 
-/// "fixed-point" or a PETSc preset; throws Error for an unknown solver name.
+/// "fixed-point" or a PETSc preset (PETSc loads on first use, nonlinear/snes_plugin.hpp); throws
+/// Error for an unknown solver name.
 std::unique_ptr<NonlinearSolver> make_nonlinear_solver(const NonlinearOptions& options, Eigen::Index size);
 /// "fixed-point, newtonls, anderson, anderson-paper, ngmres, ngmres-ls, petsc"
 std::string nonlinear_solver_names();
+
+/// Finalizes PETSc if this process initialized it (also done at exit). Must run before MPI_Finalize
+/// when the program initialized MPI itself (the MPI executor). Does nothing when PETSc never loaded.
+void finalize_petsc();
 
 }  // namespace cosima

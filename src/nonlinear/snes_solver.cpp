@@ -1,4 +1,5 @@
 #include "nonlinear/snes_solver.hpp"
+#include "nonlinear/snes_plugin.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +11,10 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "nonlinear/fixed_point.hpp"
 
 namespace cosima {
+
+void shutdown_petsc();
 
 namespace {
 
@@ -22,6 +24,16 @@ namespace {
 std::filesystem::path& mpi_session_base() {
   static std::filesystem::path base;
   return base;
+}
+
+/// Before PETSc starts MPI as a singleton (not under mpirun): a singleton of one serial process
+/// needs no daemon, no network transport and no hardware discovery. Open MPI's defaults start an
+/// orted and probe every transport: 0.5 s before the first solve (B3). Values the user set stay.
+void configure_mpi_singleton() {
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr) return;  // mpirun's
+  setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);  // no supporting daemon: this process never spawns
+  setenv("OMPI_MCA_pml", "ob1", 0);
+  setenv("OMPI_MCA_btl", "self", 0);  // the only peer is itself
 }
 
 void use_private_mpi_session_directory() {
@@ -45,9 +57,12 @@ void ensure_petsc() {
       int mpi_initialized = 0;
       MPI_Initialized(&mpi_initialized);
       if (mpi_initialized != 0) PETSC_COMM_WORLD = MPI_COMM_SELF;
-      else use_private_mpi_session_directory();  // PETSc starts MPI (a singleton)
+      if (mpi_initialized == 0) {  // PETSc starts MPI (a singleton)
+        configure_mpi_singleton();
+        use_private_mpi_session_directory();
+      }
       if (PetscInitializeNoArguments() != 0) throw Error("PETSc could not be initialized");
-      std::atexit(finalize_petsc);
+      std::atexit(shutdown_petsc);
     }
     PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
   });
@@ -55,7 +70,7 @@ void ensure_petsc() {
 
 }  // namespace
 
-void finalize_petsc() {
+void shutdown_petsc() {
   PetscBool initialized = PETSC_FALSE, finalized = PETSC_FALSE;
   PetscInitialized(&initialized);
   PetscFinalized(&finalized);
@@ -93,15 +108,6 @@ std::string reason_text(SNESConvergedReason reason) {
 
 }  // namespace
 
-std::string nonlinear_solver_names() {
-  return "fixed-point, newtonls, anderson, anderson-paper, ngmres, ngmres-ls, petsc";
-}
-
-std::unique_ptr<NonlinearSolver> make_nonlinear_solver(const NonlinearOptions& options, Eigen::Index size) {
-  if (options.solver == "fixed-point") return std::make_unique<FixedPointSolver>(options);
-  return std::make_unique<SnesSolver>(options, size);
-}
-
 std::string SnesSolver::preset_options(const std::string& preset, Eigen::Index size) {
   // seed 001, Appendix A
   const std::string ngmres =
@@ -132,7 +138,7 @@ std::string SnesSolver::preset_options(const std::string& preset, Eigen::Index s
            " -snes_linesearch_type basic -snes_linesearch_order 0 -snes_linesearch_max_it 1" + linesearch_common;
   }
   if (preset == "petsc") return "";
-  throw Error(fmt::format("unknown nonlinear solver '{}' (solvers: {})", preset, nonlinear_solver_names()));
+  throw Error(fmt::format("unknown PETSc preset '{}'", preset));  // (make_nonlinear_solver checks the name first)
 }
 
 SnesSolver::SnesSolver(const NonlinearOptions& options, Eigen::Index size) : options_(options), size_(size) {
@@ -277,3 +283,20 @@ NonlinearResult SnesSolver::solve(const Residual& gamma, Eigen::VectorXd& x) {
 }
 
 }  // namespace cosima
+
+// The plugin's entry points (nonlinear/snes_plugin.hpp): C names, no exception crosses them.
+extern "C" {
+
+COSIMA_PLUGIN_EXPORT cosima::NonlinearSolver* cosima_snes_create(const cosima::NonlinearOptions* options, long size,
+                                                                 std::string* error) {
+  try {
+    return new cosima::SnesSolver(*options, size);
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}
+
+COSIMA_PLUGIN_EXPORT void cosima_snes_finalize() { cosima::shutdown_petsc(); }
+
+}  // extern "C"

@@ -2,15 +2,12 @@
 // PETSc SNES with a matrix-free Jacobian (MatCreateSNESMF, PCNONE) and the convergence test of
 // seed 001 eq. 27. Presets carry the options of the paper's Appendix A (tables 3–6); the options
 // string is applied after the preset, to a private options database of this solver.
+// Built into the plugin libcosima_snes.so only (nonlinear/snes_plugin.hpp).
 #include <petscsnes.h>
 
 #include "nonlinear/nonlinear_solver.hpp"
 
 namespace cosima {
-
-/// Finalizes PETSc if this process initialized it (also at exit). Must run before MPI_Finalize
-/// when the program initialized MPI itself (the MPI executor).
-void finalize_petsc();
 
 class SnesSolver final : public NonlinearSolver {
  public:

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/tick_clock.hpp"
 
 namespace cosima {
 
@@ -49,9 +50,12 @@ void System::set_string_input(int input, const std::string& /*value*/) {
 }
 
 CapabilitySet System::capabilities() const {
+  if (capabilities_known_) return capabilities_;
   CapabilitySet set = provided_capabilities().without(withheld_);
   if (input_names().empty()) set.add(Capability::interpolate_inputs);
   if (output_names().empty()) set.add(Capability::output_derivatives);
+  capabilities_ = set;
+  capabilities_known_ = true;
   return set;
 }
 
@@ -81,11 +85,15 @@ void System::set_inputs(const InputPolynomials& polynomials) {
 }
 
 StepResult System::do_step(double h) {
-  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t start = tick_clock::now();
   StepResult result = integrate(h);
-  integration_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  integration_ticks_ += tick_clock::now() - start;
   ++integrations_;
   return result;
+}
+
+double System::integration_seconds() const {
+  return integration_seconds_ + tick_clock::to_seconds(integration_ticks_);
 }
 
 void System::output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {

@@ -92,6 +92,7 @@ class System {
   /// What the system provides, less what the scenario withholds. A capability is only required
   /// where it is used: a system without inputs interpolates them trivially, one without outputs
   /// has every output derivative.
+  /// (Computed once, at the first call: what a system provides is fixed once it is built.)
   [[nodiscard]] CapabilitySet capabilities() const;
   /// The part of capabilities() that cosima stands in for (system/emulation/), not the system.
   [[nodiscard]] virtual CapabilitySet emulated_capabilities() const { return {}; }
@@ -101,7 +102,10 @@ class System {
   /// Throws CapabilityError "system 'S' lacks capability 'C' (FMI flag), needed by WHO".
   void require(Capability c, std::string_view needed_by) const;
   /// Emulates a less capable system (e.g. an industrial FMU without rollback).
-  void withhold(Capability c) { withheld_.add(c); }
+  void withhold(Capability c) {
+    withheld_.add(c);
+    capabilities_known_ = false;
+  }
   /// Highest output derivative order available (0 without Capability::output_derivatives).
   [[nodiscard]] int max_output_derivative_order() const;
 
@@ -150,9 +154,10 @@ class System {
 
   // --- counters --------------------------------------------------------------------------------
   [[nodiscard]] std::int64_t integrations() const { return integrations_; }
-  [[nodiscard]] double integration_seconds() const { return integration_seconds_; }
+  [[nodiscard]] double integration_seconds() const;
   void reset_counters() {
     integrations_ = 0;
+    integration_ticks_ = 0;
     integration_seconds_ = 0.0;
   }
 
@@ -171,6 +176,7 @@ class System {
   /// For proxies of systems that run elsewhere (MPI): the counters reported by the real system.
   void set_counters(std::int64_t integrations, double seconds) {
     integrations_ = integrations;
+    integration_ticks_ = 0;
     integration_seconds_ = seconds;
   }
 
@@ -183,8 +189,11 @@ class System {
   std::string name_;
   NameIndex inputs_by_name_, outputs_by_name_, states_by_name_;
   CapabilitySet withheld_;
+  mutable CapabilitySet capabilities_;
+  mutable bool capabilities_known_ = false;
   std::int64_t integrations_ = 0;
-  double integration_seconds_ = 0.0;
+  std::uint64_t integration_ticks_ = 0;  ///< do_step's own time (core/tick_clock.hpp)
+  double integration_seconds_ = 0.0;     ///< as reported by a remote system (set_counters)
 };
 
 }  // namespace cosima

@@ -13,8 +13,13 @@ StepResult ExactLti::advance(const StepRhs& rhs, double t0, double t1, Eigen::Ve
     throw Error(fmt::format("integrator 'exact' cannot locate events; model '{}' has some (use cvode or dopri5)",
                             model.type()));
   }
+  shift_polynomials(rhs.inputs(), t0 - rhs.origin(), shifted_);
+  if (model.exact_flow(t0, t1 - t0, shifted_, x)) {
+    if (!x.allFinite()) return StepResult::failure(fmt::format("exact: non-finite state at t = {}", t1));
+    return StepResult::success();
+  }
   if (!model.has_linear_dynamics()) {
-    throw Error(fmt::format("integrator 'exact' needs linear dynamics, model '{}' does not declare them",
+    throw Error(fmt::format("integrator 'exact' needs linear dynamics or a closed-form flow, model '{}' has neither",
                             model.type()));
   }
   const Eigen::Index n = x.size();
@@ -33,7 +38,6 @@ StepResult ExactLti::advance(const StepRhs& rhs, double t0, double t1, Eigen::Ve
   }
   const double h = t1 - t0;
   if (phi_.max_order() != kInputCoefficients || phi_.step() != h) phi_.compute(A_, h, kInputCoefficients);
-  shift_polynomials(rhs.inputs(), t0 - rhs.origin(), shifted_);
   // next = φ_0 x + φ_1 (h e) + Σ_k k! h^{k+1} φ_{k+1} B c_k   (buffers reused: no allocation)
   work_ = h * e_;
   next_.noalias() = phi_.phi(0) * x;

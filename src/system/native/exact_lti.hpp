@@ -4,7 +4,8 @@
 
 namespace cosima {
 
-/// Exact integration of linear dynamics x' = A x + B u(t) + e with polynomial inputs:
+/// Exact integration: the model's closed-form flow when it has one (OdeModel::exact_flow), else
+/// linear dynamics x' = A x + B u(t) + e with polynomial inputs:
 ///   x(t0+h) = φ_0(hA) x0 + Σ_k k! h^{k+1} φ_{k+1}(hA) B c_k + h φ_1(hA) e,
 /// c_k the input coefficients re-expanded at t0 (∫_0^h e^{A(h−r)} r^k dr = k! h^{k+1} φ_{k+1}(hA)).
 /// A, B, e are read from the model once; the φ-functions are cached per step size.

@@ -81,6 +81,10 @@ int OdeModel::save_discrete_state(int overwrite) { return overwrite; }
 void OdeModel::restore_discrete_state(int /*slot*/) {}
 void OdeModel::release_discrete_state(int /*slot*/) {}
 
+bool OdeModel::exact_flow(double /*t0*/, double /*h*/, const InputPolynomials& /*inputs*/, VectorRef /*x*/) const {
+  return false;
+}
+
 bool OdeModel::jacobians(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef /*u*/, Linearization& /*out*/) const {
   return false;
 }

@@ -100,6 +100,9 @@ class OdeModel {
   /// (the system then uses finite differences).
   virtual bool jacobians(double t, ConstVectorRef x, ConstVectorRef u, Linearization& out) const;
   [[nodiscard]] virtual std::unique_ptr<OdeModel> clone() const = 0;
+  /// The closed-form flow x(t0) → x(t0 + h) for inputs u(t0 + s) = Σ_k inputs(·, k) s^k, when the
+  /// model has one (used by integrator 'exact'). Returns false when it has none (the default).
+  virtual bool exact_flow(double t0, double h, const InputPolynomials& inputs, VectorRef x) const;
 
   // --- start ---------------------------------------------------------------------------------------
   /// Starts the model at t_start and returns x(t_start). Default: initial_state().

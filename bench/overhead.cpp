@@ -1,0 +1,307 @@
+// `cosima bench overhead` (issue #19): what the master adds to the systems' own work per
+// macro-step, how long a process takes to start, and when threads pay.
+//
+// Every case runs as a child process (`cosima run`, the product's own path: results streamed to
+// a CSV every 0.1 s, stats JSON), so process wall time and peak RSS are measured too. With
+// --baseline OLD_COSIMA the same cases also run under another build, in the same run.
+//   ns per macro-step   the run's wall time (stats wall_time_s, the stepping loop) / macro-steps
+//   ns in systems       the systems' do_step time (stats integration_time_s) / macro-steps
+//   floor               the two FMUs driven by a bare loop of fmi2SetReal, fmi2DoStep, fmi2GetReal:
+//                       what any master must pay; cosima's overhead is ns per macro-step − floor
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "bench/bench.hpp"
+#include "bench/report.hpp"
+#include "core/error.hpp"
+#include "fmi/fmi2_instance.hpp"
+#include "fmi/fmu_archive.hpp"
+#include "scenario/oscillator_network.hpp"
+
+namespace cosima::bench {
+
+namespace {
+
+constexpr double kDt = 1e-4;  // the issue's h: 2·10⁵ steps over [0, 20]
+const std::filesystem::path kFmus = COSIMA_DEFAULT_FMU_DIR;
+
+/// B3 through the project's FMUs (solver_kind 3: the exact flow, one exp per step) or natively
+/// (integrator 'exact'), non-iterative.
+nlohmann::ordered_json b3_document(bool fmu, const std::string& scheme) {
+  nlohmann::ordered_json systems;
+  for (const char* name : {"prey", "predator"}) {
+    if (fmu) {
+      systems[name] = {{"fmu", (kFmus / fmt::format("b3_{}.fmu", name)).string()},
+                       {"parameters", {{"solver_kind", 3}}}};
+    } else {
+      systems[name] = {{"model", fmt::format("b3.{}", name)}, {"integrator", "exact"}};
+    }
+  }
+  return {{"start", 0.0},
+          {"stop", 20.0},
+          {"systems", systems},
+          {"connections", nlohmann::ordered_json::array({nlohmann::ordered_json::array({"prey.p", "predator.p"}),
+                                                         nlohmann::ordered_json::array({"predator.q", "prey.q"})})},
+          {"method", {{"type", scheme}, {"dt", kDt}}},
+          {"output", {{"interval", 0.1}}}};
+}
+
+std::filesystem::path write_document(const std::filesystem::path& dir, const std::string& name,
+                                      const nlohmann::ordered_json& doc) {
+  const std::filesystem::path path = dir / name;
+  std::ofstream(path) << doc.dump(2) << '\n';
+  return path;
+}
+
+struct Measured {
+  bool ok = false;
+  double ns_per_step = 0.0, ns_in_systems = 0.0, process_s = 0.0, peak_rss_mb = 0.0, loop_s = 0.0;
+  long long steps = 0;
+};
+
+/// The median (by loop time) of `repeats` child runs of `cosima run SCENARIO ARGS…`.
+Measured measure(const std::filesystem::path& program, const std::filesystem::path& scenario,
+                 const std::vector<std::string>& extra, int repeats, const std::filesystem::path& scratch) {
+  std::vector<Measured> runs;
+  for (int r = 0; r < repeats; ++r) {
+    std::vector<std::string> args = {"run", scenario.string(), "--out", (scratch / "out.csv").string(),
+                                     "--stats", (scratch / "stats.json").string(), "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::filesystem::remove(scratch / "stats.json");
+    const ChildRun child = run_child(args, scratch / "log.txt", program);
+    Measured m;
+    if (child.status != 0) {
+      std::ifstream log(scratch / "log.txt");
+      const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+      throw Error(fmt::format("bench overhead: '{}' run {} failed ({}): {}", program.string(), scenario.filename().string(),
+                              child.status, text));
+    }
+    const auto stats = nlohmann::json::parse(std::ifstream(scratch / "stats.json"));
+    m.ok = true;
+    m.steps = stats.at("macro_steps").get<long long>();
+    m.loop_s = stats.at("wall_time_s").get<double>();
+    m.ns_per_step = 1e9 * m.loop_s / static_cast<double>(std::max(1LL, m.steps));
+    m.ns_in_systems = 1e9 * stats.at("integration_time_s").get<double>() / static_cast<double>(std::max(1LL, m.steps));
+    m.process_s = child.wall_s;
+    m.peak_rss_mb = child.peak_rss_mb;
+    runs.push_back(m);
+  }
+  std::sort(runs.begin(), runs.end(), [](const Measured& a, const Measured& b) { return a.loop_s < b.loop_s; });
+  return runs[runs.size() / 2];
+}
+
+/// The baseline build may not run every case (it predates the closed-form B3 flow): "-" there.
+Measured measure_baseline(const BenchOptions& options, const std::filesystem::path& scenario,
+                          const std::vector<std::string>& extra, int repeats, const std::filesystem::path& scratch) {
+  if (options.baseline.empty()) return {};
+  try {
+    return measure(options.baseline, scenario, extra, repeats, scratch);
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+/// The floor: the two B3 FMUs in a bare Jacobi loop of fmi2SetReal, fmi2DoStep, fmi2GetReal.
+double floor_ns_per_step(long long steps, int repeats) {
+  std::vector<double> samples;
+  for (int r = 0; r < repeats; ++r) {
+    fmi::Fmi2Instance prey("prey", kFmus / "b3_prey.fmu", fmi::FmiInterface::co_simulation);
+    fmi::Fmi2Instance predator("predator", kFmus / "b3_predator.fmu", fmi::FmiInterface::co_simulation);
+    fmi::Fmi2Instance* fmus[2] = {&prey, &predator};
+    std::array<unsigned int, 2> in{}, out{};
+    std::array<double, 2> y{};
+    for (int k = 0; k < 2; ++k) {
+      fmus[k]->set_parameter("solver_kind", 3, 0.0);
+      fmus[k]->initialize(0.0, std::nullopt);
+      in[k] = fmus[k]->inputs().at(0).vr;
+      out[k] = fmus[k]->outputs().at(0).vr;
+      fmus[k]->f().get_real(fmus[k]->component(), &out[k], 1, &y[k]);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    double t = 0.0;
+    for (long long n = 0; n < steps; ++n, t += kDt) {
+      const std::array<double, 2> u = {y[1], y[0]};  // prey.q ← predator.q, predator.p ← prey.p
+      for (int k = 0; k < 2; ++k) {
+        const auto& f = fmus[k]->f();
+        fmi2Component c = fmus[k]->component();
+        if (f.set_real(c, &in[k], 1, &u[k]) > fmi2Warning || f.do_step(c, t, kDt, fmi2False) > fmi2Warning ||
+            f.get_real(c, &out[k], 1, &y[k]) > fmi2Warning) {
+          throw Error("cosima bench overhead: the floor loop's FMU call failed");
+        }
+      }
+    }
+    samples.push_back(1e9 * std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+                      static_cast<double>(steps));
+  }
+  return median(samples);
+}
+
+std::string ns(double value) { return fmt::format("{:.0f}", value); }
+/// A cell of a run that may have failed to run (the baseline).
+std::string cell(const Measured& m, double value, const char* format = "{:.0f}") {
+  return m.ok ? fmt::format(fmt::runtime(format), value) : std::string("-");
+}
+
+}  // namespace
+
+nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
+  const fmi::TemporaryDirectory scratch;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  const bool compare = !options.baseline.empty();
+  if (compare && !std::filesystem::exists(options.baseline)) {
+    throw Error(fmt::format("--baseline '{}': no such program", options.baseline.string()));
+  }
+  const int repeats = options.quick ? 1 : 3;
+  const std::vector<long long> step_counts =
+      options.quick ? std::vector<long long>{20000} : std::vector<long long>{20000, 200000, 2000000};
+  nlohmann::ordered_json json{{"benchmark", "overhead"}, {"dt", kDt}};
+  Report report;
+  report.text = fmt::format(
+      "# Per-step cost of the master (issue #19)\n\nGenerated by `cosima bench overhead{}`. B3 (Lotka–Volterra) "
+      "prey and predator, h = {:g}, output every 0.1 s to a CSV; each case is a child process `cosima run` (median of "
+      "{}). *ns / step* is the stepping loop's wall time per macro-step, *in systems* the systems' own do_step time "
+      "per macro-step (both from the run's stats), *floor* the same two FMUs driven by a bare loop of fmi2SetReal, "
+      "fmi2DoStep and fmi2GetReal, and *overhead* = ns / step − floor.{}\n\n",
+      compare ? " --baseline OLD" : "", kDt, repeats,
+      compare ? " *before* is the build named by --baseline (the commit before this issue), measured in the same run"
+              : "");
+
+  // 1. ns per macro-step
+  {
+    std::vector<std::vector<std::string>> rows;
+    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    for (const long long steps : step_counts) {
+      const double floor = floor_ns_per_step(steps, repeats);
+      for (const bool fmu : {true, false}) {
+        for (const char* scheme : {"jacobi", "gauss-seidel"}) {
+          const auto scenario =
+              write_document(scratch.path(), "b3.json", b3_document(fmu, scheme));
+          const std::vector<std::string> extra = {"--stop", fmt::format("{}", static_cast<double>(steps) * kDt)};
+          const Measured after = measure(self, scenario, extra, repeats, scratch.path());
+          const Measured before = measure_baseline(options, scenario, extra, repeats, scratch.path());
+          std::vector<std::string> row = {fmu ? "FMU" : "native", scheme, fmt::format("{}", after.steps),
+                                          ns(after.ns_per_step), ns(after.ns_in_systems),
+                                          fmu ? ns(floor) : "-", fmu ? ns(after.ns_per_step - floor) : "-"};
+          if (compare) {
+            row.push_back(cell(before, before.ns_per_step));
+            row.push_back(fmu ? cell(before, before.ns_per_step - floor) : "-");
+          }
+          row.push_back(fmt::format("{:.3f}", after.process_s));
+          row.push_back(fmt::format("{:.1f}", after.peak_rss_mb));
+          if (compare) {
+            row.push_back(cell(before, before.process_s, "{:.3f}"));
+            row.push_back(cell(before, before.peak_rss_mb, "{:.1f}"));
+          }
+          rows.push_back(row);
+          nlohmann::ordered_json entry{{"systems", fmu ? "fmu" : "native"},
+                                       {"scheme", scheme},
+                                       {"macro_steps", after.steps},
+                                       {"ns_per_step", after.ns_per_step},
+                                       {"ns_in_systems", after.ns_in_systems},
+                                       {"process_s", after.process_s},
+                                       {"peak_rss_mb", after.peak_rss_mb}};
+          if (fmu) {
+            entry["floor_ns_per_step"] = floor;
+            entry["overhead_ns_per_step"] = after.ns_per_step - floor;
+          }
+          if (before.ok) {
+            entry["before"] = {{"ns_per_step", before.ns_per_step},
+                               {"ns_in_systems", before.ns_in_systems},
+                               {"process_s", before.process_s},
+                               {"peak_rss_mb", before.peak_rss_mb}};
+          }
+          data.push_back(entry);
+        }
+      }
+    }
+    json["per_step"] = data;
+    std::vector<std::string> header = {"systems", "scheme", "macro-steps", "ns / step", "in systems", "floor",
+                                       "overhead"};
+    if (compare) header.insert(header.end(), {"before: ns / step", "before: overhead"});
+    header.insert(header.end(), {"process [s]", "peak RSS [MB]"});
+    if (compare) header.insert(header.end(), {"before: process [s]", "before: peak RSS [MB]"});
+    report.add("## Per macro-step\n\n" + markdown_table(header, rows) +
+               "\nThe goal is an overhead ≤ 100 ns per macro-step on the FMUs. *in systems* includes the timing of "
+               "each do_step itself (two reads of the time-stamp counter).\n");
+  }
+
+  // 2. start-up: a run of one macro-step, the whole process
+  {
+    std::vector<std::vector<std::string>> rows;
+    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    const auto fmu_scenario = write_document(scratch.path(), "b3_fmu.json", b3_document(true, "jacobi"));
+    const auto native_scenario = write_document(scratch.path(), "b3_native.json", b3_document(false, "jacobi"));
+    const std::vector<std::tuple<std::string, std::filesystem::path, std::vector<std::string>>> cases = {
+        {"B3 FMUs, jacobi", fmu_scenario, {}},
+        {"B3 native, jacobi", native_scenario, {}},
+        {"B3 FMUs, ifosmondi-jfm (PETSc)", fmu_scenario, {"--method", "ifosmondi-jfm"}},
+        {"B3 FMUs, missiles", fmu_scenario, {"--method", "missiles"}},
+    };
+    for (const auto& [label, scenario, method] : cases) {
+      std::vector<std::string> extra = {"--stop", fmt::format("{}", kDt)};
+      extra.insert(extra.end(), method.begin(), method.end());
+      const int samples = options.quick ? 3 : 7;
+      const Measured after = measure(self, scenario, extra, samples, scratch.path());
+      const Measured before = measure_baseline(options, scenario, extra, samples, scratch.path());
+      std::vector<std::string> row = {label, fmt::format("{:.1f}", 1e3 * after.process_s)};
+      if (compare) row.push_back(cell(before, 1e3 * before.process_s, "{:.1f}"));
+      rows.push_back(row);
+      nlohmann::ordered_json entry{{"case", label}, {"process_ms", 1e3 * after.process_s}};
+      if (before.ok) entry["before_process_ms"] = 1e3 * before.process_s;
+      data.push_back(entry);
+    }
+    json["startup"] = data;
+    std::vector<std::string> header = {"one macro-step of", "process [ms]"};
+    if (compare) header.emplace_back("before [ms]");
+    report.add("## Start-up\n\nThe whole process (fork to exit) of a run of one macro-step: loading, parsing, "
+               "unpacking and instantiating the FMUs, the step, writing results and stats. The goal is ≤ 15 ms for a "
+               "run that needs neither PETSc nor MPI.\n\n" +
+               markdown_table(header, rows));
+  }
+
+  // 3. threads: never slower than sequential; ≥ 1.95× on 8 systems of 1 ms
+  {
+    std::vector<std::vector<std::string>> rows;
+    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    const auto cheap = write_document(scratch.path(), "b3_cheap.json", b3_document(true, "jacobi"));
+    const auto costly = write_document(
+        scratch.path(), "network.json",
+        oscillator_network({.size = 8, .step_cost = 1e-3, .stop = options.quick ? 0.2 : 1.0}));
+    const std::vector<std::tuple<std::string, std::filesystem::path, std::vector<std::string>>> cases = {
+        {"B3 FMUs (cheap), 2·10⁵ steps", cheap, {}},
+        {"8 oscillators of 1 ms per step", costly, {}},
+    };
+    for (const auto& [label, scenario, extra_base] : cases) {
+      std::vector<std::string> sequential = extra_base, threads = extra_base;
+      sequential.insert(sequential.end(), {"--executor", "sequential"});
+      threads.insert(threads.end(), {"--executor", "threads:2"});
+      const Measured seq = measure(self, scenario, sequential, repeats, scratch.path());
+      const Measured par = measure(self, scenario, threads, repeats, scratch.path());
+      const double speedup = seq.loop_s / par.loop_s;
+      std::vector<std::string> row = {label, fmt::format("{:.4f}", seq.loop_s), fmt::format("{:.4f}", par.loop_s),
+                                      fmt::format("{:.2f}", speedup)};
+      if (compare) {
+        const Measured old_seq = measure_baseline(options, scenario, sequential, repeats, scratch.path());
+        const Measured old_par = measure_baseline(options, scenario, threads, repeats, scratch.path());
+        row.push_back(cell(old_par, old_seq.loop_s / old_par.loop_s, "{:.2f}"));
+      }
+      rows.push_back(row);
+      data.push_back({{"case", label}, {"sequential_s", seq.loop_s}, {"threads2_s", par.loop_s}, {"speedup", speedup}});
+    }
+    json["threads"] = data;
+    std::vector<std::string> header = {"case", "sequential [s]", "threads:2 [s]", "speed-up"};
+    if (compare) header.emplace_back("before: speed-up");
+    report.add("## Threads\n\nThe stepping loop's wall time under `--executor threads:2` against sequential. The pool "
+               "times the batches it runs and runs them in the calling thread while a hand-off would cost more than "
+               "the work it shares (exec/executor.cpp).\n\n" +
+               markdown_table(header, rows));
+  }
+  report.write(options, "overhead.md");
+  return json;
+}
+
+}  // namespace cosima::bench

@@ -1,0 +1,18 @@
+#pragma once
+// The PETSc SNES solvers are a plugin, libcosima_snes.so (core/plugin.hpp), opened by
+// make_nonlinear_solver the first time a method asks for one. Its C entry points:
+//   cosima_snes_create(options, size, &error)  a new SnesSolver, or nullptr with the reason in error
+//   cosima_snes_finalize()                     PetscFinalize if PETSc was initialized (before MPI_Finalize)
+#include <string>
+
+#include "nonlinear/nonlinear_solver.hpp"
+
+#define COSIMA_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+namespace cosima {
+
+inline constexpr const char* kSnesPlugin = "libcosima_snes.so";
+using SnesCreate = NonlinearSolver* (*)(const NonlinearOptions* options, long size, std::string* error);
+using SnesFinalize = void (*)();
+
+}  // namespace cosima
