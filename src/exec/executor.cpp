@@ -41,7 +41,7 @@ void SequentialExecutor::execute(Batch& batch) {
   rethrow_failure(batch);
 }
 
-ThreadPoolExecutor::ThreadPoolExecutor(int threads) : threads_(threads) {
+ThreadPoolExecutor::ThreadPoolExecutor(int threads, Sharing sharing) : threads_(threads), sharing_(sharing) {
   if (threads_ < 1) throw Error(fmt::format("executor threads:{}: at least one thread", threads_));
   lane_ticks_.assign(static_cast<std::size_t>(threads_), 0);
   for (int lane = 1; lane < threads_; ++lane) workers_.emplace_back([this, lane] { worker_loop(lane); });
@@ -134,7 +134,8 @@ void ThreadPoolExecutor::execute(Batch& batch) {
   const auto blend = [&](double& mean, double sample) { mean = mean < 0.0 ? sample : mean + kWeight * (sample - mean); };
   // sharing saves the work of all lanes but the longest, about work·(1 − 1/T), and costs a hand-off
   const double lanes = static_cast<double>(std::min<std::size_t>(active_.size(), static_cast<std::size_t>(threads_)));
-  const bool pays = work_ticks_ >= 0.0 && work_ticks_ * (1.0 - 1.0 / lanes) > handoff_ticks_;
+  const bool pays = sharing_ == Sharing::always ||
+                    (work_ticks_ >= 0.0 && work_ticks_ * (1.0 - 1.0 / lanes) > handoff_ticks_);
   if (active_.size() <= 1 || workers_.empty()) {  // nothing to share
     for (int s : active_) run(batch, s);
   } else if (!pays) {

@@ -61,9 +61,12 @@ class SequentialExecutor final : public LocalExecutor {
 
 class ThreadPoolExecutor final : public LocalExecutor {
  public:
+  /// adaptive: share a batch only when that pays (below); always: share every batch of two or more
+  /// orders (tests of the shared path).
+  enum class Sharing : std::uint8_t { adaptive, always };
   /// `threads` ≥ 1 threads in all, the caller included: threads − 1 are started once, here, and the
   /// cost of handing a batch to them is measured (round trips of an empty batch).
-  explicit ThreadPoolExecutor(int threads);
+  explicit ThreadPoolExecutor(int threads, Sharing sharing = Sharing::adaptive);
   ~ThreadPoolExecutor() override;
   ThreadPoolExecutor(const ThreadPoolExecutor&) = delete;
   ThreadPoolExecutor& operator=(const ThreadPoolExecutor&) = delete;
@@ -88,6 +91,7 @@ class ThreadPoolExecutor final : public LocalExecutor {
   // A batch is published by bumping generation_; workers spin on it briefly (batches of cheap
   // systems follow each other within microseconds) and otherwise sleep on start_.
   int threads_;
+  Sharing sharing_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_, done_;

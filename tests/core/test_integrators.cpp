@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/metrics.hpp"
+#include "models/b_models.hpp"
 #include "system/native/dopri5.hpp"
 #include "system/native/integrator.hpp"
 #include "test_models.hpp"
@@ -31,6 +32,29 @@ TEST(Integrators, ExactLtiMatchesTheClosedFormTo1e12) {
   EXPECT_LE(integrate_error(*exact, 1.0, 1), 1e-12);
   auto exact_steps = make_integrator("exact", options);
   EXPECT_LE(integrate_error(*exact_steps, 2.0, 7), 1e-12);  // inputs re-expanded at each call's start
+}
+
+TEST(Integrators, ExactUsesAModelsClosedFormFlowWithPolynomialInputs) {
+  // B3's prey p' = α p − β p q is linear in p: with q(t) a cubic, 'exact' is its closed-form flow,
+  // which DOPRI5 at rtol 1e-12 must reproduce, over one call and over seven (inputs re-expanded)
+  const auto prey = models::make_b3_prey();
+  const InputPolynomials q = testing::cubic_input();
+  const StepRhs rhs(*prey, q, 0.0);
+  IntegratorOptions tight;
+  tight.rtol = 1e-12;
+  tight.atol = 1e-14;
+  for (const int calls : {1, 7}) {
+    auto exact = make_integrator("exact", IntegratorOptions{});
+    auto dopri = make_integrator("dopri5", tight);
+    Eigen::VectorXd x_exact = prey->initial_state(), x_dopri = x_exact;
+    for (int i = 0; i < calls; ++i) {
+      const double t0 = 1.0 * i / calls, t1 = 1.0 * (i + 1) / calls;
+      ASSERT_TRUE(exact->advance(rhs, t0, t1, x_exact).ok());
+      ASSERT_TRUE(dopri->advance(rhs, t0, t1, x_dopri).ok());
+    }
+    EXPECT_NEAR(x_exact(0), x_dopri(0), 1e-10 * std::abs(x_dopri(0))) << calls << " calls";
+    EXPECT_EQ(exact->rhs_evaluations(), 0);  // one exp per step, no right-hand side
+  }
 }
 
 TEST(Integrators, ForwardEulerConvergesWithOrderOne) {

@@ -54,6 +54,14 @@ TEST(Executors, EveryMethodGivesBitwiseIdenticalResultsOnEveryLocalExecutor) {
         expect_identical(reference, run_network(network, method.overrides, executor.get()),
                          fmt::format("{} on a {} with {}", method.label, ring ? "ring" : "chain", spec));
       }
+      // these systems are cheap: the adaptive pool runs their batches inline; the shared path too
+      for (const int threads : {2, 3}) {
+        ThreadPoolExecutor shared(threads, ThreadPoolExecutor::Sharing::always);
+        expect_identical(reference, run_network(network, method.overrides, &shared),
+                         fmt::format("{} on a {} with {} threads, every batch shared", method.label,
+                                     ring ? "ring" : "chain", threads));
+        EXPECT_GT(shared.shared_batches(), 0);
+      }
     }
   }
 }
@@ -67,6 +75,23 @@ TEST(Executors, TheSeedModelsThroughFmusAgreeOnThreads) {
     ThreadPoolExecutor threads(2);
     expect_identical(sequential, run_scenario(scenario, &threads), method + " through FMUs");
   }
+}
+
+TEST(Executors, ThePoolSharesABatchOnlyWhenItsWorkOutweighsTheHandOff) {
+  // two cheap systems (a few hundred ns per step against µs of hand-off): most batches run inline
+  // (some are shared while the running means learn: the first batches, initialization, cost more,
+  // and a hand-off to a worker still spinning costs less than one to a sleeping worker)
+  ThreadPoolExecutor cheap(2);
+  run_network({.size = 2, .stop = 1.0, .dt = 0.01}, {"method.type=jacobi"}, &cheap);
+  EXPECT_GT(cheap.inline_batches(), 0);
+#ifndef COSIMA_SANITIZED  // instrumented, these systems cost microseconds and sharing may pay
+  EXPECT_LT(cheap.shared_batches() * 3, cheap.inline_batches());
+#endif
+  // 8 systems of 0.2 ms per step: shared once the first batches have measured the work
+  ThreadPoolExecutor costly(2);
+  run_network({.size = 8, .step_cost = 2e-4, .stop = 0.5, .dt = 0.05}, {"method.type=jacobi"}, &costly);
+  EXPECT_GT(costly.shared_batches(), 5);
+  EXPECT_LE(costly.inline_batches(), 3);
 }
 
 TEST(Executors, AFailingSystemOnAThreadIsAnErrorNamingIt) {
