@@ -124,13 +124,13 @@ int command_run(const std::vector<std::string>& args) {
   if (executor_spec == "mpi") {
     mpi.emplace();
     if (mpi->rank() != 0) {
-      cosima::serve_mpi_worker(scenario);
+      cosima::serve_mpi_worker(scenario, mpi->rank(), mpi->size());
       return 0;
     }
   }
   if (chosen) std::cerr << "cosima: " << scenario.method_choice << '\n';
   if (executor_spec == "mpi") {
-    executor = std::make_unique<cosima::MpiExecutor>(scenario);
+    executor = std::make_unique<cosima::MpiExecutor>(scenario, mpi->size());
   } else if (executor_spec == "processes" || executor_spec.starts_with("processes:")) {
     cosima::ProcessOptions options{.processes = 0, .timeout = fmu_timeout.value_or(0.0)};
     if (executor_spec != "processes") {

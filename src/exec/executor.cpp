@@ -132,10 +132,8 @@ void ThreadPoolExecutor::execute(Batch& batch) {
   batch_ = &batch;
   constexpr double kWeight = 0.125;  // of the newest batch in the running means
   const auto blend = [&](double& mean, double sample) { mean = mean < 0.0 ? sample : mean + kWeight * (sample - mean); };
-  // sharing saves the work of all lanes but the longest, about work·(1 − 1/T), and costs a hand-off
-  const double lanes = static_cast<double>(std::min<std::size_t>(active_.size(), static_cast<std::size_t>(threads_)));
-  const bool pays = sharing_ == Sharing::always ||
-                    (work_ticks_ >= 0.0 && work_ticks_ * (1.0 - 1.0 / lanes) > handoff_ticks_);
+  const std::size_t lanes = std::min<std::size_t>(active_.size(), static_cast<std::size_t>(threads_));
+  const bool pays = sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes);
   if (active_.size() <= 1 || workers_.empty()) {  // nothing to share
     for (int s : active_) run(batch, s);
   } else if (!pays) {

@@ -78,6 +78,11 @@ class ThreadPoolExecutor final : public LocalExecutor {
   /// the calling thread runs it, so threads are never much slower than sequential.
   void execute(Batch& batch) override;
 
+  /// Whether sharing a batch of `work` ticks over `lanes` lanes pays against a hand-off of
+  /// `handoff` ticks: it saves about work·(1 − 1/lanes). Unknown work (< 0) is run inline first.
+  [[nodiscard]] static bool sharing_pays(double work, double handoff, std::size_t lanes) {
+    return work >= 0.0 && lanes > 1 && work * (1.0 - 1.0 / static_cast<double>(lanes)) > handoff;
+  }
   /// Batches run by the caller alone / shared (for tests and benchmarks).
   [[nodiscard]] std::int64_t inline_batches() const { return inline_batches_; }
   [[nodiscard]] std::int64_t shared_batches() const { return shared_batches_; }

@@ -1,8 +1,7 @@
 #include "exec/mpi_executor.hpp"
 
-#include <mpi.h>
-
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -13,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/plugin.hpp"
+#include "exec/mpi_transport.hpp"
 #include "exec/protocol.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
 
@@ -22,56 +23,29 @@ namespace {
 
 enum Command : int { kExecute = 1, kShutdown = 2 };
 
+/// The MPI plugin's calls, loaded on first use (a run without --executor mpi never loads MPI).
+const MpiTransport& mpi() {
+  static const MpiTransport* transport =
+      reinterpret_cast<MpiTransportEntry>(plugin_symbol(kMpiPlugin, "cosima_mpi_transport"))();
+  return *transport;
+}
+
 void mpi_check(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw Error(fmt::format("MPI: {} failed: {}", call, std::string(text, static_cast<std::size_t>(length))));
+  if (code == 0) return;
+  std::array<char, 512> text{};
+  mpi().error_text(code, text.data(), static_cast<int>(text.size()));
+  throw Error(fmt::format("MPI: {} failed: {}", call, text.data()));
 }
 
-/// Waits for a non-blocking collective without holding a core: a short spin, then sleeps that
-/// grow to 200 µs. A waiting rank (rank 0 while the workers step, a worker while rank 0 solves)
-/// must leave the CPU to the ranks that work — with more ranks than cores a blocking MPI call
-/// would spin and take it.
-void complete(MPI_Request& request, const char* call) {
-  int done = 0;
-  for (int spin = 0; spin < 200 && done == 0; ++spin) mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
-  auto pause = std::chrono::microseconds(5);
-  while (done == 0) {
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(200));
-    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
-  }
-}
-
-// The collectives of the protocol, each completed by complete().
-void bcast(int& value) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Ibcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
-  complete(request, "MPI_Ibcast");
-}
-void scatter(const int* counts, int& mine) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iscatter(counts, 1, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "MPI_Iscatter");
-  complete(request, "MPI_Iscatter");
-}
+// The collectives of the protocol (rooted at rank 0, exec/mpi_transport.hpp).
+void bcast(int& value) { mpi_check(mpi().bcast_int(&value), "MPI_Ibcast"); }
+void scatter(const int* counts, int& mine) { mpi_check(mpi().scatter_int(counts, &mine), "MPI_Iscatter"); }
 void scatterv(const char* send, const int* counts, const int* displacements, char* receive, int count) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Iscatterv(send, counts, displacements, MPI_BYTE, receive, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request),
-            "MPI_Iscatterv");
-  complete(request, "MPI_Iscatterv");
+  mpi_check(mpi().scatterv_bytes(send, counts, displacements, receive, count), "MPI_Iscatterv");
 }
-void gather(int mine, int* counts) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Igather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "MPI_Igather");
-  complete(request, "MPI_Igather");
-}
+void gather(int mine, int* counts) { mpi_check(mpi().gather_int(mine, counts), "MPI_Igather"); }
 void gatherv(const char* send, int count, char* receive, const int* counts, const int* displacements) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Igatherv(send, count, MPI_BYTE, receive, counts, displacements, MPI_BYTE, 0, MPI_COMM_WORLD, &request),
-            "MPI_Igatherv");
-  complete(request, "MPI_Igatherv");
+  mpi_check(mpi().gatherv_bytes(send, count, receive, counts, displacements), "MPI_Igatherv");
 }
 
 }  // namespace
@@ -80,20 +54,11 @@ void gatherv(const char* send, int count, char* receive, const int* counts, cons
 
 // --- session ------------------------------------------------------------------------------------
 
-MpiSession::MpiSession() {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (initialized == 0) MPI_Init(nullptr, nullptr);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // errors come back as codes
-}
+MpiSession::MpiSession() { mpi_check(mpi().start(&rank_, &size_), "MPI_Init"); }
 
 MpiSession::~MpiSession() {
   finalize_petsc();  // PETSc uses MPI: it goes first
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (finalized == 0) MPI_Finalize();
+  mpi().finish();
 }
 
 int owner_rank(int s, int systems, int ranks) {
@@ -103,8 +68,7 @@ int owner_rank(int s, int systems, int ranks) {
 
 // --- rank 0 -------------------------------------------------------------------------------------
 
-MpiExecutor::MpiExecutor(const Scenario& scenario) {
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+MpiExecutor::MpiExecutor(const Scenario& scenario, int ranks) : ranks_(ranks) {
   if (ranks_ < 2) {
     throw Error("the MPI executor needs rank 0 and at least one worker: mpirun -n 3 cosima run … --executor mpi");
   }
@@ -215,16 +179,13 @@ void serve(const Scenario& scenario, int rank, int ranks) {
 
 }  // namespace
 
-void serve_mpi_worker(const Scenario& scenario) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+void serve_mpi_worker(const Scenario& scenario, int rank, int ranks) {
   try {
     serve(scenario, rank, ranks);
   } catch (const std::exception& e) {
     // the protocol is broken: end the whole job rather than leave rank 0 waiting
     std::cerr << fmt::format("cosima: rank {}: {} — aborting the run\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    mpi().abort(1);
   }
 }
 

@@ -11,8 +11,8 @@
 // the job (MPI_Abort), so a run never hangs.
 //
 //   MpiSession session(argc, argv);
-//   if (session.rank() == 0) { MpiExecutor executor(scenario); run_scenario(scenario, &executor); }
-//   else serve_mpi_worker(scenario);
+//   if (session.rank() == 0) { MpiExecutor executor(scenario, session.size()); run_scenario(scenario, &executor); }
+//   else serve_mpi_worker(scenario, session.rank(), session.size());
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,7 +23,8 @@
 
 namespace cosima {
 
-/// MPI_Init on construction; PETSc (if used) and MPI finalized on destruction.
+/// MPI_Init on construction (loading the MPI plugin, exec/mpi_transport.hpp); PETSc (if used) and
+/// MPI finalized on destruction.
 class MpiSession {
  public:
   MpiSession();
@@ -44,7 +45,7 @@ class MpiExecutor final : public RemoteExecutor {
  public:
   /// Rank 0: receives the structure of every system from its owner. Throws Error when a worker
   /// could not build its systems (the workers are then shut down).
-  explicit MpiExecutor(const Scenario& scenario);
+  MpiExecutor(const Scenario& scenario, int ranks);
   ~MpiExecutor() override;
   MpiExecutor(const MpiExecutor&) = delete;
   MpiExecutor& operator=(const MpiExecutor&) = delete;
@@ -68,6 +69,6 @@ class MpiExecutor final : public RemoteExecutor {
 
 /// Ranks 1…n: builds the systems this rank owns, reports their structure to rank 0, then carries
 /// out orders until rank 0 shuts the run down.
-void serve_mpi_worker(const Scenario& scenario);
+void serve_mpi_worker(const Scenario& scenario, int rank, int ranks);
 
 }  // namespace cosima
