@@ -27,7 +27,7 @@ NonlinearResult FixedPointSolver::solve(const Residual& gamma, Eigen::VectorXd& 
     if (options_.criterion == Criterion::componentwise ? converged_componentwise(x, residual_, options_)
                                                        : coupling_converged(norm, x.norm(), x.size(), options_)) {
       result.converged = true;
-      result.reason = "converged (eq. 27)";
+      result.reason = "converged";  // (eq. 27; short: no allocation per solve)
       return result;
     }
     if (first_norm < 0.0) first_norm = norm;

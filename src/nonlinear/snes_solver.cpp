@@ -278,7 +278,7 @@ NonlinearResult SnesSolver::solve(const Residual& gamma, Eigen::VectorXd& x) {
   SNESConvergedReason reason = SNES_CONVERGED_ITERATING;
   SNESGetConvergedReason(snes_, &reason);
   result.converged = reason > 0;
-  result.reason = result.converged ? "converged (eq. 27)" : reason_text(reason);
+  if (!result.converged) result.reason = reason_text(reason);  // (none when converged: no allocation per solve)
   return result;
 }
 

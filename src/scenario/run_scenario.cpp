@@ -28,7 +28,9 @@ ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOut
   run.steps = std::make_unique<StepLog>(outputs.steps_csv, outputs.keep_in_memory);
   RunOptions options = scenario.run;
   options.executor = executor;
-  run.stats = simulate(run.model, *method, options, {run.results.get(), run.steps.get()});
+  std::vector<Observer*> observers = {run.results.get()};
+  if (outputs.steps_csv || outputs.keep_in_memory) observers.push_back(run.steps.get());  // else it records nothing
+  run.stats = simulate(run.model, *method, options, observers);
   run.stats.method_choice = scenario.method_choice;
   return run;
 }
