@@ -38,7 +38,7 @@ struct RunStatistics {
   std::int64_t integrations = 0;       ///< do_step calls over all systems
   std::int64_t steps_at_step_floor = 0;  ///< steps taken at the method's minimum with the error too large
   double wall_time_s = 0.0;
-  double integration_time_s = 0.0;     ///< time spent inside the systems' do_step
+  double integration_time_s = 0.0;     ///< time spent inside the systems' do_step (sampled, System::integration_seconds)
   double end_time = 0.0;
   /// Largest StepReport::estimate_gap of the run (COSTARICA, MISSILES); NaN when nothing was estimated.
   double max_estimate_gap = std::numeric_limits<double>::quiet_NaN();

@@ -154,7 +154,9 @@ class System {
 
   // --- counters --------------------------------------------------------------------------------
   [[nodiscard]] std::int64_t integrations() const { return integrations_; }
+  /// Time spent in do_step, estimated from every kTimingPeriod-th integration (exact up to sampling).
   [[nodiscard]] double integration_seconds() const;
+  static constexpr std::int64_t kTimingPeriod = 8;
   void reset_counters() {
     integrations_ = 0;
     integration_ticks_ = 0;
