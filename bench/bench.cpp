@@ -68,6 +68,7 @@ ChildRun run_child(const std::vector<std::string>& args, const std::filesystem::
   std::vector<std::string> storage = {self.string()};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(storage.size() + 1);
   for (auto& a : storage) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::cout.flush();  // else the child's copy of the buffer would be written twice

@@ -1,14 +1,13 @@
 #include "core/plugin.hpp"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 

@@ -58,7 +58,8 @@ int bcast_int(int* value) {
   return collective([&](MPI_Request* r) { return MPI_Ibcast(value, 1, MPI_INT, 0, MPI_COMM_WORLD, r); });
 }
 int scatter_int(const int* counts, int* mine) {
-  return collective([&](MPI_Request* r) { return MPI_Iscatter(counts, 1, MPI_INT, mine, 1, MPI_INT, 0, MPI_COMM_WORLD, r); });
+  return collective(
+      [&](MPI_Request* r) { return MPI_Iscatter(counts, 1, MPI_INT, mine, 1, MPI_INT, 0, MPI_COMM_WORLD, r); });
 }
 int scatterv_bytes(const char* send, const int* counts, const int* displacements, char* receive, int count) {
   return collective([&](MPI_Request* r) {
@@ -66,7 +67,8 @@ int scatterv_bytes(const char* send, const int* counts, const int* displacements
   });
 }
 int gather_int(int mine, int* counts) {
-  return collective([&](MPI_Request* r) { return MPI_Igather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD, r); });
+  return collective(
+      [&](MPI_Request* r) { return MPI_Igather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD, r); });
 }
 int gatherv_bytes(const char* send, int count, char* receive, const int* counts, const int* displacements) {
   return collective([&](MPI_Request* r) {
@@ -84,8 +86,8 @@ void error_text(int code, char* buffer, int size) {
   buffer[n] = '\0';
 }
 
-const MpiTransport kTransport = {start,      finish,     abort_job,     bcast_int, scatter_int, scatterv_bytes,
-                                 gather_int, gatherv_bytes, error_text};
+const MpiTransport kTransport = {start,          finish,     abort_job,     bcast_int, scatter_int,
+                                 scatterv_bytes, gather_int, gatherv_bytes, error_text};
 
 }  // namespace
 

@@ -1,10 +1,10 @@
 #include "nonlinear/nonlinear_solver.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/plugin.hpp"
@@ -19,8 +19,8 @@ std::string nonlinear_solver_names() {
 
 std::unique_ptr<NonlinearSolver> make_nonlinear_solver(const NonlinearOptions& options, Eigen::Index size) {
   if (options.solver == "fixed-point") return std::make_unique<FixedPointSolver>(options);
-  constexpr std::array<std::string_view, 6> kPresets = {"newtonls", "anderson", "anderson-paper", "ngmres", "ngmres-ls",
-                                                        "petsc"};
+  constexpr std::array<std::string_view, 6> kPresets = {"newtonls", "anderson",  "anderson-paper",
+                                                        "ngmres",   "ngmres-ls", "petsc"};
   if (std::find(kPresets.begin(), kPresets.end(), options.solver) == kPresets.end()) {
     throw Error(fmt::format("unknown nonlinear solver '{}' (solvers: {})", options.solver, nonlinear_solver_names()));
   }
