@@ -146,6 +146,12 @@ double floor_ns_per_step(long long steps, int repeats) {
   return *std::min_element(samples.begin(), samples.end());
 }
 
+/// The columns of a table: `now`, then `before` when a baseline is measured.
+std::vector<std::string> columns(std::vector<std::string> now, const std::vector<std::string>& before, bool compare) {
+  if (compare) now.insert(now.end(), before.begin(), before.end());
+  return now;
+}
+
 /// One section of the report, and its data in the JSON under `key`.
 void add_section(Report& report, nlohmann::ordered_json& json, const std::string& key, nlohmann::ordered_json data,
                  const std::string& text, const std::vector<std::string>& header,
@@ -234,11 +240,11 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
         }
       }
     }
-    std::vector<std::string> header = {"systems",    "scheme", "macro-steps", "ns / step",
-                                       "in systems", "floor",  "overhead"};
-    if (compare) header.insert(header.end(), {"before: ns / step", "before: overhead"});
+    std::vector<std::string> header =
+        columns({"systems", "scheme", "macro-steps", "ns / step", "in systems", "floor", "overhead"},
+                {"before: ns / step", "before: overhead"}, compare);
     header.insert(header.end(), {"process [s]", "peak RSS [MB]"});
-    if (compare) header.insert(header.end(), {"before: process [s]", "before: peak RSS [MB]"});
+    header = columns(header, {"before: process [s]", "before: peak RSS [MB]"}, compare);
     add_section(report, json, "per_step", data,
                 "## Per macro-step\n\nThe goal is an overhead ≤ 100 ns per macro-step on the FMUs.\n\n", header, rows);
   }
@@ -268,13 +274,11 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
       if (before.ok) entry["before_process_ms"] = 1e3 * before.process_s;
       data.push_back(entry);
     }
-    std::vector<std::string> header = {"one macro-step of", "process [ms]"};
-    if (compare) header.emplace_back("before [ms]");
     add_section(report, json, "startup", data,
                 "\n## Start-up\n\nThe whole process (fork to exit) of a run of one macro-step: loading, parsing, "
                 "unpacking and instantiating the FMUs, the step, writing results and stats. The goal is ≤ 15 ms for a "
                 "run that needs neither PETSc nor MPI.\n\n",
-                header, rows);
+                columns({"one macro-step of", "process [ms]"}, {"before [ms]"}, compare), rows);
   }
 
   // 3. threads: never slower than sequential; ≥ 1.95× on 8 systems of 1 ms
@@ -306,13 +310,11 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
       rows.push_back(row);
       data.push_back({{"case", label}, {"sequential_s", seq.loop_s}, {"threads2_s", par.loop_s}, {"speedup", speedup}});
     }
-    std::vector<std::string> header = {"case", "sequential [s]", "threads:2 [s]", "speed-up"};
-    if (compare) header.emplace_back("before: speed-up");
     add_section(report, json, "threads", data,
                 "\n## Threads\n\nThe stepping loop's wall time under `--executor threads:2` against sequential. The "
                 "pool times the batches it runs and runs them in the calling thread while a hand-off would cost more "
                 "than the work it shares (exec/executor.cpp).\n\n",
-                header, rows);
+                columns({"case", "sequential [s]", "threads:2 [s]", "speed-up"}, {"before: speed-up"}, compare), rows);
   }
   // 4. the iterative methods against Jacobi on B3 (native DOPRI5, rtol 1e-10), start-up included
   {
@@ -340,8 +342,8 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
         data.push_back({{"method", method}, {"dt", dt}, {"process_ratio", process}, {"loop_ratio", loop}});
       }
     }
-    std::vector<std::string> header = {"method", "δt", "process / Jacobi's", "run / Jacobi's"};
-    if (compare) header.insert(header.end(), {"before: process", "before: loop"});
+    const std::vector<std::string> header =
+        columns({"method", "δt", "process / Jacobi's", "run / Jacobi's"}, {"before: process", "before: run"}, compare);
     add_section(
         report, json, "ratios_to_jacobi", data,
         "\n## IFOSMONDI-JFM and MISSILES against Jacobi on B3\n\n`examples/b3_lotka_volterra.json` (native "

@@ -4,6 +4,9 @@
 // hundred shared libraries at start-up; nonlinear/snes_solver.cpp). A plugin is a shared library
 // built beside cosima, found in COSIMA_PLUGIN_DIR (the environment variable, else the build's
 // lib/ directory), opened once and kept open for the life of the process.
+/// Marks a plugin's entry point (plugins are built with hidden visibility).
+#define COSIMA_PLUGIN_EXPORT __attribute__((visibility("default")))
+
 namespace cosima {
 
 /// The address of `symbol` in `plugin` (e.g. "libcosima_snes.so"), opening the plugin if needed.

@@ -25,15 +25,7 @@ bool invariant_tsc() noexcept {
 struct Origin {
   bool tsc = invariant_tsc();
   std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
-  std::uint64_t ticks = tsc ? now_raw() : 0;
-
-  static std::uint64_t now_raw() noexcept {
-#ifdef COSIMA_HAVE_TSC
-    return __rdtsc();
-#else
-    return 0;
-#endif
-  }
+  std::uint64_t ticks = tick_clock::tsc();
 };
 
 const Origin& origin() {
@@ -45,8 +37,8 @@ const Origin& origin() {
 }  // namespace
 
 bool uses_tsc() noexcept {
-  static const bool tsc = origin().tsc;
-  return tsc;
+  static const bool invariant = origin().tsc;
+  return invariant;
 }
 
 double to_seconds(std::uint64_t ticks) {
@@ -56,7 +48,7 @@ double to_seconds(std::uint64_t ticks) {
   constexpr auto kMinimum = std::chrono::milliseconds(2);
   auto wall = std::chrono::steady_clock::now();
   while (wall - origin().wall < kMinimum) wall = std::chrono::steady_clock::now();
-  const std::uint64_t elapsed_ticks = Origin::now_raw() - origin().ticks;
+  const std::uint64_t elapsed_ticks = tick_clock::tsc() - origin().ticks;
   const double seconds_per_tick =
       std::chrono::duration<double>(wall - origin().wall).count() / static_cast<double>(elapsed_ticks);
   return static_cast<double>(ticks) * seconds_per_tick;

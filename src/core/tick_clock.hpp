@@ -18,10 +18,17 @@ namespace cosima::tick_clock {
 /// Whether ticks are the time-stamp counter (decided once, at program start).
 bool uses_tsc() noexcept;
 
-inline std::uint64_t now() noexcept {
+/// The time-stamp counter (0 where there is none).
+inline std::uint64_t tsc() noexcept {
 #ifdef COSIMA_HAVE_TSC
-  if (uses_tsc()) return __rdtsc();
+  return __rdtsc();
+#else
+  return 0;
 #endif
+}
+
+inline std::uint64_t now() noexcept {
+  if (uses_tsc()) return tsc();
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <thread>
 
+#include "core/plugin.hpp"
+
 namespace cosima {
 
 namespace {
@@ -93,6 +95,4 @@ const MpiTransport kTransport = {start,          finish,     abort_job,     bcas
 
 }  // namespace cosima
 
-extern "C" __attribute__((visibility("default"))) const cosima::MpiTransport* cosima_mpi_transport() {
-  return &cosima::kTransport;
-}
+extern "C" COSIMA_PLUGIN_EXPORT const cosima::MpiTransport* cosima_mpi_transport() { return &cosima::kTransport; }

@@ -13,14 +13,20 @@
 
 namespace cosima {
 
+namespace {
+/// The PETSc presets (SnesSolver::preset_options, in the plugin).
+constexpr std::array<std::string_view, 6> kPresets = {"newtonls", "anderson",  "anderson-paper",
+                                                      "ngmres",   "ngmres-ls", "petsc"};
+}  // namespace
+
 std::string nonlinear_solver_names() {
-  return "fixed-point, newtonls, anderson, anderson-paper, ngmres, ngmres-ls, petsc";
+  std::string names = "fixed-point";
+  for (const std::string_view preset : kPresets) names += fmt::format(", {}", preset);
+  return names;
 }
 
 std::unique_ptr<NonlinearSolver> make_nonlinear_solver(const NonlinearOptions& options, Eigen::Index size) {
   if (options.solver == "fixed-point") return std::make_unique<FixedPointSolver>(options);
-  constexpr std::array<std::string_view, 6> kPresets = {"newtonls", "anderson",  "anderson-paper",
-                                                        "ngmres",   "ngmres-ls", "petsc"};
   if (std::find(kPresets.begin(), kPresets.end(), options.solver) == kPresets.end()) {
     throw Error(fmt::format("unknown nonlinear solver '{}' (solvers: {})", options.solver, nonlinear_solver_names()));
   }

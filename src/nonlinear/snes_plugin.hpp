@@ -5,9 +5,8 @@
 //   cosima_snes_finalize()                     PetscFinalize if PETSc was initialized (before MPI_Finalize)
 #include <string>
 
+#include "core/plugin.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
-
-#define COSIMA_PLUGIN_EXPORT __attribute__((visibility("default")))
 
 namespace cosima {
 

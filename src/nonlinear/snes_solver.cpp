@@ -58,8 +58,9 @@ void ensure_petsc() {
       // method, so PETSc must not make its initialization collective over all ranks.
       int mpi_initialized = 0;
       MPI_Initialized(&mpi_initialized);
-      if (mpi_initialized != 0) PETSC_COMM_WORLD = MPI_COMM_SELF;
-      if (mpi_initialized == 0) {  // PETSc starts MPI (a singleton)
+      if (mpi_initialized != 0) {
+        PETSC_COMM_WORLD = MPI_COMM_SELF;
+      } else {  // PETSc starts MPI (a singleton)
         configure_mpi_singleton();
         use_private_mpi_session_directory();
       }
