@@ -122,7 +122,7 @@ int settle_communication_point(ModularModel& model, Executor& executor, Coupling
     bool changed = false;
     for (int i = 0; i < model.total_inputs(); ++i) {
       const int source = model.input_sources()[static_cast<std::size_t>(i)];
-      if (source >= 0 && buffers.y(source) != buffers.u(i)) {
+      if (source >= 0 && model.input_transform(i).apply(buffers.y(source)) != buffers.u(i)) {
         changed = true;
         break;
       }

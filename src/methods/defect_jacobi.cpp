@@ -150,7 +150,9 @@ void DefectJacobi::input_polynomials(const ModularModel& model) {
         continue;
       }
       const int degree = std::min(m_[static_cast<std::size_t>(s)], n_of_output_[static_cast<std::size_t>(source)]);
-      for (int k = 0; k <= degree; ++k) p(j, k) = samples_(source, k) / factorial(k);
+      const LinearTransform& transform = model.input_transform(g);
+      for (int k = 0; k <= degree; ++k) p(j, k) = transform.scale * samples_(source, k) / factorial(k);
+      p(j, 0) += transform.offset;
     }
     hold_discrete_inputs(model, s, p);
   }
@@ -226,8 +228,10 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
     const int source = sources[static_cast<std::size_t>(g)];
     if (source < 0 || model.input_held(g)) continue;
     const int s = model.system_of_input(g);
-    const Eigen::Matrix<double, 1, kInputCoefficients> defect =
-        buffers_.polynomials(s).row(g - model.input_offset(s)) - shifted_.row(source);  // eq. 17
+    const LinearTransform& transform = model.input_transform(g);
+    Eigen::Matrix<double, 1, kInputCoefficients> defect =
+        buffers_.polynomials(s).row(g - model.input_offset(s)) - transform.scale * shifted_.row(source);  // eq. 17
+    defect(0) -= transform.offset;
     const double mean = mean_square(defect, h);
     connection = std::max(connection, std::sqrt(mean));
     connection_square_[static_cast<std::size_t>(g)] += mean * h;

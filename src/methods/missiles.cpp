@@ -73,11 +73,17 @@ void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
         // known start of the interface: B_H (v1, d1)
         rhs_(r) += through_value(i, 0) * u_start_(g) + through_value(i, 1) * du_start_(g);
         rhs_(n_out + r) += through_derivative(i, 0) * u_start_(g) + through_derivative(i, 1) * du_start_(g);
-        if (source >= 0) {  // −G A_H blockdiag(Φᵀ, Φᵀ): u(t_N+h) = ŷ_source, u'(t_N+h) = ŷ'_source
-          triplets_.emplace_back(r, source, -through_value(i, 2));
-          triplets_.emplace_back(r, n_out + source, -through_value(i, 3));
-          triplets_.emplace_back(n_out + r, source, -through_derivative(i, 2));
-          triplets_.emplace_back(n_out + r, n_out + source, -through_derivative(i, 3));
+        if (source >= 0) {  // −G A_H blockdiag(Φᵀ, Φᵀ): u(t_N+h) = a ŷ_source + b, u'(t_N+h) = a ŷ'_source
+          const LinearTransform& transform = model.input_transform(g);
+          const double a = transform.scale;
+          triplets_.emplace_back(r, source, -a * through_value(i, 2));
+          triplets_.emplace_back(r, n_out + source, -a * through_value(i, 3));
+          triplets_.emplace_back(n_out + r, source, -a * through_derivative(i, 2));
+          triplets_.emplace_back(n_out + r, n_out + source, -a * through_derivative(i, 3));
+          if (transform.offset != 0.0) {
+            rhs_(r) += through_value(i, 2) * transform.offset;
+            rhs_(n_out + r) += through_derivative(i, 2) * transform.offset;
+          }
         } else {  // a constant input: value known, derivative 0
           rhs_(r) += through_value(i, 2) * model.constant_inputs()(g);
           rhs_(n_out + r) += through_derivative(i, 2) * model.constant_inputs()(g);

@@ -121,12 +121,12 @@ class CoupledOde final : public OdeModel {
         const auto xs = x.segment(state_offsets_[s], models_[s]->state_count());
         const auto us = u_.segment(model_.input_offset(si), models_[s]->input_count());
         if (!models_[s]->jacobians(t, xs, us, lin_)) finite_difference_jacobians(*models_[s], t, xs, us, lin_);
-        // ∂ũ_i/∂u_j = Σ_o Φ(o, i) D(o, j)
+        // ∂ũ_i/∂u_j = Σ_o Φ(o, i) scale_i D(o, j)
         for (int i = 0; i < model_.total_inputs(); ++i) {
           const int source = model_.input_sources()[static_cast<std::size_t>(i)];
           if (source < 0 || model_.system_of_output(source) != si) continue;
           jacobian_.row(i).segment(model_.input_offset(si), models_[s]->input_count()) -=
-              lin_.D.row(source - model_.output_offset(si));
+              model_.input_transform(i).scale * lin_.D.row(source - model_.output_offset(si));
         }
       }
       u_ -= jacobian_.partialPivLu().solve(residual_);

@@ -1,6 +1,7 @@
 #include "model/modular_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -17,8 +18,9 @@ std::string join(const std::vector<std::string>& names) {
 }  // namespace
 
 int ModularModel::add_system(std::unique_ptr<System> system) {
-  if (system->name().empty() || system->name().find('.') != std::string::npos) {
-    throw Error(fmt::format("system name '{}' must be non-empty and contain no '.'", system->name()));
+  const std::string& name = system->name();
+  if (name.empty() || name.front() == '.' || name.back() == '.' || name.find("..") != std::string::npos) {
+    throw Error(fmt::format("system name '{}' must be non-empty, and its '.'s must separate names", name));
   }
   if (system_index(system->name()) >= 0) throw Error(fmt::format("two systems are named '{}'", system->name()));
   index_of_system_.emplace(system->name(), system_count());
@@ -32,19 +34,32 @@ int ModularModel::system_index(std::string_view name) const {
   return it == index_of_system_.end() ? -1 : it->second;
 }
 
+std::vector<ModularModel::LabelSplit> ModularModel::split_label(std::string_view label) const {
+  std::vector<LabelSplit> splits;
+  for (auto dot = label.rfind('.'); dot != std::string_view::npos && dot > 0; dot = label.rfind('.', dot - 1)) {
+    if (const int s = system_index(label.substr(0, dot)); s >= 0) splits.push_back({s, label.substr(dot + 1)});
+  }
+  return splits;
+}
+
 PortRef ModularModel::resolve(std::string_view label, bool want_output) const {
-  const auto dot = label.find('.');
-  if (dot == std::string_view::npos) {
+  if (label.find('.') == std::string_view::npos) {
     throw Error(fmt::format("port '{}' must be written 'system.port'", label));
   }
-  const std::string_view system_name = label.substr(0, dot);
-  const std::string_view port_name = label.substr(dot + 1);
-  const int s = system_index(system_name);
-  if (s < 0) {
+  const auto splits = split_label(label);
+  if (splits.empty()) {
     std::vector<std::string> names;
     for (const auto& sys : systems_) names.push_back(sys->name());
-    throw Error(fmt::format("port '{}': no system '{}' (systems: {})", label, system_name, join(names)));
+    throw Error(fmt::format("port '{}': no system '{}' (systems: {})", label, label.substr(0, label.find('.')),
+                            join(names)));
   }
+  // nested systems have dotted names: the longest system name under which the port exists
+  const auto exists = [&](const LabelSplit& split) {
+    return system(split.system).output_index(split.port) >= 0 || system(split.system).input_index(split.port) >= 0;
+  };
+  const auto found = std::find_if(splits.begin(), splits.end(), exists);
+  const auto [s, port_name] = found != splits.end() ? *found : splits.front();
+  const std::string& system_name = system(s).name();
   const System& sys = system(s);
   const int out = sys.output_index(port_name);
   const int in = sys.input_index(port_name);
@@ -82,13 +97,11 @@ std::vector<std::string> array_elements(const std::vector<std::string>& names, s
 
 std::optional<std::vector<std::pair<std::string, std::string>>> ModularModel::array_connection(
     std::string_view output, std::string_view input) const {
-  const auto out_dot = output.find('.'), in_dot = input.find('.');
-  if (out_dot == std::string_view::npos || in_dot == std::string_view::npos) return std::nullopt;
-  const int s_out = system_index(output.substr(0, out_dot)), s_in = system_index(input.substr(0, in_dot));
-  if (s_out < 0 || s_in < 0) return std::nullopt;
-  const System& from = system(s_out);
-  const System& to = system(s_in);
-  const std::string_view out_port = output.substr(out_dot + 1), in_port = input.substr(in_dot + 1);
+  const auto out_splits = split_label(output), in_splits = split_label(input);
+  if (out_splits.size() != 1 || in_splits.size() != 1) return std::nullopt;  // not a system, or ambiguous
+  const System& from = system(out_splits.front().system);
+  const System& to = system(in_splits.front().system);
+  const std::string_view out_port = out_splits.front().port, in_port = in_splits.front().port;
   if (from.output_index(out_port) >= 0 || to.input_index(in_port) >= 0) return std::nullopt;
   const std::vector<std::string> out_elements = array_elements(from.output_names(), out_port);
   const std::vector<std::string> in_elements = array_elements(to.input_names(), in_port);
@@ -105,11 +118,15 @@ std::optional<std::vector<std::pair<std::string, std::string>>> ModularModel::ar
   return pairs;
 }
 
-void ModularModel::connect(std::string_view output, std::string_view input, bool convert) {
+void ModularModel::connect(std::string_view output, std::string_view input, bool convert, LinearTransform transform) {
   // whole arrays of equal shape: element by element
   if (const auto pairs = array_connection(output, input)) {
-    for (const auto& [from, to] : *pairs) connect(from, to, convert);
+    for (const auto& [from, to] : *pairs) connect(from, to, convert, transform);
     return;
+  }
+  if (!std::isfinite(transform.scale) || !std::isfinite(transform.offset)) {
+    throw Error(fmt::format("connection {} -> {}: scale {} and offset {} must be finite", output, input, transform.scale,
+                            transform.offset));
   }
   const PortRef from = resolve(output, true), to = resolve(input, false);
   const PortInfo& out = system(from.system).output_info(from.port);
@@ -126,10 +143,13 @@ void ModularModel::connect(std::string_view output, std::string_view input, bool
     }
   }
   if (out.kind == PortKind::string) {
-    string_links_.push_back({from, to, false});
-    connections_.push_back({from, to, false});  // drives the input (its numeric slot stays unused)
+    if (!transform.identity()) {
+      throw Error(fmt::format("connection {} -> {}: a String connection takes no scale or offset", output, input));
+    }
+    string_links_.push_back({from, to, false, {}});
+    connections_.push_back({from, to, false, {}});  // drives the input (its numeric slot stays unused)
   } else {
-    connections_.push_back({from, to, convert && !same_type});
+    connections_.push_back({from, to, convert && !same_type, transform});
   }
   finalized_ = false;
 }
@@ -203,7 +223,15 @@ void ModularModel::finalize() {
   };
   for (const auto& c : connections_) drive(c.to, output_offset(c.from.system) + c.from.port, 0.0);
   for (const auto& [to, value] : constants_pending_) drive(to, -1, value);
-  // conversions asked for, and the inputs held over a macro-step
+  // linear transformations, conversions asked for, and the inputs held over a macro-step
+  transforms_.clear();
+  transform_of_input_.assign(static_cast<std::size_t>(total_inputs()), LinearTransform{});
+  for (const auto& c : connections_) {
+    if (c.transform.identity()) continue;
+    const int input = input_offset(c.to.system) + c.to.port;
+    transforms_.emplace_back(input, c.transform);
+    transform_of_input_[static_cast<std::size_t>(input)] = c.transform;
+  }
   conversions_.clear();
   for (const auto& c : connections_) {
     if (!c.convert) continue;
@@ -271,6 +299,7 @@ void ModularModel::dispatch(const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all
     const int source = input_sources_[static_cast<std::size_t>(i)];
     u_all(i) = source >= 0 ? y_all(source) : constants_(i);
   }
+  for (const auto& [input, transform] : transforms_) u_all(input) = transform.apply(u_all(input));
   for (const auto& [input, conversion] : conversions_) u_all(input) = convert(conversion, u_all(input));
 }
 
@@ -279,6 +308,9 @@ void ModularModel::dispatch_to(int system, const Eigen::VectorXd& y_all, Eigen::
   for (int i = first; i < last; ++i) {
     const int source = input_sources_[static_cast<std::size_t>(i)];
     u_all(i) = source >= 0 ? y_all(source) : constants_(i);
+  }
+  for (const auto& [input, transform] : transforms_) {
+    if (input >= first && input < last) u_all(input) = transform.apply(u_all(input));
   }
   for (const auto& [input, conversion] : conversions_) {
     if (input >= first && input < last) u_all(input) = convert(conversion, u_all(input));
@@ -291,6 +323,7 @@ void ModularModel::dispatch_derivatives(const Eigen::VectorXd& dy_all, Eigen::Ve
     const int source = input_sources_[static_cast<std::size_t>(i)];
     du_all(i) = source >= 0 && held_[static_cast<std::size_t>(i)] == 0 ? dy_all(source) : 0.0;
   }
+  for (const auto& [input, transform] : transforms_) du_all(input) *= transform.scale;
 }
 
 std::vector<std::string> ModularModel::find_algebraic_loop() const {

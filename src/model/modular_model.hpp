@@ -6,7 +6,8 @@
 //
 // Connections join ports of the same type (system/port.hpp): Real, Integer, Boolean, String, or
 // Enumerations of the same declared type. A connection may ask for a numeric conversion explicitly
-// (connect(..., convert = true)); it is then applied by dispatch. Inputs that are not continuous
+// (connect(..., convert = true)); it is then applied by dispatch. A connection may also carry a linear
+// transformation u = scale·y + offset (SSP 1.0's LinearTransformation), applied before a conversion. Inputs that are not continuous
 // Reals, or are driven by an output that is not, are "held": methods give them their value at the
 // start of each macro-step and never extrapolate them (input_held). String connections and String
 // constants are applied by exchange_strings at each communication point.
@@ -28,14 +29,25 @@ struct PortRef {
   int port = -1;
 };
 
+/// u = scale·y + offset on a connection (SSP 1.0 §5.3.3: ssc:LinearTransformation factor, offset);
+/// time-derivatives scale by `scale` alone.
+struct LinearTransform {
+  double scale = 1.0;
+  double offset = 0.0;
+  [[nodiscard]] bool identity() const { return scale == 1.0 && offset == 0.0; }
+  [[nodiscard]] double apply(double y) const { return scale * y + offset; }
+};
+
 class ModularModel {
  public:
-  /// Adds a system; its name must be unique and contain no '.'. Returns its index.
+  /// Adds a system; its name must be unique. It may contain '.' (a flattened nested system, "sub.c"):
+  /// a label "sub.c.port" then names the port of the longest system name it starts with.
   int add_system(std::unique_ptr<System> system);
   /// Connects an output to an input, both written "system.port". Their types must be equal unless
   /// `convert` asks for the conversion (system/port.hpp: conversion_between).
   /// Whole arrays (FMI 3.0: ports "y[1]", "y[2]", …) of equal shape connect element by element.
-  void connect(std::string_view output, std::string_view input, bool convert = false);
+  /// `transform` maps the output's value to the input's (not on String connections).
+  void connect(std::string_view output, std::string_view input, bool convert = false, LinearTransform transform = {});
   /// Drives an input ("system.port") by a constant, checked against the input's type and range.
   void set_constant_input(std::string_view input, double value);
   /// Drives a String input by a constant text.
@@ -56,7 +68,19 @@ class ModularModel {
   [[nodiscard]] int output_offset(int system) const { return output_offsets_[static_cast<std::size_t>(system)]; }
   /// For each global input, the global output that drives it, or -1 for a constant.
   [[nodiscard]] const std::vector<int>& input_sources() const { return input_sources_; }
+  /// The value of each constant input (entries of connected inputs are unused).
   [[nodiscard]] const Eigen::VectorXd& constant_inputs() const { return constants_; }
+  /// How a connected global input is computed from its source: u = scale·y_source + offset.
+  [[nodiscard]] const LinearTransform& input_transform(int global_input) const {
+    return transform_of_input_[static_cast<std::size_t>(global_input)];
+  }
+  /// The readings of a label "system.port" as (system, port), longest system name first (system
+  /// names may contain '.'); empty when it starts with no system's name.
+  struct LabelSplit {
+    int system = -1;
+    std::string_view port;
+  };
+  [[nodiscard]] std::vector<LabelSplit> split_label(std::string_view label) const;
   /// "system.port" of a global input / output.
   [[nodiscard]] std::string input_label(int global_input) const;
   [[nodiscard]] std::string output_label(int global_output) const;
@@ -66,11 +90,11 @@ class ModularModel {
 
   /// ỹ: the current outputs of every system, stacked.
   void gather_outputs(Eigen::VectorXd& y_all) const;
-  /// ũ = Φᵀ ỹ, constants for constant inputs.
+  /// ũ = Φᵀ ỹ transformed, constants for constant inputs.
   void dispatch(const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all) const;
   /// The slice of ũ = Φᵀ ỹ that drives system s (Gauss–Seidel: O(inputs of s), not O(all inputs)).
   void dispatch_to(int system, const Eigen::VectorXd& y_all, Eigen::VectorXd& u_all) const;
-  /// ũ' = Φᵀ ỹ' (the time-derivatives of constant and held inputs are zero).
+  /// ũ' = Φᵀ ỹ' scaled (the time-derivatives of constant and held inputs are zero).
   void dispatch_derivatives(const Eigen::VectorXd& dy_all, Eigen::VectorXd& du_all) const;
   /// Whether global input g is held over a macro-step (discrete or non-Real, at either end).
   [[nodiscard]] bool input_held(int global_input) const { return held_[static_cast<std::size_t>(global_input)] != 0; }
@@ -99,6 +123,7 @@ class ModularModel {
   struct PendingConnection {
     PortRef from, to;
     bool convert = false;
+    LinearTransform transform;
   };
   std::vector<PendingConnection> connections_;
   std::vector<std::pair<PortRef, double>> constants_pending_;
@@ -106,6 +131,8 @@ class ModularModel {
   std::vector<PendingConnection> string_links_;
   std::vector<std::optional<std::string>> string_values_;  ///< last value handed over by each link
   std::vector<std::pair<int, Conversion>> conversions_;  ///< global input and how its source converts
+  std::vector<std::pair<int, LinearTransform>> transforms_;  ///< the connected inputs with one that is not the identity
+  std::vector<LinearTransform> transform_of_input_;
   std::vector<char> held_;
   std::vector<std::vector<int>> held_of_system_;
   std::vector<int> input_offsets_{0};

@@ -22,10 +22,15 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
   needs_outputs_.assign(systems, 0);
   needs_states_.assign(systems, 0);
   for (const auto& label : variables) {
-    const auto dot = label.find('.');
-    const int s = dot == std::string::npos ? -1 : model.system_index(label.substr(0, dot));
-    if (s < 0) throw Error(fmt::format("output variable '{}': no such system (write 'system.variable')", label));
-    const std::string name = label.substr(dot + 1);
+    const auto splits = model.split_label(label);
+    if (splits.empty()) throw Error(fmt::format("output variable '{}': no such system (write 'system.variable')", label));
+    // nested systems have dotted names: the longest system name under which the variable exists
+    const auto found = std::find_if(splits.begin(), splits.end(), [&](const ModularModel::LabelSplit& split) {
+      const System& system = model.system(split.system);
+      return system.output_index(split.port) >= 0 || system.state_index(split.port) >= 0;
+    });
+    const int s = (found != splits.end() ? *found : splits.front()).system;
+    const std::string name((found != splits.end() ? *found : splits.front()).port);
     const System& system = model.system(s);
     if (const int o = system.output_index(name); o >= 0) {
       if (system.output_info(o).kind == PortKind::string) {

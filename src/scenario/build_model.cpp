@@ -108,7 +108,7 @@ bool resolve_auto_method(Scenario& scenario) {
 ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {
   ModularModel model;
   for (const SystemSpec& spec : scenario.systems) model.add_system(make ? make(spec) : build_system(spec));
-  for (const auto& c : scenario.connections) model.connect(c.from, c.to, c.convert);
+  for (const auto& c : scenario.connections) model.connect(c.from, c.to, c.convert, c.transform);
   for (const auto& [port, value] : scenario.constant_inputs) {
     std::visit([&, &port = port](const auto& v) { model.set_constant_input(port, v); }, value);
   }

@@ -235,7 +235,18 @@ void apply_override(Json& document, const std::string& assignment) {
   Json* node = &document;
   std::size_t begin = 0;
   while (true) {
-    const auto dot = path.find('.', begin);
+    auto dot = path.find('.', begin);
+    // a key with dots of its own (a nested system "sub.c"): the longest existing key the path goes on with
+    if (node->is_object() && dot != std::string::npos && node->contains(path.substr(begin))) {
+      dot = std::string::npos;
+    } else if (node->is_object()) {
+      for (auto end = path.rfind('.'); end != std::string::npos && end > dot; end = path.rfind('.', end - 1)) {
+        if (node->contains(path.substr(begin, end - begin))) {
+          dot = end;
+          break;
+        }
+      }
+    }
     const std::string key = path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
     if (key.empty()) throw Error(fmt::format("--set '{}': empty key in the path", assignment));
     if (!node->is_object()) {
@@ -281,19 +292,20 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
     if (!connections.is_array()) top.fail("'connections' must be an array of [\"sys.output\", \"sys.input\"]");
     for (const Json& c : connections) {
       if (c.is_object()) {
-        const ObjectReader connection(c, "connections[]", file, {"from", "to", "convert"});
+        const ObjectReader connection(c, "connections[]", file, {"from", "to", "convert", "scale", "offset"});
         if (!connection.has("from") || !connection.has("to")) {
           top.fail(fmt::format("connection {} needs \"from\" and \"to\"", json_text(c)));
         }
-        scenario.connections.push_back(
-            {connection.text("from", ""), connection.text("to", ""), connection.flag("convert", false)});
+        scenario.connections.push_back({connection.text("from", ""), connection.text("to", ""),
+                                        connection.flag("convert", false),
+                                        {connection.number("scale", 1.0), connection.number("offset", 0.0)}});
         continue;
       }
       if (!c.is_array() || c.size() != 2 || !c[0].is_string() || !c[1].is_string()) {
         top.fail(fmt::format("connection {} must be [\"sys.output\", \"sys.input\"] or {{\"from\": …, \"to\": …}}",
                              json_text(c)));
       }
-      scenario.connections.push_back({c[0].get<std::string>(), c[1].get<std::string>(), false});
+      scenario.connections.push_back({c[0].get<std::string>(), c[1].get<std::string>(), false, {}});
     }
   }
   if (top.has("inputs")) {

@@ -10,7 +10,8 @@
 //       "predator": {"model": "b3.predator", "rollback": false}
 //     },
 //     "connections": [["prey.p", "predator.p"], ["predator.q", "prey.q"],
-//                     {"from": "a.level", "to": "b.count", "convert": true}],
+//                     {"from": "a.level", "to": "b.count", "convert": true},
+//                     {"from": "a.v_kmh", "to": "b.v", "scale": 0.2777777777777778, "offset": 0}],
 //     "inputs": {"system.port": 0.0, "other.mode": 2, "other.flag": true, "other.label": "text"},
 //     "method": {"type": "jacobi", "dt": 1e-3},
 //     "output": {"interval": 0.01, "variables": ["prey.p"]},
@@ -19,7 +20,8 @@
 //
 // Parameters and constant inputs are numbers, true/false (Boolean: 1/0) or texts (String); each is
 // checked against the variable's declared type and range when it is set. A connection joins ports
-// of one type; "convert": true asks for a numeric conversion between types (system/port.hpp).
+// of one type; "convert": true asks for a numeric conversion between types (system/port.hpp);
+// "scale" and "offset" transform the value linearly (model/modular_model.hpp: LinearTransform).
 // `start`, `stop` and `method.dt` may be omitted when the FMUs declare a DefaultExperiment: start
 // and stop are then the FMUs' startTime and stopTime, which must agree when several declare one;
 // dt is the smallest stepSize declared (resolve_experiment).
@@ -54,6 +56,7 @@ using ScalarValue = std::variant<double, std::string>;
 struct ConnectionSpec {
   std::string from, to;
   bool convert = false;  ///< allow a numeric conversion between different port types
+  LinearTransform transform;  ///< "scale", "offset": to = scale·from + offset
 };
 
 struct SystemSpec {
