@@ -13,7 +13,9 @@ packages=(
   nlohmann-json3-dev     # scenarios, stats
   libfmt-dev             # message formatting (GCC 12 has no <format>)
   libgtest-dev libgmock-dev  # tests
-  gnuplot-nox            # plots in docs/
+  gnuplot-nox            # plots: cosima plot, docs/
+  libcli11-dev           # the command line (src/cli/)
+  pybind11-dev python3-dev python3-numpy  # the Python module (python/), run by Debian's /usr/bin/python3
   clang-14 libfuzzer-14-dev libclang-rt-14-dev  # make fuzz: libFuzzer harnesses (tests/fuzz/)
 )
 
