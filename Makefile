@@ -7,7 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 10
-FUZZ_HARNESSES := fuzz_scenario fuzz_model_description fuzz_fmu_archive fuzz_csv
+FUZZ_HARNESSES := fuzz_scenario fuzz_model_description fuzz_fmu_archive fuzz_csv fuzz_ssd
 
 .PHONY: all bootstrap build demo test test-sanitize fuzz-build fuzz fuzz-smoke bench clean
 

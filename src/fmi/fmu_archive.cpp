@@ -15,9 +15,9 @@
 
 namespace cosima::fmi {
 
-TemporaryDirectory::TemporaryDirectory() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "cosima-fmu-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a temporary directory for an FMU");
+TemporaryDirectory::TemporaryDirectory(const std::string& prefix) {
+  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr) throw Error(fmt::format("cannot create a temporary directory {}", pattern));
   path_ = pattern;
 }
 
@@ -40,20 +40,24 @@ namespace {
 using ZipHandle = std::unique_ptr<zip_t, decltype(&zip_discard)>;
 using ZipEntry = std::unique_ptr<zip_file_t, decltype(&zip_fclose)>;
 
-ZipHandle open_zip(const std::filesystem::path& fmu) {
+ZipHandle open_zip(const std::filesystem::path& fmu, const std::string& kind = "FMU") {
   if (std::filesystem::is_directory(fmu)) {
-    throw Error(fmt::format("cannot open FMU '{}': it is a directory, not an .fmu file", fmu.string()));
+    std::string extension = kind;  // "FMU" → ".fmu"
+    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    throw Error(fmt::format("cannot open {} '{}': it is a directory, not an .{} file", kind, fmu.string(), extension));
   }
-  if (!std::filesystem::is_regular_file(fmu)) throw Error(fmt::format("cannot open FMU '{}': no such file", fmu.string()));
+  if (!std::filesystem::is_regular_file(fmu)) {
+    throw Error(fmt::format("cannot open {} '{}': no such file", kind, fmu.string()));
+  }
   int error = 0;
   ZipHandle archive(zip_open(fmu.c_str(), ZIP_RDONLY, &error), zip_discard);
   if (!archive) {
-    if (error == ZIP_ER_NOENT || error == ZIP_ER_OPEN) throw Error(fmt::format("cannot open FMU '{}'", fmu.string()));
+    if (error == ZIP_ER_NOENT || error == ZIP_ER_OPEN) throw Error(fmt::format("cannot open {} '{}'", kind, fmu.string()));
     zip_error_t z;
     zip_error_init_with_code(&z, error);
     const std::string why = zip_error_strerror(&z);
     zip_error_fini(&z);
-    throw Error(fmt::format("'{}' is not an FMU: not a zip archive ({})", fmu.string(), why));
+    throw Error(fmt::format("'{}' is not an {}: not a zip archive ({})", fmu.string(), kind, why));
   }
   return archive;
 }
@@ -61,21 +65,21 @@ ZipHandle open_zip(const std::filesystem::path& fmu) {
 /// Streams one entry to `sink` in chunks, refusing more than `max_bytes`.
 template <class Sink>
 void read_entry(zip_t* archive, zip_uint64_t index, const std::filesystem::path& fmu, const char* name,
-                std::uint64_t max_bytes, Sink&& sink) {
+                std::uint64_t max_bytes, Sink&& sink, const std::string& kind = "FMU") {
   ZipEntry entry(zip_fopen_index(archive, index, 0), zip_fclose);
-  if (!entry) throw Error(fmt::format("FMU '{}': cannot read entry '{}'", fmu.string(), name));
+  if (!entry) throw Error(fmt::format("{} '{}': cannot read entry '{}'", kind, fmu.string(), name));
   std::vector<char> buffer(1 << 16);
   std::uint64_t total = 0;
   zip_int64_t read = 0;
   while ((read = zip_fread(entry.get(), buffer.data(), buffer.size())) > 0) {
     total += static_cast<std::uint64_t>(read);
     if (total > max_bytes) {
-      throw Error(fmt::format("FMU '{}': entry '{}' goes beyond the unpacking limit ({} bytes were left; a zip bomb?)",
-                              fmu.string(), name, max_bytes));
+      throw Error(fmt::format("{} '{}': entry '{}' goes beyond the unpacking limit ({} bytes were left; a zip bomb?)",
+                              kind, fmu.string(), name, max_bytes));
     }
     sink(buffer.data(), static_cast<std::size_t>(read));
   }
-  if (read < 0) throw Error(fmt::format("FMU '{}': cannot unpack entry '{}' (corrupt archive)", fmu.string(), name));
+  if (read < 0) throw Error(fmt::format("{} '{}': cannot unpack entry '{}' (corrupt archive)", kind, fmu.string(), name));
 }
 
 ModelDescription description_from(zip_t* archive, const std::filesystem::path& fmu) {
@@ -89,7 +93,7 @@ ModelDescription description_from(zip_t* archive, const std::filesystem::path& f
 }
 
 void unzip(zip_t* archive, const std::filesystem::path& fmu, const std::filesystem::path& target,
-           const UnpackLimits& limits) {
+           const UnpackLimits& limits, const std::string& kind = "FMU") {
   const zip_int64_t entries = zip_get_num_entries(archive, 0);
   const std::filesystem::path root = std::filesystem::weakly_canonical(target);
   std::uint64_t budget = limits.total_bytes;
@@ -101,7 +105,7 @@ void unzip(zip_t* archive, const std::filesystem::path& fmu, const std::filesyst
     // "zip slip": the entry must stay inside the directory, compared by path components
     const std::filesystem::path inside = out.lexically_relative(root);
     if (std::filesystem::path(name).is_absolute() || inside.empty() || *inside.begin() == "..") {
-      throw Error(fmt::format("FMU '{}': entry '{}' points outside the archive", fmu.string(), name));
+      throw Error(fmt::format("{} '{}': entry '{}' points outside the archive", kind, fmu.string(), name));
     }
     if (std::string_view(name).ends_with('/')) {
       std::filesystem::create_directories(out);
@@ -112,19 +116,22 @@ void unzip(zip_t* archive, const std::filesystem::path& fmu, const std::filesyst
     if (zip_stat_index(archive, index, 0, &stat) == 0 && (stat.valid & ZIP_STAT_SIZE) != 0 &&
         (stat.valid & ZIP_STAT_COMP_SIZE) != 0 && stat.size > (1U << 20) &&
         static_cast<double>(stat.size) > limits.compression_ratio * static_cast<double>(std::max<zip_uint64_t>(stat.comp_size, 1))) {
-      throw Error(fmt::format("FMU '{}': entry '{}' is compressed {:.0f}:1 (more than {:.0f}:1: a zip bomb?)", fmu.string(),
-                              name, static_cast<double>(stat.size) / static_cast<double>(std::max<zip_uint64_t>(stat.comp_size, 1)),
+      throw Error(fmt::format("{} '{}': entry '{}' is compressed {:.0f}:1 (more than {:.0f}:1: a zip bomb?)", kind,
+                              fmu.string(), name, static_cast<double>(stat.size) / static_cast<double>(std::max<zip_uint64_t>(stat.comp_size, 1)),
                               limits.compression_ratio));
     }
     std::filesystem::create_directories(out.parent_path());
     std::ofstream file(out, std::ios::binary);
     std::uint64_t written = 0;
-    read_entry(archive, index, fmu, name, budget, [&](const char* data, std::size_t size) {
-      file.write(data, static_cast<std::streamsize>(size));
-      written += size;
-    });
+    read_entry(
+        archive, index, fmu, name, budget,
+        [&](const char* data, std::size_t size) {
+          file.write(data, static_cast<std::streamsize>(size));
+          written += size;
+        },
+        kind);
     budget -= written;
-    if (!file) throw Error(fmt::format("FMU '{}': cannot write entry '{}' to '{}'", fmu.string(), name, out.string()));
+    if (!file) throw Error(fmt::format("{} '{}': cannot write entry '{}' to '{}'", kind, fmu.string(), name, out.string()));
   }
 }
 
@@ -138,6 +145,16 @@ ModelDescription read_model_description(const std::filesystem::path& fmu) {
 bool archive_has_entry(const std::filesystem::path& fmu, const std::string& entry) {
   const ZipHandle archive = open_zip(fmu);
   return zip_name_locate(archive.get(), entry.c_str(), 0) >= 0;
+}
+
+void unpack_zip(const std::filesystem::path& zip, const std::filesystem::path& target, const UnpackLimits& limits,
+                const std::string& kind) {
+  const ZipHandle archive = open_zip(zip, kind);
+  try {
+    unzip(archive.get(), zip, target, limits, kind);
+  } catch (const std::filesystem::filesystem_error& e) {  // an entry the file system refuses: name clash, name too long
+    throw Error(fmt::format("{} '{}': cannot unpack: {}", kind, zip.string(), e.what()));
+  }
 }
 
 FmuArchive::FmuArchive(const std::filesystem::path& fmu, const UnpackLimits& limits) : file_(fmu) {

@@ -13,7 +13,8 @@ namespace cosima::fmi {
 /// A directory made with mkdtemp and removed (recursively) by the destructor.
 class TemporaryDirectory {
  public:
-  TemporaryDirectory();
+  /// `prefix`-XXXXXX under the temporary directory ($TMPDIR).
+  explicit TemporaryDirectory(const std::string& prefix = "cosima-fmu");
   ~TemporaryDirectory();
   TemporaryDirectory(const TemporaryDirectory&) = delete;
   TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
@@ -42,6 +43,11 @@ struct UnpackLimits {
   std::uint64_t total_bytes = 2ULL << 30;  ///< every entry together
   double compression_ratio = 200.0;        ///< per entry larger than 1 MiB (binaries: ≈ 3:1, text: ≈ 10:1)
 };
+
+/// Unpacks a whole zip into `target` with the checks FmuArchive makes (entries by path component,
+/// limits); `kind` names the archive in errors ("FMU", "SSP"). Throws Error.
+void unpack_zip(const std::filesystem::path& zip, const std::filesystem::path& target, const UnpackLimits& limits,
+                const std::string& kind);
 
 class FmuArchive {
  public:

@@ -13,6 +13,7 @@
 #include "core/log.hpp"
 #include "core/whole_number.hpp"
 #include "fmi/fmu_archive.hpp"
+#include "ssp/ssp_reader.hpp"
 
 namespace cosima {
 
@@ -340,9 +341,13 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   return scenario;
 }
 
-Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
   if (std::filesystem::is_directory(file)) {
     throw Error(fmt::format("scenario '{}' is a directory; give a scenario .json file", file.string()));
+  }
+  if (ssp::is_ssp_file(file)) {
+    ssp::SspImport package = ssp::read_ssp(file);
+    return {std::move(package.document), std::move(package.resources)};
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open scenario '{}'", file.string()));
@@ -356,8 +361,31 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
     if (const auto at = why.find("parse error"); at != std::string::npos) why = why.substr(at);
     throw Error(fmt::format("scenario '{}' is not valid JSON: {}", file.string(), why));
   }
-  for (const auto& assignment : overrides) apply_override(document, assignment);
-  return parse_scenario(document, file);
+  if (!document.is_object() || !document.contains("ssp")) return {std::move(document), nullptr};
+  // an SSP as the base, the JSON's other keys on top
+  if (!document["ssp"].is_string()) throw Error(fmt::format("scenario '{}': 'ssp' must be a file name", file.string()));
+  const std::filesystem::path package_file = file.parent_path() / document["ssp"].get<std::string>();
+  if (!ssp::is_ssp_file(package_file)) {
+    throw Error(fmt::format("scenario '{}': 'ssp' names '{}', which is not an .ssp package", file.string(), package_file.string()));
+  }
+  ssp::SspImport package = ssp::read_ssp(package_file);
+  document.erase("ssp");
+  if (document.contains("connections") && document["connections"].is_array() &&
+      package.document.contains("connections")) {
+    Json connections = package.document["connections"];
+    for (const Json& c : document["connections"]) connections.push_back(c);
+    document["connections"] = std::move(connections);
+  }
+  package.document.merge_patch(document);
+  return {std::move(package.document), std::move(package.resources)};
+}
+
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  ScenarioDocument read = read_scenario_document(file);
+  for (const auto& assignment : overrides) apply_override(read.document, assignment);
+  Scenario scenario = parse_scenario(read.document, file);
+  scenario.resources = std::move(read.resources);
+  return scenario;
 }
 
 }  // namespace cosima

@@ -32,6 +32,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -94,6 +95,9 @@ struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implici
   Json method;  ///< {"type": ..., options...}
   std::string method_choice;  ///< why, when "auto" chose the method (resolve_auto_method)
   OutputSpec output;
+  /// What the scenario's files live in and must outlive it: the unpacked SSP package its FMUs point
+  /// into (ssp/ssp_reader.hpp); shared, as a Scenario is copied. Empty for a plain JSON scenario.
+  std::shared_ptr<const void> resources;
 };
 
 /// Where an FMU named in a scenario is looked for: as written when absolute; else relative to the
@@ -107,7 +111,16 @@ void apply_override(Json& document, const std::string& assignment);
 
 /// Parses a scenario document; `file` names it in errors and anchors relative FMU paths.
 Scenario parse_scenario(const Json& document, const std::filesystem::path& file);
-/// Reads, overrides and parses a scenario file.
+/// A scenario document before overrides, and what its files live in (Scenario::resources).
+struct ScenarioDocument {
+  Json document;
+  std::shared_ptr<const void> resources;
+};
+/// The document of a scenario file: JSON; an SSP package (.ssp, or a zip: ssp::read_ssp); or JSON
+/// naming one with "ssp" (relative to the JSON file) — the package's document with the JSON's other
+/// keys merged on top (a JSON merge patch; its "connections" are added to the package's).
+ScenarioDocument read_scenario_document(const std::filesystem::path& file);
+/// Reads, overrides and parses a scenario file (read_scenario_document).
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
 
 /// One system of the scenario, as specified: a built-in model with its integrator, or an FMU;

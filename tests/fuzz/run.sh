@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 build=${1:?usage: run.sh BUILD SECONDS}
 seconds=${2:?usage: run.sh BUILD SECONDS}
 build=$(cd "$build" && pwd)
-harnesses=(fuzz_scenario fuzz_model_description fuzz_fmu_archive fuzz_csv)
+harnesses=(fuzz_scenario fuzz_model_description fuzz_fmu_archive fuzz_csv fuzz_ssd)
 
 # The harnesses write their input to a file and FmuArchive unpacks: on a tmpfs that is ~40x faster
 # than on disk. Each harness makes its private folder there; a crash leaves it, so remove them all.

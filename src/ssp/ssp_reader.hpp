@@ -1,0 +1,68 @@
+#pragma once
+// SSP 1.0 import (System Structure and Parameterization, Modelica Association): an .ssp package — a
+// zip with SystemStructure.ssd at its root and the FMUs, parameter sets (.ssv) and mappings (.ssm) it
+// refers to (SSP 1.0, Packaging) — read into a cosima scenario document (the schema of scenario/scenario.hpp).
+//
+// What is read, and how it maps:
+//   ssd:Component (type application/x-fmu-sharedlibrary)  → systems.NAME.fmu (implementation
+//       CoSimulation / ModelExchange → "interface"); any other component type is refused.
+//   nested ssd:System                                     → flattened: component c of sub-system sub
+//       is system "sub.c"; connections through system connectors become component-to-component ones.
+//   ssd:Connection (+ ssc:LinearTransformation, units)    → connections[] {from, to, scale, offset}:
+//       unit conversions (ssd:Units, same base-unit exponents) and linear transformations compose
+//       along the path; an identity Boolean/Integer/Enumeration mapping is accepted, any other refused.
+//       Units come from the SSD connectors only (cosima's modelDescription reader keeps no units).
+//   ssd:ParameterBindings (.ssv file or inline, prefix, .ssm name mapping) → systems.NAME.parameters,
+//       with the SSP precedence (a higher level wins over a lower one, a later binding over an earlier
+//       one); a value bound to a system connector feeds what that connector is connected to: a
+//       constant input ("inputs") or a parameter.
+//   ssd:DefaultExperiment                                 → start, stop.
+//   ssc:Annotation type="org.cosima.scenario" on the root system: a JSON object merged onto the
+//       document (JSON merge patch): what SSP does not carry (method, output, integrator, ...).
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace cosima::ssp {
+
+using Json = nlohmann::ordered_json;
+
+/// The annotation type of cosima's own settings (SSP 1.0, Common Content: Annotations).
+inline constexpr std::string_view kScenarioAnnotation = "org.cosima.scenario";
+
+/// What an SSD refers to, by its path inside the package (the relative URI, percent-decoded, checked
+/// to stay inside the package).
+struct SsdResources {
+  /// The text of a parameter set (.ssv) or parameter mapping (.ssm); nullopt when there is none.
+  std::function<std::optional<std::string>(const std::string& path)> text;
+  /// The FMU of a component on disk; nullopt when there is none.
+  std::function<std::optional<std::filesystem::path>(const std::string& path)> file;
+  /// The variable names of an FMU: a bound parameter the FMU lacks is ignored (SSP 1.0, SSD ParameterBindings); nullopt
+  /// (or no function): unknown, every bound name is applied.
+  std::function<std::optional<std::set<std::string>>(const std::filesystem::path& fmu)> variables;
+};
+
+/// The scenario document of an SSD given as text; `source` names it in errors ("SSP 'x.ssp'").
+/// Throws cosima::Error naming the element, connector, unit or file at fault.
+Json parse_ssd(std::string_view ssd, const SsdResources& resources, const std::string& source);
+
+/// An imported package: the document, whose FMU paths point into the unpacked package, and the owner
+/// of that directory — it is removed when the last copy of `resources` goes.
+struct SspImport {
+  Json document;
+  std::shared_ptr<const void> resources;
+};
+
+/// Unpacks an .ssp (entries checked and bounded as FMUs are, fmi/fmu_archive.hpp) into a private
+/// temporary directory and reads its SystemStructure.ssd. Nothing stays on disk when it throws.
+SspImport read_ssp(const std::filesystem::path& ssp);
+
+/// Whether a scenario file is an SSP package: the extension .ssp, or a zip (local file header magic).
+bool is_ssp_file(const std::filesystem::path& file);
+
+}  // namespace cosima::ssp
