@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "plot/gnuplot.hpp"
 
 namespace cosima::bench {
 
@@ -29,16 +30,11 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
 }
 
 bool write_plot(const std::filesystem::path& png, const Plot& plot) {
-  std::unique_ptr<FILE, int (*)(FILE*)> gnuplot(popen("gnuplot 2>/dev/null", "w"), pclose);
-  if (!gnuplot) {
-    std::cerr << "cosima bench: gnuplot not found, no plot " << png << '\n';
-    return false;
-  }
   std::string script = fmt::format(
-      "set terminal pngcairo size 900,600 noenhanced\nset output '{}'\nset title '{}'\nset xlabel '{}'\n"
+      "set terminal {}\nset output '{}'\nset title '{}'\nset xlabel '{}'\n"
       "set ylabel '{}'\nset grid\nset key outside right\n{}{}{}plot ",
-      png.string(), plot.title, plot.xlabel, plot.ylabel, plot.log_x ? "set logscale x\n" : "",
-      plot.log_y ? "set logscale y\nset format y '%.0e'\n" : "",
+      cosima::plot::terminal_for(png, 900, 600), png.string(), plot.title, plot.xlabel, plot.ylabel,
+      plot.log_x ? "set logscale x\n" : "", plot.log_y ? "set logscale y\nset format y '%.0e'\n" : "",
       plot.y_max > 0.0 ? fmt::format("set yrange [*:{}]\n", plot.y_max) : "");
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
     script += fmt::format("{}'-' using 1:2 with linespoints title '{}'", i == 0 ? "" : ", ", plot.series[i].name);
@@ -50,7 +46,12 @@ bool write_plot(const std::filesystem::path& png, const Plot& plot) {
     }
     script += "e\n";
   }
-  std::fputs(script.c_str(), gnuplot.get());
+  try {
+    cosima::plot::run_gnuplot(script, png.string());
+  } catch (const Error& e) {
+    std::cerr << "cosima bench: no plot: " << e.what() << '\n';
+    return false;
+  }
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -19,100 +20,106 @@
 #include "core/interrupt.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
-#include "core/whole_number.hpp"
 #include "exec/mpi_executor.hpp"
 #include "exec/process_executor.hpp"
 #include "fmi/fmu_system.hpp"
 #include "io/csv.hpp"
 #include "methods/method_factory.hpp"
 #include "models/registry.hpp"
+#include "observer/progress_line.hpp"
+#include "plot/gnuplot.hpp"
 #include "scenario/run_scenario.hpp"
+#include "ssp/ssp_writer.hpp"
 
 namespace {
 
 using cosima::Error;
 
-constexpr const char* kUsage = R"(cosima — co-simulation master
-
-usage:
-  cosima run SCENARIO.json [--method M] [--dt H] [--stop T] [--set PATH=VALUE]...
-                           [--out FILE.csv] [--stats FILE.json] [--steps FILE.csv] [--quiet]
-                           [--executor sequential|threads:N|processes[:N]|mpi] [--fmu-timeout SECONDS]
-                           [--log-level error|warning|info|debug]
-  cosima models
-  cosima info FILE.fmu
-  cosima compare RESULT.csv REFERENCE.csv [--json]
-  cosima bench NAME [--quick] [--json FILE] [--docs DIR] [--baseline OTHER_COSIMA]
-
-  --set overrides any value of the scenario by its dot path, e.g.
-        --set systems.damper.parameters.D_D=0.64   --set method.epsilon=1e-4
-  --set inputs.SYSTEM.PORT=VALUE sets a constant input.
-  --executor processes[:N] runs the systems in child processes (default one per system): an FMU
-        that crashes, exits or hangs (--fmu-timeout) ends the run with a message naming it, and
-        the results computed so far stay on disk.
-  --log-level (or the scenario's "log_level") filters cosima's messages; at debug the FMUs are
-        instantiated with loggingOn and their messages are shown with the system's name.
-  method 'monolithic' simulates the coupled native model as one ODE (the reference).
-  --method auto picks the most accurate method the systems' capabilities allow (auto:fast the
-        cheapest accurate one) and says which and why; a capability a method needs and a system
-        lacks (input interpolation, output derivatives) is emulated and listed in the stats.
-)";
-
+/// A mistake in the command line itself (exit 2, like CLI11's own parse errors).
 struct UsageError : Error {
   using Error::Error;
 };
 
-/// Pops the value after a flag.
-std::string value_of(const std::vector<std::string>& args, std::size_t& i) {
-  if (i + 1 >= args.size()) throw UsageError(fmt::format("{} needs a value", args[i]));
-  return args[++i];
-}
+/// CLI11 check: a finite number > 0 (a step, a stop time span, a timeout).
+const CLI::Validator kFinitePositive(
+    [](const std::string& text) -> std::string {
+      std::size_t used = 0;
+      double value = 0.0;
+      try {
+        value = std::stod(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != text.size() || text.empty()) return fmt::format("expects a number, got '{}'", text);
+      if (!std::isfinite(value) || value <= 0.0) return fmt::format("must be a finite number > 0, got '{}'", text);
+      return {};
+    },
+    "POSITIVE");
 
-double number_of(const std::string& flag, const std::string& text) {
-  std::size_t used = 0;
-  double value = 0.0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty()) throw UsageError(fmt::format("{} expects a number, got '{}'", flag, text));
-  return value;
-}
+const CLI::Validator kFinite(
+    [](const std::string& text) -> std::string {
+      std::size_t used = 0;
+      double value = 0.0;
+      try {
+        value = std::stod(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != text.size() || text.empty()) return fmt::format("expects a number, got '{}'", text);
+      if (!std::isfinite(value)) return fmt::format("must be a finite number, got '{}'", text);
+      return {};
+    },
+    "NUMBER");
 
-int command_run(const std::vector<std::string>& args) {
-  std::optional<std::string> scenario_file, method, out, stats_file, steps_file;
+/// CLI11 check of --executor: sequential, threads:N, processes, processes:N or mpi.
+const CLI::Validator kExecutor(
+    [](const std::string& text) -> std::string {
+      if (text == "sequential" || text == "processes" || text == "mpi") return {};
+      for (const std::string_view prefix : {"threads:", "processes:"}) {
+        if (!text.starts_with(prefix)) continue;
+        std::size_t used = 0;
+        int count = 0;
+        try {
+          count = std::stoi(text.substr(prefix.size()), &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == text.size() - prefix.size() && used > 0 && count >= 1) return {};
+        return fmt::format("'{}': N must be a positive integer", text);
+      }
+      return fmt::format("'{}' is none of sequential, threads:N, processes[:N], mpi", text);
+    },
+    "EXECUTOR");
+
+/// What `cosima run` takes from its command line.
+struct RunArguments {
+  std::string scenario_file;
+  std::optional<std::string> method, out, stats_file, steps_file, plot_file, log_level;
   std::string executor_spec = "sequential";
-  std::optional<double> dt, stop;
+  std::optional<double> dt, stop, fmu_timeout;
   std::vector<std::string> overrides;
-  std::optional<std::string> log_level;
-  std::optional<double> fmu_timeout;
-  bool quiet = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--method") method = value_of(args, i);
-    else if (a == "--dt") dt = number_of(a, value_of(args, i));
-    else if (a == "--stop") stop = number_of(a, value_of(args, i));
-    else if (a == "--set") overrides.push_back(value_of(args, i));
-    else if (a == "--out") out = value_of(args, i);
-    else if (a == "--stats") stats_file = value_of(args, i);
-    else if (a == "--steps") steps_file = value_of(args, i);
-    else if (a == "--quiet") quiet = true;
-    else if (a == "--executor") executor_spec = value_of(args, i);
-    else if (a == "--log-level") log_level = value_of(args, i);
-    else if (a == "--fmu-timeout") fmu_timeout = number_of(a, value_of(args, i));
-    else if (a.starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", a));
-    else if (!scenario_file) scenario_file = a;
-    else throw UsageError(fmt::format("unexpected argument '{}'", a));
+  bool quiet = false, progress = false;
+};
+
+/// The methods with their options, for `cosima run --help`.
+std::string methods_help() {
+  std::string text = "Methods (--method, or the scenario's \"method\": {\"type\": ..., options}):\n";
+  for (const auto& [name, options] : cosima::method_options()) {
+    std::string list;
+    for (const auto& option : options) list += (list.empty() ? "" : ", ") + option;
+    text += fmt::format("  {:<14} {}\n", name, list);
   }
-  if (!scenario_file) throw UsageError("run needs a scenario file");
+  return text + "  auto, auto:fast  the most accurate (cheapest accurate) method the systems' capabilities allow\n";
+}
+
+int command_run(const RunArguments& arguments) {
+  const auto& [scenario_file, method, out, stats_file, steps_file, plot_file, log_level, executor_spec, dt, stop,
+               fmu_timeout, given_overrides, quiet, progress] = arguments;
+  std::vector<std::string> overrides = given_overrides;
   if (method) overrides.push_back("method.type=\"" + *method + "\"");
   if (dt) overrides.push_back(fmt::format("method.dt={:.17g}", *dt));
   if (stop) overrides.push_back(fmt::format("stop={:.17g}", *stop));
-  if (log_level && !cosima::parse_log_level(*log_level)) {
-    throw UsageError(fmt::format("--log-level is '{}'; give error, warning, info or debug", *log_level));
-  }
-  cosima::Scenario scenario = cosima::load_scenario(*scenario_file, overrides);
+  cosima::Scenario scenario = cosima::load_scenario(scenario_file, overrides);
   if (const std::string level = log_level.value_or(scenario.log_level); !level.empty()) {
     cosima::set_log_level(*cosima::parse_log_level(level));
   }
@@ -134,10 +141,7 @@ int command_run(const std::vector<std::string>& args) {
   } else if (executor_spec == "processes" || executor_spec.starts_with("processes:")) {
     cosima::ProcessOptions options{.processes = 0, .timeout = fmu_timeout.value_or(0.0)};
     if (executor_spec != "processes") {
-      const double count = number_of("--executor processes:N", executor_spec.substr(10));
-      const auto whole = cosima::whole_number(count, 1, 1 << 20);
-      if (!whole) throw UsageError(fmt::format("--executor {}: N must be a positive integer", executor_spec));
-      options.processes = *whole;
+      options.processes = std::stoi(executor_spec.substr(10));  // checked by kExecutor
     }
     executor = std::make_unique<cosima::ProcessExecutor>(scenario, options);
   } else {
@@ -145,17 +149,26 @@ int command_run(const std::vector<std::string>& args) {
     executor = cosima::make_local_executor(executor_spec, static_cast<int>(scenario.systems.size()));
   }
   // results stream to disk as the run goes; a stats file is created before the run, like them
-  const std::string csv = out.value_or(std::filesystem::path(*scenario_file).stem().string() + ".csv");
+  const std::string csv = out.value_or(std::filesystem::path(scenario_file).stem().string() + ".csv");
+  if (!out) {  // never silently: say where the results go, and what they replace
+    std::error_code ignored;
+    std::cerr << fmt::format("cosima: results go to '{}'{} (--out chooses the file)\n", csv,
+                             std::filesystem::exists(csv, ignored) ? ", replacing the file there" : "");
+  }
   std::optional<std::ofstream> stats_stream;
   if (stats_file) {
     stats_stream.emplace(*stats_file);
     if (!*stats_stream) throw Error(fmt::format("cannot write '{}'", *stats_file));
   }
   cosima::install_interrupt_handlers();
-  const cosima::RunOutputs outputs{.results_csv = csv,
-                                   .steps_csv = steps_file ? std::optional<std::filesystem::path>(*steps_file) : std::nullopt,
-                                   .keep_in_memory = false,
-                                   .flush_every_row = isatty(STDERR_FILENO) != 0};
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  cosima::ProgressLine progress_line(stderr, terminal, scenario.run.start, scenario.run.stop);
+  cosima::RunOutputs outputs{.results_csv = csv,
+                             .steps_csv = steps_file ? std::optional<std::filesystem::path>(*steps_file) : std::nullopt,
+                             .keep_in_memory = false,
+                             .flush_every_row = terminal,
+                             .observers = {}};
+  if (progress || (terminal && !quiet)) outputs.observers.push_back(&progress_line);
   cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get(), outputs);
   executor.reset();  // shuts the MPI workers down
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
@@ -175,6 +188,12 @@ int command_run(const std::vector<std::string>& args) {
     if (stats_file) std::cout << "stats      " << *stats_file << '\n';
   }
   if (run.stats.terminated_early) std::cerr << "cosima: run ended early: " << run.stats.termination_reason << '\n';
+  if (plot_file) {
+    cosima::plot::plot_results({.results = csv, .variables = {}, .reference = {},
+                                .steps = steps_file ? std::filesystem::path(*steps_file) : std::filesystem::path(),
+                                .image = *plot_file});
+    if (!quiet) std::cout << "plot       " << *plot_file << '\n';
+  }
   return run.stats.interrupted_by != 0 ? 128 + run.stats.interrupted_by : 0;
 }
 
@@ -196,21 +215,12 @@ int command_models() {
   return 0;
 }
 
-int command_info(const std::vector<std::string>& args) {
-  if (args.size() != 1) throw UsageError("info needs one FMU file");
-  std::cout << cosima::fmi::describe_fmu(args[0]);
+int command_info(const std::string& fmu) {
+  std::cout << cosima::fmi::describe_fmu(fmu);
   return 0;
 }
 
-int command_compare(const std::vector<std::string>& args) {
-  std::vector<std::string> files;
-  bool json = false;
-  for (const auto& a : args) {
-    if (a == "--json") json = true;
-    else if (a.starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", a));
-    else files.push_back(a);
-  }
-  if (files.size() != 2) throw UsageError("compare needs RESULT.csv and REFERENCE.csv");
+int command_compare(const std::vector<std::string>& files, bool json) {
   const cosima::Table result = cosima::read_csv(files[0]);
   const cosima::Table reference = cosima::read_csv(files[1]);
   // a comparison is meaningless on non-finite numbers or a result that stops short
@@ -254,43 +264,126 @@ int command_compare(const std::vector<std::string>& args) {
   return 0;
 }
 
-int command_bench(const std::vector<std::string>& args) {
-  cosima::bench::BenchOptions options;
-  std::optional<std::string> name;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--quick") options.quick = true;
-    else if (args[i] == "--json") options.json_file = value_of(args, i);
-    else if (args[i] == "--examples") options.examples = value_of(args, i);
-    else if (args[i] == "--docs") options.docs = value_of(args, i);
-    else if (args[i] == "--baseline") options.baseline = value_of(args, i);
-    else if (args[i].starts_with("--")) throw UsageError(fmt::format("unknown option '{}'", args[i]));
-    else if (!name) name = args[i];
-    else throw UsageError(fmt::format("unexpected argument '{}'", args[i]));
-  }
-  if (!name) throw UsageError(fmt::format("bench needs a name ({})", cosima::bench::names()));
-  return cosima::bench::run(*name, options);
+/// `cosima plot`: a result's signals, optionally against a reference and with a step log.
+int command_plot(const cosima::plot::ResultPlot& plot) {
+  cosima::plot::plot_results(plot);
+  std::cout << "plot " << plot.image.string() << '\n';
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   cosima::install_crash_handlers();
-  const std::vector<std::string> all(argv + 1, argv + argc);
-  if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
-    std::cout << kUsage;
-    return all.empty() ? 2 : 0;
+  CLI::App app{"cosima — co-simulation master: couples FMUs and native models with the methods of the seed papers."};
+  app.set_version_flag("--version", std::string("cosima ") + COSIMA_VERSION);
+  app.require_subcommand(1);
+  app.footer("Run 'cosima COMMAND --help' for a command's options. Exit status: 0 done, 1 error, 2 usage.");
+
+  RunArguments run;
+  CLI::App* run_command = app.add_subcommand("run", "Run a scenario (JSON, or an SSP package .ssp).");
+  run_command->add_option("scenario", run.scenario_file, "Scenario file: JSON or .ssp")->required();
+  run_command->add_option("--method", run.method, "Coupling method (see below); overrides the scenario's");
+  run_command->add_option("--dt", run.dt, "Macro-step (δt_ref of the variable-step methods)")->check(kFinitePositive);
+  run_command->add_option("--stop", run.stop, "Stop time")->check(kFinite);
+  run_command->add_option("--set", run.overrides,
+                          "Override any value by its dot path: systems.damper.parameters.D_D=0.64, method.epsilon=1e-4, "
+                          "inputs.SYSTEM.PORT=VALUE");
+  run_command->add_option("--out", run.out, "Result CSV (default: ./<scenario>.csv, announced)");
+  run_command->add_option("--stats", run.stats_file, "Statistics JSON");
+  run_command->add_option("--steps", run.steps_file, "Step log CSV: step sizes, iterations, defects");
+  run_command->add_option("--plot", run.plot_file, "Plot the results (and the step log) to a .png or .svg at the end");
+  run_command
+      ->add_option("--executor", run.executor_spec,
+                   "sequential | threads:N | processes[:N] (one child per system: a crashing or hanging FMU ends the run "
+                   "with a message naming it) | mpi (under mpirun)")
+      ->capture_default_str()
+      ->check(kExecutor);
+  run_command->add_option("--fmu-timeout", run.fmu_timeout, "Seconds a system may take (--executor processes)")
+      ->check(kFinitePositive);
+  run_command->add_option("--log-level", run.log_level, "Messages shown; at debug FMUs log too (default: the scenario's)")
+      ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
+  run_command->add_flag("--quiet", run.quiet, "No summary and no progress line");
+  run_command->add_flag("--progress", run.progress, "The progress line even when stderr is not a terminal");
+  run_command->footer(methods_help());
+
+  std::string exported_scenario, ssp_file;
+  std::vector<std::string> export_overrides;
+  CLI::App* export_command =
+      app.add_subcommand("export-ssp", "Write an FMU scenario as an SSP package (SSP 1.0) that 'cosima run' reads back.");
+  export_command->add_option("scenario", exported_scenario, "Scenario file (JSON, or .ssp)")->required();
+  export_command->add_option("-o,--output", ssp_file, "The .ssp to write")->required();
+  export_command->add_option("--set", export_overrides, "Override a value by its dot path first, as in 'run'");
+
+  CLI::App* models_command = app.add_subcommand("models", "List the built-in models with their ports and parameters.");
+
+  std::string fmu;
+  CLI::App* info_command = app.add_subcommand("info", "Describe an FMU: interfaces, capabilities, variables.");
+  info_command->add_option("fmu", fmu, "FMU file")->required();
+
+  std::vector<std::string> compared;
+  bool compare_json = false;
+  CLI::App* compare_command = app.add_subcommand("compare", "Errors of a result against a reference (nl2, max).");
+  compare_command->add_option("files", compared, "RESULT.csv REFERENCE.csv")->required()->expected(2);
+  compare_command->add_flag("--json", compare_json, "JSON instead of a table");
+
+  cosima::plot::ResultPlot plot;
+  std::string plot_image;
+  CLI::App* plot_command = app.add_subcommand("plot", "Plot a result CSV with gnuplot.");
+  plot_command->add_option("results", plot.results, "RESULT.csv")->required();
+  plot_command->add_option("variables", plot.variables, "Columns to draw (default: all)");
+  plot_command->add_option("--reference", plot.reference, "A reference CSV, drawn dashed beside each signal");
+  plot_command->add_option("--steps", plot.steps, "A step log CSV (cosima run --steps): step sizes and iterations");
+  plot_command->add_option("-o,--output", plot_image, "Image: .png or .svg")->required();
+
+  cosima::bench::BenchOptions bench;
+  std::string bench_name;
+  CLI::App* bench_command = app.add_subcommand("bench", "Reproduce a seed's figures; reports under docs/results.");
+  bench_command->add_option("name", bench_name, cosima::bench::names())->required();
+  bench_command->add_flag("--quick", bench.quick, "A short smoke version");
+  bench_command->add_option("--json", bench.json_file, "Write the figures as JSON");
+  bench_command->add_option("--examples", bench.examples, "Folder of the example scenarios");
+  bench_command->add_option("--docs", bench.docs, "Write the report (markdown, PNG) into this folder");
+  bench_command->add_option("--baseline", bench.baseline, "Another cosima binary measured beside this one");
+
+  if (argc > 1 && argv[1][0] != '-') {  // CLI11 would only say that a subcommand is required
+    std::string commands;
+    for (const CLI::App* command : app.get_subcommands({})) commands += (commands.empty() ? "" : ", ") + command->get_name();
+    if (app.get_subcommands([&](const CLI::App* command) { return command->get_name() == argv[1]; }).empty()) {
+      std::cerr << fmt::format("cosima: unknown command '{}' (commands: {})\nRun 'cosima --help'.\n", argv[1], commands);
+      return 2;
+    }
   }
-  const std::string& command = all[0];
-  const std::vector<std::string> args(all.begin() + 1, all.end());
   try {
-    if (command == "run") return command_run(args);
-    if (command == "models") return command_models();
-    if (command == "info") return command_info(args);
-    if (command == "compare") return command_compare(args);
-    if (command == "bench") return command_bench(args);
-    throw UsageError(fmt::format("unknown command '{}'", command));
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "cosima: " << e.what() << "\nRun 'cosima --help' or 'cosima COMMAND --help'.\n";
+    return 2;
+  }
+  try {
+    if (run_command->parsed()) return command_run(run);
+    if (export_command->parsed()) {
+      cosima::ssp::export_ssp(exported_scenario, ssp_file, export_overrides);
+      std::cout << "ssp " << ssp_file << '\n';
+      return 0;
+    }
+    if (models_command->parsed()) return command_models();
+    if (info_command->parsed()) return command_info(fmu);
+    if (compare_command->parsed()) return command_compare(compared, compare_json);
+    if (plot_command->parsed()) {
+      plot.image = plot_image;
+      return command_plot(plot);
+    }
+    if (bench_command->parsed()) return cosima::bench::run(bench_name, bench);
+    return 2;
   } catch (const UsageError& e) {
-    std::cerr << "cosima: " << e.what() << "\n\n" << kUsage;
+    std::cerr << "cosima: " << e.what() << "\nRun 'cosima --help' or 'cosima COMMAND --help'.\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "cosima: error: " << e.what() << '\n';

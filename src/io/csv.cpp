@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -47,7 +48,7 @@ std::vector<Cell> split(const std::string& line, const std::filesystem::path& pa
 
 }  // namespace
 
-Table read_csv(const std::filesystem::path& path) {
+Table read_csv(const std::filesystem::path& path, bool empty_is_nan) {
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("cannot open '{}'", path.string()));
   std::string line;
@@ -77,6 +78,10 @@ Table read_csv(const std::filesystem::path& path) {
       }
       if (is_text[c] != 0) {
         throw Error(fmt::format("'{}' line {}: column '{}' mixes numbers and text", path.string(), number, header[c].text));
+      }
+      if (empty_is_nan && c > 0 && cells[c].text.empty()) {
+        numbers[c].push_back(std::numeric_limits<double>::quiet_NaN());
+        continue;
       }
       double value = 0.0;
       const auto* begin = cells[c].text.data();

@@ -20,8 +20,9 @@ struct Table {
 
 /// Reads a CSV with a header whose first column is "time". Cells are numbers, or quoted text (RFC
 /// 4180: "" inside quotes is one "), which makes the column a text column. Errors name the file
-/// and line.
-Table read_csv(const std::filesystem::path& path);
+/// and line. `empty_is_nan`: an empty cell outside "time" reads as NaN (a step log leaves the
+/// figures a method does not compute empty); otherwise it is an error.
+Table read_csv(const std::filesystem::path& path, bool empty_is_nan = false);
 
 /// A header or text cell as written: quoted (RFC 4180) when it holds a comma, a quote or a line
 /// break — an FMI 3.0 matrix element "s.M[1,2]" does.

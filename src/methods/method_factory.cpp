@@ -144,6 +144,12 @@ EstimatorOptions estimator_options(const OptionReader& options) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::vector<std::string>>> method_options() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> list;
+  for (const auto& [name, options] : known_options()) list.emplace_back(name, std::vector<std::string>(options.begin(), options.end()));
+  return list;
+}
+
 std::string method_names() {
   std::string names;
   for (const auto& [name, options] : known_options()) names += (names.empty() ? "" : ", ") + name;

@@ -4,6 +4,7 @@
 // `ignored` (so one scenario can be run with several methods through --method).
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,5 +18,7 @@ std::unique_ptr<CouplingMethod> make_method(const nlohmann::ordered_json& spec, 
                                             std::vector<std::string>& ignored);
 /// "jacobi, gauss-seidel, monolithic"
 std::string method_names();
+/// Every method with the options it reads (besides "type" and "dt"), by name.
+std::vector<std::pair<std::string, std::vector<std::string>>> method_options();
 
 }  // namespace cosima

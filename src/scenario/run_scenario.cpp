@@ -30,6 +30,7 @@ ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOut
   options.executor = executor;
   std::vector<Observer*> observers = {run.results.get()};
   if (outputs.steps_csv || outputs.keep_in_memory) observers.push_back(run.steps.get());  // else it records nothing
+  observers.insert(observers.end(), outputs.observers.begin(), outputs.observers.end());
   run.stats = simulate(run.model, *method, options, observers);
   run.stats.method_choice = scenario.method_choice;
   return run;

@@ -30,6 +30,7 @@ struct RunOutputs {
   std::optional<std::filesystem::path> results_csv, steps_csv;
   bool keep_in_memory = true;  ///< results and step log readable from the ScenarioRun
   bool flush_every_row = false;  ///< results reach the disk at every output row (a terminal is watching)
+  std::vector<Observer*> observers;  ///< the caller's own, called after the recorders (e.g. ProgressLine)
 };
 
 /// Builds and runs the scenario; the systems carry out their orders on `executor` (nullptr:

@@ -43,7 +43,7 @@ check terminate-keeps-last-point 0 "asked to terminate at t = 9 " -- "$cosima" r
 check terminate-last-row 0 "^9,45," -- tail -1 counter.csv
 check log-level-debug 0 "system 'c': \[fmi2OK logEvents\] terminating at t = 9" -- "$cosima" run counter.json --out c.csv --log-level debug
 check log-level-scenario 0 "system 'c': \[fmi2OK" -- "$cosima" run counter.json --out c.csv --set log_level=debug
-check log-level-bad 2 "--log-level is 'loud'" -- "$cosima" run counter.json --log-level loud
+check log-level-bad 2 "--log-level: loud not in \{error,warning,info,debug\}" -- "$cosima" run counter.json --log-level loud
 
 # compare refuses NaN and a result that stops short of its reference
 printf 'time,x\n0,1\n1,nan\n' > nan_values.csv

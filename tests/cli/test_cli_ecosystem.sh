@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The command line a user of FMPy, OMSimulator or libcosim expects (#18): per-command help, a
+# version, exit codes 0 / 1 / 2, usage errors that name the flag, results that say where they went,
+# plots, and a progress line on a terminal.
+set -u
+cosima=$1
+examples=$2
+source "$(dirname "$0")/../support/check.sh"
+cd "$work" || exit 1
+b3="$examples/b3_lotka_volterra.json"
+
+check version 0 "^cosima [0-9]+\.[0-9]+\.[0-9]+$" -- "$cosima" --version
+check run-help 0 "--executor TEXT:EXECUTOR=sequential" -- "$cosima" run --help
+check run-help-methods 0 "ifosmondi-jfm +affine_term.*epsilon.*jfm" -- "$cosima" run --help
+check plot-help 0 "--reference" -- "$cosima" plot --help
+check no-command 2 "subcommand is required" -- "$cosima"
+check unknown-command 2 "unknown command 'fly' \(commands: run, export-ssp, models" -- "$cosima" fly
+check dt-nan 2 "^cosima: --dt: must be a finite number > 0, got 'nan'" -- "$cosima" run "$b3" --dt nan
+check stop-inf 2 "^cosima: --stop: must be a finite number" -- "$cosima" run "$b3" --stop inf
+check timeout-negative 2 "^cosima: --fmu-timeout: must be a finite number > 0" -- "$cosima" run "$b3" --fmu-timeout -1
+check missing-scenario 2 "scenario is required" -- "$cosima" run
+check runtime-error-is-1 1 "cannot open scenario 'nowhere.json'" -- "$cosima" run nowhere.json
+
+# without --out the results still go to ./<scenario>.csv, but never silently
+check results-announced 0 "results go to 'b3_lotka_volterra.csv' \(--out chooses" -- "$cosima" run "$b3" --stop 1 --quiet
+check results-replaced 0 "replacing the file there" -- "$cosima" run "$b3" --stop 1 --quiet
+
+# SSP export of the B3 FMU scenario, run back: the same results, bitwise
+check export-ssp 0 "ssp b3.ssp" -- "$cosima" export-ssp "$examples/b3_lotka_volterra_fmu.json" -o b3.ssp --set stop=2
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --set stop=2 --out from_json.csv --quiet
+check run-ssp 0 "macro-steps" -- "$cosima" run b3.ssp --out from_ssp.csv
+if cmp -s from_json.csv from_ssp.csv; then echo "ok   ssp-round-trip-bitwise"; else
+  echo "FAIL the exported SSP gives other results"; failures=$((failures + 1)); fi
+
+# plots: a result against a reference, and a step log
+check run-plot 0 "plot +run.png" -- "$cosima" run "$b3" --stop 5 --out r.csv --steps s.csv --plot run.png
+"$cosima" run "$b3" --stop 5 --method monolithic --out ref.csv --quiet
+check plot-reference 0 "plot overlay.png" -- "$cosima" plot r.csv prey.p --reference ref.csv --steps s.csv -o overlay.png
+check plot-svg 0 "plot all.svg" -- "$cosima" plot r.csv -o all.svg
+for image in run.png overlay.png; do
+  if [ "$(head -c 8 "$image" | od -An -tx1 | tr -d ' \n')" != "89504e470d0a1a0a" ]; then
+    echo "FAIL $image is not a PNG"; failures=$((failures + 1))
+  fi
+done
+grep -q "<svg" all.svg || { echo "FAIL all.svg is not an SVG"; failures=$((failures + 1)); }
+check plot-unknown-column 1 "'r.csv' has no column 'prey.x' \(columns: prey.p, predator.q\)" -- "$cosima" plot r.csv prey.x -o x.png
+check plot-bad-format 1 "plot 'x.jpg': give a .png or .svg file" -- "$cosima" plot r.csv -o x.jpg
+
+# progress: on a (pseudo-)terminal a live line; --quiet silences it; --progress forces it elsewhere
+long=(run "$b3" --dt 1e-5 --stop 30 --set output.interval=0.1 --out long.csv)
+script -qfec "$(printf '%q ' "$cosima" "${long[@]}")" /dev/null >pty.out 2>&1
+if grep -qE "t = [0-9.]+ / 30 +[0-9.]+ %  [0-9.e+]+ steps/s  ETA" pty.out; then echo "ok   progress-on-terminal"; else
+  echo "FAIL progress-on-terminal:"; cat -v pty.out; failures=$((failures + 1)); fi
+script -qfec "$(printf '%q ' "$cosima" "${long[@]}" --quiet)" /dev/null >quiet.out 2>&1
+if grep -q "steps/s" quiet.out; then echo "FAIL progress despite --quiet:"; cat -v quiet.out; failures=$((failures + 1)); else
+  echo "ok   quiet-has-no-progress"; fi
+"$cosima" "${long[@]}" >plain.out 2>&1
+if grep -q "steps/s" plain.out; then echo "FAIL progress into a file without --progress"; failures=$((failures + 1)); else
+  echo "ok   no-progress-off-terminal"; fi
+check progress-forced 0 "steps/s  ETA" -- "$cosima" "${long[@]}" --progress --quiet
+
+echo "cli.ecosystem: $failures failure(s)"
+[ "$failures" -eq 0 ]
