@@ -1,0 +1,541 @@
+// The Python module `cosima`: load a scenario (file or dict), override its values by dot path, run it
+// with any method and executor the command line offers, and read the results as numpy arrays.
+//
+//   import cosima
+//   s = cosima.load("examples/b3_lotka_volterra.json", overrides={"stop": 2})
+//   r = s.run(method="ifosmondi-jfm", dt=1e-2)
+//   r.time, r["prey.p"], r.stats["macro_steps"]
+//
+// A Scenario keeps what it was loaded from (the file and the overrides applied since, or the JSON
+// document of a dict) and is parsed again for every run, so an override acts exactly as `--set`.
+// Errors of cosima (cosima::Error) are raised as cosima.Error, a RuntimeError, with cosima's message.
+#include <fmt/format.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/whole_number.hpp"
+#include "exec/executor.hpp"
+#include "exec/process_executor.hpp"
+#include "fmi/fmu_system.hpp"
+#include "methods/method_factory.hpp"
+#include "models/registry.hpp"
+#include "scenario/run_scenario.hpp"
+#include "scenario/scenario.hpp"
+
+#ifndef COSIMA_VERSION
+#define COSIMA_VERSION "unknown"
+#endif
+
+namespace py = pybind11;
+using namespace pybind11::literals;  // NOLINT(google-build-using-namespace): "name"_a
+
+namespace {
+
+using cosima::Json;
+
+// --- JSON ⇄ Python --------------------------------------------------------------------------------
+
+/// A Python value (dict, list, tuple, str, bool, int, float, None, os.PathLike, numpy scalar) as JSON.
+Json to_json(const py::handle& value, const std::string& where) {
+  if (value.is_none()) return nullptr;
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
+  if (py::isinstance<py::int_>(value)) {
+    try {
+      return value.cast<std::int64_t>();
+    } catch (const py::cast_error&) {
+      throw py::value_error(
+          fmt::format("{}: the integer {} does not fit in 64 bits", where, py::str(value).cast<std::string>()));
+    }
+  }
+  if (py::isinstance<py::float_>(value)) return value.cast<double>();
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::dict>(value)) {
+    Json object = Json::object();
+    for (const auto& [key, item] : value.cast<py::dict>()) {
+      if (!py::isinstance<py::str>(key)) {
+        throw py::type_error(fmt::format("{}: keys must be str, not {}", where, py::repr(key).cast<std::string>()));
+      }
+      const auto name = key.cast<std::string>();
+      object[name] = to_json(item, where.empty() ? name : fmt::format("{}.{}", where, name));
+    }
+    return object;
+  }
+  if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    Json array = Json::array();
+    std::size_t i = 0;
+    for (const auto& item : value) array.push_back(to_json(item, fmt::format("{}[{}]", where, i++)));
+    return array;
+  }
+  const py::module_ os = py::module_::import("os");
+  if (py::isinstance(value, os.attr("PathLike"))) return os.attr("fspath")(value).cast<std::string>();
+  if (py::hasattr(value, "__index__")) return to_json(value.attr("__index__")(), where);  // numpy integers
+  if (py::hasattr(value, "__float__")) return value.attr("__float__")().cast<double>();   // numpy floats
+  throw py::type_error(fmt::format("{}: cannot put a {} in a scenario (numbers, str, bool, None, dict, list)",
+                                   where.empty() ? "value" : where,
+                                   py::type::of(value).attr("__name__").cast<std::string>()));
+}
+
+py::object from_json(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null: return py::none();
+    case Json::value_t::boolean: return py::bool_(value.get<bool>());
+    case Json::value_t::number_integer: return py::int_(value.get<std::int64_t>());
+    case Json::value_t::number_unsigned: return py::int_(value.get<std::uint64_t>());
+    case Json::value_t::number_float: return py::float_(value.get<double>());
+    case Json::value_t::string: return py::str(value.get<std::string>());
+    case Json::value_t::array: {
+      py::list list;
+      for (const auto& item : value) list.append(from_json(item));
+      return list;
+    }
+    case Json::value_t::object: {
+      py::dict dict;
+      for (const auto& [key, item] : value.items()) dict[py::str(key)] = from_json(item);
+      return dict;
+    }
+    default: return py::none();  // binary, discarded: not in scenarios or stats
+  }
+}
+
+/// "PATH=VALUE" for apply_override, VALUE as JSON text (a str stays a str, a float keeps every bit).
+std::string assignment(const std::string& path, const py::handle& value) {
+  return path + "=" + to_json(value, path).dump(-1, ' ', false, Json::error_handler_t::strict);
+}
+
+std::vector<std::string> assignments(const std::optional<py::dict>& overrides) {
+  std::vector<std::string> out;
+  if (!overrides) return out;
+  for (const auto& [key, value] : *overrides) {
+    if (!py::isinstance<py::str>(key)) {
+      throw py::type_error(
+          fmt::format("overrides: keys are dot paths (str), not {}", py::repr(key).cast<std::string>()));
+    }
+    out.push_back(assignment(key.cast<std::string>(), value));
+  }
+  return out;
+}
+
+// --- Scenario ---------------------------------------------------------------------------------------
+
+/// What a scenario was loaded from; parsed again, with the overrides, whenever it is used.
+class PyScenario {
+ public:
+  /// A scenario file (JSON, or any kind load_scenario reads).
+  PyScenario(std::filesystem::path file, std::vector<std::string> overrides)
+      : file_(std::move(file)), overrides_(std::move(overrides)) {
+    reparse();
+  }
+  /// A document; relative FMU paths are resolved against `anchor`'s folder.
+  PyScenario(Json document, std::filesystem::path anchor, const std::vector<std::string>& overrides)
+      : document_(std::move(document)), anchor_(std::move(anchor)) {
+    for (const auto& a : overrides) cosima::apply_override(*document_, a);
+    reparse();
+  }
+
+  /// The scenario with `extra` overrides applied after the scenario's own (not kept).
+  [[nodiscard]] cosima::Scenario parse(const std::vector<std::string>& extra = {}) const {
+    if (document_) {
+      Json document = *document_;
+      for (const auto& a : extra) cosima::apply_override(document, a);
+      return cosima::parse_scenario(document, anchor_);
+    }
+    std::vector<std::string> all = overrides_;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return cosima::load_scenario(*file_, all);
+  }
+
+  /// Applies one override; the scenario is left unchanged when the result does not parse.
+  void set(const std::string& override_text) {
+    if (document_) {
+      Json document = *document_;
+      cosima::apply_override(document, override_text);
+      parsed_ = cosima::parse_scenario(document, anchor_);
+      document_ = std::move(document);
+    } else {
+      std::vector<std::string> all = overrides_;
+      all.push_back(override_text);
+      parsed_ = cosima::load_scenario(*file_, all);
+      overrides_ = std::move(all);
+    }
+  }
+
+  [[nodiscard]] const cosima::Scenario& parsed() const { return parsed_; }
+  [[nodiscard]] const std::optional<std::filesystem::path>& file() const { return file_; }
+  [[nodiscard]] const std::optional<Json>& document() const { return document_; }
+  [[nodiscard]] const std::vector<std::string>& overrides() const { return overrides_; }
+
+ private:
+  void reparse() {
+    const py::gil_scoped_release release;
+    parsed_ = parse();
+  }
+
+  std::optional<std::filesystem::path> file_;
+  std::vector<std::string> overrides_;  ///< file: applied in order at each reading
+  std::optional<Json> document_;        ///< dict: the overrides already applied
+  std::filesystem::path anchor_;
+  cosima::Scenario parsed_;
+};
+
+/// A path (str, bytes, os.PathLike) or a dict → a scenario.
+std::unique_ptr<PyScenario> load(const py::handle& source, const std::optional<py::dict>& overrides) {
+  std::vector<std::string> extra = assignments(overrides);
+  if (py::isinstance<py::dict>(source)) {
+    // relative FMU paths: against the current directory at load time
+    Json document = to_json(source, "");
+    auto anchor = std::filesystem::current_path() / "<dict>";
+    return std::make_unique<PyScenario>(std::move(document), std::move(anchor), extra);
+  }
+  const py::module_ os = py::module_::import("os");
+  if (!py::isinstance<py::str>(source) && !py::isinstance<py::bytes>(source) &&
+      !py::isinstance(source, os.attr("PathLike"))) {
+    throw py::type_error(fmt::format("cosima.load: expected a path (str, os.PathLike) or a dict, not {}",
+                                     py::type::of(source).attr("__name__").cast<std::string>()));
+  }
+  const py::object path = os.attr("fsdecode")(source);
+  return std::make_unique<PyScenario>(std::filesystem::path(path.cast<std::string>()), std::move(extra));
+}
+
+// --- Result -----------------------------------------------------------------------------------------
+
+/// One column as the run recorded it: numbers, or texts (String outputs).
+struct Column {
+  std::string label;
+  std::vector<double> numbers;
+  std::optional<std::vector<std::string>> texts;
+};
+
+class PyResult {
+ public:
+  PyResult(const std::vector<double>& time, std::vector<Column> columns, const Json& stats,
+           const std::vector<std::string>& warnings)
+      : time_(as_array(time)), stats_(from_json(stats)) {
+    for (auto& c : columns) {
+      labels_.push_back(c.label);
+      if (c.texts) {
+        py::list texts;
+        for (const auto& text : *c.texts) texts.append(py::str(text));
+        values_.emplace_back(py::module_::import("numpy").attr("array")(texts, "dtype"_a = "O"));
+      } else {
+        values_.emplace_back(as_array(c.numbers));
+      }
+    }
+    for (const auto& w : warnings) warnings_.append(py::str(w));
+  }
+
+  [[nodiscard]] py::object time() const { return time_; }
+  [[nodiscard]] py::object column(const std::string& label) const {
+    if (label == "time") return time_;
+    for (std::size_t c = 0; c < labels_.size(); ++c) {
+      if (labels_[c] == label) return values_[c];
+    }
+    std::string known = "time";
+    for (const auto& l : labels_) known += ", " + l;
+    throw py::key_error(fmt::format("no column '{}' in the result (columns: {})", label, known));
+  }
+  [[nodiscard]] bool contains(const std::string& label) const {
+    return label == "time" || std::find(labels_.begin(), labels_.end(), label) != labels_.end();
+  }
+  [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
+  [[nodiscard]] py::object stats() const { return stats_; }
+  [[nodiscard]] py::list warnings() const { return warnings_; }
+  [[nodiscard]] py::ssize_t rows() const { return py::len(time_); }
+  [[nodiscard]] py::dict to_dict() const {
+    py::dict out;
+    out["time"] = time_;
+    for (std::size_t c = 0; c < labels_.size(); ++c) out[py::str(labels_[c])] = values_[c];
+    return out;
+  }
+
+ private:
+  static py::array_t<double> as_array(const std::vector<double>& values) {
+    return py::array_t<double>(static_cast<py::ssize_t>(values.size()), values.data());
+  }
+
+  py::object time_;
+  std::vector<std::string> labels_;
+  std::vector<py::object> values_;
+  py::object stats_;
+  py::list warnings_;
+};
+
+// --- Running ----------------------------------------------------------------------------------------
+
+/// The executor of a spec as the command line takes it (`--executor`), except mpi.
+std::unique_ptr<cosima::Executor> make_executor(const std::string& spec, const cosima::Scenario& scenario,
+                                                std::optional<double> fmu_timeout) {
+  if (spec == "mpi") {
+    throw cosima::Error(
+        "executor 'mpi' runs under mpirun with the cosima command (mpirun -n N build/cosima run ... --executor mpi); "
+        "from Python use sequential, threads:N or processes[:N]");
+  }
+  if (spec == "processes" || spec.starts_with("processes:")) {
+    cosima::ProcessOptions options{.processes = 0, .timeout = fmu_timeout.value_or(0.0)};
+    if (spec != "processes") {
+      std::optional<int> count;
+      try {
+        std::size_t used = 0;
+        const std::string n = spec.substr(10);
+        const double value = std::stod(n, &used);
+        if (used == n.size()) count = cosima::whole_number(value, 1, 1 << 20);
+      } catch (const std::exception&) {
+        count.reset();
+      }
+      if (!count) throw cosima::Error(fmt::format("executor '{}': N must be a positive integer", spec));
+      options.processes = *count;
+    }
+    return std::make_unique<cosima::ProcessExecutor>(scenario, options);
+  }
+  if (fmu_timeout) {
+    throw cosima::Error("fmu_timeout needs executor 'processes' (an FMU in this process cannot be stopped)");
+  }
+  return cosima::make_local_executor(spec, static_cast<int>(scenario.systems.size()));
+}
+
+/// What a run leaves for Python, gathered without the GIL.
+struct RunData {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this aggregate
+  std::vector<double> time;
+  std::vector<Column> columns;
+  Json stats;
+  std::vector<std::string> warnings;
+};
+
+/// The log level of a scenario ("log_level") for the time of a run.
+class LogLevelScope {
+ public:
+  explicit LogLevelScope(const std::string& level) : saved_(cosima::log_level()) {
+    if (const auto parsed = cosima::parse_log_level(level)) cosima::set_log_level(*parsed);
+  }
+  ~LogLevelScope() { cosima::set_log_level(saved_); }
+  LogLevelScope(const LogLevelScope&) = delete;
+  LogLevelScope& operator=(const LogLevelScope&) = delete;
+
+ private:
+  cosima::LogLevel saved_;
+};
+
+RunData run_parsed(cosima::Scenario scenario, const std::string& executor_spec, std::optional<double> fmu_timeout) {
+  const LogLevelScope log_level(scenario.log_level);
+  // "auto": chosen before any executor starts, so that every process builds the same method
+  (void)cosima::resolve_auto_method(scenario);
+  std::unique_ptr<cosima::Executor> executor = make_executor(executor_spec, scenario, fmu_timeout);
+  const cosima::RunOutputs outputs{};  // kept in memory, no files
+  cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get(), outputs);
+  executor.reset();  // the processes end here
+  RunData data;
+  const cosima::ResultRecorder& results = *run.results;
+  data.time = results.times();
+  const std::size_t rows = data.time.size();
+  for (std::size_t c = 0; c < results.labels().size(); ++c) {
+    Column column{.label = results.labels()[c], .numbers = {}, .texts = std::nullopt};
+    if (results.is_text(c)) {
+      column.texts.emplace();
+      column.texts->reserve(rows);
+      for (std::size_t r = 0; r < rows; ++r) column.texts->push_back(results.text(r, c));
+    } else {
+      column.numbers.reserve(rows);
+      for (std::size_t r = 0; r < rows; ++r) column.numbers.push_back(results.value(r, c));
+    }
+    data.columns.push_back(std::move(column));
+  }
+  data.stats = cosima::stats_to_json(run.stats);
+  data.warnings = std::move(run.warnings);
+  return data;
+}
+
+PyResult run(const PyScenario& source, const std::optional<std::string>& method, std::optional<double> dt,
+             std::optional<double> stop, const std::string& executor, const std::optional<py::dict>& overrides,
+             std::optional<double> fmu_timeout) {
+  // as the command line: --set first, then --method, --dt, --stop
+  std::vector<std::string> extra = assignments(overrides);
+  if (method) extra.push_back(assignment("method.type", py::str(*method)));
+  if (dt) extra.push_back(assignment("method.dt", py::float_(*dt)));
+  if (stop) extra.push_back(assignment("stop", py::float_(*stop)));
+  // parsed with the GIL held: another thread may call set() on the same scenario
+  cosima::Scenario scenario = source.parse(extra);
+  RunData data;
+  {
+    const py::gil_scoped_release release;
+    data = run_parsed(std::move(scenario), executor, fmu_timeout);
+  }
+  return {data.time, std::move(data.columns), data.stats, data.warnings};
+}
+
+std::vector<std::string> method_list() {
+  std::vector<std::string> names;
+  const std::string text = cosima::method_names();  // "a, b, c"
+  for (std::size_t begin = 0; begin < text.size();) {
+    const auto comma = std::min(text.find(", ", begin), text.size());
+    names.push_back(text.substr(begin, comma - begin));
+    begin = comma + 2;
+  }
+  // the requests resolved from the systems' capabilities (methods/method_choice.hpp)
+  names.emplace_back("auto");
+  names.emplace_back("auto:fast");
+  return names;
+}
+
+constexpr const char* kRunDoc = R"(Runs the scenario and returns a Result.
+
+method    a method name (cosima.methods(); "auto" picks one from the systems' capabilities)
+dt        the macro-step (δt_ref of the variable-step methods)
+stop      the end time
+executor  "sequential", "threads:N" or "processes[:N]" (as the command's --executor; not "mpi")
+overrides {"dot.path": value}: overrides for this run only (method, dt, stop are applied after them)
+fmu_timeout  seconds an FMU call may take under executor "processes"
+The GIL is released while the run goes.)";
+
+}  // namespace
+
+PYBIND11_MODULE(cosima, m) {  // NOLINT
+  m.doc() = "cosima — a co-simulation master: load scenarios, run them, results as numpy arrays";
+  m.attr("__version__") = COSIMA_VERSION;
+
+  // cosima::Error and its subclasses (CapabilityError); other C++ exceptions keep pybind11's mapping
+  // (std::exception → RuntimeError)
+  auto error = py::register_exception<cosima::Error>(m, "Error", PyExc_RuntimeError);
+  error.attr("__doc__") =
+      "An error cosima reports (bad scenario, bad FMU, solver failure, ...), with cosima's message.";
+
+  py::class_<PyResult>(m, "Result", "The results of a run: time and the recorded columns as numpy arrays, stats.")
+      .def_property_readonly("time", &PyResult::time, "The output times (numpy float64 array).")
+      .def_property_readonly("columns", &PyResult::labels, "The recorded variables 'system.variable' (without time).")
+      .def_property_readonly("stats", &PyResult::stats,
+                             "The run's statistics as a dict (macro_steps, rejected_steps, iterations, ...), "
+                             "as `cosima run --stats` writes them.")
+      .def_property_readonly("warnings", &PyResult::warnings, "Notes of the run (e.g. method options not used).")
+      .def("__getitem__", &PyResult::column, py::arg("column"),
+           "The values of a column ('system.variable', or 'time') as a numpy array; KeyError names the columns.")
+      .def("__contains__", &PyResult::contains, py::arg("column"), "Whether the result has this column.")
+      .def("__len__", &PyResult::rows, "The number of output rows.")
+      .def("to_dict", &PyResult::to_dict, "{'time': array, 'system.variable': array, ...}")
+      .def("__repr__", [](const PyResult& r) {
+        return fmt::format("<cosima.Result: {} rows, {} columns>", r.rows(), r.labels().size());
+      });
+
+  py::class_<PyScenario>(
+      m, "Scenario", "A scenario (file or dict) with its overrides; parsed again for every run. Made by cosima.load.")
+      .def_property_readonly(
+          "name", [](const PyScenario& s) { return s.parsed().name; }, "The scenario's name.")
+      .def_property_readonly(
+          "systems",
+          [](const PyScenario& s) {
+            std::vector<std::string> names;
+            for (const auto& spec : s.parsed().systems) names.push_back(spec.name);
+            return names;
+          },
+          "The names of the systems, in the scenario's order.")
+      .def_property_readonly(
+          "method", [](const PyScenario& s) { return from_json(s.parsed().method); },
+          "The method as a dict {'type': ..., 'dt': ..., options...} (a copy: change it with set).")
+      .def_property_readonly(
+          "start", [](const PyScenario& s) { return s.parsed().run.start; }, "The start time.")
+      .def_property_readonly(
+          "stop", [](const PyScenario& s) { return s.parsed().run.stop; }, "The stop time.")
+      .def_property_readonly(
+          "dt", [](const PyScenario& s) { return s.parsed().run.dt; }, "The macro-step (method.dt).")
+      .def_property_readonly(
+          "file",
+          [](const PyScenario& s) -> py::object {
+            if (!s.file()) return py::none();
+            return py::str(s.file()->string());
+          },
+          "The scenario file, or None for a scenario given as a dict.")
+      .def(
+          "set",
+          [](PyScenario& s, const std::string& path, const py::object& value) {
+            s.set(assignment(path, value));  // with the GIL held: the scenario may be shared between threads
+          },
+          py::arg("path"), py::arg("value"),
+          "Overrides one value by its dot path, as `cosima run --set PATH=VALUE`, e.g. "
+          "set('systems.prey.parameters.alpha', 0.7). Raises cosima.Error (and changes nothing) when the "
+          "scenario no longer parses.")
+      .def(
+          "to_dict",
+          [](const PyScenario& s) -> py::object {
+            if (s.document()) return from_json(*s.document());
+            throw cosima::Error("the scenario was loaded from a file: its document is read at each run");
+          },
+          "The JSON document of a scenario given as a dict, overrides applied.")
+      .def(
+          "run",
+          [](const PyScenario& s, const std::optional<std::string>& method, std::optional<double> dt,
+             std::optional<double> stop, const std::string& executor, const std::optional<py::dict>& overrides,
+             std::optional<double> fmu_timeout) { return run(s, method, dt, stop, executor, overrides, fmu_timeout); },
+          py::arg("method") = py::none(), py::arg("dt") = py::none(), py::arg("stop") = py::none(),
+          py::arg("executor") = "sequential", py::arg("overrides") = py::none(), py::arg("fmu_timeout") = py::none(),
+          kRunDoc)
+      .def("__repr__", [](const PyScenario& s) {
+        return fmt::format("<cosima.Scenario '{}': {} systems>", s.parsed().name, s.parsed().systems.size());
+      });
+
+  m.def("load", &load, py::arg("source"), py::arg("overrides") = py::none(),
+        "Loads a scenario: a path (str or os.PathLike) to a scenario file, or a dict of the same JSON "
+        "(relative FMU paths then resolve against the current directory). overrides: {'dot.path': value}, "
+        "applied as `cosima run --set`. Raises cosima.Error naming what is wrong.");
+
+  m.def(
+      "run",
+      [](const py::object& source, const std::optional<std::string>& method, std::optional<double> dt,
+         std::optional<double> stop, const std::string& executor, const std::optional<py::dict>& overrides,
+         std::optional<double> fmu_timeout) {
+        if (py::isinstance<PyScenario>(source)) {
+          return run(source.cast<const PyScenario&>(), method, dt, stop, executor, overrides, fmu_timeout);
+        }
+        const auto scenario = load(source, std::nullopt);
+        return run(*scenario, method, dt, stop, executor, overrides, fmu_timeout);
+      },
+      py::arg("scenario"), py::arg("method") = py::none(), py::arg("dt") = py::none(), py::arg("stop") = py::none(),
+      py::arg("executor") = "sequential", py::arg("overrides") = py::none(), py::arg("fmu_timeout") = py::none(),
+      (std::string("Runs a Scenario, or a scenario file or dict (loaded as cosima.load does).\n\n") + kRunDoc).c_str());
+
+  m.def(
+      "info",
+      [](const py::object& path) {
+        const std::string file = py::module_::import("os").attr("fsdecode")(path).cast<std::string>();
+        const py::gil_scoped_release release;
+        return cosima::fmi::describe_fmu(file);
+      },
+      py::arg("fmu"),
+      "An FMU's interfaces, variables and capabilities as text (as `cosima info`), read from its "
+      "modelDescription.xml only.");
+
+  m.def(
+      "models",
+      [] {
+        py::list out;
+        for (const auto& entry : cosima::models::catalog()) {
+          const auto model = cosima::models::make_model(entry.name);
+          const auto& structure = model->structure();
+          py::dict parameters;
+          for (const auto& p : structure.parameters) parameters[py::str(p.name)] = p.value;
+          py::dict item;
+          item["name"] = entry.name;
+          item["description"] = entry.description;
+          item["states"] = structure.states;
+          item["inputs"] = structure.inputs;
+          item["outputs"] = structure.outputs;
+          item["parameters"] = parameters;
+          out.append(item);
+        }
+        return out;
+      },
+      "The built-in models (as `cosima models`): dicts with name, description, states, inputs, outputs and "
+      "parameters (name → default).");
+
+  m.def("methods", &method_list,
+        "The coupling methods a scenario's method.type may name, then 'auto' and 'auto:fast' (chosen from the "
+        "systems' capabilities).");
+}

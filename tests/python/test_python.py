@@ -1,0 +1,257 @@
+"""The Python module `cosima` against the command line (CTest python.module, label ecosystem).
+
+Environment (set by python/CMakeLists.txt): PYTHONPATH names the module's folder, COSIMA_EXE the
+cosima command, COSIMA_EXAMPLES the examples folder, COSIMA_FMU_DIR the project's FMUs.
+"""
+import csv
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import cosima
+
+EXE = os.environ.get("COSIMA_EXE", "build/cosima")
+EXAMPLES = pathlib.Path(os.environ.get("COSIMA_EXAMPLES", "examples"))
+FMU_DIR = pathlib.Path(os.environ.get("COSIMA_FMU_DIR", "build/fmus"))
+
+B3_FMU = EXAMPLES / "b3_lotka_volterra_fmu.json"
+B3 = EXAMPLES / "b3_lotka_volterra.json"
+
+
+def cli(*args):
+    """Runs the cosima command; returns (status, stderr)."""
+    done = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, check=False)
+    return done.returncode, done.stderr
+
+
+def read_csv(path):
+    """{column: list of float} of a results CSV (float() of the 17 significant digits is exact)."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    return {name: [float(row[c]) for row in body] for c, name in enumerate(header)}
+
+
+def b3_dict():
+    """The native B3 scenario as a dict, shortened."""
+    return {
+        "name": "B3 from a dict",
+        "start": 0,
+        "stop": 2,
+        "systems": {
+            "prey": {"model": "b3.prey", "integrator": "dopri5", "integrator_options": {"rtol": 1e-10, "atol": 1e-12}},
+            "predator": {"model": "b3.predator", "integrator": "dopri5",
+                         "integrator_options": {"rtol": 1e-10, "atol": 1e-12}},
+        },
+        "connections": [["prey.p", "predator.p"], ["predator.q", "prey.q"]],
+        "method": {"type": "jacobi", "dt": 0.01},
+    }
+
+
+class ThroughFmus(unittest.TestCase):
+    """(1) B3 through the project's FMUs: the module's arrays are the CLI's CSV, bit for bit."""
+
+    def test_b3_fmu_equals_cli_csv(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp) / "b3.csv"
+            status, err = cli("run", B3_FMU, "--out", out, "--quiet")
+            self.assertEqual(status, 0, err)
+            expected = read_csv(out)
+        result = cosima.run(B3_FMU)
+        self.assertEqual(result.columns, [c for c in expected if c != "time"])
+        self.assertEqual(len(result), len(expected["time"]))
+        self.assertGreater(len(result), 1000)
+        self.assertEqual(result.time.dtype, np.float64)
+        self.assertEqual(result.time.ndim, 1)
+        # bitwise: the CSV carries 17 significant digits, which round-trip every double
+        np.testing.assert_array_equal(result.time, np.array(expected["time"]))
+        self.assertEqual(result.time.tobytes(), np.array(expected["time"]).tobytes())
+        for column in result.columns:
+            self.assertEqual(result[column].tobytes(), np.array(expected[column]).tobytes(), column)
+        self.assertEqual(result.stats["method"], "jacobi")
+        self.assertEqual(result.stats["macro_steps"], 20000)
+        as_dict = result.to_dict()
+        self.assertEqual(list(as_dict), ["time", *result.columns])
+        self.assertIs(as_dict["prey.p"], result["prey.p"])
+
+    def test_path_like_and_scenario_object(self):
+        scenario = cosima.load(pathlib.Path(B3_FMU), overrides={"stop": 1})
+        self.assertEqual(scenario.systems, ["prey", "predator"])
+        self.assertEqual(scenario.method, {"type": "jacobi", "dt": 0.001})
+        self.assertEqual(scenario.stop, 1.0)
+        self.assertEqual(scenario.file, str(B3_FMU))
+        result = scenario.run()
+        self.assertEqual(result.time[-1], 1.0)
+
+
+class Errors(unittest.TestCase):
+    """(2) cosima's errors as cosima.Error, with the message the CLI prints."""
+
+    def cli_error(self, document):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "bad.json"
+            path.write_text(__import__("json").dumps(document))
+            status, err = cli("run", path, "--out", pathlib.Path(tmp) / "bad.csv", "--quiet")
+        self.assertEqual(status, 1, err)
+        prefix = "cosima: error: "
+        self.assertTrue(err.startswith(prefix), err)
+        return err[len(prefix):].strip()
+
+    def test_unknown_model(self):
+        document = b3_dict()
+        document["systems"]["prey"]["model"] = "b3.nope"
+        message = self.cli_error(document)
+        self.assertIn("unknown model 'b3.nope'", message)
+        with self.assertRaises(cosima.Error) as caught:
+            cosima.run(document)
+        self.assertEqual(str(caught.exception), message)
+        self.assertIsInstance(caught.exception, RuntimeError)
+
+    def test_missing_port(self):
+        document = b3_dict()
+        document["connections"][1] = ["predator.nope", "prey.q"]
+        message = self.cli_error(document)
+        self.assertIn("system 'predator' has no output 'nope'", message)
+        with self.assertRaises(cosima.Error) as caught:
+            cosima.load(document).run()
+        self.assertEqual(str(caught.exception), message)
+
+    def test_parse_error_at_load_and_set_is_atomic(self):
+        with self.assertRaisesRegex(cosima.Error, "unknown key 'bogus'"):
+            cosima.load(b3_dict(), overrides={"bogus": 1})
+        scenario = cosima.load(b3_dict())
+        with self.assertRaisesRegex(cosima.Error, "must be a number"):
+            scenario.set("stop", "later")
+        self.assertEqual(scenario.stop, 2.0)  # unchanged
+        with self.assertRaisesRegex(cosima.Error, "cannot open scenario"):
+            cosima.load("/nonexistent/scenario.json")
+
+    def test_executor_and_method_errors(self):
+        with self.assertRaisesRegex(cosima.Error, "mpirun"):
+            cosima.run(b3_dict(), executor="mpi")
+        with self.assertRaisesRegex(cosima.Error, "unknown executor"):
+            cosima.run(b3_dict(), executor="gpu")
+        with self.assertRaisesRegex(cosima.Error, "unknown method 'nope'"):
+            cosima.run(b3_dict(), method="nope")
+
+    def test_missing_column(self):
+        result = cosima.run(b3_dict(), stop=0.1)
+        with self.assertRaises(KeyError) as caught:
+            result["prey.nope"]
+        self.assertIn("prey.nope", str(caught.exception))
+        self.assertIn("predator.q", str(caught.exception))
+        self.assertIn("prey.p", result)
+        self.assertNotIn("prey.nope", result)
+
+
+class DictsOverridesMethods(unittest.TestCase):
+    """(3) a dict scenario, overrides and the method choice, against the CLI's --set."""
+
+    def test_overrides_equal_cli_set(self):
+        overrides = {"method.dt": 2e-2, "systems.prey.parameters.alpha": 0.7, "stop": 1.5}
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp) / "o.csv"
+            status, err = cli("run", B3, "--quiet", "--out", out, "--set", "method.dt=0.02",
+                              "--set", "systems.prey.parameters.alpha=0.7", "--set", "stop=1.5")
+            self.assertEqual(status, 0, err)
+            expected = read_csv(out)
+        result = cosima.load(B3, overrides=overrides).run()
+        self.assertEqual(result.time.tobytes(), np.array(expected["time"]).tobytes())
+        self.assertEqual(result["prey.p"].tobytes(), np.array(expected["prey.p"]).tobytes())
+        # the parameter did act
+        plain = cosima.load(B3, overrides={"method.dt": 2e-2, "stop": 1.5}).run()
+        self.assertFalse(np.array_equal(plain["prey.p"], result["prey.p"]))
+
+    def test_set_and_methods(self):
+        scenario = cosima.load(b3_dict(), overrides={"stop": 1})
+        scenario.set("systems.prey.parameters.alpha", 0.7)
+        scenario.set("method.dt", 0.05)
+        self.assertEqual(scenario.to_dict()["systems"]["prey"]["parameters"], {"alpha": 0.7})
+        self.assertEqual(scenario.method, {"type": "jacobi", "dt": 0.05})
+        self.assertEqual(scenario.name, "B3 from a dict")
+        jacobi = scenario.run(method="jacobi")
+        self.assertEqual(jacobi.stats["method"], "jacobi")
+        self.assertEqual(jacobi.stats["macro_steps"], 20)
+        jfm = scenario.run(method="ifosmondi-jfm", dt=0.1)  # PETSc SNES, through the plugin
+        self.assertEqual(jfm.stats["method"], "ifosmondi-jfm")
+        self.assertIn("macro_steps", jfm.stats)
+        self.assertGreater(jfm.stats["iterations"], 0)
+        self.assertEqual(jfm.time[-1], 1.0)
+        # both near the coupled solution
+        reference = scenario.run(method="monolithic", dt=0.05)
+        self.assertLess(abs(jfm["prey.p"][-1] - reference["prey.p"][-1]), 1e-3)
+        self.assertLess(abs(jacobi["prey.p"][-1] - reference["prey.p"][-1]), 1e-2)
+        chosen = scenario.run(method="auto")
+        self.assertEqual(chosen.stats["method"], "ifosmondi-jfm")
+        self.assertIn("method_choice", chosen.stats)
+        # run keywords do not stick to the scenario
+        self.assertEqual(scenario.method["type"], "jacobi")
+
+    def test_unused_option_is_a_warning(self):
+        result = cosima.run(b3_dict(), stop=0.1, overrides={"method.epsilon": 1e-6})
+        self.assertTrue(any("method.epsilon" in w for w in result.warnings), result.warnings)
+
+
+class Listings(unittest.TestCase):
+    """(4) info, models, methods, version."""
+
+    def test_info(self):
+        text = cosima.info(FMU_DIR / "b3_prey.fmu")
+        self.assertIsInstance(text, str)
+        self.assertIn("p", text)
+        out = subprocess.run([EXE, "info", str(FMU_DIR / "b3_prey.fmu")], capture_output=True, text=True, check=True)
+        self.assertEqual(text, out.stdout)
+        with self.assertRaises(cosima.Error):
+            cosima.info("/nonexistent.fmu")
+
+    def test_models(self):
+        models = cosima.models()
+        names = [m["name"] for m in models]
+        self.assertIn("b3.prey", names)
+        self.assertTrue(all(isinstance(m["description"], str) and m["description"] for m in models))
+        listing = subprocess.run([EXE, "models"], capture_output=True, text=True, check=True).stdout
+        for m in models:
+            self.assertIn(m["name"], listing)
+
+    def test_methods(self):
+        methods = cosima.methods()
+        for name in ("jacobi", "gauss-seidel", "ifosmondi", "ifosmondi-jfm", "missiles", "defect-jacobi", "monolithic",
+                     "auto"):
+            self.assertIn(name, methods)
+        # every one runs (or says why not), none is unknown to the factory
+        for name in methods:
+            try:
+                cosima.run(b3_dict(), method=name, stop=0.05)
+            except cosima.Error as e:
+                self.assertNotIn("unknown method", str(e))
+
+    def test_version(self):
+        self.assertRegex(cosima.__version__, r"^\d+\.\d+\.\d+")
+        for f in (cosima.load, cosima.run, cosima.info, cosima.models, cosima.methods, cosima.Scenario.set,
+                  cosima.Scenario.run, cosima.Result.to_dict):
+            self.assertTrue(f.__doc__, f)
+
+
+class Executors(unittest.TestCase):
+    """(5) threads and processes give the sequential results, bit for bit."""
+
+    def test_threads_and_processes_equal_sequential(self):
+        scenario = cosima.load(B3_FMU, overrides={"stop": 2})
+        sequential = scenario.run()
+        for executor in ("threads:2", "processes", "processes:1"):
+            other = scenario.run(executor=executor)
+            self.assertEqual(other.time.tobytes(), sequential.time.tobytes(), executor)
+            for column in sequential.columns:
+                self.assertEqual(other[column].tobytes(), sequential[column].tobytes(), (executor, column))
+        jfm = scenario.run(method="ifosmondi-jfm", dt=0.05)
+        jfm_threads = scenario.run(method="ifosmondi-jfm", dt=0.05, executor="threads:2")
+        self.assertEqual(jfm_threads["prey.p"].tobytes(), jfm["prey.p"].tobytes())
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv)
