@@ -779,6 +779,9 @@ SspImport read_ssp(const std::filesystem::path& ssp) {
 
 bool is_ssp_file(const std::filesystem::path& file) {
   if (file.extension() == ".ssp") return true;
+  // sniff only a regular file: a pipe (/dev/stdin) read here would be lost to the JSON reader
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) return false;
   std::ifstream in(file, std::ios::binary);
   std::array<char, 4> magic{};
   in.read(magic.data(), magic.size());

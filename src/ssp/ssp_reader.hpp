@@ -62,7 +62,8 @@ struct SspImport {
 /// temporary directory and reads its SystemStructure.ssd. Nothing stays on disk when it throws.
 SspImport read_ssp(const std::filesystem::path& ssp);
 
-/// Whether a scenario file is an SSP package: the extension .ssp, or a zip (local file header magic).
+/// Whether a scenario file is an SSP package: the extension .ssp, or a regular file that is a zip
+/// (local file header magic).
 bool is_ssp_file(const std::filesystem::path& file);
 
 }  // namespace cosima::ssp
