@@ -15,6 +15,7 @@
 #include "scenario/scenario.hpp"
 #include "system/emulation/emulated_system.hpp"
 #include "system/native/native_system.hpp"
+#include "system/source/csv_source.hpp"
 
 namespace cosima {
 
@@ -32,7 +33,13 @@ std::unique_ptr<Integrator> integrator_of(const SystemSpec& spec) {
 
 std::unique_ptr<System> build_system(const SystemSpec& spec) {
   std::unique_ptr<System> system;
-  if (!spec.fmu.empty()) {
+  if (!spec.csv.empty()) {
+    std::map<std::string, SourceInterpolation> interpolation;
+    for (const auto& [column, mode] : spec.interpolation) {
+      interpolation[column] = mode == "hold" ? SourceInterpolation::hold : SourceInterpolation::linear;
+    }
+    system = std::make_unique<CsvSource>(spec.name, spec.csv, interpolation);
+  } else if (!spec.fmu.empty()) {
     const fmi::ModelDescription md = fmi::read_model_description(spec.fmu);
     if (!md.co_simulation && !md.model_exchange) {
       throw Error(fmt::format("system '{}': FMU '{}' offers Scheduled Execution only, which cosima does not import "

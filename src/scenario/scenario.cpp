@@ -82,18 +82,51 @@ ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const st
   reader.fail(fmt::format("'{}' must be a number, true/false or a text, not {}", path, json_text(value)));
 }
 
+/// A signal source: {"csv": FILE, "interpolation": "linear" | "hold" | {COLUMN: MODE, "default": MODE}}.
+SystemSpec parse_signal_source(const std::string& name, const ObjectReader& reader, const std::filesystem::path& file) {
+  for (const char* key : {"parameters", "integrator", "integrator_options", "step_cost", "interface"}) {
+    if (reader.has(key)) reader.fail(fmt::format("system '{}' is a signal source: '{}' does not apply", name, key));
+  }
+  SystemSpec spec;
+  spec.name = name;
+  const std::filesystem::path table = reader.text("csv", "");
+  spec.csv = table.is_absolute() || file.empty() ? table : file.parent_path() / table;
+  const auto mode = [&](const Json& value, const std::string& path) {
+    if (!value.is_string() || (value != "linear" && value != "hold")) {
+      reader.fail(fmt::format("'{}' is {}: \"linear\" or \"hold\"", path, json_text(value)));
+    }
+    return value.get<std::string>();
+  };
+  if (reader.has("interpolation")) {
+    const Json& interpolation = reader.at("interpolation");
+    const std::string path = fmt::format("systems.{}.interpolation", name);
+    if (interpolation.is_object()) {
+      for (const auto& [column, value] : interpolation.items()) spec.interpolation[column] = mode(value, path + "." + column);
+    } else {
+      spec.interpolation["default"] = mode(interpolation, path);
+    }
+  }
+  for (Capability c : kAllCapabilities) {
+    if (!reader.flag(std::string(to_string(c)), true)) spec.withheld.add(c);
+  }
+  spec.emulation_substeps = reader.integer("emulation_substeps", spec.emulation_substeps, 1, 64);
+  return spec;
+}
+
 SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
   std::set<std::string> known = {"model",      "fmu",        "interface", "parameters", "integrator",
-                                 "integrator_options", "step_cost", "emulation_substeps"};
+                                 "integrator_options", "step_cost", "emulation_substeps", "csv", "interpolation"};
   for (Capability c : kAllCapabilities) known.insert(std::string(to_string(c)));
   const ObjectReader reader(object, "systems." + name, file, known);
   SystemSpec spec;
   spec.name = name;
   spec.model = reader.text("model", "");
   if (reader.has("fmu")) spec.fmu = resolve_fmu_path(reader.text("fmu", ""), file);
-  if (spec.model.empty() == spec.fmu.empty()) {
-    reader.fail(fmt::format("system '{}' needs exactly one of 'model' (built-in) or 'fmu' (file)", name));
+  if (static_cast<int>(!spec.model.empty()) + static_cast<int>(!spec.fmu.empty()) + static_cast<int>(reader.has("csv")) != 1) {
+    reader.fail(fmt::format("system '{}' needs exactly one of 'model' (built-in), 'fmu' (file) or 'csv' (a signal source)",
+                            name));
   }
+  if (reader.has("csv")) return parse_signal_source(name, reader, file);
   if (spec.fmu.empty() && reader.has("interface")) {
     reader.fail(fmt::format("system '{}': 'interface' applies to FMUs only", name));
   }

@@ -7,7 +7,8 @@
 //     "start": 0, "stop": 20,
 //     "systems": {
 //       "prey":     {"model": "b3.prey", "integrator": "cvode", "parameters": {"alpha": 0.6667}},
-//       "predator": {"model": "b3.predator", "rollback": false}
+//       "predator": {"model": "b3.predator", "rollback": false},
+//       "wind":     {"csv": "wind.csv", "interpolation": {"default": "linear", "gust": "hold"}}
 //     },
 //     "connections": [["prey.p", "predator.p"], ["predator.q", "prey.q"],
 //                     {"from": "a.level", "to": "b.count", "convert": true},
@@ -63,7 +64,10 @@ struct ConnectionSpec {
 struct SystemSpec {
   std::string name;
   std::string model;                  ///< built-in model name, or
-  std::filesystem::path fmu;          ///< FMU file, resolved (see resolve_fmu_path)
+  std::filesystem::path fmu;          ///< FMU file, resolved (see resolve_fmu_path), or
+  std::filesystem::path csv;          ///< a signal source's table (system/source/csv_source.hpp), resolved
+  /// A signal source's "interpolation": column → "linear" | "hold"; "default" for the others.
+  std::map<std::string, std::string> interpolation;
   /// FMU only: "interface": "cs" | "me". Unset: Co-Simulation when the FMU has it, else Model
   /// Exchange (decided when the system is built).
   std::optional<fmi::FmiInterface> interface;
