@@ -271,10 +271,8 @@ int command_plot(const cosima::plot::ResultPlot& plot) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  cosima::install_crash_handlers();
+/// The command line: parse, dispatch, and turn every failure into a message and an exit status.
+int command_line(int argc, char** argv) {
   CLI::App app{"cosima — co-simulation master: couples FMUs and native models with the methods of the seed papers."};
   app.set_version_flag("--version", std::string("cosima ") + COSIMA_VERSION);
   app.require_subcommand(1);
@@ -389,6 +387,18 @@ int main(int argc, char** argv) {
     std::cerr << "cosima: error: " << e.what() << '\n';
     return 1;
   } catch (const std::exception& e) {
+    std::cerr << "cosima: internal error: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cosima::install_crash_handlers();
+  try {
+    return command_line(argc, argv);
+  } catch (const std::exception& e) {  // building the parser itself failed
     std::cerr << "cosima: internal error: " << e.what() << '\n';
     return 1;
   }

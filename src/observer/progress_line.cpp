@@ -40,8 +40,11 @@ void ProgressLine::on_step(const ModularModel& /*model*/, double t, const StepRe
   const double now = seconds_now();
   // aim at one reading per kCheckPeriod: cheap steps read the clock rarely, slow ones at every step
   const double since = now - last_check_;
-  if (since < 0.5 * kCheckPeriod) stride_ = std::min<std::int64_t>(stride_ * 2, 1 << 20);
-  else if (since > 2.0 * kCheckPeriod) stride_ = std::max<std::int64_t>(stride_ / 2, 1);
+  if (since < 0.5 * kCheckPeriod) {
+    stride_ = std::min<std::int64_t>(stride_ * 2, 1 << 20);
+  } else if (since > 2.0 * kCheckPeriod) {
+    stride_ = std::max<std::int64_t>(stride_ / 2, 1);
+  }
   until_check_ = stride_;
   last_check_ = now;
   const double period = terminal_ ? 0.25 : 1.0;

@@ -28,11 +28,11 @@ class ProgressLine final : public Observer {
   std::FILE* stream_;
   bool terminal_;
   double start_, stop_;
-  double began_ = 0.0;        ///< steady_clock seconds at on_start
-  double last_check_ = 0.0;   ///< when the clock was last read
+  double began_ = 0.0;       ///< steady_clock seconds at on_start
+  double last_check_ = 0.0;  ///< when the clock was last read
   double last_draw_ = 0.0;
   std::int64_t steps_ = 0;
-  std::int64_t stride_ = 1;   ///< steps between clock readings
+  std::int64_t stride_ = 1;  ///< steps between clock readings
   std::int64_t until_check_ = 1;
   std::int64_t updates_ = 0;
 };

@@ -1,5 +1,7 @@
 #include "plot/gnuplot.hpp"
 
+#include <fmt/format.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,9 +11,6 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <sys/wait.h>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "io/csv.hpp"
@@ -105,7 +104,8 @@ void run_gnuplot(const std::string& script, const std::string& what) {
   while (std::fgets(buffer, sizeof buffer, gnuplot.get()) != nullptr) output += buffer;
   const int status = pclose(gnuplot.release());
   if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) == 127) {
-    throw Error(fmt::format("gnuplot is needed for {} and could not be run (Debian: apt-get install gnuplot-nox)", what));
+    throw Error(
+        fmt::format("gnuplot is needed for {} and could not be run (Debian: apt-get install gnuplot-nox)", what));
   }
   if (WEXITSTATUS(status) != 0 || output.find("error") != std::string::npos) {
     throw Error(fmt::format("gnuplot failed on {}: {}", what, output));
@@ -128,8 +128,9 @@ void plot_results(const ResultPlot& plot) {
   if (!plot.reference.empty()) reference = read_csv(plot.reference);
   if (!plot.steps.empty()) steps = read_csv(plot.steps, true);
   const bool two_panels = steps.has_value();
-  std::string script = fmt::format("set terminal {}\nset output {}\nset lmargin 12\nset rmargin 28\n", terminal_for(plot.image, 1000, two_panels ? 900 : 600),
-                                   gnuplot_string(plot.image.string()));
+  std::string script =
+      fmt::format("set terminal {}\nset output {}\nset lmargin 12\nset rmargin 28\n",
+                  terminal_for(plot.image, 1000, two_panels ? 900 : 600), gnuplot_string(plot.image.string()));
   std::string lines;
   for (std::size_t v = 0; v < variables.size(); ++v) {
     const std::string name = fmt::format("v{}", v);
@@ -137,7 +138,8 @@ void plot_results(const ResultPlot& plot) {
     lines += fmt::format("{}${} using 1:2 with lines lw 2 lc {} title {}", lines.empty() ? "" : ", ", name, v + 1,
                          gnuplot_string(variables[v]));
     if (reference) {
-      script += datablock(name + "r", reference->time, column(*reference, variables[v], plot.reference), plot.max_points);
+      script +=
+          datablock(name + "r", reference->time, column(*reference, variables[v], plot.reference), plot.max_points);
       lines += fmt::format(", ${}r using 1:2 with lines dt 2 lw 1 lc {} title {}", name, v + 1,
                            gnuplot_string(variables[v] + " (reference)"));
     }
@@ -152,7 +154,8 @@ void plot_results(const ResultPlot& plot) {
   if (two_panels) {
     script +=
         "set title 'steps'\nset ylabel 'step size'\nset logscale y\nset y2label 'iterations'\nset y2tics\n"
-        "plot $h using 1:2 with steps lw 2 title 'step size', $it using 1:2 axes x1y2 with impulses title 'iterations'\n"
+        "plot $h using 1:2 with steps lw 2 title 'step size', $it using 1:2 axes x1y2 with impulses title "
+        "'iterations'\n"
         "unset multiplot\n";
   }
   run_gnuplot(script, fmt::format("plot '{}'", plot.image.string()));

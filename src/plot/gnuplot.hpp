@@ -19,12 +19,12 @@ std::string terminal_for(const std::filesystem::path& image, int width, int heig
 /// signal of a reference run dashed beside it, and a second panel with the step sizes and
 /// iterations of a step log.
 struct ResultPlot {
-  std::filesystem::path results;                 ///< a result CSV (time, variables...)
-  std::vector<std::string> variables;            ///< columns to draw; empty: all
-  std::filesystem::path reference;               ///< optional: a reference CSV
-  std::filesystem::path steps;                   ///< optional: a step log CSV (--steps)
-  std::filesystem::path image;                   ///< .png or .svg
-  std::size_t max_points = 20000;                ///< per signal; longer ones keep each bucket's min and max
+  std::filesystem::path results;       ///< a result CSV (time, variables...)
+  std::vector<std::string> variables;  ///< columns to draw; empty: all
+  std::filesystem::path reference;     ///< optional: a reference CSV
+  std::filesystem::path steps;         ///< optional: a step log CSV (--steps)
+  std::filesystem::path image;         ///< .png or .svg
+  std::size_t max_points = 20000;      ///< per signal; longer ones keep each bucket's min and max
 };
 
 /// Draws it. Errors name the file or the variable.

@@ -2,13 +2,12 @@
 // nested systems, flattened): the model's dispatch, and every method against an equivalent model.
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
-
 #include "core/error.hpp"
 #include "model/modular_model.hpp"
 #include "models/registry.hpp"
 #include "scenario/run_scenario.hpp"
 #include "system/native/native_system.hpp"
+#include "test_support.hpp"
 
 namespace cosima {
 namespace {
@@ -16,7 +15,8 @@ namespace {
 using testing::error_of;
 
 std::unique_ptr<System> make(const std::string& name, const std::string& model) {
-  return std::make_unique<NativeSystem>(name, models::make_model(model), make_integrator("dopri5", IntegratorOptions{}));
+  return std::make_unique<NativeSystem>(name, models::make_model(model),
+                                        make_integrator("dopri5", IntegratorOptions{}));
 }
 
 TEST(Connections, ScaleAndOffsetTransformValuesAndScaleDerivatives) {
@@ -64,7 +64,8 @@ TEST(Connections, DottedSystemNamesResolveToTheLongestSystemWithThePort) {
 }
 
 TEST(Connections, OverridesReachSystemsWithDottedNames) {
-  Json document = Json::parse(R"({"stop": 1, "systems": {"sub.prey": {"model": "b3.prey"}, "sub": {"model": "b3.predator"}},
+  Json document =
+      Json::parse(R"({"stop": 1, "systems": {"sub.prey": {"model": "b3.prey"}, "sub": {"model": "b3.predator"}},
                                   "connections": [["sub.prey.p", "sub.p"], ["sub.q", "sub.prey.q"]]})");
   apply_override(document, "systems.sub.prey.parameters.alpha=0.5");
   apply_override(document, "systems.sub.parameters.gamma=0.25");
@@ -100,8 +101,8 @@ TEST(Connections, EveryMethodAppliesTheTransformation) {
     if (method == "defect-jacobi") document["method"]["fixed"] = true;
     return parse_scenario(document, "inline.json");
   };
-  for (const std::string method : {"jacobi", "gauss-seidel", "ifosmondi", "ifosmondi-jfm", "missiles", "defect-jacobi",
-                                    "monolithic"}) {
+  for (const std::string method :
+       {"jacobi", "gauss-seidel", "ifosmondi", "ifosmondi-jfm", "missiles", "defect-jacobi", "monolithic"}) {
     SCOPED_TRACE(method);
     const ScenarioRun transformed = run_scenario(scenario(true, method));
     const ScenarioRun equivalent = run_scenario(scenario(false, method));
@@ -109,7 +110,8 @@ TEST(Connections, EveryMethodAppliesTheTransformation) {
     for (const std::string label : {"prey.p", "predator.q"}) {
       const auto& x = transformed.results->column(label);
       const auto& y = equivalent.results->column(label);
-      for (std::size_t k = 0; k < x.size(); ++k) ASSERT_NEAR(x[k], y[k], 1e-8 * std::abs(y[k])) << label << " row " << k;
+      for (std::size_t k = 0; k < x.size(); ++k)
+        ASSERT_NEAR(x[k], y[k], 1e-8 * std::abs(y[k])) << label << " row " << k;
     }
     EXPECT_EQ(transformed.stats.macro_steps, equivalent.stats.macro_steps);
   }

@@ -1,16 +1,15 @@
 // CSV signal sources (system/source/csv_source.hpp): interpolation, jumps announced as time events,
 // every method driven by one, and errors that name the file, column or row.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
-#include <gtest/gtest.h>
-
-#include "test_support.hpp"
-
 #include "core/error.hpp"
 #include "scenario/run_scenario.hpp"
 #include "system/source/csv_source.hpp"
+#include "test_support.hpp"
 
 namespace cosima {
 namespace {

@@ -1,9 +1,9 @@
 #include "system/source/csv_source.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/slots.hpp"
