@@ -116,7 +116,54 @@ const SimpleType* ModelDescription::type_of(const ScalarVariable& variable) cons
   return nullptr;
 }
 
+const UnitDefinition* ModelDescription::unit_named(std::string_view name) const {
+  for (const UnitDefinition& unit : units) {
+    if (unit.name == name) return &unit;
+  }
+  return nullptr;
+}
+
 namespace {
+
+/// UnitDefinitions (FMI 2.0 §2.2.2, FMI 3.0 §2.4.3; alike in both): each Unit's name and BaseUnit.
+std::vector<UnitDefinition> read_unit_definitions(const pugi::xml_node& root, const description::Reader& reader) {
+  std::vector<UnitDefinition> units;
+  std::unordered_set<std::string> names;
+  for (const pugi::xml_node node : root.child("UnitDefinitions").children("Unit")) {
+    UnitDefinition unit;
+    unit.name = node.attribute("name").value();
+    if (unit.name.empty()) reader.fail("UnitDefinitions: a Unit has no name");
+    if (!names.insert(unit.name).second)
+      reader.fail(fmt::format("UnitDefinitions: unit '{}' is defined twice", unit.name));
+    const std::string where = fmt::format("UnitDefinitions: unit '{}': BaseUnit", unit.name);
+    if (const pugi::xml_node base = node.child("BaseUnit")) {
+      unit.has_base_unit = true;
+      for (std::size_t i = 0; i < kBaseUnitNames.size(); ++i) {
+        const pugi::xml_attribute a = base.attribute(kBaseUnitNames[i]);
+        if (!a) continue;
+        const auto exponent =
+            description::to_integer(a.value(), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+        if (!exponent) reader.fail(fmt::format("{} {}=\"{}\" is not an integer", where, kBaseUnitNames[i], a.value()));
+        unit.exponents[i] = static_cast<int>(*exponent);
+      }
+      // factor and offset: finite, and a factor of 0 would make every value the offset
+      if (const pugi::xml_attribute a = base.attribute("factor")) {
+        const auto factor = description::to_double(a.value());
+        if (!factor || !std::isfinite(*factor) || *factor == 0.0)
+          reader.fail(fmt::format("{} factor=\"{}\" is not a finite, non-zero number", where, a.value()));
+        unit.factor = *factor;
+      }
+      if (const pugi::xml_attribute a = base.attribute("offset")) {
+        const auto offset = description::to_double(a.value());
+        if (!offset || !std::isfinite(*offset))
+          reader.fail(fmt::format("{} offset=\"{}\" is not a finite number", where, a.value()));
+        unit.offset = *offset;
+      }
+    }
+    units.push_back(std::move(unit));
+  }
+  return units;
+}
 
 constexpr std::array kTypeTags = {std::pair{"Real", VariableType::real}, std::pair{"Integer", VariableType::integer},
                                   std::pair{"Boolean", VariableType::boolean}, std::pair{"String", VariableType::string},
@@ -327,11 +374,16 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
   const pugi::xml_node root = document.child("fmiModelDescription");
   if (!root) reader.fail("no fmiModelDescription element");
   const std::string version = root.attribute("fmiVersion").value();
-  if (version == "3.0" || version.starts_with("3.0.")) return parse_fmi3_model_description(root, source);
+  if (version == "3.0" || version.starts_with("3.0.")) {
+    ModelDescription md = parse_fmi3_model_description(root, source);
+    md.units = read_unit_definitions(root, reader);
+    return md;
+  }
   if (version != "2.0") {
     throw Error(fmt::format("{}: fmiVersion is '{}', cosima imports FMI 2.0 and FMI 3.0", source, version));
   }
   ModelDescription md;
+  md.units = read_unit_definitions(root, reader);
   md.fmi_version = version;
   md.model_name = root.attribute("modelName").value();
   md.guid = root.attribute("guid").value();
@@ -388,6 +440,7 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
     if (type.name.empty() || !element) reader.fail(fmt::format("{} needs a name and a type element", where));
     type.min = reader.optional_number(element, "min", where);
     type.max = reader.optional_number(element, "max", where);
+    if (type.type == VariableType::real) type.unit = element.attribute("unit").value();
     for (const pugi::xml_node item : element.children("Item")) {
       const auto value = to_integer(item.attribute("value").value(), std::numeric_limits<int>::min(),
                                     std::numeric_limits<int>::max());
@@ -440,6 +493,10 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
       v.max = reader.optional_number(element, "max", where);
       if (!v.min && declared != nullptr) v.min = declared->min;
       if (!v.max && declared != nullptr) v.max = declared->max;
+    }
+    if (v.type == VariableType::real) {
+      v.unit = element.attribute("unit").value();
+      if (v.unit.empty() && declared != nullptr) v.unit = declared->unit;
     }
     if (const pugi::xml_attribute start = element.attribute("start")) {
       v.start = start.value();

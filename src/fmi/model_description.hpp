@@ -3,6 +3,7 @@
 // it, in one version-neutral form, validated: every defect is an Error naming the FMU and the element.
 // FMI 3.0 specifics map onto it: variables are referred to by index here (FMI 3.0 refers to them by
 // value reference), array variables carry their Dimensions, and each array element becomes a port.
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -42,6 +43,9 @@ struct ScalarVariable {
   std::optional<int> derivative_of;     ///< 1-based index of the state this is the derivative of
   std::vector<Dimension> dimensions;    ///< FMI 3.0 arrays; empty for a scalar
   std::vector<unsigned int> clocks;     ///< FMI 3.0: value references of the clocks it is clocked by
+  /// Real (FMI 3.0: Float32/Float64): the name of its unit (a Unit of UnitDefinitions), from the
+  /// variable's own `unit` attribute, else its declared type's; empty when neither declares one.
+  std::string unit;
 };
 
 /// A SimpleType of TypeDefinitions (FMI 2.0 §2.2.3): what cosima needs of it.
@@ -50,6 +54,20 @@ struct SimpleType {
   VariableType type = VariableType::real;
   std::optional<double> min, max;
   std::vector<std::pair<std::string, int>> items;  ///< Enumeration items (name, value)
+  std::string unit;  ///< Real (FMI 3.0: Float32Type/Float64Type): its `unit`, inherited by its variables
+};
+
+/// The SI base units whose exponents a BaseUnit gives, in the order of UnitDefinition::exponents.
+inline constexpr std::array<const char*, 8> kBaseUnitNames = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
+
+/// A Unit of UnitDefinitions (FMI 2.0 §2.2.2, FMI 3.0 §2.4.3): a value v in this unit is
+/// factor·v + offset in the SI base units kg^e0·m^e1·s^e2·A^e3·K^e4·mol^e5·cd^e6·rad^e7.
+struct UnitDefinition {
+  std::string name;
+  bool has_base_unit = false;      ///< whether it has a BaseUnit (optional): without one it converts to nothing
+  std::array<int, 8> exponents{};  ///< of kBaseUnitNames, 0 when not given
+  double factor = 1.0;             ///< finite, not 0
+  double offset = 0.0;             ///< finite
 };
 
 struct Unknown {
@@ -98,6 +116,7 @@ struct ModelDescription {
   int event_indicator_count = 0;  ///< numberOfEventIndicators (FMI 3.0: the EventIndicator elements' sizes)
   DefaultExperiment default_experiment;
   std::vector<SimpleType> types;
+  std::vector<UnitDefinition> units;  ///< UnitDefinitions, each name once
   std::vector<ScalarVariable> variables;
   std::vector<Unknown> outputs, derivatives, initial_unknowns;
 
@@ -110,6 +129,8 @@ struct ModelDescription {
   [[nodiscard]] int find(const std::string& name) const;
   /// The declared type of a variable, or nullptr.
   [[nodiscard]] const SimpleType* type_of(const ScalarVariable& variable) const;
+  /// The Unit of UnitDefinitions of this name, or nullptr.
+  [[nodiscard]] const UnitDefinition* unit_named(std::string_view name) const;
   /// The variable as a port: kind, variability, range (Integer: also the type's range), Enumeration
   /// items, start (of element `element` of an array).
   [[nodiscard]] PortInfo port_info(const ScalarVariable& variable, std::size_t element = 0) const;
@@ -137,8 +158,10 @@ struct ModelDescription {
 /// defect the standard forbids: a valueReference that is not a non-negative integer, an input
 /// sharing its value reference with an output of the same type, two variables of one name (§2.2.7),
 /// a modelIdentifier that is not a C identifier, a missing or unknown declaredType of an
-/// Enumeration, non-numeric start/min/max of a numeric variable, and ModelStructure indices or
-/// dependencies that are not integers in range.
+/// Enumeration, non-numeric start/min/max of a numeric variable, ModelStructure indices or
+/// dependencies that are not integers in range, and a Unit without a name, defined twice, or whose
+/// BaseUnit has an exponent that is not an integer or a factor/offset that is not a finite number
+/// (factor 0 included).
 ModelDescription parse_model_description(std::string_view xml, const std::string& source);
 
 std::string_view to_string(VariableType type);

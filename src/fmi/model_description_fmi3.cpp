@@ -148,6 +148,7 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
       simple.min = reader.optional_number(node, "min", where);
       simple.max = reader.optional_number(node, "max", where);
     }
+    if (*type == VariableType::real || *type == VariableType::float32) simple.unit = node.attribute("unit").value();
     for (const pugi::xml_node item : node.children("Item")) {
       const auto value =
           to_integer(item.attribute("value").value(), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
@@ -211,6 +212,10 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
       v.max = reader.optional_number(node, "max", where);
       if (!v.min && declared != nullptr) v.min = declared->min;
       if (!v.max && declared != nullptr) v.max = declared->max;
+    }
+    if (is_float) {
+      v.unit = node.attribute("unit").value();
+      if (v.unit.empty() && declared != nullptr) v.unit = declared->unit;
     }
     // start: an attribute of blank-separated values, or <Start value=…/> children (String, Binary)
     if (const pugi::xml_attribute start = node.attribute("start")) {

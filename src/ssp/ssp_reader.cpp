@@ -9,7 +9,9 @@
 #include <deque>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <pugixml.hpp>
+#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -87,6 +89,7 @@ struct Unit {
   std::array<double, 8> exponents{};
   double factor = 1.0;
   double offset = 0.0;
+  bool has_base_unit = true;  ///< false for an FMU's Unit without a BaseUnit: it converts to nothing
 };
 constexpr std::array<const char*, 8> kBaseUnits = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
 
@@ -96,7 +99,7 @@ struct Connector {
   std::string name;
   std::string kind;
   std::string type;  ///< "Real", "Integer", ...; empty when not declared
-  std::string unit;  ///< empty when not declared
+  std::string unit;  ///< the SSD declaration's, else (a component's) the FMU's for the variable; empty: none
 };
 
 /// One value of a parameter set, after the binding's prefix and mapping.
@@ -136,6 +139,9 @@ struct Element {
   // components
   std::filesystem::path fmu;
   std::string implementation;
+  std::optional<std::set<std::string>> variables;     ///< of the FMU; nullopt when unknown
+  std::map<std::string, std::string> variable_units;  ///< the FMU's variables that declare a unit
+  Units fmu_units;                                    ///< the FMU's UnitDefinitions
   // systems
   std::vector<Element*> elements;
   pugi::xml_node node;
@@ -250,6 +256,22 @@ class SsdReader {
     return found->second;
   }
 
+  /// The definition of unit `name` of a connector or variable of `owner`: the SSD's ssd:Units, else (a component)
+  /// its FMU's UnitDefinitions; `what` (naming both ends and units) is refused when there is none.
+  const Unit& unit_of(const Element& owner, const std::string& name, const std::string& what) const {
+    if (const auto found = units_.find(name); found != units_.end()) return found->second;
+    if (!owner.is_system) {
+      const auto found = owner.fmu_units.find(name);
+      if (found != owner.fmu_units.end() && !found->second.has_base_unit) {
+        fail(fmt::format("{}: the units are not convertible (unit '{}' of the FMU of {} has no BaseUnit)", what, name,
+                         owner.describe()));
+      }
+      if (found != owner.fmu_units.end()) return found->second;
+    }
+    fail(fmt::format("{}: unit '{}', which no <ssc:Unit> defines{}", what, name,
+                     owner.is_system ? "" : fmt::format(" nor the FMU of {}", owner.describe())));
+  }
+
   /// From `from` to `to`: u_to = (y·f_from + o_from − o_to) / f_to when the base-unit exponents agree.
   Affine conversion(const Unit& from, const Unit& to, const std::string& what) const {
     if (from.exponents != to.exponents)
@@ -337,8 +359,36 @@ class SsdReader {
       fail(fmt::format("{}: implementation '{}' is not supported (CoSimulation, ModelExchange or any)",
                        component.describe(), implementation));
     }
+    if (const std::shared_ptr<const fmi::ModelDescription> md =
+            resources_.description ? resources_.description(component.fmu) : nullptr) {
+      take_fmu_units(component, *md);
+    }
     components_.push_back(&component);
     return component;
+  }
+
+  /// The FMU's variables, their units and UnitDefinitions; a connector whose declaration has no unit takes its
+  /// variable's.
+  static void take_fmu_units(Element& component, const fmi::ModelDescription& md) {
+    component.variables.emplace();
+    for (const fmi::ScalarVariable& v : md.variables) {
+      component.variables->insert(v.name);
+      if (!v.unit.empty()) component.variable_units.emplace(v.name, v.unit);
+    }
+    for (const fmi::UnitDefinition& definition : md.units) {
+      Unit& unit = component.fmu_units[definition.name];
+      std::copy(definition.exponents.begin(), definition.exponents.end(), unit.exponents.begin());
+      unit.factor = definition.factor;
+      unit.offset = definition.offset;
+      unit.has_base_unit = definition.has_base_unit;
+    }
+    for (Connector& connector : component.connectors) {
+      const auto declared = component.variable_units.find(connector.name);
+      if (connector.unit.empty() && declared != component.variable_units.end() &&
+          (connector.type.empty() || is_real_type(connector.type))) {
+        connector.unit = declared->second;
+      }
+    }
   }
 
   /// A relative URI of the package as a path inside it (SSD: Component source; packaging): percent-
@@ -483,8 +533,8 @@ class SsdReader {
           to.unit != unit_holder->unit) {
         const std::string what = fmt::format("{} (unit {}) feeds {} (unit {})", describe(unit_end), unit_holder->unit,
                                              describe((*link)->to), to.unit);
-        total = total.then(conversion(unit_named(units_, unit_holder->unit, describe(unit_end)),
-                                      unit_named(units_, to.unit, describe((*link)->to)), what));
+        total = total.then(conversion(unit_of(*unit_end.owner, unit_holder->unit, what),
+                                      unit_of(*(*link)->to.owner, to.unit, what), what));
       }
       total = total.then((*link)->transformation);
       if (!to.unit.empty()) {
@@ -661,8 +711,7 @@ class SsdReader {
       if (binding.value.is_null() || priority > binding.priority) binding = {std::move(converted), priority};
     };
     if (!element.is_system) {
-      const std::optional<std::set<std::string>> variables = known_variables(element);
-      if (variables && !variables->contains(name)) return;  // not a variable of this FMU: ignored
+      if (element.variables && !element.variables->contains(name)) return;  // not a variable of this FMU: ignored
       keep(parameters_[{&element, name}], converted_to_connector(element, name, value));
       return;
     }
@@ -676,21 +725,21 @@ class SsdReader {
   }
 
   /// A Real parameter with a unit, set on a component connector that declares another unit, is converted.
+  /// Without a connector, the unit the FMU declares for the variable counts.
   Json converted_to_connector(const Element& component, const std::string& name, const ParameterValue& value) const {
     const Connector* connector = component.connector(name);
-    if (!value.unit || connector == nullptr || connector->unit.empty() || connector->unit == value.unit_name)
-      return value.value;
-    const std::string what = fmt::format("parameter '{}' (unit {}) for {} (unit {})", value.name, value.unit_name,
-                                         describe({&component, connector}), connector->unit);
-    return conversion(*value.unit, unit_named(units_, connector->unit, describe({&component, connector})),
-                      what)(value.value.get<double>());
-  }
-
-  std::optional<std::set<std::string>> known_variables(const Element& component) {
-    if (!resources_.variables) return std::nullopt;
-    auto cached = variables_.find(&component);
-    if (cached == variables_.end()) cached = variables_.emplace(&component, resources_.variables(component.fmu)).first;
-    return cached->second;
+    std::string unit = connector != nullptr ? connector->unit : "";
+    std::string target = connector != nullptr ? describe({&component, connector}) : "";
+    if (connector == nullptr) {
+      if (const auto declared = component.variable_units.find(name); declared != component.variable_units.end()) {
+        unit = declared->second;
+        target = fmt::format("variable '{}.{}'", component.path, name);
+      }
+    }
+    if (!value.unit || unit.empty() || unit == value.unit_name) return value.value;
+    const std::string what =
+        fmt::format("parameter '{}' (unit {}) for {} (unit {})", value.name, value.unit_name, target, unit);
+    return conversion(*value.unit, unit_of(component, unit, what), what)(value.value.get<double>());
   }
 
   void apply_bindings() {
@@ -739,7 +788,6 @@ class SsdReader {
   std::map<Endpoint, Link> inbound_;
   std::map<std::pair<const Element*, std::string>, Binding> parameters_;
   std::map<Endpoint, Binding> connector_values_;
-  std::map<const Element*, std::optional<std::set<std::string>>> variables_;
 };
 
 std::optional<std::string> read_text_file(const std::filesystem::path& file) {
@@ -769,10 +817,8 @@ SspImport read_ssp(const std::filesystem::path& ssp) {
     if (!std::filesystem::is_regular_file(root / path)) return std::nullopt;
     return root / path;
   };
-  resources.variables = [](const std::filesystem::path& fmu) -> std::optional<std::set<std::string>> {
-    std::set<std::string> names;
-    for (const fmi::ScalarVariable& v : fmi::read_model_description(fmu).variables) names.insert(v.name);
-    return names;
+  resources.description = [](const std::filesystem::path& fmu) {
+    return std::make_shared<const fmi::ModelDescription>(fmi::read_model_description(fmu));
   };
   return {parse_ssd(*ssd, resources, source), std::move(directory)};
 }

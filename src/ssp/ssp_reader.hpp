@@ -9,9 +9,13 @@
 //   nested ssd:System                                     → flattened: component c of sub-system sub
 //       is system "sub.c"; connections through system connectors become component-to-component ones.
 //   ssd:Connection (+ ssc:LinearTransformation, units)    → connections[] {from, to, scale, offset}:
-//       unit conversions (ssd:Units, same base-unit exponents) and linear transformations compose
-//       along the path; an identity Boolean/Integer/Enumeration mapping is accepted, any other refused.
-//       Units come from the SSD connectors only (cosima's modelDescription reader keeps no units).
+//       unit conversions (same base-unit exponents) and linear transformations compose along the
+//       path; an identity Boolean/Integer/Enumeration mapping is accepted, any other refused.
+//       A connector's unit is its SSD declaration's, else the unit its FMU declares for the variable
+//       (own or declared type's); a unit name is defined by the SSD's ssd:Units, else by that FMU's
+//       UnitDefinitions. Equal names are the same unit; differing units convert when their base-unit
+//       exponents agree and are refused (naming both connectors and units) when they differ or a unit
+//       is defined nowhere. suppressUnitConversion="true" skips the conversion of that connection.
 //   ssd:ParameterBindings (.ssv file or inline, prefix, .ssm name mapping) → systems.NAME.parameters,
 //       with the SSP precedence (a higher level wins over a lower one, a later binding over an earlier
 //       one); a value bound to a system connector feeds what that connector is connected to: a
@@ -28,6 +32,8 @@
 #include <string>
 #include <string_view>
 
+#include "fmi/model_description.hpp"
+
 namespace cosima::ssp {
 
 using Json = nlohmann::ordered_json;
@@ -42,9 +48,10 @@ struct SsdResources {
   std::function<std::optional<std::string>(const std::string& path)> text;
   /// The FMU of a component on disk; nullopt when there is none.
   std::function<std::optional<std::filesystem::path>(const std::string& path)> file;
-  /// The variable names of an FMU: a bound parameter the FMU lacks is ignored (SSP 1.0, SSD ParameterBindings); nullopt
-  /// (or no function): unknown, every bound name is applied.
-  std::function<std::optional<std::set<std::string>>(const std::filesystem::path& fmu)> variables;
+  /// The modelDescription of an FMU (fmi::read_model_description): its variables — a bound parameter the FMU lacks is
+  /// ignored (SSP 1.0, SSD ParameterBindings) — and their units with the FMU's UnitDefinitions. nullptr (or no
+  /// function): unknown, every bound name is applied and only the SSD's own units take part.
+  std::function<std::shared_ptr<const fmi::ModelDescription>(const std::filesystem::path& fmu)> description;
 };
 
 /// The scenario document of an SSD given as text; `source` names it in errors ("SSP 'x.ssp'").

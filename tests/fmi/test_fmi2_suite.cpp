@@ -1,5 +1,6 @@
 // FMI 2.0 import, checked against strict test FMUs written from the standard in C (tests/fmus/),
 // not by cosima's export kit: every variable type, the call sequences, and every failure.
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -12,6 +13,7 @@
 #include "core/error.hpp"
 #include "fmi/fmu_archive.hpp"
 #include "fmi/fmu_system.hpp"
+#include "fmi/model_description.hpp"
 #include "fmu_fixtures.hpp"
 #include "io/csv.hpp"
 #include "scenario/run_scenario.hpp"
@@ -356,6 +358,72 @@ TEST(Fmi2Validation, TheExportKitsFmusHaveUniqueNames) {
     ++checked;
   }
   EXPECT_GE(checked, 2);  // b3_prey and b3_predator at least (dependencies of this test)
+}
+
+// --- units: UnitDefinitions and the unit of each Real/Float variable -----------------------------------
+
+/// A description with UnitDefinitions `units`, a Real type "Distance" in km and three variables.
+std::string unit_description(const std::string& version, const std::string& units) {
+  const bool v3 = version == "3.0";
+  return "<fmiModelDescription fmiVersion=\"" + version +
+         "\" modelName=\"u\" guid=\"{u}\" instantiationToken=\"{u}\">" +
+         R"(<CoSimulation modelIdentifier="u"/><UnitDefinitions>)" + units + "</UnitDefinitions>" +
+         (v3 ? R"(<TypeDefinitions><Float64Type name="Distance" unit="km"/></TypeDefinitions><ModelVariables>
+               <Float64 name="d" valueReference="0" causality="output" declaredType="Distance"/>
+               <Float64 name="t" valueReference="1" causality="output" declaredType="Distance" unit="degC"/>
+               <Int32 name="n" valueReference="2" causality="output"/></ModelVariables>)"
+             : R"(<TypeDefinitions><SimpleType name="Distance"><Real unit="km"/></SimpleType></TypeDefinitions>
+               <ModelVariables>
+               <ScalarVariable name="d" valueReference="0" causality="output"><Real declaredType="Distance"/></ScalarVariable>
+               <ScalarVariable name="t" valueReference="1" causality="output"><Real declaredType="Distance" unit="degC"/></ScalarVariable>
+               <ScalarVariable name="n" valueReference="2" causality="output"><Integer/></ScalarVariable></ModelVariables>)") +
+         "</fmiModelDescription>";
+}
+
+const char* kUnitDefinitions = R"(<Unit name="km"><BaseUnit m="1" factor="1000"/></Unit>
+    <Unit name="degC"><BaseUnit K="1" offset="273.15"/></Unit><Unit name="N"><BaseUnit kg="1" m="1" s="-2"/></Unit>
+    <Unit name="1"/>)";
+
+TEST(ModelDescriptionUnits, AVariableHasItsOwnUnitElseItsDeclaredTypesAndTheUnitsAreDefined) {
+  for (const std::string version : {"2.0", "3.0"}) {
+    const fmi::ModelDescription md = fmi::parse_model_description(unit_description(version, kUnitDefinitions), "u.fmu");
+    EXPECT_EQ(md.variables.at(0).unit, "km") << version << ": inherited from its declared type";
+    EXPECT_EQ(md.variables.at(1).unit, "degC") << version << ": its own wins over the type's";
+    EXPECT_EQ(md.variables.at(2).unit, "") << version << ": an integer has none";
+    ASSERT_EQ(md.units.size(), 4U) << version;
+    const fmi::UnitDefinition* km = md.unit_named("km");
+    ASSERT_NE(km, nullptr);
+    EXPECT_TRUE(km->has_base_unit);
+    EXPECT_EQ(km->factor, 1000.0);
+    EXPECT_EQ(km->offset, 0.0);
+    EXPECT_EQ(km->exponents, (std::array<int, 8>{0, 1, 0, 0, 0, 0, 0, 0}));
+    EXPECT_EQ(md.unit_named("degC")->offset, 273.15);
+    EXPECT_EQ(md.unit_named("N")->exponents, (std::array<int, 8>{1, 1, -2, 0, 0, 0, 0, 0}));
+    EXPECT_FALSE(md.unit_named("1")->has_base_unit) << "BaseUnit is optional";
+    EXPECT_EQ(md.unit_named("mile"), nullptr);
+  }
+}
+
+TEST(ModelDescriptionUnits, ABaseUnitWithABadNumberIsRefusedNamingTheUnit) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"(<Unit name="km"><BaseUnit m="1.5" factor="1000"/></Unit>)",
+       R"(unit 'km': BaseUnit m="1.5" is not an integer)"},
+      {R"(<Unit name="big"><BaseUnit s="99999999999"/></Unit>)", R"(unit 'big': BaseUnit s="99999999999")"},
+      {R"(<Unit name="km"><BaseUnit m="1" factor="thousand"/></Unit>)", R"(unit 'km': BaseUnit factor="thousand")"},
+      {R"(<Unit name="km"><BaseUnit m="1" factor="0"/></Unit>)",
+       R"(unit 'km': BaseUnit factor="0" is not a finite, non-zero)"},
+      {R"(<Unit name="km"><BaseUnit m="1" factor="inf"/></Unit>)", R"(unit 'km': BaseUnit factor="inf")"},
+      {R"(<Unit name="degC"><BaseUnit K="1" offset="nan"/></Unit>)", R"(unit 'degC': BaseUnit offset="nan")"},
+      {R"(<Unit name="m"/><Unit name="m"/>)", "unit 'm' is defined twice"},
+      {R"(<Unit><BaseUnit m="1"/></Unit>)", "a Unit has no name"}};
+  for (const std::string version : {"2.0", "3.0"}) {
+    for (const auto& defect : cases) {
+      const std::string xml = unit_description(version, defect.first);
+      const std::string what = error_of([&] { (void)fmi::parse_model_description(xml, "u.fmu"); });
+      EXPECT_NE(what.find("u.fmu: modelDescription.xml: UnitDefinitions: "), std::string::npos) << what;
+      EXPECT_NE(what.find(defect.second), std::string::npos) << version << ": " << what;
+    }
+  }
 }
 
 // --- 10: NaN at the source ----------------------------------------------------------------------------

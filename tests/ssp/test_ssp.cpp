@@ -369,6 +369,117 @@ TEST_F(SspTest, UnitsConvertWhenTheirBaseUnitsAgreeAndAreRefusedOtherwise) {
             std::string::npos);
 }
 
+/// A project FMU whose modelDescription.xml has UnitDefinitions (km = 1000 m, m, s) and gives variable `variable`
+/// the unit `unit`: the FMU's bytes, for an entry of the package.
+std::string fmu_with_unit(const std::filesystem::path& dir, const std::string& fmu, const std::string& variable,
+                          const std::string& unit) {
+  const std::filesystem::path original = kFmuDir / fmu;
+  int error = 0;
+  zip_t* archive = zip_open(original.c_str(), ZIP_RDONLY, &error);
+  EXPECT_NE(archive, nullptr) << original;
+  if (archive == nullptr) return {};
+  Entries entries;
+  for (zip_int64_t i = 0; i < zip_get_num_entries(archive, 0); ++i) {
+    const std::string name = zip_get_name(archive, static_cast<zip_uint64_t>(i), 0);
+    if (!name.ends_with("/")) entries.emplace_back(name, testing::read_zip_entry(original, name));
+  }
+  zip_discard(archive);
+  for (auto& [name, content] : entries) {
+    if (name != "modelDescription.xml") continue;
+    content = replaced(content, "  <DefaultExperiment", R"(  <UnitDefinitions>
+    <Unit name="km"><BaseUnit m="1" factor="1000"/></Unit>
+    <Unit name="m"><BaseUnit m="1"/></Unit>
+    <Unit name="s"><BaseUnit s="1"/></Unit>
+  </UnitDefinitions>
+  <DefaultExperiment)");
+    const auto at = content.find("name=\"" + variable + "\"");
+    EXPECT_NE(at, std::string::npos) << variable;
+    const auto real = content.find("<Real", at);
+    if (at != std::string::npos && real != std::string::npos) content.insert(real + 5, " unit=\"" + unit + "\"");
+  }
+  const std::filesystem::path file = dir / ("units-" + fmu);
+  testing::write_zip(file, entries);
+  return testing::read_file(file);
+}
+
+TEST_F(SspTest, UnitsTheFmusDeclareConvertWithoutAnyUnitInTheSsd) {
+  // (a) prey's p in km, predator's p in m, the SSD declares no units: ×1000
+  auto package = [&](const std::string& prey_unit, const std::string& predator_unit, const std::string& ssd) {
+    return write_ssp(dir_, ssd,
+                     {{"resources/prey.fmu", fmu_with_unit(dir_, "b3_prey.fmu", "p", prey_unit)},
+                      {"resources/predator.fmu", fmu_with_unit(dir_, "b3_predator.fmu", "p", predator_unit)}});
+  };
+  EXPECT_EQ(ssp::read_ssp(package("km", "m", b3_ssd())).document["connections"][0],
+            Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 1000.0})"));
+  // run, the other way round (m → km, ×0.001: ×1000 drives the predator off any scale): the same results
+  // as the plain FMUs with the factor as a LinearTransformation
+  const std::filesystem::path converted = package("m", "km", b3_ssd());
+  EXPECT_EQ(ssp::read_ssp(converted).document["connections"][0],
+            Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 0.001})"));
+  const ScenarioRun by_units = run_scenario(load_scenario(converted));
+  const std::string transformed = R"(
+    <ssd:Connections>
+      <ssd:Connection startElement="prey" startConnector="p" endElement="predator" endConnector="p">
+        <ssc:LinearTransformation factor="0.001"/>
+      </ssd:Connection>
+      <ssd:Connection startElement="predator" startConnector="q" endElement="prey" endConnector="q"/>
+    </ssd:Connections>)";
+  expect_identical(by_units, run_scenario(load_scenario(write_ssp(dir_, b3_ssd(b3_components(), transformed)))));
+  const ScenarioRun plain = run_scenario(load_scenario(write_ssp(dir_, b3_ssd())));
+  EXPECT_NE(plain.results->column("prey.p").back(), by_units.results->column("prey.p").back());
+  // the same unit on both ends: no conversion
+  EXPECT_EQ(ssp::read_ssp(package("km", "km", b3_ssd())).document["connections"][0],
+            Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
+  // suppressUnitConversion still holds
+  const std::string suppressed = R"(
+    <ssd:Connections>
+      <ssd:Connection startElement="prey" startConnector="p" endElement="predator" endConnector="p" suppressUnitConversion="true"/>
+    </ssd:Connections>)";
+  EXPECT_EQ(ssp::read_ssp(package("km", "m", b3_ssd(b3_components(), suppressed))).document["connections"][0],
+            Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
+
+  // (b) m → s from the FMUs: refused, naming both connectors and both units
+  std::string message = error_of([&] { (void)ssp::read_ssp(package("m", "s", b3_ssd())); });
+  EXPECT_NE(message.find("'prey.p' (unit m)"), std::string::npos) << message;
+  EXPECT_NE(message.find("'predator.p' (unit s)"), std::string::npos) << message;
+  EXPECT_NE(message.find("not convertible"), std::string::npos) << message;
+  // a unit neither the SSD nor the FMU defines
+  message = error_of([&] { (void)ssp::read_ssp(package("furlong", "m", b3_ssd())); });
+  EXPECT_NE(message.find("'prey.p' (unit furlong)"), std::string::npos) << message;
+  EXPECT_NE(message.find("'predator.p' (unit m)"), std::string::npos) << message;
+  EXPECT_NE(message.find("unit 'furlong', which no <ssc:Unit> defines nor the FMU of component 'prey'"),
+            std::string::npos)
+      << message;
+
+  // (c) an SSD connector's unit overrides the FMU's: predator.p declared in km like prey's p, no conversion; and
+  // an SSD unit (mm, from ssd:Units) converts from the FMU's km
+  EXPECT_EQ(ssp::read_ssp(package("km", "m", b3_ssd(b3_components("<ssc:Real/>", R"(<ssc:Real unit="km"/>)"))))
+                .document["connections"][0],
+            Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
+  const std::string mm = R"(
+  <ssd:Units><ssc:Unit name="mm"><ssc:BaseUnit m="1" factor="0.001"/></ssc:Unit></ssd:Units>)";
+  EXPECT_EQ(
+      ssp::read_ssp(
+          package("km", "m", b3_ssd(b3_components("<ssc:Real/>", R"(<ssc:Real unit="mm"/>)"), kB3Connections, "", mm)))
+          .document["connections"][0],
+      Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 1000000.0})"));
+
+  // a parameter with a unit, bound to a variable the SSD declares no connector for, converts into the FMU's unit
+  const std::string bound = R"(
+    <ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>
+      <ssv:ParameterSet version="1.0" name="initial"><ssv:Parameters>
+        <ssv:Parameter name="prey.p0"><ssv:Real value="1500" unit="m"/></ssv:Parameter>
+      </ssv:Parameters></ssv:ParameterSet>
+    </ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>)";
+  const std::string m = R"(
+  <ssd:Units><ssc:Unit name="m"><ssc:BaseUnit m="1"/></ssc:Unit></ssd:Units>)";
+  const Json document =
+      ssp::read_ssp(write_ssp(dir_, b3_ssd(b3_components(), kB3Connections, bound, m),
+                              {{"resources/prey.fmu", fmu_with_unit(dir_, "b3_prey.fmu", "p0", "km")}}))
+          .document;
+  EXPECT_EQ(document["systems"]["prey"]["parameters"]["p0"], 1.5);
+}
+
 TEST_F(SspTest, ErrorsNameWhatIsAtFaultAndLeaveNothingBehind) {
   auto expect_error = [&](const std::filesystem::path& ssp, const std::string& expected) {
     const std::string message = error_of([&] { (void)load_scenario(ssp); });
