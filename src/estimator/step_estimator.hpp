@@ -18,6 +18,7 @@
 #include "core/polynomial.hpp"
 #include "estimator/control_part.hpp"
 #include "estimator/linear_response.hpp"
+#include "estimator/output_estimator.hpp"
 #include "system/system.hpp"
 
 namespace cosima {
@@ -30,7 +31,7 @@ struct EstimatorOptions {
   bool affine_term = true;
 };
 
-class StepEstimator {
+class StepEstimator final : public OutputEstimator {
  public:
   /// Throws CapabilityError unless the system offers what COSTARICA reads: states and their
   /// derivatives (state_access) and A, B, C, D (linearization).
@@ -39,18 +40,19 @@ class StepEstimator {
   explicit StepEstimator(EstimatorOptions options = {});
 
   /// Sizes the workspaces for this system and forgets the control history (start of a run).
-  void reset(const System& system);
+  void reset(const System& system) override;
   /// Update 1 at the system's current time t_N; u_now are its inputs at t_N.
-  void begin_step(System& system, const Eigen::Ref<const Eigen::VectorXd>& u_now);
+  void begin_step(System& system, const Eigen::Ref<const Eigen::VectorXd>& u_now) override;
   /// Update 2 for a step of size h. False with reason() when the inverse Laplace failed.
   bool prepare(double h);
+  bool prepare(System& /*system*/, double h) override { return prepare(h); }
   /// Update 3: estimated outputs and derivatives at t_N + h for the inputs ǔ(s), s ∈ [0, h].
   void estimate(const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> dy) const;
 
-  [[nodiscard]] const LinearResponse& response() const { return response_; }
-  [[nodiscard]] const Eigen::VectorXd& constant_value() const { return constant_value_; }
-  [[nodiscard]] const Eigen::VectorXd& constant_derivative() const { return constant_derivative_; }
-  [[nodiscard]] const std::string& reason() const { return builder_.reason(); }
+  [[nodiscard]] const LinearResponse& response() const override { return response_; }
+  [[nodiscard]] const Eigen::VectorXd& constant_value() const override { return constant_value_; }
+  [[nodiscard]] const Eigen::VectorXd& constant_derivative() const override { return constant_derivative_; }
+  [[nodiscard]] const std::string& reason() const override { return builder_.reason(); }
   [[nodiscard]] const EstimatorOptions& options() const { return options_; }
 
  private:

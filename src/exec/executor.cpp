@@ -12,7 +12,8 @@
 namespace cosima {
 
 void LocalExecutor::attach(ModularModel& model) {
-  hosts_.assign(static_cast<std::size_t>(model.system_count()), SystemHost{});
+  hosts_.clear();
+  hosts_.resize(static_cast<std::size_t>(model.system_count()));
   for (int s = 0; s < model.system_count(); ++s) hosts_[static_cast<std::size_t>(s)].system = &model.system(s);
   failures_.assign(hosts_.size(), nullptr);
 }

@@ -75,7 +75,7 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     host.estimator.reset();
   }
   if (order.configure_estimator) {
-    host.estimator.emplace(*order.configure_estimator);
+    host.estimator = make_output_estimator(system, *order.configure_estimator);
     host.estimator->reset(system);
   }
   if (order.set_inputs) system.set_inputs(order.inputs);
@@ -122,7 +122,7 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     if (!host.estimator) throw Error(fmt::format("system '{}': no estimator configured", system.name()));
     if (order.estimate_begin) host.estimator->begin_step(system, order.estimate_u_now);
     if (order.estimate_h > 0.0) {
-      reply.estimate_ok = host.estimator->prepare(order.estimate_h);
+      reply.estimate_ok = host.estimator->prepare(system, order.estimate_h);
       if (!reply.estimate_ok) {
         reply.result = StepResult::failure(host.estimator->reason());
         return;

@@ -10,6 +10,7 @@
 // Every reply carries the system's next event time and whether an event is pending.
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,7 +84,7 @@ class Batch {
 struct SystemHost {
   System* system = nullptr;
   StateId snapshot = -1;
-  std::optional<StepEstimator> estimator;
+  std::unique_ptr<OutputEstimator> estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
 };
 
 /// Carries out one order on the system of `host` (the one implementation every executor uses).

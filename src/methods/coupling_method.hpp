@@ -62,6 +62,9 @@ class CouplingMethod {
   [[nodiscard]] virtual std::vector<CapabilityNeed> needs(const System& /*system*/) const { return {}; }
   /// The capabilities of needs(system).
   [[nodiscard]] CapabilitySet wanted(const System& system) const;
+  /// How the method stands in for what it cannot read of `system` besides emulated capabilities,
+  /// for the run's start message and stats (e.g. MISSILES probing a black box); empty: nothing.
+  [[nodiscard]] virtual std::string stand_in(const System& /*system*/) const { return {}; }
   virtual void check(const ModularModel& model) const = 0;
   virtual void initialize(ModularModel& model, double t_start) = 0;
   virtual StepReport step(ModularModel& model, double t, double h_max) = 0;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "estimator/output_estimator.hpp"
 
 namespace cosima {
 
@@ -13,11 +14,25 @@ Missiles::Missiles(Options options) : options_(options) {}
 
 std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
   if (system.input_count() == 0) return {{Capability::output_derivatives, " (its K_D: it has no inputs, no estimator)"}};
+  if (estimator_kind(system) == EstimatorKind::probing) {  // estimated by perturbed steps with restore
+    return {{Capability::rollback, ""},
+            {Capability::interpolate_inputs, ""},
+            {Capability::output_derivatives, " (ŷ' at t_N + h of each probe)"}};
+  }
   return {{Capability::state_access, ""}, {Capability::linearization, ""}, {Capability::interpolate_inputs, ""}};
 }
 
+std::string Missiles::stand_in(const System& system) const {
+  if (system.input_count() == 0 || estimator_kind(system) != EstimatorKind::probing) return {};
+  return fmt::format("estimates it by perturbed steps with restore (it has no states and linearization): {} "
+                     "integrations per macro-step",
+                     2 + 4 * system.input_count());
+}
+
 void Missiles::check(const ModularModel& model) const {
-  check_needs(model, " (its COSTARICA estimators read states and linearizations; the inputs are Hermite polynomials)");
+  check_needs(model,
+              " (its COSTARICA estimators read states and linearizations, or probe a system that can be rolled back; "
+              "the inputs are Hermite polynomials)");
 }
 
 std::string Missiles::handle_discontinuity(ModularModel& model, double t) {

@@ -38,6 +38,7 @@ class Missiles final : public CouplingMethod {
 
   [[nodiscard]] std::string_view name() const override { return "missiles"; }
   [[nodiscard]] std::vector<CapabilityNeed> needs(const System& system) const override;
+  [[nodiscard]] std::string stand_in(const System& system) const override;
   void check(const ModularModel& model) const override;
   void initialize(ModularModel& model, double t_start) override;
   StepReport step(ModularModel& model, double t, double h_max) override;

@@ -65,6 +65,7 @@ nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
     entry["native"] = names(system.native);
     entry["emulated"] = names(system.emulated);
     if (!system.emulated.empty()) entry["substeps"] = system.substeps;
+    if (!system.stand_in.empty()) entry["stand_in"] = system.stand_in;
   }
   json["macro_steps"] = stats.macro_steps;
   json["rejected_steps"] = stats.rejected_steps;

@@ -46,7 +46,11 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
     const CapabilitySet emulated = system.emulated_capabilities();
-    capabilities.push_back({system.name(), system.capabilities().without(emulated), emulated, system.emulation_substeps()});
+    capabilities.push_back({system.name(), system.capabilities().without(emulated), emulated, system.emulation_substeps(),
+                            method.stand_in(system)});
+    if (!capabilities.back().stand_in.empty()) {
+      log(LogLevel::warning, fmt::format("system '{}': {} {}", system.name(), method.name(), capabilities.back().stand_in));
+    }
     if (emulated.empty()) continue;
     log(LogLevel::warning,
         fmt::format("system '{}' lacks {} that {} reads: cosima emulates it ({} sub-step{} per macro-step{}; "

@@ -26,6 +26,7 @@ struct SystemCapabilities {
   std::string system;
   CapabilitySet native, emulated;
   int substeps = 1;  ///< integrations per macro-step the emulation spends
+  std::string stand_in;  ///< how the method stands in for what it cannot read (CouplingMethod::stand_in)
 };
 
 struct RunStatistics {

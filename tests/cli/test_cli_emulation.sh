@@ -26,6 +26,19 @@ check nothing-emulated-for-jacobi 0 '"emulated": \[\]' -- \
 check oscillator-alone 0 "macro-steps 100" -- timeout -s KILL 120 "$cosima" run /dev/stdin --method ifosmondi <<JSON
 {"stop": 5, "method": {"type": "jacobi", "dt": 0.05}, "systems": {"osc": {"fmu": "$fmus/cosima_test_oscillator.fmu"}}}
 JSON
+# a black box with rollback only (states and linearization withheld): MISSILES probes it by perturbed
+# steps with restore, says so, and gives the same numbers in child processes
+black_box=(--set systems.prey.state_access=false --set systems.prey.linearization=false
+           --set systems.predator.state_access=false --set systems.predator.linearization=false --set stop=2)
+check probing-announced 0 "system 'prey': missiles estimates it by perturbed steps with restore" -- \
+  timeout -s KILL 120 "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --method missiles "${black_box[@]}" --out probe.csv --stats probe.json
+check probing-in-stats 0 '"stand_in": "estimates it by perturbed steps' -- cat probe.json
+timeout -s KILL 120 "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --method missiles "${black_box[@]}" --executor processes \
+  --out probe_processes.csv --quiet 2>/dev/null
+if cmp -s probe.csv probe_processes.csv; then echo "ok   probing-identical-under-processes"; else
+  echo "FAIL probing differs under processes"; failures=$((failures + 1)); fi
+check probing-needs-rollback 1 "lacks .*state_access.*or probe a system that can be rolled back" -- \
+  timeout -s KILL 120 "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --method missiles "${black_box[@]}" --set systems.prey.rollback=false
 check auto-says-which 0 "cosima: method ifosmondi-jfm: every system takes variable steps" -- \
   timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --method auto --set stop=0.01 --stats auto.json
 check auto-in-stats 0 '"method_choice": "method ifosmondi-jfm' -- cat auto.json

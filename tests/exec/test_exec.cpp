@@ -92,10 +92,10 @@ TEST(Executors, ThePoolSharesABatchOnlyWhenItsWorkOutweighsTheHandOff) {
 
 TEST(Executors, AFailingSystemOnAThreadIsAnErrorNamingIt) {
   ThreadPoolExecutor threads(2);
-  // the damper of B1 without its linearization cannot be estimated: refused before any step
+  // the damper of B1 without its linearization and rollback cannot be estimated: refused before any step
   const std::string refused = error_of([&] {
     Scenario s = load_scenario(kExamples / "b1_ifosmondi_damper.json",
-                               {"method.type=missiles", "systems.damper.linearization=false"});
+                               {"method.type=missiles", "systems.damper.linearization=false", "systems.damper.rollback=false"});
     run_scenario(s, &threads);
   });
   EXPECT_NE(refused.find("system 'damper' lacks linearization"), std::string::npos) << refused;

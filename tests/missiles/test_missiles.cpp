@@ -156,9 +156,14 @@ TEST(Missiles, StehfestEstimatorIsSelectable) {
 }
 
 TEST(Missiles, NamesTheCapabilitiesItNeeds) {
-  const std::string what =
-      error_of([] { run("b3_lotka_volterra.json", 1e-2, {"method.type=missiles", "systems.predator.linearization=false"}); });
+  // without a linearization MISSILES probes a system by perturbed steps with restore; without rollback too, nothing
+  // can stand in
+  const std::string what = error_of([] {
+    run("b3_lotka_volterra.json", 1e-2,
+        {"method.type=missiles", "systems.predator.linearization=false", "systems.predator.rollback=false"});
+  });
   EXPECT_NE(what.find("system 'predator' lacks linearization (providesDirectionalDerivative)"), std::string::npos) << what;
+  EXPECT_NE(what.find("or probe a system that can be rolled back"), std::string::npos) << what;
 }
 
 }  // namespace
