@@ -166,7 +166,7 @@ int command_run(const RunArguments& arguments) {
   cosima::RunOutputs outputs{.results_csv = csv,
                              .steps_csv = steps_file ? std::optional<std::filesystem::path>(*steps_file) : std::nullopt,
                              .keep_in_memory = false,
-                             .flush_every_row = terminal,
+                             .watched = terminal,
                              .observers = {}};
   if (progress || (terminal && !quiet)) outputs.observers.push_back(&progress_line);
   cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get(), outputs);

@@ -14,7 +14,6 @@ namespace cosima {
 
 namespace {
 constexpr std::size_t kFlushBytes = 1 << 16;
-constexpr auto kFlushPeriod = std::chrono::seconds(1);
 }  // namespace
 
 CsvStream::CsvStream(const std::filesystem::path& path) : path_(path) {
@@ -41,7 +40,7 @@ void CsvStream::append(std::string_view text) {
 }
 
 void CsvStream::row_done() {
-  if (every_row_ || buffer_.size() >= kFlushBytes || std::chrono::steady_clock::now() - last_flush_ >= kFlushPeriod) {
+  if (buffer_.size() >= kFlushBytes || std::chrono::steady_clock::now() - last_flush_ >= period_) {
     flush();
   }
 }

@@ -1,6 +1,6 @@
 #pragma once
 // A CSV file written as the run goes: rows are formatted into a buffer that reaches the disk when
-// it is large, at least every second, and at the end — and, on a fatal signal, from the crash
+// it is large, at least every second (or the period set), and at the end — and, on a fatal signal, from the crash
 // handler (core/crash.hpp). The file is created when the stream is: a bad path fails before the run.
 #include <chrono>
 #include <filesystem>
@@ -26,8 +26,9 @@ class CsvStream final : public EmergencyFlushable {
   /// Writes everything buffered; throws Error when the disk refuses.
   void flush();
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-  /// Flush after every row (a terminal watching the file).
-  void set_flush_every_row(bool every_row) { every_row_ = every_row; }
+  /// At most this long between a row and the disk (default 1 s; shorter when a terminal watches the
+  /// file — not every row: a write per row costs more than the row's step).
+  void set_flush_period(std::chrono::steady_clock::duration period) { period_ = period; }
 
   void emergency_flush() noexcept override;
 
@@ -35,7 +36,7 @@ class CsvStream final : public EmergencyFlushable {
   std::filesystem::path path_;
   int fd_ = -1;
   std::string buffer_;
-  bool every_row_ = false;
+  std::chrono::steady_clock::duration period_ = std::chrono::seconds(1);
   std::chrono::steady_clock::time_point last_flush_;
 };
 

@@ -59,7 +59,7 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
   row_texts_.resize(static_cast<std::size_t>(text_columns_));
   if (options_.csv) {
     stream_ = std::make_unique<CsvStream>(*options_.csv);
-    stream_->set_flush_every_row(options_.flush_every_row);
+    if (options_.watched) stream_->set_flush_period(std::chrono::milliseconds(100));
     std::string header = "time";
     for (const auto& label : labels_) {
       header += ',';

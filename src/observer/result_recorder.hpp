@@ -22,7 +22,7 @@ struct RecorderOptions {
   double interval = 0.0;                    ///< between output times; 0: every communication point
   std::optional<std::filesystem::path> csv;  ///< stream the rows to this file (created at once)
   bool keep_in_memory = true;               ///< keep the rows for times() / column() / value()
-  bool flush_every_row = false;             ///< someone is watching (a terminal): every row to disk at once
+  bool watched = false;                     ///< someone is watching (a terminal): rows to disk within 0.1 s
 };
 
 class ResultRecorder final : public Observer {

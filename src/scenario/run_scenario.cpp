@@ -24,7 +24,7 @@ ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOut
   run.results = std::make_unique<ResultRecorder>(
       run.model, scenario.output.variables,
       RecorderOptions{.interval = scenario.output.interval, .csv = outputs.results_csv, .keep_in_memory = outputs.keep_in_memory,
-                      .flush_every_row = outputs.flush_every_row});
+                      .watched = outputs.watched});
   run.steps = std::make_unique<StepLog>(outputs.steps_csv, outputs.keep_in_memory);
   RunOptions options = scenario.run;
   options.executor = executor;

@@ -29,7 +29,7 @@ struct ScenarioRun {
 struct RunOutputs {
   std::optional<std::filesystem::path> results_csv, steps_csv;
   bool keep_in_memory = true;  ///< results and step log readable from the ScenarioRun
-  bool flush_every_row = false;  ///< results reach the disk at every output row (a terminal is watching)
+  bool watched = false;  ///< a terminal is watching: results reach the disk within 0.1 s (CsvStream)
   std::vector<Observer*> observers;  ///< the caller's own, called after the recorders (e.g. ProgressLine)
 };
 
