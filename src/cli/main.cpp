@@ -40,36 +40,26 @@ struct UsageError : Error {
   using Error::Error;
 };
 
-/// CLI11 check: a finite number > 0 (a step, a stop time span, a timeout).
-const CLI::Validator kFinitePositive(
-    [](const std::string& text) -> std::string {
-      std::size_t used = 0;
-      double value = 0.0;
-      try {
-        value = std::stod(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != text.size() || text.empty()) return fmt::format("expects a number, got '{}'", text);
-      if (!std::isfinite(value) || value <= 0.0) return fmt::format("must be a finite number > 0, got '{}'", text);
-      return {};
-    },
-    "POSITIVE");
+/// A CLI11 check of a number: "" when `text` is a finite number that `admit`s, else why not.
+CLI::Validator number_check(bool (*admit)(double), const char* requirement, const char* name) {
+  return {[=](const std::string& text) -> std::string {
+            std::size_t used = 0;
+            double value = 0.0;
+            try {
+              value = std::stod(text, &used);
+            } catch (const std::exception&) {
+              used = 0;
+            }
+            if (used != text.size() || text.empty()) return fmt::format("expects a number, got '{}'", text);
+            if (!std::isfinite(value) || !admit(value)) return fmt::format("must be {}, got '{}'", requirement, text);
+            return {};
+          },
+          name};
+}
 
-const CLI::Validator kFinite(
-    [](const std::string& text) -> std::string {
-      std::size_t used = 0;
-      double value = 0.0;
-      try {
-        value = std::stod(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != text.size() || text.empty()) return fmt::format("expects a number, got '{}'", text);
-      if (!std::isfinite(value)) return fmt::format("must be a finite number, got '{}'", text);
-      return {};
-    },
-    "NUMBER");
+const CLI::Validator kFinitePositive =
+    number_check([](double value) { return value > 0.0; }, "a finite number > 0", "POSITIVE");  // a step, a timeout
+const CLI::Validator kFinite = number_check([](double) { return true; }, "a finite number", "NUMBER");
 
 /// CLI11 check of --executor: sequential, threads:N, processes, processes:N or mpi.
 const CLI::Validator kExecutor(

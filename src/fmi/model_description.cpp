@@ -169,26 +169,6 @@ constexpr std::array kTypeTags = {std::pair{"Real", VariableType::real}, std::pa
                                   std::pair{"Boolean", VariableType::boolean}, std::pair{"String", VariableType::string},
                                   std::pair{"Enumeration", VariableType::enumeration}};
 
-PortKind kind_of(VariableType type) {
-  switch (type) {
-    case VariableType::real: return PortKind::real;
-    case VariableType::integer: return PortKind::integer;
-    case VariableType::boolean: return PortKind::boolean;
-    case VariableType::string: return PortKind::string;
-    case VariableType::enumeration: return PortKind::enumeration;
-    case VariableType::float32: return PortKind::real;
-    case VariableType::int8:
-    case VariableType::uint8:
-    case VariableType::int16:
-    case VariableType::uint16:
-    case VariableType::uint32:
-    case VariableType::int64:
-    case VariableType::uint64: return PortKind::integer;
-    case VariableType::binary: return PortKind::string;  // exchanged as hexadecimal text, like a String
-    case VariableType::clock: return PortKind::boolean;
-  }
-  return PortKind::real;
-}
 
 /// The range of an integer type (FMI 3.0 §2.4.7.4); Int64/UInt64 as far as a double carries them.
 std::pair<double, double> integer_range(VariableType type) {
@@ -337,7 +317,7 @@ std::string_view to_string(FmiInterface interface) {
 
 PortInfo ModelDescription::port_info(const ScalarVariable& variable, std::size_t element) const {
   PortInfo info;
-  info.kind = kind_of(variable.type);
+  info.kind = port_kind(variable.type);
   const bool is_float = variable.type == VariableType::real || variable.type == VariableType::float32;
   info.continuous = is_float && variable.variability == "continuous";
   std::tie(info.integer_min, info.integer_max) = integer_range(variable.type);
@@ -553,6 +533,27 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
     }
   }
   return md;
+}
+
+PortKind port_kind(VariableType type) {
+  switch (type) {
+    case VariableType::real: return PortKind::real;
+    case VariableType::integer: return PortKind::integer;
+    case VariableType::boolean: return PortKind::boolean;
+    case VariableType::string: return PortKind::string;
+    case VariableType::enumeration: return PortKind::enumeration;
+    case VariableType::float32: return PortKind::real;
+    case VariableType::int8:
+    case VariableType::uint8:
+    case VariableType::int16:
+    case VariableType::uint16:
+    case VariableType::uint32:
+    case VariableType::int64:
+    case VariableType::uint64: return PortKind::integer;
+    case VariableType::binary: return PortKind::string;  // exchanged as hexadecimal text, like a String
+    case VariableType::clock: return PortKind::boolean;
+  }
+  return PortKind::real;
 }
 
 }  // namespace cosima::fmi

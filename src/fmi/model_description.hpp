@@ -21,6 +21,9 @@ enum class VariableType {
   real, integer, boolean, string, enumeration,
   float32, int8, uint8, int16, uint16, uint32, int64, uint64, binary, clock
 };
+/// The port kind cosima exchanges a variable of this type as (Float32 as a Real, the sized integers
+/// as Integers, Binary as hexadecimal text like a String, a Clock as a Boolean).
+PortKind port_kind(VariableType type);
 
 /// One Dimension of an FMI 3.0 array variable (FMI 3.0 §2.4.7.2): a fixed size, or the value
 /// reference of a structural parameter whose start value is the size.

@@ -38,23 +38,13 @@ std::pair<std::string, std::string> split_port(const std::string& label, const S
 /// The SSP type element of an FMI variable (SSP 1.0 has Real, Integer, Boolean, String, Enumeration);
 /// empty when it has none (Binary, Clock).
 std::string ssp_type(fmi::VariableType type) {
-  using fmi::VariableType;
-  switch (type) {
-    case VariableType::real:
-    case VariableType::float32: return "Real";
-    case VariableType::integer:
-    case VariableType::int8:
-    case VariableType::uint8:
-    case VariableType::int16:
-    case VariableType::uint16:
-    case VariableType::uint32:
-    case VariableType::int64:
-    case VariableType::uint64: return "Integer";
-    case VariableType::boolean: return "Boolean";
-    case VariableType::string: return "String";
-    case VariableType::enumeration: return "Enumeration";
-    case VariableType::binary:
-    case VariableType::clock: return "";
+  if (type == fmi::VariableType::binary || type == fmi::VariableType::clock) return "";
+  switch (fmi::port_kind(type)) {
+    case PortKind::real: return "Real";
+    case PortKind::integer: return "Integer";
+    case PortKind::boolean: return "Boolean";
+    case PortKind::string: return "String";
+    case PortKind::enumeration: return "Enumeration";
   }
   return "";
 }
