@@ -40,7 +40,10 @@ inline std::string read_zip_entry(const std::filesystem::path& zip_path, const s
 }
 
 /// Writes a zip whose entries are (name, content).
-inline void write_zip(const std::filesystem::path& path, const std::vector<std::pair<std::string, std::string>>& entries) {
+/// `compress`: deflate the entries (as exporters do); false stores them — tests that repack whole FMU
+/// binaries many times (several MB each under the sanitizers) would otherwise spend their time in zlib.
+inline void write_zip(const std::filesystem::path& path, const std::vector<std::pair<std::string, std::string>>& entries,
+                      bool compress = true) {
   int error = 0;
   zip_t* archive = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
   ASSERT_NE(archive, nullptr);
@@ -48,7 +51,11 @@ inline void write_zip(const std::filesystem::path& path, const std::vector<std::
     void* copy = std::malloc(content.size() + 1);
     std::memcpy(copy, content.data(), content.size());
     zip_source_t* source = zip_source_buffer(archive, copy, content.size(), 1);
-    ASSERT_GE(zip_file_add(archive, name.c_str(), source, ZIP_FL_OVERWRITE), 0);
+    const zip_int64_t index = zip_file_add(archive, name.c_str(), source, ZIP_FL_OVERWRITE);
+    ASSERT_GE(index, 0);
+    if (!compress) {
+      ASSERT_EQ(zip_set_file_compression(archive, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0), 0);
+    }
   }
   ASSERT_EQ(zip_close(archive), 0);
 }
