@@ -11,10 +11,15 @@
 
 namespace cosima {
 
+namespace detail {
+constinit thread_local ForeignCall t_foreign_call;
+ForeignCall* g_foreign_call_mirror = nullptr;
+}  // namespace detail
+
 namespace {
 
-thread_local ForeignCall t_call;
-ForeignCall* g_mirror = nullptr;
+using detail::t_foreign_call;
+
 std::array<std::atomic<EmergencyFlushable*>, 16> g_streams{};
 std::atomic<bool> g_installed{false};
 
@@ -95,7 +100,7 @@ extern "C" void on_fatal_signal(int signal) {
   std::size_t at = append(line, sizeof line, 0, "cosima: fatal: ");
   at = append(line, sizeof line, at, signal_name(signal));
   at = append(line, sizeof line, at, " ");
-  at += describe_foreign_call(t_call, line + at, sizeof line - at);
+  at += describe_foreign_call(t_foreign_call, line + at, sizeof line - at);
   bool streams = false;
   for (auto& slot : g_streams) streams = streams || slot.load() != nullptr;
   at = append(line, sizeof line, at, streams ? "; results written so far are on disk\n" : "\n");
@@ -105,12 +110,12 @@ extern "C" void on_fatal_signal(int signal) {
   std::raise(signal);
 }
 
-extern "C" void on_exit_call() {
+extern "C" void on_exit_foreign_call() {
   // an exit() from inside an FMU would end the run as if it had succeeded
-  if (t_call.function == nullptr) return;
+  if (t_foreign_call.function == nullptr) return;
   char line[1024];
   std::size_t at = append(line, sizeof line, 0, "cosima: error: the FMU called exit() ");
-  at += describe_foreign_call(t_call, line + at, sizeof line - at);
+  at += describe_foreign_call(t_foreign_call, line + at, sizeof line - at);
   append(line, sizeof line, at, "\n");
   write_line(line);
   flush_streams();
@@ -119,27 +124,13 @@ extern "C" void on_exit_call() {
 
 }  // namespace
 
-ForeignCallScope::ForeignCallScope(const char* system, const char* file, const char* function, double time) noexcept
-    : previous_(t_call) {
-  t_call = {system, file, function, time};
-  if (g_mirror != nullptr) {
-    g_mirror->time = time;
-    g_mirror->function = function;
-  }
-}
-
-ForeignCallScope::~ForeignCallScope() {
-  t_call = previous_;
-  if (g_mirror != nullptr) g_mirror->function = previous_.function;
-}
-
-void mirror_foreign_calls(ForeignCall* shared) noexcept { g_mirror = shared; }
+void mirror_foreign_calls(ForeignCall* shared) noexcept { detail::g_foreign_call_mirror = shared; }
 
 void forget_emergency_flushes() noexcept {
   for (auto& slot : g_streams) slot.store(nullptr);
 }
 
-const ForeignCall& current_foreign_call() { return t_call; }
+const ForeignCall& current_foreign_call() { return t_foreign_call; }
 
 std::size_t describe_foreign_call(const ForeignCall& call, char* buffer, std::size_t size) noexcept {
   if (size == 0) return 0;
@@ -175,7 +166,7 @@ void install_crash_handlers() {
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESETHAND | SA_NODEFER;
   for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(signal, &action, nullptr);
-  std::atexit(on_exit_call);
+  std::atexit(on_exit_foreign_call);
 }
 
 }  // namespace cosima

@@ -21,11 +21,29 @@ struct ForeignCall {
   double time = 0.0;
 };
 
+namespace detail {
+/// The foreign call in flight on this thread, and the shared slot that mirrors it in a child process
+/// (mirror_foreign_calls); defined in crash.cpp, inline here because a scope opens three times per
+/// system and macro-step.
+extern constinit thread_local ForeignCall t_foreign_call;
+extern ForeignCall* g_foreign_call_mirror;
+}  // namespace detail
+
 /// Marks the calling thread as inside a foreign function for its lifetime (nests: restores the outer).
 class ForeignCallScope {
  public:
-  ForeignCallScope(const char* system, const char* file, const char* function, double time) noexcept;
-  ~ForeignCallScope();
+  ForeignCallScope(const char* system, const char* file, const char* function, double time) noexcept
+      : previous_(detail::t_foreign_call) {
+    detail::t_foreign_call = {system, file, function, time};
+    if (detail::g_foreign_call_mirror != nullptr) {
+      detail::g_foreign_call_mirror->time = time;
+      detail::g_foreign_call_mirror->function = function;
+    }
+  }
+  ~ForeignCallScope() {
+    detail::t_foreign_call = previous_;
+    if (detail::g_foreign_call_mirror != nullptr) detail::g_foreign_call_mirror->function = previous_.function;
+  }
   ForeignCallScope(const ForeignCallScope&) = delete;
   ForeignCallScope& operator=(const ForeignCallScope&) = delete;
 

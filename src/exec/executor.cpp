@@ -24,10 +24,13 @@ void LocalExecutor::run(Batch& batch, int s) {
               batch.replies()[static_cast<std::size_t>(s)]);
   } catch (...) {
     failures_[static_cast<std::size_t>(s)] = std::current_exception();
+    any_failure_.store(true, std::memory_order_relaxed);
   }
 }
 
 void LocalExecutor::rethrow_failure(const Batch& batch) {
+  if (!any_failure_.load(std::memory_order_relaxed)) return;  // the batch's lanes have joined (executor.hpp)
+  any_failure_.store(false, std::memory_order_relaxed);
   std::exception_ptr first;
   for (int s : batch.active()) {  // ascending: the lowest system index wins
     auto& failure = failures_[static_cast<std::size_t>(s)];

@@ -51,6 +51,7 @@ class LocalExecutor : public Executor {
 
   std::vector<SystemHost> hosts_;
   std::vector<std::exception_ptr> failures_;
+  std::atomic<bool> any_failure_{false};  ///< some failures_ slot is set (the common case: none to scan)
 };
 
 class SequentialExecutor final : public LocalExecutor {

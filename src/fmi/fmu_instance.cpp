@@ -133,11 +133,6 @@ std::string FmuInstance::recent_log() const {
   return text;
 }
 
-ForeignCallScope FmuInstance::enter(const char* call, double t) const {
-  ensure_usable(call);
-  return {system_.c_str(), file_text_.c_str(), call, t};
-}
-
 void FmuInstance::ensure_usable(const char* call) const {
   if (health_ == Health::ok) return;
   throw Error(fmt::format("{}: {} not called: {} returned {} earlier, after which the FMU may not be used ({})",

@@ -86,7 +86,10 @@ class FmuInstance {
 
   // --- calls and their outcome ---------------------------------------------------------------------
   /// ensure_usable, then marks the thread as inside `call` of this FMU at time t.
-  [[nodiscard]] ForeignCallScope enter(const char* call, double t) const;
+  [[nodiscard]] ForeignCallScope enter(const char* call, double t) const {
+    if (health_ != Health::ok) ensure_usable(call);
+    return {system_.c_str(), file_text_.c_str(), call, t};
+  }
   /// Throws Error when the instance may not be called any more (after Error / Fatal).
   void ensure_usable(const char* call) const;
   /// Throws Error when status is not OK/Warning; records Error and Fatal.

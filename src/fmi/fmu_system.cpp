@@ -54,7 +54,7 @@ void FmuSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
 void FmuSystem::apply_inputs(const InputPolynomials& polynomials) {
   const ForeignCallScope in = fmu_.enter("fmi2SetXXX", t_);
   fmu_.set_inputs(polynomials.col(0), Fmi2Instance::Inputs::all);
-  if (!has(Capability::interpolate_inputs) || derivative_input_vrs_.empty()) return;  // none to send
+  if (derivative_input_vrs_.empty() || !has(Capability::interpolate_inputs)) return;  // none to send
   // d^k u/dt^k at the step start = k!·a_k; zeros are sent too when the previous step had some
   bool any = false;
   std::size_t slot = 0;

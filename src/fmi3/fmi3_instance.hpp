@@ -98,7 +98,10 @@ class Fmi3Instance final : public fmi::FmuInstance {
 
   [[nodiscard]] const Fmi3Functions& f() const { return f_; }
   [[nodiscard]] fmi3Instance handle() const { return instance_; }
-  void check(fmi3Status status, const char* call) const { FmuInstance::check(call_status(status), call); }
+  void check(fmi3Status status, const char* call) const {
+    if (status == fmi3OK || status == fmi3Warning) return;  // the per-step path: no call
+    FmuInstance::check(call_status(status), call);
+  }
   using FmuInstance::check;
   /// Whether the Co-Simulation instance was given eventModeUsed = true.
   [[nodiscard]] bool event_mode_used() const { return event_mode_used_; }

@@ -58,6 +58,10 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   for (const auto& [system, rate] : options_.rates) rate_[static_cast<std::size_t>(model.system_index(system))] = rate;
   due_.assign(rate_.size(), 1);
   fresh_.assign(rate_.size(), 0);
+  interpolates_.assign(rate_.size(), 0);
+  for (int s = 0; s < model.system_count(); ++s) {
+    interpolates_[static_cast<std::size_t>(s)] = model.system(s).has(Capability::interpolate_inputs) ? 1 : 0;
+  }
   pending_.assign(rate_.size(), Eigen::VectorXd());
   publish_at_.assign(rate_.size(), std::numeric_limits<double>::infinity());
   base_step_ = 0;
@@ -71,7 +75,7 @@ void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, 
   p.setZero();
   const double period = rate_[static_cast<std::size_t>(s)] * h;  // τ = 1 at the end of the communication step
   const double reach = h_actual / period;
-  const bool interpolates = model.system(s).has(Capability::interpolate_inputs);
+  const bool interpolates = interpolates_[static_cast<std::size_t>(s)] != 0;
   const int offset = model.input_offset(s);
   for (Eigen::Index j = 0; j < p.rows(); ++j) {
     const int g = offset + static_cast<int>(j);
@@ -132,19 +136,20 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
           return report;
         }
       }
-      pending_[static_cast<std::size_t>(s)] = reply.outputs.col(0);
       fresh_[static_cast<std::size_t>(s)] = 1;
+      if (options_.rates.empty()) {  // one rate: every step ends now, publish at once
+        buffers_.y.segment(model.output_offset(s), model.system(s).output_count()) = reply.outputs.col(0);
+      } else {
+        pending_[static_cast<std::size_t>(s)] = reply.outputs.col(0);
+      }
     }
-    // publish the outputs of the systems whose communication step ends now: with one rate, those
-    // just stepped (Gauss–Seidel stays O(N) per macro-step); multi-rate, any whose step ends here
+    // multi-rate: publish the outputs of any system whose communication step ends now
     const auto publish = [&](int s) {
       if (publish_at_[static_cast<std::size_t>(s)] > t + h_max + tiny) return;
       buffers_.y.segment(model.output_offset(s), model.system(s).output_count()) = pending_[static_cast<std::size_t>(s)];
       publish_at_[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
     };
-    if (options_.rates.empty()) {
-      for (const int s : buffers_.batch.active()) publish(s);
-    } else {
+    if (!options_.rates.empty()) {
       for (int s = 0; s < model.system_count(); ++s) publish(s);
     }
   }

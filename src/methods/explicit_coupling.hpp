@@ -58,6 +58,7 @@ class ExplicitCoupling final : public CouplingMethod {
   std::vector<int> sequence_;  ///< system indices in stepping order
   std::vector<int> rate_;      ///< k_s
   std::vector<char> due_, fresh_;
+  std::vector<char> interpolates_;  ///< system s interpolates polynomial inputs (its capability, read once)
   std::vector<Eigen::VectorXd> pending_;  ///< outputs of a system at the end of its current step
   std::vector<double> publish_at_;
   std::int64_t base_step_ = 0;
