@@ -94,7 +94,8 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
 std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMethod& method) {
   auto system = build_system(spec);
   const CapabilitySet wanted = method.wanted(*system);
-  return emulate_missing(std::move(system), wanted, EmulationOptions{.substeps = spec.emulation_substeps});
+  return emulate_missing(std::move(system), wanted,
+                         EmulationOptions{.substeps = spec.emulation_substeps, .derivatives = spec.emulation_derivatives});
 }
 
 bool resolve_auto_method(Scenario& scenario) {

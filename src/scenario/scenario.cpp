@@ -82,6 +82,19 @@ ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const st
   reader.fail(fmt::format("'{}' must be a number, true/false or a text, not {}", path, json_text(value)));
 }
 
+/// "emulation_derivatives": "substeps" | "history" (system/emulation/emulated_system.hpp); absent: automatic.
+DerivativeSource emulation_derivatives(const ObjectReader& reader, const std::string& name) {
+  if (!reader.has("emulation_derivatives")) return DerivativeSource::automatic;
+  const Json& value = reader.at("emulation_derivatives");
+  const auto source = value.is_string() ? parse_derivative_source(value.get<std::string>()) : std::nullopt;
+  if (!source) {
+    reader.fail(fmt::format("'systems.{}.emulation_derivatives' is {}: \"substeps\" (the outputs at the sub-steps of "
+                            "each macro-step) or \"history\" (the outputs at the last communication points)",
+                            name, json_text(value)));
+  }
+  return *source;
+}
+
 /// A signal source: {"csv": FILE, "interpolation": "linear" | "hold" | {COLUMN: MODE, "default": MODE}}.
 SystemSpec parse_signal_source(const std::string& name, const ObjectReader& reader, const std::filesystem::path& file) {
   for (const char* key : {"parameters", "integrator", "integrator_options", "step_cost", "interface"}) {
@@ -110,12 +123,14 @@ SystemSpec parse_signal_source(const std::string& name, const ObjectReader& read
     if (!reader.flag(std::string(to_string(c)), true)) spec.withheld.add(c);
   }
   spec.emulation_substeps = reader.integer("emulation_substeps", spec.emulation_substeps, 1, 64);
+  spec.emulation_derivatives = emulation_derivatives(reader, name);
   return spec;
 }
 
 SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
   std::set<std::string> known = {"model",      "fmu",        "interface", "parameters", "integrator",
-                                 "integrator_options", "step_cost", "emulation_substeps", "csv", "interpolation"};
+                                 "integrator_options", "step_cost", "emulation_substeps", "emulation_derivatives",
+                                 "csv", "interpolation"};
   for (Capability c : kAllCapabilities) known.insert(std::string(to_string(c)));
   const ObjectReader reader(object, "systems." + name, file, known);
   SystemSpec spec;
@@ -158,16 +173,19 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
   spec.integrator = reader.text("integrator", spec.integrator);
   spec.step_cost = reader.number("step_cost", 0.0);
   spec.emulation_substeps = reader.integer("emulation_substeps", spec.emulation_substeps, 1, 64);
+  spec.emulation_derivatives = emulation_derivatives(reader, name);
   if (spec.step_cost < 0.0) reader.fail(fmt::format("'systems.{}.step_cost' must not be negative", name));
   if (reader.has("integrator_options")) {
     const ObjectReader options(reader.at("integrator_options"), "systems." + name + ".integrator_options", file,
-                               {"rtol", "atol", "max_step", "steps_per_call", "max_events_per_step",
+                               {"rtol", "atol", "max_step", "steps_per_call", "calls_per_step", "max_events_per_step",
                                 "max_event_iterations"});
     spec.integrator_options.rtol = options.number("rtol", spec.integrator_options.rtol);
     spec.integrator_options.atol = options.number("atol", spec.integrator_options.atol);
     spec.integrator_options.max_step = options.number("max_step", spec.integrator_options.max_step);
     spec.integrator_options.steps_per_call =
         options.integer("steps_per_call", spec.integrator_options.steps_per_call, 1, 1 << 30);
+    spec.integrator_options.calls_per_step =
+        options.integer("calls_per_step", spec.integrator_options.calls_per_step, 1, 1 << 30);
     spec.integrator_options.max_events_per_step =
         options.integer("max_events_per_step", spec.integrator_options.max_events_per_step, 1, 1 << 30);
     spec.integrator_options.max_event_iterations =
@@ -176,6 +194,11 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
     if (!(o.rtol > 0.0) || !std::isfinite(o.rtol)) options.fail(fmt::format("'rtol' = {} must be positive", o.rtol));
     if (!(o.atol >= 0.0) || !std::isfinite(o.atol)) options.fail(fmt::format("'atol' = {} must not be negative", o.atol));
     if (!(o.max_step >= 0.0)) options.fail(fmt::format("'max_step' = {} must not be negative", o.max_step));
+    if (o.calls_per_step > 1 && (spec.integrator != "euler" || o.steps_per_call > 1)) {
+      options.fail(fmt::format("'calls_per_step' = {} is for the integrator 'euler' with steps_per_call = 1 (one Euler "
+                               "step over several calls), not '{}' with steps_per_call = {}",
+                               o.calls_per_step, spec.integrator, o.steps_per_call));
+    }
   }
   for (Capability c : kAllCapabilities) {
     if (!reader.flag(std::string(to_string(c)), true)) spec.withheld.add(c);

@@ -43,6 +43,7 @@
 #include "model/modular_model.hpp"
 #include "simulation/simulation.hpp"
 #include "fmi/model_description.hpp"
+#include "system/emulation/emulated_system.hpp"
 #include "system/native/integrator.hpp"
 
 namespace cosima {
@@ -81,6 +82,8 @@ struct SystemSpec {
   CapabilitySet withheld;
   /// Sub-steps per macro-step when cosima emulates a capability the method needs (EmulationOptions).
   int emulation_substeps = 4;
+  /// Where emulated output derivatives come from: "emulation_derivatives" (EmulationOptions).
+  DerivativeSource emulation_derivatives = DerivativeSource::automatic;
 };
 
 struct OutputSpec {

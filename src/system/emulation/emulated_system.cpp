@@ -1,6 +1,7 @@
 #include "system/emulation/emulated_system.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -10,12 +11,16 @@ namespace cosima {
 
 namespace {
 
-/// Weights w(j, d−1) with  f^(d)(z) ≈ Σ_j w(j, d−1) f(x_j)  for d = 1..max_order: the derivatives at
-/// z of the polynomial interpolating f at the nodes x_0..x_n (Fornberg's recurrence, Math. Comp.
-/// 51 (1988), on the Lagrange basis, which stays well conditioned where a Vandermonde solve is not).
-Eigen::MatrixXd differentiation_weights(const Eigen::VectorXd& x, double z, int max_order) {
+constexpr int kHistoryPoints = kMaxInputDegree + 1;
+
+/// Fornberg's table c(j, d) with  f^(d)(z) ≈ Σ_j c(j, d) f(x_j)  for d = 0..c.cols()−1: the
+/// derivatives at z of the polynomial interpolating f at the nodes x_0..x_n, n = c.rows()−1, any
+/// distinct nodes (Fornberg's recurrence, Math. Comp. 51 (1988), on the Lagrange basis, which stays
+/// well conditioned where a Vandermonde solve is not). Fills `c` in place: no allocation.
+void differentiation_weights(const Eigen::Ref<const Eigen::VectorXd>& x, double z, Eigen::Ref<Eigen::MatrixXd> c) {
   const Eigen::Index n = x.size() - 1;
-  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(n + 1, max_order + 1);  // column d: d-th derivative
+  const int max_order = static_cast<int>(c.cols()) - 1;
+  c.setZero();
   c(0, 0) = 1.0;
   double c1 = 1.0, c4 = x(0) - z;
   for (Eigen::Index i = 1; i <= n; ++i) {
@@ -35,10 +40,15 @@ Eigen::MatrixXd differentiation_weights(const Eigen::VectorXd& x, double z, int 
     }
     c1 = c2;
   }
-  return c.rightCols(max_order);
 }
 
 }  // namespace
+
+std::optional<DerivativeSource> parse_derivative_source(std::string_view text) {
+  if (text == "substeps") return DerivativeSource::substeps;
+  if (text == "history") return DerivativeSource::history;
+  return std::nullopt;
+}
 
 EmulatedSystem::EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emulate, EmulationOptions options)
     : System(inner->name()), inner_(std::move(inner)), emulate_(emulate.only(kEmulable)) {
@@ -53,10 +63,20 @@ EmulatedSystem::EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emul
   polynomials_.setZero(inputs, kInputCoefficients);
   held_.setZero(inputs, kInputCoefficients);
   shifted_.setZero(inputs, kInputCoefficients);
-  const int max_order = std::min(substeps_, kMaxInputDegree);
+  source_ = options.derivatives;
+  if (source_ == DerivativeSource::automatic) {  // a fixed-step system has no sub-steps to differentiate
+    source_ = substeps_ == 1 ? DerivativeSource::history : DerivativeSource::substeps;
+  }
+  const int max_order = source_ == DerivativeSource::history ? kMaxInputDegree : std::min(substeps_, kMaxInputDegree);
   samples_.setZero(outputs, substeps_ + 1);
   derivatives_.setZero(outputs, max_order);
-  weights_ = differentiation_weights(Eigen::VectorXd::LinSpaced(substeps_ + 1, 0.0, substeps_), substeps_, max_order);
+  Eigen::MatrixXd table(substeps_ + 1, max_order + 1);
+  differentiation_weights(Eigen::VectorXd::LinSpaced(substeps_ + 1, 0.0, substeps_), substeps_, table);
+  weights_ = table.rightCols(max_order);
+  history_.values.setZero(outputs, kHistoryPoints);
+  history_.times.setZero(kHistoryPoints);
+  nodes_.setZero(kHistoryPoints);
+  history_weights_.setZero(kHistoryPoints, kMaxInputDegree + 1);
 }
 
 int EmulatedSystem::provided_output_derivative_order() const {
@@ -67,6 +87,40 @@ int EmulatedSystem::provided_output_derivative_order() const {
 void EmulatedSystem::initialize(double t_start) {
   inner_->initialize(t_start);
   derivatives_.setZero();
+  history_.count = 0;  // the first point is the outputs at the first step's start, under its inputs
+}
+
+void EmulatedSystem::record_history() {
+  const double t = inner_->time(), tolerance = 1e-12 * std::max(1.0, std::abs(t));
+  // the history is of the past: a time before its newest point (the system moved back without a
+  // snapshot of this layer) voids it
+  if (history_.count > 0 && t < history_.times(history_.newest) - tolerance) history_.count = 0;
+  // a step too short to tell its end from its start refreshes the newest point instead: coinciding
+  // nodes would divide by zero
+  const bool same = history_.count > 0 && t - history_.times(history_.newest) <= tolerance;
+  if (!same) {
+    history_.newest = (history_.newest + 1) % kHistoryPoints;
+    history_.count = std::min(history_.count + 1, kHistoryPoints);
+  }
+  history_.times(history_.newest) = t;
+  inner_->outputs(history_.values.col(history_.newest));
+}
+
+void EmulatedSystem::differentiate_history() {
+  // nodes oldest first, relative to the newest (z = 0); column d of the table weighs the points for
+  // the d-th derivative of their interpolation polynomial at z: order p + 1 − d with p + 1 points
+  const int points = history_.count;
+  const int oldest = (history_.newest - (points - 1) + kHistoryPoints) % kHistoryPoints;
+  const double t = history_.times(history_.newest);
+  for (int j = 0; j < points; ++j) nodes_(j) = history_.times((oldest + j) % kHistoryPoints) - t;
+  differentiation_weights(nodes_.head(points), 0.0, history_weights_.topRows(points));
+  derivatives_.setZero();  // orders ≥ points stay 0: the points do not determine them yet
+  for (int j = 0; j < points; ++j) {
+    const auto value = history_.values.col((oldest + j) % kHistoryPoints);
+    for (Eigen::Index d = 1; d < std::min<Eigen::Index>(points, derivatives_.cols() + 1); ++d) {
+      derivatives_.col(d - 1).noalias() += history_weights_(j, d) * value;
+    }
+  }
 }
 
 void EmulatedSystem::hold_inputs_at(double s) {
@@ -86,8 +140,10 @@ void EmulatedSystem::apply_inputs(const InputPolynomials& polynomials) {
 
 StepResult EmulatedSystem::integrate(double h) {
   const bool interpolate = emulates(Capability::interpolate_inputs);
-  const bool differentiate = emulates(Capability::output_derivatives);
-  if (differentiate) inner_->outputs(samples_.col(0));
+  const bool history = uses_history();
+  const bool sample = emulates(Capability::output_derivatives) && !history;  // the sub-step points
+  if (sample) inner_->outputs(samples_.col(0));
+  if (history) record_history();  // the step's start, under its inputs
   double done = 0.0;
   for (int k = 0; k < substeps_; ++k) {
     const double end = k + 1 == substeps_ ? h : h * (k + 1) / substeps_;
@@ -110,10 +166,10 @@ StepResult EmulatedSystem::integrate(double h) {
       return result;
     }
     done = end;
-    if (interpolate && (k + 1 == substeps_ || (differentiate && feedthrough_))) hold_inputs_at(done);
-    if (differentiate) inner_->outputs(samples_.col(k + 1));
+    if (interpolate && (k + 1 == substeps_ || (sample && feedthrough_))) hold_inputs_at(done);
+    if (sample) inner_->outputs(samples_.col(k + 1));
   }
-  if (differentiate) {
+  if (sample) {
     const double delta = h / substeps_;
     double scale = 1.0;
     for (Eigen::Index d = 0; d < derivatives_.cols(); ++d) {
@@ -122,11 +178,18 @@ StepResult EmulatedSystem::integrate(double h) {
       derivatives_.col(d) *= scale;
     }
   }
+  if (history) {
+    record_history();
+    differentiate_history();
+  }
   return StepResult::success();
 }
 
 StepResult EmulatedSystem::handle_pending_events() {
-  if (emulates(Capability::output_derivatives) && inner_->event_pending()) derivatives_.setZero();
+  if (emulates(Capability::output_derivatives) && inner_->event_pending()) {
+    derivatives_.setZero();
+    history_.count = 0;  // a jump is not differentiable: the next step starts it from the right limits
+  }
   return inner_->handle_pending_events();
 }
 
@@ -139,19 +202,23 @@ StateId EmulatedSystem::do_save_state(StateId overwrite) {
   StateId id = overwrite;
   if (overwrite < 0) id = inner_->save_state();
   else inner_->save_state(overwrite);
-  saved_derivatives_[id] = derivatives_;  // same size after the first save: no allocation
+  Snapshot& snapshot = saved_[id];  // same sizes after the first save: no allocation
+  snapshot.derivatives = derivatives_;
+  snapshot.history = history_;
   return id;
 }
 
 void EmulatedSystem::do_restore_state(StateId id) {
   inner_->restore_state(id);
-  const auto it = saved_derivatives_.find(id);
-  if (it != saved_derivatives_.end()) derivatives_ = it->second;
+  const auto it = saved_.find(id);
+  if (it == saved_.end()) return;
+  derivatives_ = it->second.derivatives;
+  history_ = it->second.history;
 }
 
 void EmulatedSystem::do_release_state(StateId id) {
   inner_->release_state(id);
-  saved_derivatives_.erase(id);
+  saved_.erase(id);
 }
 
 std::unique_ptr<System> emulate_missing(std::unique_ptr<System> system, CapabilitySet wanted, EmulationOptions options) {

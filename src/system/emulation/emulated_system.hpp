@@ -10,28 +10,59 @@
 //                        state error is O(δ²) globally (midpoint rule on the input). At every
 //                        sub-step end the inputs are set to p((k+1)δ), so outputs with direct
 //                        feedthrough see the input of the contract ("inputs evaluated at time()").
-//   output_derivatives   The outputs are sampled at the K+1 sub-step points of the macro-step just
-//                        taken; d^d y/dt^d at its end is the derivative of their interpolation
-//                        polynomial (Fornberg weights on the equispaced nodes): order K+1−d in δ
-//                        for exact outputs, derivatives up to order min(K, 3). With K = 1 (a
-//                        fixed-step system) that is the first-order difference (y₁ − y₀)/h only.
+//   output_derivatives   From one of two sources (EmulationOptions::derivatives):
+//                        substeps  the outputs at the K+1 sub-step points of the macro-step just
+//                                  taken; d^d y/dt^d at its end is the derivative of their
+//                                  interpolation polynomial (Fornberg weights on equispaced nodes):
+//                                  order K+1−d in δ for exact outputs, derivatives up to order
+//                                  min(K, 3). With K = 1 that is (y₁ − y₀)/h only, first order.
+//                        history   the outputs at the last p+1 ≤ 4 communication points (the ends of
+//                                  the macro-steps taken, with their times: steps may vary; the
+//                                  oldest is the start of the run or of the step after an event);
+//                                  the derivatives at the newest point of their interpolation
+//                                  polynomial (Fornberg weights on those nodes): d^d y/dt^d of order
+//                                  p+1−d in the step for exact outputs — with 4 points y' is third,
+//                                  y'' second, y''' first order. No extra integration.
+//                        By default (automatic) history when K = 1 (a system that cannot vary its
+//                        step), else substeps. A history holds what a smooth output did before: an
+//                        event clears it (a jump is not differentiable) and it refills from the
+//                        right limits, the order growing again with the points. While it fills
+//                        (p < 3: the first steps, or after an event) the derivatives of order ≤ p
+//                        are the lower-order estimates of the p+1 points and those above p are 0;
+//                        max_output_derivative_order() states the full 3 throughout, since the
+//                        methods ask it once, at initialize (defect-jacobi checks its n against it).
 //                        Before the first step the derivatives are 0 (there is no sample yet).
+//                        Either way a step's first sample is the outputs at its start under its
+//                        inputs (evaluated at time(); the history's newest point is refreshed).
 //                        Emulated whenever interpolate_inputs is (emulate_missing): the system's own
 //                        derivatives are taken with the held sub-step input and miss D·u'.
 //
 // Cost: K integrations of the system per macro-step (System::integrations() counts macro-steps;
 // emulation_substeps() states K), K + 1 input settings and output reads.
 // Rollback, state access and linearization pass through to the wrapped system; a snapshot also
-// keeps the emulated derivatives, so a restore brings them back with the state.
+// keeps the emulated derivatives and the history, so a restore brings them back with the state.
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string_view>
 
 #include "system/system.hpp"
 
 namespace cosima {
 
+/// Where emulated output derivatives come from (see above).
+enum class DerivativeSource : std::uint8_t {
+  automatic,  ///< history when K = 1, else substeps
+  substeps,   ///< the K + 1 sub-step points of the macro-step just taken
+  history,    ///< the outputs at the last kMaxInputDegree + 1 communication points
+};
+/// "substeps" | "history" (the scenario's "emulation_derivatives"); std::nullopt for anything else.
+std::optional<DerivativeSource> parse_derivative_source(std::string_view text);
+
 struct EmulationOptions {
   int substeps = 4;  ///< K, for a system with variable communication steps
+  DerivativeSource derivatives = DerivativeSource::automatic;
 };
 
 class EmulatedSystem final : public System {
@@ -42,6 +73,8 @@ class EmulatedSystem final : public System {
   [[nodiscard]] const System& inner() const { return *inner_; }
   [[nodiscard]] CapabilitySet emulated_capabilities() const override { return emulate_; }
   [[nodiscard]] int emulation_substeps() const override { return substeps_; }
+  /// substeps or history (never automatic): where the emulated output derivatives come from.
+  [[nodiscard]] DerivativeSource derivative_source() const { return source_; }
 
   [[nodiscard]] const std::vector<std::string>& input_names() const override { return inner_->input_names(); }
   [[nodiscard]] const std::vector<std::string>& output_names() const override { return inner_->output_names(); }
@@ -62,7 +95,8 @@ class EmulatedSystem final : public System {
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override { inner_->outputs(y); }
   [[nodiscard]] double next_event_time() const override { return inner_->next_event_time(); }
   [[nodiscard]] bool event_pending() const override { return inner_->event_pending(); }
-  /// After the event the derivatives sampled before it are void: 0 until the next step.
+  /// After the event the derivatives sampled before it are void: 0 until the next step, and the
+  /// history restarts from the right limits.
   StepResult handle_pending_events() override;
 
  protected:
@@ -83,15 +117,37 @@ class EmulatedSystem final : public System {
   /// The inputs held constant at p(s) (what a system without interpolation is given at s).
   void hold_inputs_at(double s);
 
+  /// The outputs at the last communication points: a ring of kMaxInputDegree + 1 columns.
+  struct History {
+    Eigen::MatrixXd values;  ///< n_out × (kMaxInputDegree + 1)
+    Eigen::VectorXd times;
+    int newest = 0, count = 0;
+  };
+  struct Snapshot {
+    Eigen::MatrixXd derivatives;
+    History history;
+  };
+  [[nodiscard]] bool uses_history() const {
+    return source_ == DerivativeSource::history && emulates(Capability::output_derivatives);
+  }
+  /// The outputs at time() become the newest point: a new one, or the newest refreshed at its time.
+  void record_history();
+  /// derivatives_ from the history: the interpolation polynomial's derivatives at the newest point.
+  void differentiate_history();
+
   std::unique_ptr<System> inner_;
   CapabilitySet emulate_;
-  int substeps_ = 1;            ///< K
-  bool feedthrough_ = false;    ///< some output depends on some input
+  int substeps_ = 1;  ///< K
+  DerivativeSource source_ = DerivativeSource::substeps;
+  bool feedthrough_ = false;  ///< some output depends on some input
   InputPolynomials polynomials_, held_, shifted_;
   Eigen::MatrixXd samples_;      ///< n_out × (K+1): y at the sub-step points of the last step
   Eigen::MatrixXd weights_;      ///< (K+1) × max order: column d−1 gives d^d/ds^d at s = K on nodes 0..K
   Eigen::MatrixXd derivatives_;  ///< n_out × max order, at time()
-  std::map<StateId, Eigen::MatrixXd> saved_derivatives_;
+  History history_;
+  Eigen::VectorXd nodes_;            ///< the history's times − time(), oldest first
+  Eigen::MatrixXd history_weights_;  ///< Fornberg's table on nodes_: 4 × 4, column d the d-th derivative
+  std::map<StateId, Snapshot> saved_;
 };
 
 /// `system` itself when it has everything of `wanted` it can be given, else wrapped in an
