@@ -8,7 +8,9 @@
 //
 //   dopri5  adaptive Dormand–Prince 5(4), dense output, rtol/atol (Hairer–Nørsett–Wanner II.4/II.6)
 //   cvode   SUNDIALS CVODE, BDF with Newton + dense LU, rtol/atol (stiff systems)
-//   euler   fixed-step forward Euler, `steps_per_call` steps per call (seed 004 uses one)
+//   euler   fixed-step forward Euler: `steps_per_call` steps per call, or one step spanning
+//           `calls_per_step` calls with its slope held (seed 004 eq. 45 under defect-jacobi, which
+//           calls twice per communication step: calls_per_step = 2, one slope per step)
 //   exact   exact for linear dynamics x' = A x + B u + e, through φ-functions (core/phi_functions)
 #include <cstdint>
 #include <memory>
@@ -78,6 +80,7 @@ struct IntegratorOptions {
   double atol = 1e-10;
   double max_step = 0.0;    ///< 0: no limit
   int steps_per_call = 1;   ///< euler only
+  int calls_per_step = 1;   ///< euler only: one step spans this many calls (1 or steps_per_call = 1)
   int max_events_per_step = 1000;  ///< more events in one macro-step is chattering: an error
   int max_event_iterations = 100;  ///< fmi2NewDiscreteStates calls per event before giving up
 };
@@ -88,6 +91,8 @@ class Integrator {
   [[nodiscard]] virtual std::string_view kind() const = 0;
   /// Forget history (FSAL stage, BDF history): the inputs changed or the state was restored.
   virtual void reset() {}
+  /// The inputs were set anew (maybe only re-expanded at the current time): by default reset().
+  virtual void inputs_changed() { reset(); }
   /// Advances x from t0 towards t1; stops earlier at a state or step event (see stop()).
   virtual StepResult advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) = 0;
   /// Where and why the last successful advance stopped.

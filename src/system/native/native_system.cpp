@@ -59,7 +59,7 @@ void NativeSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const { model_->output
 void NativeSystem::apply_inputs(const InputPolynomials& polynomials) {
   inputs_ = polynomials;
   input_origin_ = t_;
-  integrator_->reset();
+  integrator_->inputs_changed();
 }
 
 StepResult NativeSystem::integrate(double h) {
