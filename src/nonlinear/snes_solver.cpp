@@ -8,6 +8,8 @@
 #include <string>
 #include <mutex>
 
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -17,6 +19,9 @@ namespace cosima {
 void shutdown_petsc();
 
 namespace {
+
+/// Anderson's memory for n unknowns in the "anderson" preset: min(30, n), table 4's 30 at most.
+Eigen::Index fitted_memory(Eigen::Index size) { return std::clamp<Eigen::Index>(size, 1, 30); }
 
 /// Open MPI's session directory when PETSc starts MPI as a singleton: a private directory of ours
 /// (OMPI_MCA_orte_tmpdir_base), removed at exit. Left to Open MPI's default place, TMPDIR, the
@@ -130,7 +135,8 @@ std::string SnesSolver::preset_options(const std::string& preset, Eigen::Index s
     // table 4 keeps m = 30 past iterates; on a problem of n < 30 unknowns more than n of them are
     // linearly dependent and the least-squares mixing stagnates (B1, n = 6: 34 iterations per step
     // at ε = 1e-6 with m = 30, 10 with m = 6), so "anderson" keeps min(30, n)
-    const Eigen::Index memory = preset == "anderson" ? std::clamp<Eigen::Index>(size, 1, 30) : 30;
+    // (β = 1 here; "anderson" adapts it per solve, snes_solver.hpp)
+    const Eigen::Index memory = preset == "anderson" ? fitted_memory(size) : 30;
     return fmt::format("-snes_type anderson -snes_anderson_m {} -snes_anderson_beta 1 -snes_anderson_restart_type none"
                        " -snes_anderson_restart_it 2 -snes_anderson_restart 30",
                        memory);
@@ -155,6 +161,12 @@ SnesSolver::SnesSolver(const NonlinearOptions& options, Eigen::Index size) : opt
   }
   x_buffer_.resize(size);
   f_buffer_.resize(size);
+  adapt_mixing_ =
+      options.solver == "anderson" && options.petsc_options.find("-snes_anderson_beta") == std::string::npos;
+  if (adapt_mixing_) {
+    iterates_.resize(size, fitted_memory(size) + 1);
+    residuals_.resize(size, fitted_memory(size) + 1);
+  }
 }
 
 void SnesSolver::configure(const std::string& preset) {
@@ -216,6 +228,11 @@ PetscErrorCode SnesSolver::evaluate(SNES snes, Vec x, Vec f, void* context) {
     SNESSetFunctionDomainError(snes);
     return 0;
   }
+  if (self->adapt_mixing_) {  // (Anderson evaluates γ at its iterates only)
+    const Eigen::Index column = self->evaluations_++ % self->iterates_.cols();
+    self->iterates_.col(column) = self->x_buffer_;
+    self->residuals_.col(column) = self->f_buffer_;
+  }
   PetscScalar* out = nullptr;
   VecGetArray(f, &out);
   std::copy(self->f_buffer_.data(), self->f_buffer_.data() + self->size_, out);
@@ -257,6 +274,45 @@ PetscErrorCode SnesSolver::converged(SNES snes, PetscInt iteration, PetscReal /*
   return 0;
 }
 
+void SnesSolver::adapt_mixing() {
+  // Rayleigh–Ritz on the span of the steps Δx between the recorded iterates (all taken against the
+  // last one): J_Ψ Δx = Δx − Δγ on an affine γ. With Δx = U Σ Vᵀ (rank r), J_Ψ U_r = (Δx − Δγ) V_r Σ_r⁻¹.
+  const Eigen::Index recorded = std::min(evaluations_, iterates_.cols());
+  if (recorded < 2) return;  // no step (converged on the initial guess)
+  const Eigen::Index last = (evaluations_ - 1) % iterates_.cols();
+  double rho = 0.0;
+  if (recorded == 2) {  // one step: its Rayleigh quotient (the common case, kept free of allocations)
+    const Eigen::Index first = 1 - last;
+    const auto step = iterates_.col(first) - iterates_.col(last);
+    const double length = step.squaredNorm();
+    if (length == 0.0) return;
+    rho = std::abs(step.dot(step - (residuals_.col(first) - residuals_.col(last)))) / length;
+  } else {
+    Eigen::MatrixXd steps(size_, recorded - 1), changes(size_, recorded - 1);
+    for (Eigen::Index j = 0, column = 0; j < recorded; ++j) {
+      if (j == last) continue;
+      steps.col(column) = iterates_.col(j) - iterates_.col(last);
+      changes.col(column) = steps.col(column) - (residuals_.col(j) - residuals_.col(last));
+      ++column;
+    }
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(steps, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    const Eigen::VectorXd& sigma = svd.singularValues();
+    Eigen::Index rank = 0;
+    while (rank < sigma.size() && sigma(rank) > 1e-8 * sigma(0)) ++rank;
+    if (rank == 0) return;
+    const Eigen::MatrixXd ritz = svd.matrixU().leftCols(rank).transpose() * changes * svd.matrixV().leftCols(rank) *
+                                 sigma.head(rank).cwiseInverse().asDiagonal();
+    rho = ritz.eigenvalues().cwiseAbs().maxCoeff();
+  }
+  if (!std::isfinite(rho)) return;
+  const double beta = std::clamp(1.0 / rho, 0.01, 1.0);
+  if (std::abs(beta - beta_) <= 0.1 * beta_) return;  // (re-reading the options costs more than it gains)
+  beta_ = beta;
+  check(PetscOptionsSetValue(database_, "-snes_anderson_beta", fmt::format("{:.3g}", beta).c_str()),
+        "PetscOptionsSetValue");
+  check(SNESSetFromOptions(snes_), "SNESSetFromOptions");
+}
+
 NonlinearResult SnesSolver::solve(const Residual& gamma, Eigen::VectorXd& x) {
   gamma_ = &gamma;
   evaluation_failed_ = false;
@@ -264,8 +320,10 @@ NonlinearResult SnesSolver::solve(const Residual& gamma, Eigen::VectorXd& x) {
   check(VecGetArray(x_, &data), "VecGetArray");
   std::copy(x.data(), x.data() + size_, data);
   check(VecRestoreArray(x_, &data), "VecRestoreArray");
+  evaluations_ = 0;
   const PetscErrorCode code = SNESSolve(snes_, nullptr, x_);
   gamma_ = nullptr;
+  if (adapt_mixing_) adapt_mixing();
   NonlinearResult result;
   PetscInt iterations = 0;
   SNESGetIterationNumber(snes_, &iterations);
