@@ -44,12 +44,6 @@ void differentiation_weights(const Eigen::Ref<const Eigen::VectorXd>& x, double 
 
 }  // namespace
 
-std::optional<DerivativeSource> parse_derivative_source(std::string_view text) {
-  if (text == "substeps") return DerivativeSource::substeps;
-  if (text == "history") return DerivativeSource::history;
-  return std::nullopt;
-}
-
 EmulatedSystem::EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emulate, EmulationOptions options)
     : System(inner->name()), inner_(std::move(inner)), emulate_(emulate.only(kEmulable)) {
   if (options.substeps < 1) {

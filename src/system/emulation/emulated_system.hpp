@@ -58,7 +58,12 @@ enum class DerivativeSource : std::uint8_t {
   history,    ///< the outputs at the last kMaxInputDegree + 1 communication points
 };
 /// "substeps" | "history" (the scenario's "emulation_derivatives"); std::nullopt for anything else.
-std::optional<DerivativeSource> parse_derivative_source(std::string_view text);
+inline std::optional<DerivativeSource> parse_derivative_source(std::string_view text) {
+  // inline: the scenario parser (cosima_parse, linked alone by fuzz_scenario) reads it too
+  if (text == "substeps") return DerivativeSource::substeps;
+  if (text == "history") return DerivativeSource::history;
+  return std::nullopt;
+}
 
 struct EmulationOptions {
   int substeps = 4;  ///< K, for a system with variable communication steps
