@@ -29,12 +29,17 @@ const std::filesystem::path kTestFmus = COSIMA_C_FMU_DIR;
 using testing::error_of;
 using testing::LinearPair;
 
-/// LinearPair (closed form) integrated tightly, without interpolation and output derivatives of its own.
-std::unique_ptr<System> bare_linear_pair() {
+/// A native system integrated tightly (DOPRI5, rtol 1e-13, atol 1e-15): its error is the emulation's.
+std::unique_ptr<NativeSystem> tight_native(const std::string& name, std::unique_ptr<OdeModel> model) {
   IntegratorOptions tight;
   tight.rtol = 1e-13;
   tight.atol = 1e-15;
-  auto system = std::make_unique<NativeSystem>("pair", std::make_unique<LinearPair>(), make_integrator("dopri5", tight));
+  return std::make_unique<NativeSystem>(name, std::move(model), make_integrator("dopri5", tight));
+}
+
+/// LinearPair (closed form) integrated tightly, without interpolation and output derivatives of its own.
+std::unique_ptr<System> bare_linear_pair() {
+  auto system = tight_native("pair", std::make_unique<LinearPair>());
   system->withhold(Capability::interpolate_inputs);
   system->withhold(Capability::output_derivatives);
   return system;
@@ -430,10 +435,7 @@ class Kicked final : public OdeModel {
 };
 
 TEST(Emulation, AfterAnEventTheHistoryRestartsFromTheRightLimits) {
-  IntegratorOptions tight;
-  tight.rtol = 1e-13;
-  tight.atol = 1e-15;
-  auto inner = std::make_unique<NativeSystem>("kicked", std::make_unique<Kicked>(), make_integrator("dopri5", tight));
+  auto inner = tight_native("kicked", std::make_unique<Kicked>());
   inner->withhold(Capability::variable_step);
   inner->withhold(Capability::output_derivatives);
   EmulatedSystem system(std::move(inner), kEmulable, {});
