@@ -44,7 +44,7 @@ class LeftBody final : public ModelBase<LeftBody> {
 
 class RightBody final : public ModelBase<RightBody> {
  public:
-  enum Param { m2, c2, c3, d2, d3, x_r0, v_r0, t_switch, F_after };
+  enum Param { m2, c2, c3, d2, d3, x_r0, v_r0, t_switch, F_after, announce_switch };
   RightBody()
       : ModelBase("b2.right", {.states = {"x_r", "v_r"},
                                .inputs = {"x_l", "v_l"},
@@ -57,7 +57,10 @@ class RightBody final : public ModelBase<RightBody> {
                                               {"x_r0", 0.0, "initial position [m]"},
                                               {"v_r0", 0.0, "initial velocity [m/s]"},
                                               {"t_switch", 100.0, "time the body vanishes [s]"},
-                                              {"F_after", 1000.0, "constant pulling force afterwards [N]"}},
+                                              {"F_after", 1000.0, "constant pulling force afterwards [N]"},
+                                              {"announce_switch", 1.0,
+                                               "1: the switch is a declared time event; 0: the output switches "
+                                               "at t_switch unannounced (tests of jump detection)"}},
                                .feedthrough = {{0, 0}, {0, 1}},
                                .linear_dynamics = true}) {}
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(x_r0), p(v_r0)); }
@@ -69,7 +72,7 @@ class RightBody final : public ModelBase<RightBody> {
   // in handle_event, so that a step ending at t_switch sees the left limit and the master can ask
   // for the right one (System call order, 5.).
   [[nodiscard]] double next_time_event(double /*t*/) const override {
-    return switched_ ? std::numeric_limits<double>::infinity() : p(t_switch);
+    return switched_ || p(announce_switch) == 0.0 ? std::numeric_limits<double>::infinity() : p(t_switch);
   }
   EventOutcome handle_event(double /*t*/, VectorRef /*x*/, ConstVectorRef /*u*/, const EventCause& cause) override {
     if (cause.time_event) switched_ = true;
@@ -88,15 +91,15 @@ class RightBody final : public ModelBase<RightBody> {
     dx(0) = x(1);
     dx(1) = (-coupling - p(c3) * x(0) - p(d3) * x(1)) / p(m2);
   }
-  void outputs(double /*t*/, ConstVectorRef x, ConstVectorRef u, VectorRef y) const override {
-    y(0) = switched_ ? p(F_after) : p(c2) * (x(0) - u(0)) + p(d2) * (x(1) - u(1));
+  void outputs(double t, ConstVectorRef x, ConstVectorRef u, VectorRef y) const override {
+    y(0) = switched(t) ? p(F_after) : p(c2) * (x(0) - u(0)) + p(d2) * (x(1) - u(1));
   }
-  bool jacobians(double /*t*/, ConstVectorRef, ConstVectorRef, Linearization& out) const override {
+  bool jacobians(double t, ConstVectorRef, ConstVectorRef, Linearization& out) const override {
     out.A.resize(2, 2);
     out.A << 0.0, 1.0, -(p(c2) + p(c3)) / p(m2), -(p(d2) + p(d3)) / p(m2);
     out.B.resize(2, 2);
     out.B << 0.0, 0.0, p(c2) / p(m2), p(d2) / p(m2);
-    const double active = switched_ ? 0.0 : 1.0;
+    const double active = switched(t) ? 0.0 : 1.0;
     out.C.resize(1, 2);
     out.C << active * p(c2), active * p(d2);
     out.D.resize(1, 2);
@@ -105,6 +108,8 @@ class RightBody final : public ModelBase<RightBody> {
   }
 
  private:
+  /// Announced: from the handled event on; unannounced: from t_switch on, whatever the steps.
+  [[nodiscard]] bool switched(double t) const { return switched_ || (p(announce_switch) == 0.0 && t >= p(t_switch)); }
   struct Saved {
     bool switched = false;
     bool in_use = false;

@@ -1,7 +1,10 @@
 #pragma once
 // Helpers shared by the test suites.
+#include <cmath>
 #include <functional>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "core/error.hpp"
 
@@ -15,6 +18,16 @@ inline std::string error_of(const std::function<void()>& action) {
     return e.what();
   }
   return "";
+}
+
+/// A method's total of a run (RunStatistics::method_totals) by name; a test failure when it has none.
+template <typename Statistics>
+double method_total(const Statistics& stats, const std::string& name) {
+  for (const auto& [key, value] : stats.method_totals) {
+    if (key == name) return value;
+  }
+  ADD_FAILURE() << "no method total " << name;
+  return std::nan("");
 }
 
 }  // namespace cosima::testing

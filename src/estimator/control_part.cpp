@@ -31,7 +31,7 @@ void ControlPart::record(double t, const Eigen::Ref<const Eigen::VectorXd>& y_c)
   count_ = std::min(count_ + 1, kHistory);
 }
 
-std::array<double, 2> ControlPart::polynomial_at(Eigen::Index i, int p, int offset, double t) const {
+std::array<double, 2> ControlPart::polynomial_at(Eigen::Index i, int p, int offset, double t, bool with_slope) const {
   // Lagrange form through the nodes offset … offset + p; value and derivative at t.
   double value = 0.0, slope = 0.0;
   for (int a = offset; a <= offset + p; ++a) {
@@ -40,7 +40,7 @@ std::array<double, 2> ControlPart::polynomial_at(Eigen::Index i, int p, int offs
     for (int b = offset; b <= offset + p; ++b) {
       if (b == a) continue;
       const double tb = times_[static_cast<std::size_t>(b)];
-      basis_slope = basis_slope * (t - tb) / (ta - tb) + basis / (ta - tb);
+      if (with_slope) basis_slope = basis_slope * (t - tb) / (ta - tb) + basis / (ta - tb);
       basis *= (t - tb) / (ta - tb);
     }
     value += basis * samples_(i, a);
@@ -59,7 +59,7 @@ void ControlPart::extrapolate(double h, Eigen::Ref<Eigen::VectorXd> value, Eigen
       // the order whose fit on the older samples best predicts the newest one (ties: lower order)
       double best = std::numeric_limits<double>::infinity();
       for (int p = 0; p <= kMaxOrder && p + 2 <= count_; ++p) {
-        const double miss = std::abs(polynomial_at(i, p, 1, times_[0])[0] - samples_(i, 0));
+        const double miss = std::abs(polynomial_at(i, p, 1, times_[0], false)[0] - samples_(i, 0));
         if (miss < best) {
           best = miss;
           order = p;
@@ -67,7 +67,7 @@ void ControlPart::extrapolate(double h, Eigen::Ref<Eigen::VectorXd> value, Eigen
       }
     }
     orders_(i) = order;
-    const auto [v, d] = polynomial_at(i, order, 0, t);
+    const auto [v, d] = polynomial_at(i, order, 0, t, true);
     value(i) = v;
     derivative(i) = d;
   }

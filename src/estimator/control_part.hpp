@@ -35,8 +35,9 @@ class ControlPart {
 
  private:
   static constexpr int kHistory = kMaxOrder + 2;  ///< the fit of order p, plus one sample to test it
-  /// Order-p polynomial through samples newest−offset−p … newest−offset, value and slope at t, for output i.
-  [[nodiscard]] std::array<double, 2> polynomial_at(Eigen::Index i, int p, int offset, double t) const;
+  /// Order-p polynomial through samples newest−offset−p … newest−offset, value and slope at t, for output i
+  /// (the slope 0 unless with_slope: the order selection needs values only).
+  [[nodiscard]] std::array<double, 2> polynomial_at(Eigen::Index i, int p, int offset, double t, bool with_slope) const;
 
   ControlReconstruction reconstruction_ = ControlReconstruction::flexible;
   std::array<double, kHistory> times_{};  ///< times_[0] newest

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/polynomial.hpp"
+#include "core/small_matrix.hpp"
 
 namespace cosima {
 
@@ -37,8 +38,9 @@ LinearResponseBuilder::LinearResponseBuilder(LinearResponseOptions options) : op
 }
 
 bool LinearResponseBuilder::compute(const Linearization& lin, double h, LinearResponse& out) {
-  out.GV.resize(lin.C.rows(), kInputCoefficients * lin.B.cols());
-  out.GD.resize(lin.C.rows(), kInputCoefficients * lin.B.cols());
+  ensure_shape(out.GV, lin.C.rows(), kInputCoefficients * lin.B.cols());
+  ensure_shape(out.GD, lin.C.rows(), kInputCoefficients * lin.B.cols());
+  for (Eigen::MatrixXd* m : {&out.PV, &out.PD, &out.RV, &out.RD}) ensure_shape(*m, lin.C.rows(), lin.A.rows());
   if (options_.method == InverseLaplace::exact) {
     exact(lin, h, out);
   } else {
@@ -54,37 +56,76 @@ bool LinearResponseBuilder::compute(const Linearization& lin, double h, LinearRe
 }
 
 void LinearResponseBuilder::exact(const Linearization& lin, double h, LinearResponse& out) {
-  const Eigen::Index n_st = lin.A.rows(), n_in = lin.B.cols();
+  // Four products (core/small_matrix.hpp), the rest plain sums; workspaces kept: no allocation once sized.
+  const Eigen::Index n_out = lin.C.rows(), n_st = lin.A.rows(), n_in = lin.B.cols();
+  if (n_st == 1) {
+    exact_one_state(lin, h, out);
+    return;
+  }
+  multiply(c_a_, lin.C, lin.A);  // the _D terms: y' = C A x + C B u + C f_C + D u'
+  multiply(c_b_, lin.C, lin.B);
   if (n_st > 0) {
     phi_.compute(lin.A, h, kInputCoefficients);
-    out.PV.noalias() = lin.C * phi_.phi(0);      // C e^{hA}
-    out.PD.noalias() = lin.C * lin.A * phi_.phi(0);
-    out.RV.noalias() = h * lin.C * phi_.phi(1);  // C h φ_1(hA)
-    out.RD = out.PV;                             // C (hA φ_1 + I) = C e^{hA}
+    multiply(c_phi_, lin.C, phi_.all());  // [C φ_0, C φ_1, …, C φ_4](hA)
+    multiply(c_a_phi_, c_a_, phi_.all());
   } else {
-    out.PV.resize(lin.C.rows(), 0);
-    out.PD.resize(lin.C.rows(), 0);
-    out.RV.resize(lin.C.rows(), 0);
-    out.RD.resize(lin.C.rows(), 0);
+    c_phi_.resize(n_out, 0);
+    c_a_phi_.resize(n_out, 0);
   }
-  double h_k = 1.0, dh_k = 0.0;  // h^k and its derivative k h^{k−1}
+  out.PV = c_phi_.leftCols(n_st);              // C e^{hA}
+  out.PD = c_a_phi_.leftCols(n_st);            // C A e^{hA}
+  out.RV = h * c_phi_.middleCols(n_st, n_st);  // C h φ_1(hA)
+  out.RD = out.PV;                             // C (hA φ_1 + I) = C e^{hA}
+  // state response to ǔ_j = s^k:  ∫_0^h e^{A(h−r)} B_j r^k dr = k! h^{k+1} φ_{k+1}(hA) B_j, so column 4j + k
+  //   of G_V is  k! h^{k+1} (C φ_{k+1}) B_j + h^k D_j,
+  //   of G_D is  k! h^{k+1} (C A φ_{k+1}) B_j + h^k C B_j + k h^{k−1} D_j
+  double h_k = 1.0, dh_k = 0.0, scale = h;  // h^k, its derivative k h^{k−1}, and k! h^{k+1}
   for (int k = 0; k <= kMaxInputDegree; ++k) {
     if (k > 0) {
       dh_k = k * h_k;
       h_k *= h;
+      scale *= k * h;
     }
-    // state response to ǔ_j = s^k:  ∫_0^h e^{A(h−r)} B_j r^k dr = k! h^{k+1} φ_{k+1}(hA) B_j
-    if (n_st > 0) {
-      state_response_.noalias() = phi_.phi(k + 1) * lin.B;
-      state_response_ *= phi_.monomial_scale(k);
-    } else {
-      state_response_.resize(0, n_in);
-    }
+    const Eigen::Index phi_column = (k + 1) * n_st;
     for (Eigen::Index j = 0; j < n_in; ++j) {
       const Eigen::Index column = kInputCoefficients * j + k;
-      out.GV.col(column).noalias() = lin.C * state_response_.col(j) + h_k * lin.D.col(j);
-      out.GD.col(column).noalias() =
-          lin.C * (lin.A * state_response_.col(j) + h_k * lin.B.col(j)) + dh_k * lin.D.col(j);
+      for (Eigen::Index i = 0; i < n_out; ++i) {
+        double value = 0.0, derivative = 0.0;
+        for (Eigen::Index l = 0; l < n_st; ++l) {
+          value += c_phi_(i, phi_column + l) * lin.B(l, j);
+          derivative += c_a_phi_(i, phi_column + l) * lin.B(l, j);
+        }
+        out.GV(i, column) = scale * value + h_k * lin.D(i, j);
+        out.GD(i, column) = scale * derivative + h_k * c_b_(i, j) + dh_k * lin.D(i, j);
+      }
+    }
+  }
+}
+
+void LinearResponseBuilder::exact_one_state(const Linearization& lin, double h, LinearResponse& out) {
+  // exact() for n_st = 1, where every φ_j(hA) is a scalar: the same products, as scalars, in the same order
+  const Eigen::Index n_out = lin.C.rows(), n_in = lin.B.cols();
+  phi_.compute(lin.A, h, kInputCoefficients);
+  const double* phi = phi_.all().data();  // φ_0 … φ_4
+  const double a = lin.A(0, 0);
+  for (Eigen::Index i = 0; i < n_out; ++i) {
+    const double c = lin.C(i, 0), c_a = c * a;
+    out.PV(i, 0) = c * phi[0];
+    out.PD(i, 0) = c_a * phi[0];
+    out.RV(i, 0) = h * (c * phi[1]);
+    out.RD(i, 0) = out.PV(i, 0);
+    double h_k = 1.0, dh_k = 0.0, scale = h;
+    for (int k = 0; k <= kMaxInputDegree; ++k) {
+      if (k > 0) {
+        dh_k = k * h_k;
+        h_k *= h;
+        scale *= k * h;
+      }
+      for (Eigen::Index j = 0; j < n_in; ++j) {
+        const double b = lin.B(0, j), d = lin.D(i, j);
+        out.GV(i, kInputCoefficients * j + k) = scale * (c * phi[k + 1] * b) + h_k * d;
+        out.GD(i, kInputCoefficients * j + k) = scale * (c_a * phi[k + 1] * b) + h_k * (c * b) + dh_k * d;
+      }
     }
   }
 }

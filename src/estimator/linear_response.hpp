@@ -10,7 +10,7 @@
 // taken at h (_V) and differentiated at h (_D).
 //
 // Two evaluations of ℒ⁻¹:
-//   exact     φ-functions from one block matrix exponential (DESIGN §3.3): P_V = C e^{hA},
+//   exact     φ-functions (DESIGN §3.3; core/phi_functions.hpp): P_V = C e^{hA},
 //             R_V = h C φ_1(hA), G_V[:, 4j+k] = C·k! h^{k+1} φ_{k+1}(hA) B_j + D_j h^k, and the
 //             _D terms from y' = C(A x + B u + f_C) + D u'. Exact for linear systems.
 //   stehfest  the paper's Gaver–Stehfest sum  f(t) ≈ ln2/t Σ_{i=1}^{N} V_i F(i ln2 / t)
@@ -55,6 +55,8 @@ class LinearResponseBuilder {
 
  private:
   void exact(const Linearization& lin, double h, LinearResponse& out);
+  /// exact() for n_st = 1: the φ_j(hA) are scalars, the products scalings (same operations, same order).
+  void exact_one_state(const Linearization& lin, double h, LinearResponse& out);
   /// ℒ⁻¹ of G ⊗ (k!/s^{k+1}), P and R at time t by Gaver–Stehfest.
   void stehfest_at(const Linearization& lin, double t, Eigen::MatrixXd& g, Eigen::MatrixXd& p, Eigen::MatrixXd& r);
   void stehfest(const Linearization& lin, double h, LinearResponse& out);
@@ -62,7 +64,8 @@ class LinearResponseBuilder {
   LinearResponseOptions options_;
   std::vector<double> weights_;  ///< Stehfest V_1..V_N
   PhiFunctions phi_;
-  Eigen::MatrixXd state_response_, resolvent_, c_resolvent_, transfer_;
+  Eigen::MatrixXd c_a_, c_b_, c_phi_, c_a_phi_;  ///< exact: C A, C B, C·[φ_0 … φ_4], C A·[φ_0 … φ_4]
+  Eigen::MatrixXd resolvent_, c_resolvent_, transfer_;
   std::array<Eigen::MatrixXd, 3> g_, p_, r_;  ///< at h, h + η/2, h + η
   std::string reason_;
 };

@@ -1,5 +1,7 @@
 #include "estimator/step_estimator.hpp"
 
+#include <algorithm>
+
 namespace cosima {
 
 void StepEstimator::require_capabilities(const System& system, std::string_view needed_by) {
@@ -11,7 +13,7 @@ StepEstimator::StepEstimator(EstimatorOptions options) : options_(options), buil
 
 void StepEstimator::reset(const System& system) {
   control_.reset(system.output_count(), options_.control);
-  response_h_ = 0.0;
+  response_current_ = false;
   x_.setZero(system.state_count());
   f_c_.setZero(system.state_count());
   y_c_.setZero(system.output_count());
@@ -21,8 +23,18 @@ void StepEstimator::reset(const System& system) {
   constant_derivative_.setZero(system.output_count());
 }
 
+namespace {
+bool same(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {  // entrywise equal: exact reuse only
+  return a.rows() == b.rows() && a.cols() == b.cols() && std::equal(a.data(), a.data() + a.size(), b.data());
+}
+}  // namespace
+
 void StepEstimator::begin_step(System& system, const Eigen::Ref<const Eigen::VectorXd>& u_now) {
-  lin_ = system.linearize();
+  const Linearization& lin = system.linearize();
+  if (!(same(lin.A, lin_.A) && same(lin.B, lin_.B) && same(lin.C, lin_.C) && same(lin.D, lin_.D))) {
+    lin_ = lin;
+    response_current_ = false;  // the operators of update 2 are for the previous A, B, C, D
+  }
   system.states(x_);
   f_c_.setZero();
   if (options_.affine_term) {
@@ -36,20 +48,13 @@ void StepEstimator::begin_step(System& system, const Eigen::Ref<const Eigen::Vec
   control_.record(system.time(), y_c_);
 }
 
-namespace {
-bool same(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
-}
-}  // namespace
-
 bool StepEstimator::prepare(double h) {
-  // the operators depend only on (A, B, C, D, h): an LTI system on a fixed grid reuses them
-  const bool reuse = h == response_h_ && same(lin_.A, response_lin_.A) && same(lin_.B, response_lin_.B) &&
-                     same(lin_.C, response_lin_.C) && same(lin_.D, response_lin_.D);
-  if (!reuse) {
-    response_h_ = 0.0;
+  // lazy update 2 (seed 000 Algorithm 3): the operators depend only on (A, B, C, D, h), so an LTI system
+  // whose step size repeats bitwise reuses them
+  if (!(response_current_ && h == response_h_)) {
+    response_current_ = false;
     if (!builder_.compute(lin_, h, response_)) return false;
-    response_lin_ = lin_;
+    response_current_ = true;
     response_h_ = h;
   }
   control_.extrapolate(h, control_value_, control_derivative_);

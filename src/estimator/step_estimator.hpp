@@ -59,8 +59,8 @@ class StepEstimator final : public OutputEstimator {
   EstimatorOptions options_;
   LinearResponseBuilder builder_;
   LinearResponse response_;
-  Linearization response_lin_;  ///< what response_ was computed from
-  double response_h_ = 0.0;     ///< and for which step (0: none)
+  bool response_current_ = false;  ///< response_ is for lin_ (unchanged since it was computed)
+  double response_h_ = 0.0;        ///< and for this step
   ControlPart control_;
   Linearization lin_;
   Eigen::VectorXd x_, f_c_, y_c_;

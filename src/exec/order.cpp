@@ -84,15 +84,14 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     reply.time = system.time();
     if (!reply.result.ok()) return;
   }
-  if (order.handle_events) {
-    const bool jumped = system.event_pending();
+  if (order.handle_events) {  // a discontinuity: an event pending here, or a jump the method detected
     reply.result = system.handle_pending_events();
     if (!reply.result.ok()) {
       reply.time = system.time();
       return;
     }
     // COSTARICA's control part extrapolates the output history: a jump is not part of it
-    if (jumped && host.estimator) host.estimator->reset(system);
+    if (host.estimator) host.estimator->reset(system);
   }
   reply.time = system.time();
   reply.next_event = system.next_event_time();
@@ -127,7 +126,9 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
         reply.result = StepResult::failure(host.estimator->reason());
         return;
       }
-      reply.response = host.estimator->response();
+      // what update 3 reads (and what the protocol carries): G_V, G_D; P and R are in K_V, K_D
+      reply.response.GV = host.estimator->response().GV;
+      reply.response.GD = host.estimator->response().GD;
       reply.constant_value = host.estimator->constant_value();
       reply.constant_derivative = host.estimator->constant_derivative();
     }

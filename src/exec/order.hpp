@@ -33,7 +33,9 @@ struct Order {
   bool set_inputs = false;
   InputPolynomials inputs;  ///< in s = t − time()
   double step = 0.0;        ///< integrate by this much (0: no step)
-  bool handle_events = false;  ///< System::handle_pending_events (to the right limits at a time event)
+  /// A discontinuity at the system's time: System::handle_pending_events (to the right limits at a
+  /// time event; nothing when none is pending) and the estimator restarts
+  bool handle_events = false;
   int read_order = -1;      ///< read outputs (0) and their derivatives up to this order; −1: none
   bool read_states = false;
   bool estimate_begin = false;  ///< estimator update 1 with estimate_u_now
@@ -52,7 +54,7 @@ struct Reply {
   Eigen::MatrixXd outputs;     ///< n_out × (read_order + 1): column k is d^k y / dt^k
   Eigen::VectorXd states;
   bool estimate_ok = true;     ///< update 2 succeeded (else result.reason says why)
-  LinearResponse response;     ///< estimator operators after update 2
+  LinearResponse response;     ///< after update 2: G_V and G_D only (P, R are folded into K_V, K_D)
   Eigen::VectorXd constant_value, constant_derivative;  ///< K_V, K_D
 };
 

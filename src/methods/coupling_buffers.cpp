@@ -133,12 +133,12 @@ int settle_communication_point(ModularModel& model, Executor& executor, Coupling
   return sweeps;
 }
 
-EventRestart restart_at_event(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
-                              Eigen::VectorXd* du, double t) {
+EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
+                                      Eigen::VectorXd* du, double t, const std::vector<char>* jumped) {
   buffers.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
-    if (!system.event_pending()) continue;
+    if (!system.event_pending() && (jumped == nullptr || (*jumped)[static_cast<std::size_t>(s)] == 0)) continue;
     Order& order = buffers.batch.order(s);
     order.handle_events = true;
     order.read_order = du != nullptr && system.max_output_derivative_order() >= 1 ? 1 : 0;

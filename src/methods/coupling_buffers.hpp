@@ -65,12 +65,14 @@ struct EventRestart {
   std::string terminated;         ///< a system asked to end the run at the event: why
 };
 
-/// At a time event on the communication point t (System call order, 5.): the systems with an event
-/// pending move to their right limits and report their outputs (and first derivatives, with `du`)
-/// into buffers.y; the interface values u (and du) fed by them restart from there. When some of
-/// those derivatives are unknown (a system without output derivatives; du is 0 there) the caller
-/// drops the derivative constraint at the next step's start.
-EventRestart restart_at_event(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
-                              Eigen::VectorXd* du, double t);
+/// At a discontinuity on the communication point t — a time event of some systems (System call
+/// order, 5.), or a jump the method detected in the outputs of the systems marked in `jumped`
+/// (methods/jump_detector.hpp): those systems move to their right limits (handle_events; for a
+/// detected jump they are there already, and their estimator restarts) and report their outputs (and
+/// first derivatives, with `du`) into buffers.y; the interface values u (and du) fed by them restart
+/// from there. When some of those derivatives are unknown (a system without output derivatives; du
+/// is 0 there) the caller drops the derivative constraint at the next step's start.
+EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
+                                      Eigen::VectorXd* du, double t, const std::vector<char>* jumped = nullptr);
 
 }  // namespace cosima

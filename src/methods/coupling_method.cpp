@@ -12,7 +12,7 @@ std::string CouplingMethod::handle_discontinuity(ModularModel& model, double t) 
   CouplingBuffers buffers;  // a method without interface state between steps: only the systems move
   buffers.resize(model);
   Eigen::VectorXd u = Eigen::VectorXd::Zero(model.total_inputs());
-  return restart_at_event(model, executor(), buffers, u, nullptr, t).terminated;
+  return restart_at_discontinuity(model, executor(), buffers, u, nullptr, t).terminated;
 }
 
 CapabilitySet CouplingMethod::wanted(const System& system) const {

@@ -125,7 +125,7 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
 }
 
 std::string DefectJacobi::handle_discontinuity(ModularModel& model, double t) {
-  const EventRestart restart = restart_at_event(model, executor(), buffers_, buffers_.u, nullptr, t);
+  const EventRestart restart = restart_at_discontinuity(model, executor(), buffers_, buffers_.u, nullptr, t);
   if (!restart.terminated.empty()) return restart.terminated;
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) buffers_.batch.order(s);

@@ -98,7 +98,7 @@ void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, 
 }
 
 std::string ExplicitCoupling::handle_discontinuity(ModularModel& model, double t) {
-  return restart_at_event(model, executor(), buffers_, buffers_.u, nullptr, t).terminated;
+  return restart_at_discontinuity(model, executor(), buffers_, buffers_.u, nullptr, t).terminated;
 }
 
 StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {

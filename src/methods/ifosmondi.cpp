@@ -1,5 +1,6 @@
 #include "methods/ifosmondi.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -10,7 +11,8 @@
 
 namespace cosima {
 
-Ifosmondi::Ifosmondi(Options options) : options_(std::move(options)) {
+Ifosmondi::Ifosmondi(Options options)
+    : options_(std::move(options)), interface_jumps_(options_.jumps), output_jumps_(options_.jumps) {
   if (options_.dt_min <= 0.0) options_.dt_min = options_.dt_ref * 1e-6;
 }
 
@@ -50,6 +52,10 @@ void Ifosmondi::initialize(ModularModel& model, double t_start) {
   solver_ = make_nonlinear_solver(options_.nonlinear, 2 * n);
   first_step_ = true;
   h_next_ = options_.dt_ref;
+  interface_jumps_.reset(u_start_);
+  output_jumps_.reset(buffers_.y);
+  jumped_.assign(static_cast<std::size_t>(model.system_count()), 0);
+  jumps_located_ = estimated_jumps_ = 0;
 }
 
 bool Ifosmondi::failed(const ModularModel& model) {
@@ -103,13 +109,17 @@ double Ifosmondi::integrate_estimated(ModularModel& model, HermiteKind kind, dou
   }
   executor().execute(buffers_.batch);
   double gap = std::numeric_limits<double>::quiet_NaN();
+  std::fill(jumped_.begin(), jumped_.end(), 0);
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
     const Reply& reply = buffers_.batch.reply(s);
     throw_if_failed(reply.result, model.system(s), t);  // no rollback: the step cannot be retried
-    const auto estimate = buffers_.y.segment(model.output_offset(s), model.system(s).output_count());
+    const int offset = model.output_offset(s);
+    const auto estimate = buffers_.y.segment(offset, model.system(s).output_count());
     const double system_gap = (reply.outputs.col(0) - estimate).lpNorm<Eigen::Infinity>();
     gap = std::isnan(gap) ? system_gap : std::max(gap, system_gap);
+    if (output_jumps_.estimate_jumped(reply.outputs.col(0), estimate, offset)) jumped_[static_cast<std::size_t>(s)] = 1;
+    output_jumps_.observe_segment(reply.outputs.col(0), offset);
   }
   return gap;
 }
@@ -144,10 +154,14 @@ bool Ifosmondi::prepare_estimators(const ModularModel& model, double h, const Ei
 
 std::string Ifosmondi::handle_discontinuity(ModularModel& model, double t) {
   // no C¹ link across the jump: the next step starts from the right limits and their derivatives
-  const EventRestart restart = restart_at_event(model, executor(), buffers_, u_start_, &du_start_, t);
+  const EventRestart restart = restart_at_discontinuity(model, executor(), buffers_, u_start_, &du_start_, t);
   if (!restart.derivatives_known) first_step_ = true;
   buffers_.u = u_start_;
   return restart.terminated;
+}
+
+std::vector<std::pair<std::string, double>> Ifosmondi::totals() const {
+  return {{"jumps_located", static_cast<double>(jumps_located_)}, {"estimated_jumps", static_cast<double>(estimated_jumps_)}};
 }
 
 StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
@@ -205,12 +219,54 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
       result.reason = failure_;
     }
     if (result.converged) {
+      // an unannounced jump in the interface: located by halving the step (jump_detector.hpp); not
+      // tested on a first step, whose start derivatives are unknown
+      const int jumped = interface_jumps_.locating()   ? interface_jumps_.contains(u_start_, x_.head(n))
+                         : first_step_                 ? -1
+                                                       : interface_jumps_.jumped(u_start_, du_start_, x_.head(n), x_.tail(n), h);
+      if (jumped >= 0 && !interface_jumps_.located(t, h)) {
+        if (!interface_jumps_.locating()) {
+          interface_jumps_.suspect(jumped, u_start_, x_.head(n), t + h, h);
+          log(LogLevel::info, fmt::format("{}: input '{}' jumps from {} to {} in [{}, {}]: locating it", name(),
+                                          model.input_label(jumped), u_start_(jumped), x_(jumped), t, t + h));
+        }
+        ++report.rejected;
+        h *= 0.5;
+        continue;
+      }
       report.estimate_gap = integrate_estimated(model, first_step_ ? HermiteKind::first_step : HermiteKind::cubic, h, t);
+      if (jumped < 0 && interface_jumps_.locating()) {
+        // short of the jump, the suspected signal's derivative may be read across it (a forward
+        // difference straddling it is a spike): the next piece starts from the secant instead
+        const int g = interface_jumps_.suspected_signal();
+        x_(n + g) = (x_(g) - u_start_(g)) / h;
+      }
       u_start_ = x_.head(n);
       du_start_ = x_.tail(n);
       first_step_ = false;
       h_next_ = std::min(options_.dt_ref, options_.growth * h);  // eq. 28 (min: erratum)
+      if (jumped >= 0) {  // located: the next step starts from the right limits, with the step before
+        ++jumps_located_;
+        log(LogLevel::info, fmt::format("{}: input '{}' jumps in [{}, {}] (h = {:.3g}): the interface restarts there",
+                                        name(), model.input_label(jumped), t, t + h, h));
+        h_next_ = std::max(h_next_, interface_jumps_.close_suspicion());
+      } else if (interface_jumps_.locating() && t + h >= interface_jumps_.suspected_until()) {
+        (void)interface_jumps_.close_suspicion();  // passed in shorter steps without a jump: a false alarm
+      }
+      interface_jumps_.observe(u_start_);
       report.h = h;
+      if (std::find(jumped_.begin(), jumped_.end(), 1) != jumped_.end()) {
+        // an estimated system's real outputs jumped away from its estimate: what it feeds restarts
+        // from its real outputs at t + h (it has no rollback to locate the jump)
+        ++estimated_jumps_;
+        const EventRestart restart = restart_at_discontinuity(model, executor(), buffers_, u_start_, &du_start_, t + h, &jumped_);
+        if (!restart.derivatives_known) first_step_ = true;
+        buffers_.u = u_start_;
+        if (!restart.terminated.empty()) {
+          report.terminated = true;
+          report.reason = restart.terminated;
+        }
+      }
       return report;
     }
     // rejected: retry on half the step from t_N ("moving on" again, subcase 2.2); every

@@ -18,6 +18,12 @@
 // (seed 000 Algorithm 2/3, estimator/step_estimator.hpp): inside the iterations their outputs are
 // estimated from their linearization at t_N, and once the step has converged they integrate it
 // for real, once, with the converged interface. The others iterate for real (hybrid).
+//
+// Unannounced jumps (methods/jump_detector.hpp): a converged step whose interface changed like a
+// jump, not like a C¹ signal, is rejected and halved until the jump lies in a step shorter than
+// the resolution; the step after it starts from the right limits (the converged values at its end)
+// and from the step size before the location. A jump in the real outputs of an estimated system
+// (its estimate gap) restarts the interface it feeds from them.
 #include <memory>
 #include <optional>
 #include <vector>
@@ -25,6 +31,7 @@
 #include "estimator/step_estimator.hpp"
 #include "methods/coupling_buffers.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/jump_detector.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
 
 namespace cosima {
@@ -37,6 +44,7 @@ class Ifosmondi final : public CouplingMethod {
     double dt_min = 0.0;         ///< smallest macro-step; 0: dt_ref·1e-6
     double growth = 1.3;         ///< eq. 28
     EstimatorOptions estimator;  ///< COSTARICA, for the systems without rollback
+    JumpOptions jumps;           ///< unannounced jumps
   };
   explicit Ifosmondi(Options options);
 
@@ -51,6 +59,7 @@ class Ifosmondi final : public CouplingMethod {
   std::string handle_discontinuity(ModularModel& model, double t) override;
   [[nodiscard]] bool chooses_step() const override { return true; }
   [[nodiscard]] double proposed_step() const override { return h_next_; }
+  [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
 
  private:
   /// Restores every rollback system to t_N and integrates [t_N, t_N + h) with interface
@@ -59,7 +68,8 @@ class Ifosmondi final : public CouplingMethod {
   bool evaluate(ModularModel& model, HermiteKind kind, double h, const Eigen::VectorXd& u_end,
                 const Eigen::VectorXd& du_end);
   /// Algorithm 2, last stage: the estimated systems integrate the converged step for real.
-  /// Returns the largest gap between their estimated and real outputs.
+  /// Returns the largest gap between their estimated and real outputs, and marks in jumped_ the
+  /// systems whose gap is a jump.
   double integrate_estimated(ModularModel& model, HermiteKind kind, double h, double t);
   /// COSTARICA updates 1 (with the inputs at t_N, once per step) and 2 (for step size h); false
   /// (failure_) when an estimator cannot be built.
@@ -79,6 +89,10 @@ class Ifosmondi final : public CouplingMethod {
   bool first_step_ = true;
   double h_next_ = 0.0;
   std::string failure_;  ///< reason of the last failed evaluation
+  JumpDetector interface_jumps_;  ///< on the interface (ũ, ũ')
+  JumpDetector output_jumps_;     ///< on the outputs of the estimated systems
+  std::vector<char> jumped_;      ///< estimated systems whose outputs jumped on the last step
+  std::int64_t jumps_located_ = 0, estimated_jumps_ = 0;
 };
 
 }  // namespace cosima

@@ -28,11 +28,13 @@ const std::map<std::string, std::set<std::string>>& known_options() {
       {"gauss-seidel", {"order", "allow_algebraic_loops", "extrapolation", "cliff", "memory"}},
       {"monolithic", {"rtol", "atol"}},
       {"defect-jacobi", {"tol", "m", "n", "h1", "h_min", "h_max", "kp", "ki", "theta_max", "fixed"}},
-      {"missiles", {"estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term", "sparse_above"}},
+      {"missiles", {"estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term", "sparse_above",
+                    "jump_tolerance"}},
       {"ifosmondi", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "criterion", "estimator", "stehfest_terms",
-                     "richardson_fraction", "control", "affine_term"}},
+                     "richardson_fraction", "control", "affine_term", "jump_tolerance", "jump_resolution"}},
       {"ifosmondi-jfm", {"epsilon", "epsilon_abs", "epsilon_rel", "max_iterations", "dt_min", "criterion", "jfm", "petsc_options",
-                         "estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term"}},
+                         "estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term", "jump_tolerance",
+                         "jump_resolution"}},
   };
   return options;
 }
@@ -142,6 +144,14 @@ EstimatorOptions estimator_options(const OptionReader& options) {
   return o;
 }
 
+/// Detection of unannounced jumps (methods/jump_detector.hpp); jump_tolerance = 0 turns it off.
+JumpOptions jump_options(const OptionReader& options) {
+  JumpOptions o;
+  o.tolerance = options.non_negative("jump_tolerance", o.tolerance);
+  o.resolution = options.positive("jump_resolution", o.resolution);
+  return o;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::vector<std::string>>> method_options() {
@@ -216,6 +226,7 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     o.dt_ref = dt;
     o.dt_min = options.non_negative("dt_min", 0.0);
     o.estimator = estimator_options(options);
+    o.jumps = jump_options(options);
     return std::make_unique<Ifosmondi>(std::move(o));
   }
   if (type == "defect-jacobi") {
@@ -236,6 +247,7 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     Missiles::Options o;
     o.estimator = estimator_options(options);
     o.sparse_above = options.integer("sparse_above", o.sparse_above, 0, 1 << 30);
+    o.jumps = jump_options(options);
     return std::make_unique<Missiles>(o);
   }
   Monolithic::Options o;

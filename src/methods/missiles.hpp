@@ -16,6 +16,9 @@
 // The gap between ŷ and the real outputs at t_N + h is reported per step (StepReport).
 // A system without inputs needs no estimate: it integrates the step first, and its outputs and
 // output derivatives at t_N + h are K_V, K_D with no G (it needs neither states nor a linearization).
+// A system whose real outputs jump away from their estimate (a jump it did not announce; the estimate
+// test of methods/jump_detector.hpp) restarts the interface it feeds from its real outputs at
+// t_N + h, without the C¹ link; MISSILES has no rollback to locate the jump inside the step.
 #include <vector>
 
 #include <Eigen/Dense>
@@ -25,6 +28,7 @@
 #include "estimator/step_estimator.hpp"
 #include "methods/coupling_buffers.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/jump_detector.hpp"
 
 namespace cosima {
 
@@ -33,6 +37,7 @@ class Missiles final : public CouplingMethod {
   struct Options {
     EstimatorOptions estimator;
     int sparse_above = 64;  ///< unknowns (2·n_out_tot) from which the sparse LU is used
+    JumpOptions jumps;      ///< unannounced jumps (the estimate test)
   };
   explicit Missiles(Options options);
 
@@ -44,6 +49,7 @@ class Missiles final : public CouplingMethod {
   StepReport step(ModularModel& model, double t, double h_max) override;
   /// The interface restarts from the right limits, without the C¹ link across the jump.
   std::string handle_discontinuity(ModularModel& model, double t) override;
+  [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
 
  private:
   /// Assembles eq. 53 for step h with interface kind `kind` into triplets_ and rhs_.
@@ -57,11 +63,17 @@ class Missiles final : public CouplingMethod {
   Eigen::VectorXd rhs_, solution_, dy_;
   std::vector<Eigen::Triplet<double>> triplets_;
   Eigen::MatrixXd dense_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu_;
+  Eigen::VectorXi pivots_;
   Eigen::SparseMatrix<double> sparse_;
   Eigen::SparseLU<Eigen::SparseMatrix<double>> sparse_lu_;
+  std::vector<Eigen::Triplet<double>> factorized_triplets_;  ///< the matrix of the kept factorization
+  Eigen::Index factorized_unknowns_ = 0;
+  bool factorized_ = false;
   bool first_step_ = true;
   bool pattern_analyzed_ = false;
+  JumpDetector jumps_;
+  std::vector<char> jumped_;  ///< systems whose outputs jumped on the last step
+  std::int64_t estimated_jumps_ = 0;
 };
 
 }  // namespace cosima

@@ -71,6 +71,44 @@ TEST(PhiFunctions, SatisfyTheRecurrenceForMatrices) {
   }
 }
 
+TEST(PhiFunctions, MatchTheBlockExponentialFromTinyToStiffSteps) {
+  // DESIGN §3.3's definition: the first block row of exp(h·[[A, I, 0…], [0, 0, I…], …]) is
+  // (φ_0, hφ_1, …, h^p φ_p)(hA). From ‖hA‖ ~ 1e-7 (Taylor, no squaring) to ~ 90 (7 squarings),
+  // real and complex spectra.
+  Eigen::MatrixXd A(4, 4);
+  A << -3.0, 2.0, 0.0, 0.1, -2.0, -1.0, 0.5, 0.0, 0.0, 0.3, -40.0, 1.0, 0.2, 0.0, 0.0, 0.5;
+  constexpr int kOrder = 4;
+  for (double h : {1e-8, 1e-3, 0.05, 0.4, 2.0}) {
+    const Eigen::Index n = A.rows(), size = (kOrder + 1) * n;
+    Eigen::MatrixXd block = Eigen::MatrixXd::Zero(size, size);
+    block.topLeftCorner(n, n) = h * A;
+    for (Eigen::Index b = 0; b < kOrder; ++b) block.block(b * n, (b + 1) * n, n, n).diagonal().setConstant(h);
+    const Eigen::MatrixXd exp_block = block.exp();
+    PhiFunctions phi;
+    phi.compute(A, h, kOrder);
+    for (int j = 0; j <= kOrder; ++j) {
+      const Eigen::MatrixXd reference = exp_block.block(0, j * n, n, n) / std::pow(h, j);
+      EXPECT_LT((phi.phi(j) - reference).norm(), 1e-13 * reference.norm()) << "h = " << h << ", j = " << j;
+    }
+  }
+}
+
+TEST(PhiFunctions, OneStateMatchesTheClosedFormsWhenStiffOrGrowing) {
+  // the scalar path with squarings: z = hA = −30 and +6
+  for (const double z : {-30.0, 6.0}) {
+    Eigen::MatrixXd A(1, 1);
+    A << z / 0.5;
+    PhiFunctions phi;
+    phi.compute(A, 0.5, 3);
+    const double e = std::exp(z);
+    EXPECT_NEAR(phi.phi(0)(0, 0), e, 1e-13 * e);  // e^z's own relative condition number is |z|
+    const double phi1 = (e - 1) / z, phi2 = (e - 1 - z) / (z * z), phi3 = (e - 1 - z - z * z / 2) / (z * z * z);
+    EXPECT_NEAR(phi.phi(1)(0, 0), phi1, 1e-14 * std::abs(phi1)) << z;
+    EXPECT_NEAR(phi.phi(2)(0, 0), phi2, 1e-14 * std::abs(phi2)) << z;
+    EXPECT_NEAR(phi.phi(3)(0, 0), phi3, 1e-14 * std::abs(phi3)) << z;
+  }
+}
+
 }  // namespace
 }  // namespace cosima
 

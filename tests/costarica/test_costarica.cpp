@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <numbers>
 #include <random>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "core/metrics.hpp"
 #include "estimator/control_part.hpp"
 #include "estimator/step_estimator.hpp"
+#include "methods/jump_detector.hpp"
 #include "models/registry.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
@@ -25,6 +27,7 @@ namespace {
 
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 using testing::error_of;
+using testing::method_total;
 
 // --- a random affine LTI system: x' = A x + B u + e,  y = C x + D u + c -------------------------
 
@@ -143,6 +146,37 @@ TEST(Costarica, ExactEstimatorMatchesRandomLtiSystemsWithPolynomialInputs) {
                            errors.derivative);
   EXPECT_LE(errors.value, 1e-10);
   EXPECT_LE(errors.derivative, 1e-10);
+}
+
+TEST(Costarica, OneStateOperatorsMatchTheGeneralPath) {
+  // exact() runs a scalar path for n_st = 1: compare it with the matrix path on the same system
+  // padded with a second, decoupled and unobserved state (it changes none of the operators).
+  Linearization one, two;
+  one.A = Eigen::MatrixXd::Constant(1, 1, -0.7);
+  one.B = Eigen::MatrixXd{{0.4, -1.3}};
+  one.C = Eigen::MatrixXd{{2.0}, {-0.5}, {0.25}};
+  one.D = Eigen::MatrixXd{{0.1, 0.0}, {0.0, -0.2}, {0.3, 0.4}};
+  two.A = Eigen::MatrixXd{{-0.7, 0.0}, {0.0, -2.5}};
+  two.B = Eigen::MatrixXd::Zero(2, 2);
+  two.B.row(0) = one.B;
+  two.C = Eigen::MatrixXd::Zero(3, 2);
+  two.C.col(0) = one.C;
+  two.D = one.D;
+  for (const double h : {1e-4, 0.3, 3.0}) {
+    LinearResponseBuilder scalar_builder, matrix_builder;
+    LinearResponse scalar, matrix;
+    ASSERT_TRUE(scalar_builder.compute(one, h, scalar));
+    ASSERT_TRUE(matrix_builder.compute(two, h, matrix));
+    const auto close = [&](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+      return (a - b).cwiseAbs().maxCoeff() <= 1e-14 * std::max(1.0, b.cwiseAbs().maxCoeff());
+    };
+    EXPECT_TRUE(close(scalar.GV, matrix.GV)) << "h = " << h;
+    EXPECT_TRUE(close(scalar.GD, matrix.GD)) << "h = " << h;
+    EXPECT_TRUE(close(scalar.PV, matrix.PV.leftCols(1))) << "h = " << h;
+    EXPECT_TRUE(close(scalar.PD, matrix.PD.leftCols(1))) << "h = " << h;
+    EXPECT_TRUE(close(scalar.RV, matrix.RV.leftCols(1))) << "h = " << h;
+    EXPECT_TRUE(close(scalar.RD, matrix.RD.leftCols(1))) << "h = " << h;
+  }
 }
 
 TEST(Costarica, StehfestEstimatorAccuracyIsMeasured) {
@@ -317,6 +351,94 @@ TEST(Costarica, B2ThirdOrderOverTheWholeRunAcrossTheBehaviourChange) {
                            order(costarica));
   EXPECT_GE(order(rollback), 3.0);
   EXPECT_GE(order(costarica), 3.0);
+}
+
+TEST(Costarica, TheJumpDetectorSeesJumpsAndNotResolvedOscillations) {
+  // the interface test (methods/jump_detector.hpp) on u = cos(ωt) sampled with exact derivatives:
+  // no false alarm for ωh ≤ 2 at any phase; a jump added inside the step is seen when it exceeds
+  // what the signal's slope could do over four steps (slope_factor)
+  JumpDetector detector;
+  detector.reset(Eigen::VectorXd::Ones(1));
+  for (const double wh : {0.1, 0.5, 1.0, 2.0}) {
+    int alarms = 0, missed = 0;
+    for (int i = 0; i < 1000; ++i) {
+      const double phase = 2.0 * std::numbers::pi * i / 1000.0;
+      const Eigen::VectorXd u0 = Eigen::VectorXd::Constant(1, std::cos(phase)), du0 = Eigen::VectorXd::Constant(1, -std::sin(phase));
+      Eigen::VectorXd u1 = Eigen::VectorXd::Constant(1, std::cos(phase + wh));
+      const Eigen::VectorXd du1 = Eigen::VectorXd::Constant(1, -std::sin(phase + wh));
+      alarms += detector.jumped(u0, du0, u1, du1, wh) >= 0 ? 1 : 0;
+      u1(0) += 5.0 * wh + 0.05;  // a jump above what the slope could do over four steps
+      missed += detector.jumped(u0, du0, u1, du1, wh) < 0 ? 1 : 0;
+    }
+    EXPECT_EQ(alarms, 0) << "ωh = " << wh;
+    EXPECT_EQ(missed, 0) << "ωh = " << wh;
+  }
+  // the estimate test: a steady O(h) gap is the estimator's, a sudden one a jump
+  JumpDetector gaps;
+  gaps.reset(Eigen::VectorXd::Constant(1, 10.0));
+  const Eigen::VectorXd estimate = Eigen::VectorXd::Constant(1, 10.0);
+  for (int step = 0; step < 20; ++step) {
+    const double drift = 0.5 * (1.0 + 0.3 * std::sin(step));  // 5 % of the scale, varying
+    EXPECT_FALSE(gaps.estimate_jumped(estimate + Eigen::VectorXd::Constant(1, drift), estimate, 0)) << step;
+  }
+  JumpDetector exact;  // an exact estimator (gaps at round-off) and a jump of 2 % of the scale
+  exact.reset(Eigen::VectorXd::Constant(1, 10.0));
+  EXPECT_FALSE(exact.estimate_jumped(estimate + Eigen::VectorXd::Constant(1, 1e-14), estimate, 0));
+  EXPECT_TRUE(exact.estimate_jumped(estimate + Eigen::VectorXd::Constant(1, 0.2), estimate, 0));
+  // location: a bisection on the values once a jump is suspected
+  JumpDetector locator;
+  locator.reset(Eigen::VectorXd::Zero(1));
+  locator.suspect(0, Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 4.0), 1.0, 1.0);
+  EXPECT_TRUE(locator.locating());
+  EXPECT_EQ(locator.contains(Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 3.0)), 0);
+  EXPECT_EQ(locator.contains(Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 1.0)), -1);
+  EXPECT_EQ(locator.close_suspicion(), 1.0);
+  EXPECT_FALSE(locator.locating());
+}
+
+TEST(Costarica, B2AnUnannouncedJumpIsDetectedAndLocatedAndKeepsTheOrder) {
+  // The same behaviour change, at t = 100.3 (on no grid point), but not announced: the right body's
+  // output switches when t ≥ t_switch, which the master sees only in what a step returns.
+  // IFOSMONDI-JFM with rollback finds it (a converged interface that changed like no C¹ signal,
+  // methods/jump_detector.hpp), halves the step until the jump lies in a step of ~1e-10 s, and
+  // restarts the interface after it: as accurate as the announced jump at every δt. Without
+  // detection (jump_tolerance = 0) the jump is smeared over a macro-step and the order drops to one.
+  const std::vector<std::string> unannounced = {"systems.right.parameters.t_switch=100.3",
+                                                "systems.right.parameters.announce_switch=0"};
+  const auto reference =
+      run("b2_two_bodies.json", 0.01, {"method.type=monolithic", "systems.right.parameters.t_switch=100.3"});
+  const std::vector<double> steps = {4.0, 2.0, 1.0, 0.5, 0.25};
+  std::vector<double> announced, located, blind, costarica;
+  for (double dt : steps) {
+    announced.push_back(
+        error_on(run("b2_two_bodies.json", dt, with(kJfm, {"systems.right.parameters.t_switch=100.3"})), reference, "right.x_r"));
+    const ScenarioRun run_located = run("b2_two_bodies.json", dt, with(kJfm, unannounced));
+    located.push_back(error_on(run_located, reference, "right.x_r"));
+    EXPECT_EQ(method_total(run_located.stats, "jumps_located"), 1.0) << "δt = " << dt;
+    EXPECT_LE(located.back(), 1.5 * announced.back()) << "δt = " << dt;
+    blind.push_back(error_on(run("b2_two_bodies.json", dt, with(with(kJfm, unannounced), {"method.jump_tolerance=0"})),
+                             reference, "right.x_r"));
+    // without rollback nothing can go back to locate it: COSTARICA sees the estimate gap and
+    // restarts the interface from the real outputs at the end of the step
+    const ScenarioRun run_costarica =
+        run("b2_two_bodies.json", dt,
+            with(with(kJfm, unannounced), {"systems.left.rollback=false", "systems.right.rollback=false"}));
+    costarica.push_back(error_on(run_costarica, reference, "right.x_r"));
+    EXPECT_EQ(method_total(run_costarica.stats, "estimated_jumps"), 1.0) << "δt = " << dt;
+    std::cout << fmt::format(
+        "B2 jump at 100.3, δt = {}: announced {:.3e}; unannounced: located {:.3e}, undetected {:.3e}, COSTARICA {:.3e}\n", dt,
+        announced.back(), located.back(), blind.back(), costarica.back());
+  }
+  const auto order = [&](const std::vector<double>& errors) { return observed_order(steps, errors); };
+  std::cout << fmt::format("B2 unannounced jump, observed order on x_r: located {:.2f}, undetected {:.2f}, COSTARICA {:.2f}\n",
+                           order(located), order(blind), order(costarica));
+  EXPECT_GE(order(located), 3.0);
+  EXPECT_LE(order(blind), 1.5);
+  EXPECT_LT(located.back(), 0.01 * blind.back());
+  // the case it is for: a Co-Simulation FMU switches inside fmi2DoStep and announces nothing
+  const ScenarioRun fmu = run("b2_two_bodies_fmu.json", 0.5, with(kJfm, {"systems.right.parameters.t_switch=100.3"}));
+  EXPECT_EQ(method_total(fmu.stats, "jumps_located"), 1.0);
+  EXPECT_LE(error_on(fmu, reference, "right.x_r"), 1.5 * announced[3]);
 }
 
 TEST(Costarica, B3FirstOrderWithTheSeedEstimatorAndThirdWithTheAffineTerm) {

@@ -21,20 +21,13 @@ namespace {
 
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 using testing::error_of;
+using testing::method_total;
 
 ScenarioRun run_b5(std::vector<std::string> overrides, double dt = 1.0) {
   overrides.insert(overrides.begin(), "method.type=defect-jacobi");
   Scenario scenario = load_scenario(kExamples / "b5_rotational_oscillator.json", overrides);
   scenario.run.dt = dt;
   return run_scenario(scenario);
-}
-
-double total(const ScenarioRun& run, const std::string& name) {
-  for (const auto& [key, value] : run.stats.method_totals) {
-    if (key == name) return value;
-  }
-  ADD_FAILURE() << "no total " << name;
-  return NAN;
 }
 
 std::vector<std::string> orders(int order, const std::string& integrator) {
@@ -48,7 +41,7 @@ double defect_slope(const std::string& defect, int order, const std::vector<doub
   for (double h : steps) {
     auto overrides = orders(order, "exact");
     overrides.emplace_back("method.fixed=true");
-    defects.push_back(total(run_b5(overrides, h), defect));
+    defects.push_back(method_total(run_b5(overrides, h).stats, defect));
   }
   const double slope = observed_order(steps, defects);
   std::cout << fmt::format("m = n = {}: {} {:.2e} … {:.2e}, slope {:.2f}\n", order, defect, defects.front(),
@@ -81,8 +74,8 @@ TEST(DefectJacobi, AStepTheDefectCannotShrinkStopsAtHMinWithAWarningAndTheRunFin
   const auto run = run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.stats.end_time, 0.02);
   EXPECT_GT(run.stats.steps_at_step_floor, 9000);
-  EXPECT_EQ(total(run, "h_min"), 2e-6);
-  EXPECT_EQ(total(run, "steps_at_h_min"), static_cast<double>(run.stats.steps_at_step_floor));
+  EXPECT_EQ(method_total(run.stats, "h_min"), 2e-6);
+  EXPECT_EQ(method_total(run.stats, "steps_at_h_min"), static_cast<double>(run.stats.steps_at_step_floor));
   std::int64_t marked = 0;
   for (const auto& row : run.steps->rows()) {
     if (!row.at_step_floor) continue;
@@ -103,7 +96,7 @@ TEST(DefectJacobi, ASystemWithoutCouplingNeverDrivesTheStepToZero) {
   const auto run = run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.stats.end_time, 10.0);
   EXPECT_EQ(run.stats.steps_at_step_floor, 0);
-  EXPECT_DOUBLE_EQ(total(run, "h_min"), 1e-6 * 10.0) << "the default: a millionth of the run";
+  EXPECT_DOUBLE_EQ(method_total(run.stats, "h_min"), 1e-6 * 10.0) << "the default: a millionth of the run";
   for (const auto& row : run.steps->rows()) EXPECT_TRUE(std::isfinite(row.h) && row.h > 0.0);
 }
 
@@ -114,7 +107,7 @@ TEST(DefectJacobi, EulerSlavesHaveNoOutputDefectAboveOrderZero) {
     for (double h : {1e-3, 0.1}) {
       auto overrides = orders(n, "euler");
       overrides.emplace_back("method.fixed=true");
-      const double defect = total(run_b5(overrides, h), "output_defect_rms");
+      const double defect = method_total(run_b5(overrides, h).stats, "output_defect_rms");
       if (n == 0) {
         EXPECT_GT(defect, 1e-6) << "H = " << h;
       } else {
@@ -181,8 +174,8 @@ TEST(DefectJacobi, EulerOfEquation45SlavesOnB5) {
       overrides.emplace_back("method.fixed=true");
       const auto run = run_b5(overrides, h);
       EXPECT_EQ(run.stats.integrations, 4 * run.stats.macro_steps);
-      outputs.push_back(total(run, "output_defect_rms"));
-      connections.push_back(total(run, "connection_defect_rms"));
+      outputs.push_back(method_total(run.stats, "output_defect_rms"));
+      connections.push_back(method_total(run.stats, "connection_defect_rms"));
     }
     const double connection_slope = observed_order(steps, connections);
     std::cout << fmt::format("eq. 45, m = n = {}: connection defect {:.2e} … {:.2e}, slope {:.2f}\n", order,
@@ -249,7 +242,7 @@ ToleranceRun run_with_tolerance(int n, double tol, double stop, const ScenarioRu
     ++counted;
     within += rows[k].defect <= 2.0 * tol ? 1 : 0;
   }
-  return {sum / static_cast<double>(run.results->labels().size()), total(run, "mean_step"),
+  return {sum / static_cast<double>(run.results->labels().size()), method_total(run.stats, "mean_step"),
           counted > 0 ? static_cast<double>(within) / counted : 1.0};
 }
 

@@ -82,14 +82,17 @@ TEST(Executors, ThePoolSharesABatchOnlyWhenItsWorkOutweighsTheHandOff) {
   EXPECT_FALSE(ThreadPoolExecutor::sharing_pays(400.0, 5000.0, 2));  // two cheap FMUs: ns against µs
   EXPECT_TRUE(ThreadPoolExecutor::sharing_pays(8e6, 5000.0, 2));      // 8 systems of 1 ms
   EXPECT_FALSE(ThreadPoolExecutor::sharing_pays(-1.0, 0.0, 2));       // work not yet measured
-  // which batches run inline depends on measured times; the decision on 8 costly systems does not
-  // 8 systems of 1 ms per step (the case): shared once the first batches have measured the
-  // work. Sharing saves ~4 ms a batch, far above a hand-off even on a loaded machine (under the
-  // sanitizers, beside other tests, 8 systems of 0.2 ms were once measured not worth it)
-  ThreadPoolExecutor costly(2);
-  run_network({.size = 8, .step_cost = 1e-3, .stop = 1.0, .dt = 0.05}, {"method.type=jacobi"}, &costly);
-  EXPECT_GT(costly.shared_batches(), 15);
-  EXPECT_LE(costly.inline_batches(), 5);
+  // Which later batches are shared depends on measured times (a loaded machine measures a slow
+  // hand-off and rightly keeps batches inline: the fresh-clone CI once did, beside the MPI test), so
+  // the speed-up of 8 costly systems is measured by `cosima bench scaling`, not asserted here. What
+  // does not depend on the clock: a batch whose work is not yet known runs inline, and every batch
+  // is one or the other.
+  ThreadPoolExecutor adaptive(2);
+  const OscillatorNetwork costly{.size = 8, .step_cost = 1e-4, .stop = 0.5, .dt = 0.05};
+  const ScenarioRun reference = run_network(costly, {"method.type=jacobi"}, nullptr);
+  expect_identical(reference, run_network(costly, {"method.type=jacobi"}, &adaptive), "adaptive sharing");
+  EXPECT_GE(adaptive.inline_batches(), 1);
+  EXPECT_GE(adaptive.inline_batches() + adaptive.shared_batches(), 10);  // a batch per macro-step at least
 }
 
 TEST(Executors, AFailingSystemOnAThreadIsAnErrorNamingIt) {

@@ -1,0 +1,80 @@
+#include "methods/jump_detector.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cosima {
+
+void JumpDetector::reset(const Eigen::VectorXd& values) {
+  scale_ = values.cwiseAbs();
+  typical_gap_.setConstant(values.size(), -1.0);
+  suspicion_ = {};
+}
+
+void JumpDetector::observe(const Eigen::VectorXd& values) {
+  if (scale_.size() != values.size()) {
+    reset(values);
+    return;
+  }
+  scale_ = scale_.cwiseMax(values.cwiseAbs());
+}
+
+void JumpDetector::observe_segment(const Eigen::Ref<const Eigen::VectorXd>& values, Eigen::Index offset) {
+  if (offset + values.size() > scale_.size()) return;
+  scale_.segment(offset, values.size()) = scale_.segment(offset, values.size()).cwiseMax(values.cwiseAbs());
+}
+
+double JumpDetector::floor(Eigen::Index signal, double value) const {
+  const double seen = signal < scale_.size() ? scale_(signal) : 0.0;
+  return options_.tolerance * std::max(seen, std::abs(value));
+}
+
+int JumpDetector::jumped(const Eigen::VectorXd& u0, const Eigen::VectorXd& du0, const Eigen::VectorXd& u1,
+                         const Eigen::VectorXd& du1, double h) const {
+  if (!options_.enabled()) return -1;
+  for (Eigen::Index g = 0; g < u1.size(); ++g) {
+    const double change = u1(g) - u0(g);
+    const double defect = change - 0.5 * h * (du0(g) + du1(g));  // the trapezoidal rule's
+    const double slope = std::min(std::abs(du0(g)), std::abs(du1(g)));
+    if (std::abs(change) > floor(g, u1(g)) && std::abs(defect) > options_.defect_ratio * std::abs(change) &&
+        std::abs(change) > options_.slope_factor * h * slope) {
+      return static_cast<int>(g);
+    }
+  }
+  return -1;
+}
+
+bool JumpDetector::estimate_jumped(const Eigen::Ref<const Eigen::VectorXd>& real, const Eigen::Ref<const Eigen::VectorXd>& estimate,
+                                   Eigen::Index offset) {
+  if (!options_.enabled() || offset + real.size() > typical_gap_.size()) return false;
+  bool jumped = false;
+  for (Eigen::Index k = 0; k < real.size(); ++k) {
+    const double gap = std::abs(real(k) - estimate(k));
+    double& typical = typical_gap_(offset + k);
+    if (typical >= 0.0 && gap > floor(offset + k, real(k)) && gap > options_.gap_outlier * typical) {
+      jumped = true;  // not part of the typical gap
+    } else {
+      typical = std::max(gap, 0.5 * typical);
+    }
+  }
+  return jumped;
+}
+
+bool JumpDetector::located(double t, double h) const { return h <= options_.resolution * std::max(1.0, std::abs(t)); }
+
+void JumpDetector::suspect(int signal, const Eigen::VectorXd& u0, const Eigen::VectorXd& u1, double until, double h) {
+  suspicion_ = {signal, std::abs(u1(signal) - u0(signal)), until, h};
+}
+
+int JumpDetector::contains(const Eigen::VectorXd& u0, const Eigen::VectorXd& u1) const {
+  const int g = suspicion_.signal;
+  return g >= 0 && std::abs(u1(g) - u0(g)) > 0.5 * suspicion_.size ? g : -1;
+}
+
+double JumpDetector::close_suspicion() {
+  const double step = suspicion_.step;
+  suspicion_ = {};
+  return step;
+}
+
+}  // namespace cosima
