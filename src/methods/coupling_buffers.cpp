@@ -172,7 +172,8 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
     fed[static_cast<std::size_t>(model.system_of_input(g))] = 1;
   }
   // the systems they feed get the right limits as their inputs at t (what the next step's
-  // snapshot, linearization and estimator start from)
+  // snapshot, linearization and estimator start from); their output derivatives jump with them
+  // (v' = F/m for a mass pushed by a force that jumped): re-read, they restart what they feed
   buffers.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     if (fed[static_cast<std::size_t>(s)] == 0) continue;
@@ -182,8 +183,25 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
     Order& order = buffers.batch.order(s);
     order.set_inputs = true;
     order.inputs = p;
+    const bool reread = du != nullptr && restarted[static_cast<std::size_t>(s)] == 0 &&
+                        model.system(s).max_output_derivative_order() >= 1 && model.system(s).output_count() > 0;
+    if (reread) order.read_order = 1;
   }
   executor.execute(buffers.batch);
+  if (du == nullptr) return restart;
+  std::vector<char> reread(static_cast<std::size_t>(model.system_count()), 0);
+  for (const int s : buffers.batch.active()) {
+    const Reply& reply = buffers.batch.reply(s);
+    throw_if_failed(reply.result, model.system(s), t);
+    if (reply.outputs.cols() < 2) continue;
+    dy.segment(model.output_offset(s), model.system(s).output_count()) = reply.outputs.col(1);
+    reread[static_cast<std::size_t>(s)] = 1;
+  }
+  model.dispatch_derivatives(dy, all_du);
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    const int source = model.input_sources()[static_cast<std::size_t>(g)];
+    if (source >= 0 && reread[static_cast<std::size_t>(model.system_of_output(source))] != 0) (*du)(g) = all_du(g);
+  }
   return restart;
 }
 

@@ -1,7 +1,7 @@
 #include "system/native/native_system.hpp"
 
+#include <algorithm>
 #include <chrono>
-
 #include <cmath>
 #include <limits>
 
@@ -181,7 +181,9 @@ void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::Vecto
     // y' = g_x f + g_u u' + g_t. Outputs are right-continuous in t (a switch at t_s is in effect
     // at t_s, like y(t) itself), so g_t is the second-order forward difference
     //   g_t ≈ (−3 g(t) + 4 g(t + δ) − g(t + 2δ)) / (2δ);
-    // a central difference would straddle a switch at t and return a spike.
+    // a central difference would straddle a switch at t and return a spike. A switch within 2δ
+    // ahead (one the model does not announce) would too: there the second difference is not small
+    // against the first, and the output is taken to have no explicit slope (a jump has none).
     // x' is f(x), or the slope of a piecewise-linear numerical solution (forward Euler reports its
     // own, seed 004 eq. 46–47).
     const Eigen::VectorXd& u = current_inputs();
@@ -194,7 +196,13 @@ void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::Vecto
     model_->outputs(t_ + 2.0 * dt, x_, u, y_plus2_);
     model_->outputs(t_, x_, u, y_now_);
     evaluate_polynomials(inputs_, s, 1, du_);
-    dy = jacobians_.C * dx_ + jacobians_.D * du_ + (4.0 * y_plus_ - y_plus2_ - 3.0 * y_now_) / (2.0 * dt);
+    dy = jacobians_.C * dx_ + jacobians_.D * du_;
+    for (Eigen::Index k = 0; k < dy.size(); ++k) {
+      const double first = y_plus_(k) - y_now_(k), second = y_plus2_(k) - 2.0 * y_plus_(k) + y_now_(k);
+      const double round_off = 64.0 * kEpsilon * std::max({std::abs(y_now_(k)), std::abs(y_plus_(k)), std::abs(y_plus2_(k))});
+      if (std::abs(second) > 0.5 * std::abs(first) + round_off) continue;  // a switch ahead
+      dy(k) += (4.0 * y_plus_(k) - y_plus2_(k) - 3.0 * y_now_(k)) / (2.0 * dt);
+    }
     return;
   }
   evaluate_polynomials(inputs_, s, order, du_);
