@@ -85,6 +85,13 @@ Eigen::Vector4d SignalExtrapolator::fit(int degree, int frame, double weight) {
   return c;
 }
 
+void SignalExtrapolator::restart() {
+  valid_ = 0;
+  have_candidates_ = false;
+  context_ = SignalContext::start;
+  cliff_ = false;
+}
+
 Eigen::Vector4d SignalExtrapolator::push(double sample) {
   if (spec_.kind == ExtrapolationSpec::Kind::zoh) return {sample, 0.0, 0.0, 0.0};  // no history needed
   const int memory = static_cast<int>(samples_.size());

@@ -47,6 +47,11 @@ class SignalExtrapolator {
   /// Takes the sample u_0 at a new communication point; returns c_0..c_3 of u(τ) = Σ c_k τ^k.
   Eigen::Vector4d push(double sample);
 
+  /// A discontinuity of the signal at the newest communication point: the samples before it are not
+  /// part of the signal after it, so the next push starts a new frame (a constant, then rising
+  /// degrees as samples come).
+  void restart();
+
   [[nodiscard]] SignalContext context() const { return context_; }
   [[nodiscard]] bool cliff() const { return cliff_; }
   [[nodiscard]] double weight() const { return weight_; }

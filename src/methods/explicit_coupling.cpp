@@ -98,7 +98,13 @@ void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, 
 }
 
 std::string ExplicitCoupling::handle_discontinuity(ModularModel& model, double t) {
-  return restart_at_discontinuity(model, executor(), buffers_, buffers_.u, nullptr, t).terminated;
+  const Eigen::VectorXd before = buffers_.u;  // at an event, not per step
+  std::string terminated = restart_at_discontinuity(model, executor(), buffers_, buffers_.u, nullptr, t).terminated;
+  // an input that jumped: its extrapolation restarts from the right limit (no history across it)
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    if (buffers_.u(g) != before(g)) extrapolators_[static_cast<std::size_t>(g)].restart();
+  }
+  return terminated;
 }
 
 StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {

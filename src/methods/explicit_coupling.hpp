@@ -43,7 +43,8 @@ class ExplicitCoupling final : public CouplingMethod {
   void check(const ModularModel& model) const override;
   void initialize(ModularModel& model, double t_start) override;
   StepReport step(ModularModel& model, double t, double h_max) override;
-  /// The outputs of the next step's start are the right limits.
+  /// The outputs of the next step's start are the right limits; the extrapolations of the inputs
+  /// that jumped restart from them.
   std::string handle_discontinuity(ModularModel& model, double t) override;
 
  private:

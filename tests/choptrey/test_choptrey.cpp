@@ -89,6 +89,35 @@ TEST(Chopatt, SpecsAreChecked) {
 
 // --- B7 ------------------------------------------------------------------------------------------
 
+TEST(Chopoly, AnExtrapolationRestartsAtAnAnnouncedJump) {
+  // B2's force jumps at the declared time event t = 100: Jacobi with a CHOPoly predictor restarts
+  // the extrapolation of that input from the right limit (a constant, then rising degrees) instead
+  // of fitting a polynomial through samples on both sides of the jump. The error over the whole run
+  // keeps the order it has before the jump.
+  const auto run = [](double dt, const std::string& stop, const std::string& method) {
+    std::vector<std::string> overrides = {"method.type=" + method, stop};
+    if (method == "jacobi") overrides.emplace_back("method.extrapolation=poly:2,3,0");
+    Scenario scenario = load_scenario(kExamples / "b2_two_bodies.json", overrides);
+    scenario.run.dt = dt;
+    return run_scenario(scenario);
+  };
+  const std::vector<double> steps = {1.0, 0.5, 0.25};
+  for (const std::string stop : {"stop=96", "stop=200"}) {
+    const ScenarioRun reference = run(0.01, stop, "monolithic");
+    std::vector<double> errors;
+    for (const double dt : steps) {
+      const ScenarioRun result = run(dt, stop, "jacobi");
+      errors.push_back(compare_signals(result.results->times(), result.results->column("right.x_r"),
+                                       reference.results->times(), reference.results->column("right.x_r"))
+                           .nl2);
+    }
+    const double order = observed_order(steps, errors);
+    std::cout << fmt::format("B2 Jacobi poly:2,3,0, {}: errors {:.3e} {:.3e} {:.3e}, order {:.2f}\n", stop, errors[0],
+                             errors[1], errors[2], order);
+    EXPECT_GE(order, 2.5) << stop;
+  }
+}
+
 ScenarioRun run_b7(double dt, std::vector<std::string> overrides, Executor* executor = nullptr) {
   overrides.emplace_back("stop=7200");
   Scenario scenario = load_scenario(kExamples / "b7_thermal_zones.json", overrides);
