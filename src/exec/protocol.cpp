@@ -160,6 +160,7 @@ void describe(const System& system, wire::Writer& w) {
   for (Capability c : kAllCapabilities) w.put(static_cast<std::uint8_t>(system.has(c)));
   for (Capability c : kAllCapabilities) w.put(static_cast<std::uint8_t>(system.emulated_capabilities().has(c)));
   w.put(static_cast<std::int32_t>(system.emulation_substeps()));
+  w.put(system.emulated_derivatives());
   w.put(static_cast<std::int32_t>(system.max_output_derivative_order()));
   for (int i = 0; i < system.input_count(); ++i) put_port(w, system.input_info(i));
   for (int o = 0; o < system.output_count(); ++o) put_port(w, system.output_info(o));
@@ -188,6 +189,7 @@ RemoteSystem::RemoteSystem(RemoteChannel& channel, int index, const std::string&
     if (r.get<std::uint8_t>() != 0) emulated_.add(c);
   }
   substeps_ = r.get<std::int32_t>();
+  emulated_derivatives_ = r.get_string();
   derivative_order_ = r.get<std::int32_t>();
   for (std::size_t i = 0; i < inputs_.size(); ++i) input_ports_.push_back(get_port(r));
   for (std::size_t o = 0; o < outputs_names_.size(); ++o) output_ports_.push_back(get_port(r));

@@ -64,6 +64,7 @@ class RemoteSystem final : public System {
 
   [[nodiscard]] CapabilitySet emulated_capabilities() const override { return emulated_; }
   [[nodiscard]] int emulation_substeps() const override { return substeps_; }
+  [[nodiscard]] std::string emulated_derivatives() const override { return emulated_derivatives_; }
 
   /// After each reply: what the proxy can now answer without asking.
   void update(const Order& order, const Reply& reply, const Counters& counters);
@@ -93,6 +94,7 @@ class RemoteSystem final : public System {
   bool event_pending_ = false;
   CapabilitySet capabilities_, emulated_;  ///< as the system (emulation included) declares them
   int substeps_ = 1;
+  std::string emulated_derivatives_;
   int derivative_order_ = 0;
   double time_ = 0.0;
   Eigen::VectorXd outputs_;

@@ -66,6 +66,7 @@ nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
     entry["emulated"] = names(system.emulated);
     if (!system.emulated.empty()) entry["substeps"] = system.substeps;
     if (!system.stand_in.empty()) entry["stand_in"] = system.stand_in;
+    if (!system.derivatives.empty()) entry["derivatives"] = system.derivatives;
   }
   json["macro_steps"] = stats.macro_steps;
   json["rejected_steps"] = stats.rejected_steps;

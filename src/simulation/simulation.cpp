@@ -47,7 +47,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     const System& system = model.system(s);
     const CapabilitySet emulated = system.emulated_capabilities();
     capabilities.push_back({system.name(), system.capabilities().without(emulated), emulated, system.emulation_substeps(),
-                            method.stand_in(system)});
+                            method.stand_in(system), system.emulated_derivatives()});
     if (!capabilities.back().stand_in.empty()) {
       log(LogLevel::warning, fmt::format("system '{}': {} {}", system.name(), method.name(), capabilities.back().stand_in));
     }
@@ -58,7 +58,8 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
                     system.name(), emulated.describe(), method.name(), system.emulation_substeps(),
                     system.emulation_substeps() == 1 ? "" : "s",
                     emulated.has(Capability::output_derivatives)
-                        ? fmt::format(", output derivatives up to order {}", system.max_output_derivative_order())
+                        ? fmt::format(", output derivatives up to order {} {}", system.max_output_derivative_order(),
+                                      capabilities.back().derivatives)
                         : ""));
   }
   for (int s = 0; s < model.system_count(); ++s) model.system(s).reset_counters();

@@ -13,7 +13,9 @@
 //   5. discontinuities: next_event_time() announces the system's next time event; a step that ends
 //      on it leaves the event pending (outputs() are the left limits there), and
 //      handle_pending_events() then moves the system to the right limits (FMI 3.0 §4.1.3's
-//      event mode at a communication point; FMI 2.0 CS handles events inside doStep).
+//      event mode at a communication point; FMI 2.0 CS handles events inside doStep). The master
+//      also calls it, with nothing pending, where it detected a jump in the system's outputs that
+//      no event announced (methods/jump_detector.hpp).
 //
 // Ports carry a PortKind (system/port.hpp). Numeric kinds travel as doubles through set_inputs and
 // outputs (a String port's slot there is unused); String ports through string_output /
@@ -98,6 +100,8 @@ class System {
   [[nodiscard]] virtual CapabilitySet emulated_capabilities() const { return {}; }
   /// Sub-steps per macro-step an emulation spends (1 when nothing is emulated).
   [[nodiscard]] virtual int emulation_substeps() const { return 1; }
+  /// Where emulated output derivatives come from, with their order (empty when none are emulated).
+  [[nodiscard]] virtual std::string emulated_derivatives() const { return {}; }
   [[nodiscard]] bool has(Capability c) const { return capabilities().has(c); }
   /// Throws CapabilityError "system 'S' lacks capability 'C' (FMI flag), needed by WHO".
   void require(Capability c, std::string_view needed_by) const;
@@ -137,7 +141,9 @@ class System {
   [[nodiscard]] virtual double next_event_time() const { return std::numeric_limits<double>::infinity(); }
   /// Whether a time event at time() awaits handle_pending_events().
   [[nodiscard]] virtual bool event_pending() const { return false; }
-  /// Handles the events pending at time(): outputs and derivatives become the right limits.
+  /// A discontinuity at time(): handles the events pending there (outputs and derivatives become the
+  /// right limits); with none pending (a jump the master detected) only what a decorator derived
+  /// from earlier outputs restarts.
   virtual StepResult handle_pending_events() { return StepResult::success(); }
 
   // --- rollback --------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ withheld=(--set systems.left.interpolate_inputs=false --set systems.left.output_
 check announced 0 "system 'left' lacks interpolate_inputs, output_derivatives that ifosmondi-jfm reads: cosima emulates it \(4 sub-steps" -- \
   timeout -s KILL 120 "$cosima" run "$examples/b4_two_mass.json" --method ifosmondi-jfm "${withheld[@]}" --out seq.csv --stats seq.json
 check stats-lists-them 0 '"emulated": \[\s*"interpolate_inputs",\s*"output_derivatives"' -- tr -d '\n' < seq.json
+check stats-say-where-derivatives-come-from 0 '"derivatives": "from the outputs at the 5 sub-step points \(y. of order 4' -- cat seq.json
 check substeps-option 0 '"substeps": 2' -- \
   sh -c "timeout -s KILL 120 '$cosima' run '$examples/b4_two_mass.json' --method ifosmondi-jfm ${withheld[*]} --set systems.left.emulation_substeps=2 --stats two.json --quiet 2>/dev/null; tr -d '\n ' < two.json | sed 's/\"substeps\":/ \"substeps\": /g'"
 for executor in processes threads:2; do

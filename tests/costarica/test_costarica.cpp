@@ -435,6 +435,12 @@ TEST(Costarica, B2AnUnannouncedJumpIsDetectedAndLocatedAndKeepsTheOrder) {
   EXPECT_GE(order(located), 3.0);
   EXPECT_LE(order(blind), 1.5);
   EXPECT_LT(located.back(), 0.01 * blind.back());
+  // MISSILES (no rollback either): the estimate gap, the restart from the real force at the step's end
+  const std::vector<std::string> missiles = {"method.type=missiles", unannounced[0], unannounced[1]};
+  const ScenarioRun missiles_detected = run("b2_two_bodies.json", 0.5, missiles);
+  EXPECT_EQ(method_total(missiles_detected.stats, "estimated_jumps"), 1.0);
+  EXPECT_LT(error_on(missiles_detected, reference, "right.x_r"),
+            0.7 * error_on(run("b2_two_bodies.json", 0.5, with(missiles, {"method.jump_tolerance=0"})), reference, "right.x_r"));
   // the case it is for: a Co-Simulation FMU switches inside fmi2DoStep and announces nothing
   const ScenarioRun fmu = run("b2_two_bodies_fmu.json", 0.5, with(kJfm, {"systems.right.parameters.t_switch=100.3"}));
   EXPECT_EQ(method_total(fmu.stats, "jumps_located"), 1.0);

@@ -179,8 +179,17 @@ StepResult EmulatedSystem::integrate(double h) {
   return StepResult::success();
 }
 
+std::string EmulatedSystem::emulated_derivatives() const {
+  if (!emulates(Capability::output_derivatives)) return {};
+  if (uses_history()) {
+    return "from the interface history (the outputs at the last 4 communication points: y' of order 3, y'' 2, "
+           "y''' 1 in the step)";
+  }
+  return fmt::format("from the outputs at the {} sub-step points (y' of order {} in the sub-step)", substeps_ + 1, substeps_);
+}
+
 StepResult EmulatedSystem::handle_pending_events() {
-  if (emulates(Capability::output_derivatives) && inner_->event_pending()) {
+  if (emulates(Capability::output_derivatives)) {
     derivatives_.setZero();
     history_.count = 0;  // a jump is not differentiable: the next step starts it from the right limits
   }

@@ -80,6 +80,7 @@ class EmulatedSystem final : public System {
   [[nodiscard]] int emulation_substeps() const override { return substeps_; }
   /// substeps or history (never automatic): where the emulated output derivatives come from.
   [[nodiscard]] DerivativeSource derivative_source() const { return source_; }
+  [[nodiscard]] std::string emulated_derivatives() const override;
 
   [[nodiscard]] const std::vector<std::string>& input_names() const override { return inner_->input_names(); }
   [[nodiscard]] const std::vector<std::string>& output_names() const override { return inner_->output_names(); }
@@ -100,8 +101,8 @@ class EmulatedSystem final : public System {
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override { inner_->outputs(y); }
   [[nodiscard]] double next_event_time() const override { return inner_->next_event_time(); }
   [[nodiscard]] bool event_pending() const override { return inner_->event_pending(); }
-  /// After the event the derivatives sampled before it are void: 0 until the next step, and the
-  /// history restarts from the right limits.
+  /// After a discontinuity (an event, or a jump the master detected) the derivatives sampled before
+  /// it are void: 0 until the next step, and the history restarts from the right limits.
   StepResult handle_pending_events() override;
 
  protected:
