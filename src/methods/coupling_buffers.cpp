@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -203,6 +204,14 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
     if (source >= 0 && reread[static_cast<std::size_t>(model.system_of_output(source))] != 0) (*du)(g) = all_du(g);
   }
   return restart;
+}
+
+std::string restart_c1_interface(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
+                                 Eigen::VectorXd& du, double t, bool& drop_derivatives, const std::vector<char>* jumped) {
+  EventRestart restart = restart_at_discontinuity(model, executor, buffers, u, &du, t, jumped);
+  if (!restart.derivatives_known) drop_derivatives = true;
+  buffers.u = u;
+  return std::move(restart.terminated);
 }
 
 void throw_if_failed(const StepResult& result, const System& system, double t) {

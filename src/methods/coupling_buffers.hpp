@@ -1,6 +1,7 @@
 #pragma once
 // Shared plumbing of the methods: stacked outputs ỹ and inputs ũ, per-system input polynomials,
 // and the consistent start of a run. Allocated once per run, reused on every macro-step.
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -74,5 +75,13 @@ struct EventRestart {
 /// is 0 there) the caller drops the derivative constraint at the next step's start.
 EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
                                       Eigen::VectorXd* du, double t, const std::vector<char>* jumped = nullptr);
+
+/// restart_at_discontinuity for a method that carries C¹ interface values (u, du) from step to step
+/// (IFOSMONDI, MISSILES): buffers.u follows u, and `drop_derivatives` is set when some restarted
+/// derivative is unknown (the next step then imposes none at its start). Returns why the run ends
+/// when a system asks to terminate there (empty: it goes on).
+std::string restart_c1_interface(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
+                                 Eigen::VectorXd& du, double t, bool& drop_derivatives,
+                                 const std::vector<char>* jumped = nullptr);
 
 }  // namespace cosima

@@ -154,10 +154,7 @@ bool Ifosmondi::prepare_estimators(const ModularModel& model, double h, const Ei
 
 std::string Ifosmondi::handle_discontinuity(ModularModel& model, double t) {
   // no C¹ link across the jump: the next step starts from the right limits and their derivatives
-  const EventRestart restart = restart_at_discontinuity(model, executor(), buffers_, u_start_, &du_start_, t);
-  if (!restart.derivatives_known) first_step_ = true;
-  buffers_.u = u_start_;
-  return restart.terminated;
+  return restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t, first_step_);
 }
 
 std::vector<std::pair<std::string, double>> Ifosmondi::totals() const {
@@ -259,13 +256,8 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
         // an estimated system's real outputs jumped away from its estimate: what it feeds restarts
         // from its real outputs at t + h (it has no rollback to locate the jump)
         ++estimated_jumps_;
-        const EventRestart restart = restart_at_discontinuity(model, executor(), buffers_, u_start_, &du_start_, t + h, &jumped_);
-        if (!restart.derivatives_known) first_step_ = true;
-        buffers_.u = u_start_;
-        if (!restart.terminated.empty()) {
-          report.terminated = true;
-          report.reason = restart.terminated;
-        }
+        report.reason = restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
+        report.terminated = !report.reason.empty();
       }
       return report;
     }

@@ -89,10 +89,7 @@ std::vector<std::pair<std::string, double>> Missiles::totals() const {
 }
 
 std::string Missiles::handle_discontinuity(ModularModel& model, double t) {
-  const EventRestart restart = restart_at_discontinuity(model, executor(), buffers_, u_start_, &du_start_, t);
-  if (!restart.derivatives_known) first_step_ = true;
-  buffers_.u = u_start_;
-  return restart.terminated;
+  return restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t, first_step_);
 }
 
 void Missiles::initialize(ModularModel& model, double t_start) {
@@ -285,13 +282,8 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   first_step_ = false;
   if (any_jump) {  // what a jumped system feeds restarts from its real outputs at t + h
     ++estimated_jumps_;
-    const EventRestart restart = restart_at_discontinuity(model, executor(), buffers_, u_start_, &du_start_, t + h, &jumped_);
-    if (!restart.derivatives_known) first_step_ = true;
-    buffers_.u = u_start_;
-    if (!restart.terminated.empty()) {
-      report.terminated = true;
-      report.reason = restart.terminated;
-    }
+    report.reason = restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
+    report.terminated = !report.reason.empty();
   }
   return report;
 }
