@@ -29,8 +29,7 @@ double JumpDetector::floor(Eigen::Index signal, double value) const {
   return options_.tolerance * std::max(seen, std::abs(value));
 }
 
-int JumpDetector::jumped(const Eigen::VectorXd& u0, const Eigen::VectorXd& du0, const Eigen::VectorXd& u1,
-                         const Eigen::VectorXd& du1, double h) const {
+int JumpDetector::jumped(const Vector& u0, const Vector& du0, const Vector& u1, const Vector& du1, double h) const {
   if (!options_.enabled()) return -1;
   for (Eigen::Index g = 0; g < u1.size(); ++g) {
     const double change = u1(g) - u0(g);
@@ -62,11 +61,11 @@ bool JumpDetector::estimate_jumped(const Eigen::Ref<const Eigen::VectorXd>& real
 
 bool JumpDetector::located(double t, double h) const { return h <= options_.resolution * std::max(1.0, std::abs(t)); }
 
-void JumpDetector::suspect(int signal, const Eigen::VectorXd& u0, const Eigen::VectorXd& u1, double until, double h) {
+void JumpDetector::suspect(int signal, const Vector& u0, const Vector& u1, double until, double h) {
   suspicion_ = {signal, std::abs(u1(signal) - u0(signal)), until, h};
 }
 
-int JumpDetector::contains(const Eigen::VectorXd& u0, const Eigen::VectorXd& u1) const {
+int JumpDetector::contains(const Vector& u0, const Vector& u1) const {
   const int g = suspicion_.signal;
   return g >= 0 && std::abs(u1(g) - u0(g)) > 0.5 * suspicion_.size ? g : -1;
 }

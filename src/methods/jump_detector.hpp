@@ -41,6 +41,9 @@ struct JumpOptions {
 
 class JumpDetector {
  public:
+  /// Any vector or segment of one, without a copy (the tests run on every macro-step).
+  using Vector = Eigen::Ref<const Eigen::VectorXd>;
+
   explicit JumpDetector(JumpOptions options = {}) : options_(options) {}
 
   [[nodiscard]] const JumpOptions& options() const { return options_; }
@@ -51,8 +54,7 @@ class JumpDetector {
   void observe_segment(const Eigen::Ref<const Eigen::VectorXd>& values, Eigen::Index offset);
   /// The interface test over a step of h from (u0, du0) to (u1, du1): the first signal that jumped,
   /// −1 when none (or detection is off).
-  [[nodiscard]] int jumped(const Eigen::VectorXd& u0, const Eigen::VectorXd& du0, const Eigen::VectorXd& u1,
-                           const Eigen::VectorXd& du1, double h) const;
+  [[nodiscard]] int jumped(const Vector& u0, const Vector& du0, const Vector& u1, const Vector& du1, double h) const;
   /// The estimate test on signals [offset, offset + size) after a step: whether a gap |real −
   /// estimate| is a jump; the others update the typical gaps.
   bool estimate_jumped(const Eigen::Ref<const Eigen::VectorXd>& real, const Eigen::Ref<const Eigen::VectorXd>& estimate,
@@ -66,11 +68,11 @@ class JumpDetector {
   // derivatives read next to a jump are not to be trusted (a forward difference straddling it is a
   // spike). The method halves a step that contains it until located(), and closes the suspicion
   // there, or when it passes `until` without finding it (a false alarm).
-  void suspect(int signal, const Eigen::VectorXd& u0, const Eigen::VectorXd& u1, double until, double h);
+  void suspect(int signal, const Vector& u0, const Vector& u1, double until, double h);
   [[nodiscard]] bool locating() const { return suspicion_.signal >= 0; }
   [[nodiscard]] int suspected_signal() const { return suspicion_.signal; }
   /// The suspected signal when it changes from u0 to u1 by more than half the suspected jump, else −1.
-  [[nodiscard]] int contains(const Eigen::VectorXd& u0, const Eigen::VectorXd& u1) const;
+  [[nodiscard]] int contains(const Vector& u0, const Vector& u1) const;
   [[nodiscard]] double suspected_until() const { return suspicion_.until; }
   /// Closes the suspicion; returns the step size at which it was opened.
   double close_suspicion();

@@ -63,7 +63,7 @@ class Missiles final : public CouplingMethod {
   Eigen::VectorXd rhs_, solution_, dy_;
   std::vector<Eigen::Triplet<double>> triplets_;
   Eigen::MatrixXd dense_;
-  Eigen::VectorXi pivots_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu_;
   Eigen::SparseMatrix<double> sparse_;
   Eigen::SparseLU<Eigen::SparseMatrix<double>> sparse_lu_;
   std::vector<Eigen::Triplet<double>> factorized_triplets_;  ///< the matrix of the kept factorization
