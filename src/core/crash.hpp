@@ -44,6 +44,11 @@ class ForeignCallScope {
     detail::t_foreign_call = previous_;
     if (detail::g_foreign_call_mirror != nullptr) detail::g_foreign_call_mirror->function = previous_.function;
   }
+  /// The next call of the same foreign code, in the same scope.
+  void now(const char* function) noexcept {
+    detail::t_foreign_call.function = function;
+    if (detail::g_foreign_call_mirror != nullptr) detail::g_foreign_call_mirror->function = function;
+  }
   ForeignCallScope(const ForeignCallScope&) = delete;
   ForeignCallScope& operator=(const ForeignCallScope&) = delete;
 

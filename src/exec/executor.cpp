@@ -11,6 +11,11 @@
 
 namespace cosima {
 
+void Executor::execute(PlainBatch& batch) {
+  execute(batch.as_orders());
+  batch.take_replies();
+}
+
 void LocalExecutor::attach(ModularModel& model) {
   hosts_.clear();
   hosts_.resize(static_cast<std::size_t>(model.system_count()));
@@ -28,6 +33,28 @@ void LocalExecutor::run(Batch& batch, int s) {
   }
 }
 
+void LocalExecutor::run(PlainBatch& batch, std::size_t i) {
+  PlainBatch::Entry& entry = batch[i];
+  try {
+    carry_out(hosts_[static_cast<std::size_t>(entry.system)], entry);
+  } catch (...) {
+    failures_[static_cast<std::size_t>(entry.system)] = std::current_exception();
+    any_failure_.store(true, std::memory_order_relaxed);
+  }
+}
+
+void LocalExecutor::rethrow_failure(const PlainBatch& batch) {
+  if (!any_failure_.load(std::memory_order_relaxed)) return;
+  any_failure_.store(false, std::memory_order_relaxed);
+  std::exception_ptr first;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    auto& failure = failures_[static_cast<std::size_t>(batch[i].system)];
+    if (failure && !first) first = failure;
+    failure = nullptr;
+  }
+  if (first) std::rethrow_exception(first);
+}
+
 void LocalExecutor::rethrow_failure(const Batch& batch) {
   if (!any_failure_.load(std::memory_order_relaxed)) return;  // the batch's lanes have joined (executor.hpp)
   any_failure_.store(false, std::memory_order_relaxed);
@@ -42,6 +69,11 @@ void LocalExecutor::rethrow_failure(const Batch& batch) {
 
 void SequentialExecutor::execute(Batch& batch) {
   for (int s : batch.active()) run(batch, s);
+  rethrow_failure(batch);
+}
+
+void SequentialExecutor::execute(PlainBatch& batch) {
+  for (std::size_t i = 0; i < batch.size(); ++i) run(batch, i);
   rethrow_failure(batch);
 }
 
@@ -77,11 +109,17 @@ ThreadPoolExecutor::~ThreadPoolExecutor() {
 
 std::string ThreadPoolExecutor::name() const { return fmt::format("threads:{}", threads_); }
 
-void ThreadPoolExecutor::work(int lane) {
-  const std::uint64_t start = tick_clock::now();
-  for (std::size_t i = static_cast<std::size_t>(lane); i < active_.size(); i += static_cast<std::size_t>(threads_)) {
+void ThreadPoolExecutor::run_job(std::size_t i) {
+  if (plain_ != nullptr) {
+    run(*plain_, i);
+  } else {
     run(*batch_, active_[i]);
   }
+}
+
+void ThreadPoolExecutor::work(int lane) {
+  const std::uint64_t start = tick_clock::now();
+  for (std::size_t i = static_cast<std::size_t>(lane); i < jobs_; i += static_cast<std::size_t>(threads_)) run_job(i);
   lane_ticks_[static_cast<std::size_t>(lane)] = tick_clock::now() - start;
 }
 
@@ -134,17 +172,37 @@ void ThreadPoolExecutor::share() {
 void ThreadPoolExecutor::execute(Batch& batch) {
   active_ = batch.active();
   batch_ = &batch;
+  jobs_ = active_.size();
+  run_jobs();
+  batch_ = nullptr;
+  rethrow_failure(batch);
+}
+
+void ThreadPoolExecutor::execute(PlainBatch& batch) {
+  plain_ = &batch;
+  jobs_ = batch.size();
+  run_jobs();
+  plain_ = nullptr;
+  rethrow_failure(batch);
+}
+
+void ThreadPoolExecutor::run_jobs() {
   constexpr double kWeight = 0.125;  // of the newest batch in the running means
   const auto blend = [&](double& mean, double sample) { mean = mean < 0.0 ? sample : mean + kWeight * (sample - mean); };
-  const std::size_t lanes = std::min<std::size_t>(active_.size(), static_cast<std::size_t>(threads_));
+  const std::size_t lanes = std::min<std::size_t>(jobs_, static_cast<std::size_t>(threads_));
   const bool pays = sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes);
-  if (active_.size() <= 1 || workers_.empty()) {  // nothing to share
-    for (int s : active_) run(batch, s);
+  if (jobs_ <= 1 || workers_.empty()) {  // nothing to share
+    for (std::size_t i = 0; i < jobs_; ++i) run_job(i);
   } else if (!pays) {
-    const std::uint64_t start = tick_clock::now();
-    for (int s : active_) run(batch, s);
-    blend(work_ticks_, static_cast<double>(tick_clock::now() - start));
-    ++inline_batches_;
+    // timed one batch in kTimingPeriod: on cheap systems two clock reads would cost more than
+    // sequential's whole overhead (System::do_step samples its timing likewise)
+    if (inline_batches_++ % System::kTimingPeriod != 0) {
+      for (std::size_t i = 0; i < jobs_; ++i) run_job(i);
+    } else {
+      const std::uint64_t start = tick_clock::now();
+      for (std::size_t i = 0; i < jobs_; ++i) run_job(i);
+      blend(work_ticks_, static_cast<double>(tick_clock::now() - start));
+    }
   } else {
     const std::uint64_t start = tick_clock::now();
     share();
@@ -158,8 +216,6 @@ void ThreadPoolExecutor::execute(Batch& batch) {
     blend(handoff_ticks_, std::max(0.0, wall - static_cast<double>(longest)));
     ++shared_batches_;
   }
-  batch_ = nullptr;
-  rethrow_failure(batch);
 }
 
 std::unique_ptr<Executor> make_local_executor(const std::string& spec, int systems) {

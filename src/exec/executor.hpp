@@ -31,6 +31,9 @@ class Executor {
   /// done. Orders of different systems may run concurrently. A failure thrown by an order is
   /// rethrown here once the batch is done — the one of the lowest system index.
   virtual void execute(Batch& batch) = 0;
+  /// Carries out every entry of a PlainBatch (System::step_constant), with execute's contract; a
+  /// thrown failure is the one of the first entry. The default carries the entries out as orders.
+  virtual void execute(PlainBatch& batch);
   /// Whether the model's System objects are the real systems in this process (false for MPI,
   /// where they are proxies): methods that need the systems' internals (monolithic) check this.
   [[nodiscard]] virtual bool systems_are_local() const { return true; }
@@ -46,8 +49,12 @@ class LocalExecutor : public Executor {
  protected:
   /// Runs order s, storing a thrown failure instead of propagating it.
   void run(Batch& batch, int s);
+  /// Runs entry i, storing a thrown failure instead of propagating it.
+  void run(PlainBatch& batch, std::size_t i);
   /// Rethrows the first stored failure of the batch (lowest system index) and forgets all of them.
   void rethrow_failure(const Batch& batch);
+  /// Rethrows the stored failure of the first entry that has one and forgets all of them.
+  void rethrow_failure(const PlainBatch& batch);
 
   std::vector<SystemHost> hosts_;
   std::vector<std::exception_ptr> failures_;
@@ -58,6 +65,7 @@ class SequentialExecutor final : public LocalExecutor {
  public:
   [[nodiscard]] std::string name() const override { return "sequential"; }
   void execute(Batch& batch) override;
+  void execute(PlainBatch& batch) override;
 };
 
 class ThreadPoolExecutor final : public LocalExecutor {
@@ -78,6 +86,7 @@ class ThreadPoolExecutor final : public LocalExecutor {
   /// the hand-off's cost. Otherwise (cheap systems: a few hundred ns of work against µs of hand-off)
   /// the calling thread runs it, so threads are never much slower than sequential.
   void execute(Batch& batch) override;
+  void execute(PlainBatch& batch) override;
 
   /// Whether sharing a batch of `work` ticks over `lanes` lanes pays against a hand-off of
   /// `handoff` ticks: it saves about work·(1 − 1/lanes). Unknown work (< 0) is run inline first.
@@ -89,10 +98,14 @@ class ThreadPoolExecutor final : public LocalExecutor {
   [[nodiscard]] std::int64_t shared_batches() const { return shared_batches_; }
 
  private:
-  void work(int lane);  ///< runs the active orders lane, lane + T, lane + 2T, …; times them
+  /// Runs job i of the current batch: the i-th active order, or the i-th plain entry.
+  void run_job(std::size_t i);
+  void work(int lane);  ///< runs the jobs lane, lane + T, lane + 2T, …; times them
   void worker_loop(int lane);
   /// Publishes the current batch to the workers, takes lane 0, and waits for the others.
   void share();
+  /// Runs the current batch's jobs, inline or shared (the adaptive rule above).
+  void run_jobs();
 
   // A batch is published by bumping generation_; workers spin on it briefly (batches of cheap
   // systems follow each other within microseconds) and otherwise sleep on start_.
@@ -104,8 +117,10 @@ class ThreadPoolExecutor final : public LocalExecutor {
   std::atomic<std::uint64_t> generation_{0};  ///< batches published
   std::atomic<int> pending_{0};               ///< workers still on the current batch
   std::atomic<bool> stopping_{false};
-  Batch* batch_ = nullptr;
-  std::vector<int> active_;  ///< indices of the active orders of the current batch
+  Batch* batch_ = nullptr;       ///< the current batch: orders …
+  PlainBatch* plain_ = nullptr;  ///< … or plain entries
+  std::vector<int> active_;      ///< indices of the active orders of the current batch
+  std::size_t jobs_ = 0;         ///< active orders or plain entries
   // the sharing decision, in tick_clock ticks
   std::vector<std::uint64_t> lane_ticks_;  ///< per lane: its work in the current batch
   double work_ticks_ = -1.0;               ///< running mean of a batch's work (< 0: not yet known)

@@ -51,6 +51,7 @@ class MpiExecutor final : public RemoteExecutor {
   MpiExecutor& operator=(const MpiExecutor&) = delete;
 
   [[nodiscard]] std::string name() const override;
+  using Executor::execute;
   void execute(Batch& batch) override;
 
   [[nodiscard]] std::string place(int system) const override;

@@ -57,6 +57,50 @@ const std::vector<int>& Batch::active() const {
   return active_;
 }
 
+void PlainBatch::resize(int systems) {
+  entries_.resize(static_cast<std::size_t>(systems));
+  count_ = 0;
+  orders_.resize(systems);
+}
+
+void PlainBatch::add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+  Entry& entry = entries_.at(count_++);
+  entry.system = system;
+  entry.h = h;
+  entry.u = u.data();
+  entry.inputs = u.size();
+  entry.y = y.data();
+  entry.outputs = y.size();
+}
+
+Batch& PlainBatch::as_orders() {
+  orders_.clear();
+  for (std::size_t i = 0; i < count_; ++i) {
+    const Entry& entry = entries_[i];
+    Order& order = orders_.order(entry.system);
+    order.set_inputs = true;
+    order.inputs.setZero(entry.inputs, kInputCoefficients);
+    order.inputs.col(0) = Eigen::Map<const Eigen::VectorXd>(entry.u, entry.inputs);
+    order.step = entry.h;
+    order.read_order = 0;
+  }
+  return orders_;
+}
+
+void PlainBatch::take_replies() {
+  for (std::size_t i = 0; i < count_; ++i) {
+    Entry& entry = entries_[i];
+    const Reply& reply = orders_.reply(entry.system);
+    entry.result = reply.result;
+    if (entry.result.ok()) Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs) = reply.outputs.col(0);
+  }
+}
+
+void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
+  entry.result = host.system->step_constant(Eigen::Map<const Eigen::VectorXd>(entry.u, entry.inputs), entry.h,
+                                            Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs));
+}
+
 void carry_out(SystemHost& host, const Order& order, Reply& reply) {
   System& system = *host.system;
   reply.result = StepResult::success();
@@ -102,14 +146,9 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     for (int k = 1; k <= order.read_order; ++k) system.output_derivatives(k, reply.outputs.col(k));
     // a non-finite output is the producing system's fault: say so here, not where it is read
     if (!reply.outputs.allFinite()) {
-      for (Eigen::Index k = 0; k < reply.outputs.cols(); ++k) {
-        for (Eigen::Index o = 0; o < reply.outputs.rows(); ++o) {
-          if (std::isfinite(reply.outputs(o, k))) continue;
-          reply.result = StepResult::failure(fmt::format(
-              "{} '{}' is {} at t = {}", k == 0 ? "output" : fmt::format("derivative {} of output", k),
-              system.output_names()[static_cast<std::size_t>(o)], reply.outputs(o, k), reply.time));
-          return;
-        }
+      for (int k = 0; k <= order.read_order; ++k) {
+        reply.result = system.non_finite_output(reply.outputs.col(k), k);
+        if (!reply.result.ok()) return;
       }
     }
   }

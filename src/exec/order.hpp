@@ -82,12 +82,52 @@ class Batch {
   mutable bool sorted_ = true;
 };
 
+/// The explicit schemes' batch (methods/explicit_coupling.hpp): each entry's system takes its inputs u
+/// held constant, steps by h and reports its outputs y — System::step_constant — with no order,
+/// polynomial or reply matrix in between. u and y point into the method's stacked vectors. An
+/// executor whose systems live elsewhere carries the entries out as orders (as_orders / take_replies).
+class PlainBatch {
+ public:
+  struct Entry {
+    int system = -1;
+    double h = 0.0;
+    const double* u = nullptr;
+    double* y = nullptr;
+    Eigen::Index inputs = 0, outputs = 0;
+    StepResult result;  ///< filled by the executor
+  };
+  /// Room for one entry per system (no allocation afterwards).
+  void resize(int systems);
+  void clear() { count_ = 0; }
+  void add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y);
+  /// Every entry steps by h.
+  void set_step(double h) {
+    for (std::size_t i = 0; i < count_; ++i) entries_[i].h = h;
+  }
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] Entry& operator[](std::size_t i) { return entries_[i]; }
+  [[nodiscard]] const Entry& operator[](std::size_t i) const { return entries_[i]; }
+
+  /// The entries as orders (ZOH inputs, the step, outputs read), for executors that speak orders.
+  Batch& as_orders();
+  /// Results and outputs back from the replies of as_orders().
+  void take_replies();
+
+ private:
+  std::vector<Entry> entries_;
+  std::size_t count_ = 0;
+  Batch orders_;
+};
+
 /// The per-system state an executor keeps where the system lives: its snapshot and estimator.
 struct SystemHost {
   System* system = nullptr;
   StateId snapshot = -1;
   std::unique_ptr<OutputEstimator> estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
 };
+
+/// Carries out entry i of a PlainBatch on its system (System::step_constant).
+void carry_out(SystemHost& host, PlainBatch::Entry& entry);
 
 /// Carries out one order on the system of `host` (the one implementation every executor uses).
 /// Failures of the step are returned in reply.result; contract violations throw Error.

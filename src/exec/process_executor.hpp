@@ -38,6 +38,7 @@ class ProcessExecutor final : public RemoteExecutor {
   ProcessExecutor& operator=(const ProcessExecutor&) = delete;
 
   [[nodiscard]] std::string name() const override;
+  using Executor::execute;
   void execute(Batch& batch) override;
   [[nodiscard]] std::string place(int system) const override;
 

@@ -54,6 +54,8 @@ class SignalExtrapolator {
 
   [[nodiscard]] SignalContext context() const { return context_; }
   [[nodiscard]] bool cliff() const { return cliff_; }
+  /// Zero-order hold: push returns the sample as a constant and keeps nothing.
+  [[nodiscard]] bool holds() const { return spec_.kind == ExtrapolationSpec::Kind::zoh; }
   [[nodiscard]] double weight() const { return weight_; }
 
  private:

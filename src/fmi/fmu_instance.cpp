@@ -69,6 +69,17 @@ void FmuInstance::lay_out() {
       discrete_in_.push_back(batch);
     }
   }
+  const auto one_real_batch = [](const std::vector<TypedPorts>& of_kind, std::size_t ports) {
+    if (of_kind.size() != 1 || of_kind.front().access != VariableType::real) return false;
+    const TypedPorts& batch = of_kind.front();
+    if (batch.vrs.size() != ports || batch.ports.size() != ports) return false;
+    for (std::size_t k = 0; k < ports; ++k) {
+      if (batch.ports[k] != static_cast<int>(k)) return false;
+    }
+    return true;
+  };
+  inputs_one_real_ = one_real_batch(all_in_, inputs_.size());
+  outputs_one_real_ = one_real_batch(out_, outputs_.size());
   // direct feedthrough from ModelStructure outputs (no dependencies attribute: depends on all)
   feedthrough_.assign(outputs_.size(), std::vector<bool>(inputs_.size(), true));
   for (const Unknown& unknown : md.outputs) {

@@ -119,6 +119,10 @@ class FmuInstance {
   [[nodiscard]] const TypedPorts& real_outputs() const { return real_out_; }
   [[nodiscard]] const TypedPorts& continuous_real_inputs() const { return real_in_; }
   [[nodiscard]] bool has_discrete_inputs() const { return !discrete_in_.empty(); }
+  /// When every input (output) is a scalar Real / Float64 port and one batch lists them in port order:
+  /// that batch, so one fmi2SetReal (fmi2GetReal) moves the stacked vector as it is; else nullptr.
+  [[nodiscard]] const TypedPorts* inputs_as_one_real_batch() const { return inputs_one_real_ ? &all_in_.front() : nullptr; }
+  [[nodiscard]] const TypedPorts* outputs_as_one_real_batch() const { return outputs_one_real_ ? &out_.front() : nullptr; }
   [[nodiscard]] bool output_depends_on_input(int output, int input) const;
   /// The state variables and their derivatives, in the order of the state vector (one value
   /// reference per variable; an FMI 3.0 array state contributes its elements).
@@ -219,6 +223,7 @@ class FmuInstance {
   std::vector<Port> inputs_, outputs_;
   TypedPorts real_in_, real_out_;
   std::vector<TypedPorts> out_, all_in_, continuous_in_, discrete_in_;
+  bool inputs_one_real_ = false, outputs_one_real_ = false;  ///< see inputs_as_one_real_batch
   std::vector<unsigned int> state_vrs_, derivative_vrs_;
   std::vector<std::vector<bool>> feedthrough_;  ///< [output][input]
   bool initialized_ = false;

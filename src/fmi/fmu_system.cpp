@@ -34,6 +34,11 @@ FmuSystem::FmuSystem(std::string name, const std::filesystem::path& fmu)
   const std::size_t widest = std::max({fmu_.outputs().size(), std::size_t{1}});
   real_buffer_.assign(widest, 0.0);
   order_buffer_.assign(widest, 0);
+  const auto* in = fmu_.inputs_as_one_real_batch();
+  const auto* out = fmu_.outputs_as_one_real_batch();
+  real_input_vrs_ = in != nullptr ? in->vrs.data() : nullptr;
+  real_output_vrs_ = out != nullptr ? out->vrs.data() : nullptr;
+  one_call_ports_ = (in != nullptr || fmu_.inputs().empty()) && (out != nullptr || fmu_.outputs().empty());
 }
 
 const PortInfo& FmuSystem::input_info(int input) const { return fmu_.inputs()[static_cast<std::size_t>(input)].info; }
@@ -74,8 +79,31 @@ void FmuSystem::apply_inputs(const InputPolynomials& polynomials) {
   derivatives_were_set_ = any;
 }
 
+void FmuSystem::apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u) {
+  if (derivatives_were_set_) return System::apply_constant_inputs(u);  // zero the derivatives the FMU holds
+  const ForeignCallScope in = fmu_.enter("fmi2SetXXX", t_);
+  fmu_.set_inputs(u, Fmi2Instance::Inputs::all);
+}
+
+StepResult FmuSystem::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
+  if (!one_call_ports_ || derivatives_were_set_) return System::integrate_constant(u, h, y);
+  ForeignCallScope in = fmu_.enter("fmi2SetReal", t_);
+  const fmi2Component c = fmu_.component();
+  if (u.size() > 0) fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
+  in.now("fmi2DoStep");
+  StepResult result = call_do_step(h);
+  if (!result.ok()) return result;
+  in.now("fmi2GetReal");
+  if (y.size() > 0) fmu_.check(f_.get_real(c, real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()), "fmi2GetReal");
+  return result;
+}
+
 StepResult FmuSystem::integrate(double h) {
   const ForeignCallScope in = fmu_.enter("fmi2DoStep", t_);
+  return call_do_step(h);
+}
+
+StepResult FmuSystem::call_do_step(double h) {
   if (stop_requested_) return {StepResult::Status::terminated, "the FMU asked to terminate earlier"};
   const fmi2Boolean no_rollback = has(Capability::rollback) ? fmi2False : fmi2True;
   const fmi2Status status = f_.do_step(fmu_.component(), t_, h, no_rollback);

@@ -51,7 +51,11 @@ class FmuSystem final : public System {
     return description().co_simulation->max_output_derivative_order;
   }
   void apply_inputs(const InputPolynomials& polynomials) override;
+  void apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u) override;
   StepResult integrate(double h) override;
+  /// fmi2SetReal, fmi2DoStep, fmi2GetReal straight on the stacked vectors when every port is a Real
+  /// in one batch (FmuInstance::inputs_as_one_real_batch), in one foreign-call scope.
+  StepResult integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) override;
   void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const override;
   StateId do_save_state(StateId overwrite) override;
   void do_restore_state(StateId id) override;
@@ -61,6 +65,9 @@ class FmuSystem final : public System {
   const Linearization& compute_linearization() override;
 
  private:
+  /// fmi2DoStep and its outcome, inside a foreign-call scope the caller opened.
+  StepResult call_do_step(double h);
+
   Fmi2Instance fmu_;
   const Fmi2Functions& f_;
   CapabilitySet capabilities_;
@@ -75,6 +82,9 @@ class FmuSystem final : public System {
   std::vector<fmi2Integer> derivative_orders_;
   std::vector<double> derivative_values_;
   bool derivatives_were_set_ = false;
+  const unsigned int* real_input_vrs_ = nullptr;   ///< every input a Real, in port order (or none)
+  const unsigned int* real_output_vrs_ = nullptr;  ///< every output a Real, in port order (or none)
+  bool one_call_ports_ = false;                    ///< both of the above: integrate_constant's fused path
   Linearization linearization_;
 };
 

@@ -67,6 +67,19 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   base_step_ = 0;
   settle_sweeps_ = model.find_algebraic_loop().empty() ? model.system_count() + 1 : 1;
   initialize_coupled(model, executor(), t_start, buffers_);
+  bool plain = options_.plain_steps && options_.rates.empty();
+  for (const SignalExtrapolator& extrapolator : extrapolators_) plain = plain && extrapolator.holds();
+  plain_batches_.clear();
+  if (!plain) return;
+  const bool jacobi = options_.scheme == Scheme::jacobi;
+  plain_batches_.resize(jacobi ? 1 : sequence_.size());
+  for (std::size_t k = 0; k < sequence_.size(); ++k) {
+    PlainBatch& batch = plain_batches_[jacobi ? 0 : k];
+    if (batch.size() == 0) batch.resize(model.system_count());
+    const int s = sequence_[k];
+    batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
+              buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
+  }
 }
 
 void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, double h_actual,
@@ -107,7 +120,42 @@ std::string ExplicitCoupling::handle_discontinuity(ModularModel& model, double t
   return terminated;
 }
 
+bool ExplicitCoupling::accept(const ModularModel& model, int s, const StepResult& result, double t, StepReport& report) {
+  throw_if_failed(result, model.system(s), t);
+  if (result.status == StepResult::Status::terminated) {
+    report.terminated = true;
+    report.reason = fmt::format("system '{}': {}", model.system(s).name(), result.reason);
+    if (!result.step_completed) {  // the run ends at t_N, the last complete communication point
+      report.h = 0.0;
+      return false;
+    }
+  }
+  fresh_[static_cast<std::size_t>(s)] = 1;
+  return true;
+}
+
+StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_max) {
+  StepReport report;
+  report.h = h_max;
+  settle_communication_point(model, executor(), buffers_, settle_sweeps_);  // ỹ(t_N), ũ = Φᵀ ỹ(t_N)
+  const double span = std::min(h_max, stop_time() - t);
+  for (std::size_t b = 0; b < plain_batches_.size(); ++b) {
+    PlainBatch& batch = plain_batches_[b];
+    // Gauss–Seidel: the inputs of sequence_[b] from the outputs already at t_N + h before it; Jacobi's
+    // were taken above. The outputs land in ỹ directly.
+    if (plain_batches_.size() > 1) model.dispatch_to(sequence_[b], buffers_.y, buffers_.u);
+    batch.set_step(span);
+    executor().execute(batch);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (!accept(model, batch[i].system, batch[i].result, t, report)) return report;
+    }
+  }
+  ++base_step_;
+  return report;
+}
+
 StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
+  if (!plain_batches_.empty()) return step_plain(model, t, h_max);
   StepReport report;
   report.h = h_max;
   const double tiny = 1e-12 * std::max(1.0, std::abs(t));
@@ -118,8 +166,8 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
   const bool jacobi = options_.scheme == Scheme::jacobi;
   std::fill(fresh_.begin(), fresh_.end(), 0);
   for (std::size_t first = 0; first < sequence_.size(); first += jacobi ? sequence_.size() : 1) {
-    buffers_.batch.clear();
     if (!jacobi) model.dispatch_to(sequence_[first], buffers_.y, buffers_.u);
+    buffers_.batch.clear();
     for (std::size_t k = first; k < (jacobi ? sequence_.size() : first + 1); ++k) {
       const int s = sequence_[k];
       if (due_[static_cast<std::size_t>(s)] == 0) continue;
@@ -133,16 +181,8 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
     executor().execute(buffers_.batch);
     for (const int s : buffers_.batch.active()) {
       const Reply& reply = buffers_.batch.reply(s);
-      throw_if_failed(reply.result, model.system(s), t);
-      if (reply.result.status == StepResult::Status::terminated) {
-        report.terminated = true;
-        report.reason = fmt::format("system '{}': {}", model.system(s).name(), reply.result.reason);
-        if (!reply.result.step_completed) {  // the run ends at t_N, the last complete communication point
-          report.h = 0.0;
-          return report;
-        }
-      }
-      fresh_[static_cast<std::size_t>(s)] = 1;
+      if (!accept(model, s, reply.result, t, report)) return report;
+      if (!reply.result.ok()) continue;  // it asked to stop after this step: its outputs were not read
       if (options_.rates.empty()) {  // one rate: every step ends now, publish at once
         buffers_.y.segment(model.output_offset(s), model.system(s).output_count()) = reply.outputs.col(0);
       } else {

@@ -12,6 +12,8 @@
 // (seed 002). A system that cannot interpolate inputs gets the extrapolation's mean over the step.
 // Multi-rate Jacobi: system s steps every k_s base steps (its communication step k_s·δt); its
 // outputs are published when the base grid reaches the end of its step, and held until the next.
+// The common case — every input held (ZOH), one rate — is stepped as a PlainBatch (exec/order.hpp):
+// System::step_constant straight on slices of ũ and ỹ, the same numbers without orders or polynomials.
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +36,7 @@ class ExplicitCoupling final : public CouplingMethod {
     double cliff = 0.9;                                   ///< Γ of CHOPtrey
     int memory = 16;                                      ///< Λ of CHOPtrey
     std::map<std::string, int> rates;                     ///< multi-rate: k_s by system name (default 1)
+    bool plain_steps = true;  ///< step the common case as a PlainBatch (false: always as orders)
   };
   explicit ExplicitCoupling(Options options) : options_(std::move(options)) {}
 
@@ -48,12 +51,22 @@ class ExplicitCoupling final : public CouplingMethod {
   std::string handle_discontinuity(ModularModel& model, double t) override;
 
  private:
+  /// Takes the outcome of system s's step (throws on a failure; a system asking to stop ends the
+  /// run); false when the run ends at t_N, without that step.
+  bool accept(const ModularModel& model, int s, const StepResult& result, double t, StepReport& report);
+
+  /// The step as plain_batches_.
+  StepReport step_plain(ModularModel& model, double t, double h_max);
   /// polynomials(s) over a step of `h_actual` on the communication step k_s·h of system s; inputs
   /// whose source is marked in `fresh` take the source's current output as ZOH (Gauss–Seidel).
   void build_inputs(const ModularModel& model, int s, double h, double h_actual, const std::vector<char>* fresh);
 
   Options options_;
   CouplingBuffers buffers_;
+  /// Every input held and one rate: the step as compiled once, at initialize — Jacobi one batch of
+  /// every system, Gauss–Seidel one batch per system in sequence_ — over slices of buffers_.u and .y
+  /// (which keep their storage for the run). Empty otherwise.
+  std::vector<PlainBatch> plain_batches_;
   ChopolyCache chopoly_;
   std::vector<SignalExtrapolator> extrapolators_;  ///< one per global input
   std::vector<int> sequence_;  ///< system indices in stepping order

@@ -24,8 +24,8 @@ using Json = nlohmann::ordered_json;
 /// Options of every method, by method name. "type" and "dt" are read by the driver.
 const std::map<std::string, std::set<std::string>>& known_options() {
   static const std::map<std::string, std::set<std::string>> options = {
-      {"jacobi", {"extrapolation", "cliff", "memory", "rates"}},
-      {"gauss-seidel", {"order", "allow_algebraic_loops", "extrapolation", "cliff", "memory"}},
+      {"jacobi", {"extrapolation", "cliff", "memory", "rates", "plain_steps"}},
+      {"gauss-seidel", {"order", "allow_algebraic_loops", "extrapolation", "cliff", "memory", "plain_steps"}},
       {"monolithic", {"rtol", "atol"}},
       {"defect-jacobi", {"tol", "m", "n", "h1", "h_min", "h_max", "kp", "ki", "theta_max", "fixed"}},
       {"missiles", {"estimator", "stehfest_terms", "richardson_fraction", "control", "affine_term", "sparse_above",
@@ -196,6 +196,7 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
     for (const auto& [input, text] : o.extrapolation_of) (void)parse_extrapolation(text);
     o.cliff = options.number("cliff", o.cliff);
     o.memory = options.integer("memory", o.memory, 1, 1000000);
+    o.plain_steps = options.flag("plain_steps", true);
     if (spec.contains("rates")) {
       if (!spec.at("rates").is_object()) throw Error("method.rates must be an object {\"system\": k}");
       for (const auto& [system, value] : spec.at("rates").items()) {

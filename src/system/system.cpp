@@ -1,6 +1,7 @@
 #include "system/system.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -84,14 +85,46 @@ void System::set_inputs(const InputPolynomials& polynomials) {
   apply_inputs(polynomials);
 }
 
-StepResult System::do_step(double h) {
-  // the time inside the system, sampled: every kTimingPeriod-th integration is timed and counts for
-  // kTimingPeriod of them (two clock reads per integration would cost a cheap FMU's step ~20 %)
-  if (integrations_++ % kTimingPeriod != 0) return integrate(h);
-  const std::uint64_t start = tick_clock::now();
+void System::apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u) {
+  if (constant_inputs_.rows() != u.size()) constant_inputs_.setZero(u.size(), kInputCoefficients);
+  constant_inputs_.col(0) = u;
+  apply_inputs(constant_inputs_);
+}
+
+StepResult System::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
+  apply_constant_inputs(u);
   StepResult result = integrate(h);
+  if (result.ok()) outputs(y);
+  return result;
+}
+
+template <typename Work>
+StepResult System::counted(Work&& work) {
+  if (integrations_++ % kTimingPeriod != 0) return work();
+  const std::uint64_t start = tick_clock::now();
+  StepResult result = work();
   integration_ticks_ += static_cast<std::uint64_t>(kTimingPeriod) * (tick_clock::now() - start);
   return result;
+}
+
+StepResult System::step_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
+  StepResult result = counted([&] { return integrate_constant(u, h, y); });
+  if (result.ok() && !y.allFinite()) return non_finite_output(y, 0);
+  return result;
+}
+
+StepResult System::non_finite_output(Eigen::Ref<const Eigen::VectorXd> values, int order) const {
+  for (Eigen::Index o = 0; o < values.size(); ++o) {
+    if (std::isfinite(values(o))) continue;
+    return StepResult::failure(fmt::format("{} '{}' is {} at t = {}",
+                                           order == 0 ? "output" : fmt::format("derivative {} of output", order),
+                                           output_names()[static_cast<std::size_t>(o)], values(o), time()));
+  }
+  return StepResult::success();
+}
+
+StepResult System::do_step(double h) {
+  return counted([&] { return integrate(h); });
 }
 
 double System::integration_seconds() const {

@@ -8,6 +8,8 @@
 //        set_inputs(polynomials)                inputs over the step, in s = t' − time()
 //        do_step(h)                             time() advances to t+h
 //        outputs(...), output_derivatives(...)  at time(), with the inputs evaluated at time()
+//      or, the explicit schemes' common case, all three at once with inputs held constant:
+//        step_constant(u, h, y)                 ≡ set_inputs(ZOH u); do_step(h); outputs(y)
 //   4. at a step boundary, with Capability::rollback:
 //        save_state() / restore_state(id) / release_state(id)
 //   5. discontinuities: next_event_time() announces the system's next time event; a step that ends
@@ -133,6 +135,14 @@ class System {
   /// Integrates from time() to time() + h.
   StepResult do_step(double h);
   virtual void outputs(Eigen::Ref<Eigen::VectorXd> y) const = 0;
+  /// set_inputs with u held constant over the step, do_step(h), and — when the step succeeded — its
+  /// outputs, checked finite (a non-finite output fails the step, naming it). The same numbers as the
+  /// three calls, without the polynomials: the explicit schemes' hot loop (exec/order.hpp, PlainBatch).
+  /// u and y have input_count() and output_count() entries (not checked here: the caller sized them).
+  StepResult step_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y);
+  /// The failure that names the first non-finite entry of `values`, the outputs (order 0) or their
+  /// derivatives of `order` at time() — a non-finite output is the producing system's fault.
+  [[nodiscard]] StepResult non_finite_output(Eigen::Ref<const Eigen::VectorXd> values, int order) const;
   /// d^order y / dt^order at time() (order ≥ 1).
   void output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
 
@@ -160,7 +170,8 @@ class System {
 
   // --- counters --------------------------------------------------------------------------------
   [[nodiscard]] std::int64_t integrations() const { return integrations_; }
-  /// Time spent in do_step, estimated from every kTimingPeriod-th integration (exact up to sampling).
+  /// Time spent in do_step (step_constant: with its inputs and outputs), estimated from every
+  /// kTimingPeriod-th integration (exact up to sampling).
   [[nodiscard]] double integration_seconds() const;
   static constexpr std::int64_t kTimingPeriod = 8;
   void reset_counters() {
@@ -173,6 +184,11 @@ class System {
   [[nodiscard]] virtual CapabilitySet provided_capabilities() const = 0;
   [[nodiscard]] virtual int provided_output_derivative_order() const { return 0; }
   virtual void apply_inputs(const InputPolynomials& polynomials) = 0;
+  /// Inputs held constant over the step; the default hands apply_inputs their constant polynomials.
+  virtual void apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u);
+  /// step_constant's work, counted and timed by it: apply_constant_inputs, integrate and, when the
+  /// step succeeded, outputs. A system may fuse them (fmi/fmu_system.hpp: three FMI calls in one scope).
+  virtual StepResult integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y);
   virtual StepResult integrate(double h) = 0;
   virtual void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
   virtual StateId do_save_state(StateId overwrite);
@@ -189,6 +205,10 @@ class System {
   }
 
  private:
+  /// Counts an integration and times every kTimingPeriod-th (two clock reads per integration would
+  /// cost a cheap FMU's step ~20 %); `work` carries it out.
+  template <typename Work>
+  StepResult counted(Work&& work);
   /// Port and state names to indices (names are fixed once the system is built).
   struct NameIndex {
     mutable std::unordered_map<std::string, int> map;
@@ -199,6 +219,7 @@ class System {
   CapabilitySet withheld_;
   mutable CapabilitySet capabilities_;
   mutable bool capabilities_known_ = false;
+  InputPolynomials constant_inputs_;  ///< apply_constant_inputs' polynomials (allocated once)
   std::int64_t integrations_ = 0;
   std::uint64_t integration_ticks_ = 0;  ///< do_step's own time (core/tick_clock.hpp)
   double integration_seconds_ = 0.0;     ///< as reported by a remote system (set_counters)

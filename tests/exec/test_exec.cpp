@@ -77,6 +77,28 @@ TEST(Executors, TheSeedModelsThroughFmusAgreeOnThreads) {
   }
 }
 
+TEST(Executors, ThePlainStepGivesTheNumbersOfTheOrderPath) {
+  // Jacobi and Gauss–Seidel with held inputs step as a PlainBatch (System::step_constant; through an
+  // FMU of Real ports, one fmi2SetReal/DoStep/GetReal on the stacked vectors): the same numbers as
+  // the orders it replaces, in this thread and shared among threads
+  for (const std::string method : {"jacobi", "gauss-seidel"}) {
+    const OscillatorNetwork network{.size = 8, .ring = false, .stop = 2.0, .dt = 0.05};
+    const ScenarioRun orders = run_network(network, {"method.type=" + method, "method.plain_steps=false"}, nullptr);
+    expect_identical(orders, run_network(network, {"method.type=" + method}, nullptr), method + ", native, sequential");
+    ThreadPoolExecutor shared(2, ThreadPoolExecutor::Sharing::always);
+    expect_identical(orders, run_network(network, {"method.type=" + method}, &shared), method + ", native, shared");
+    EXPECT_GT(shared.shared_batches(), 0);
+
+    Scenario scenario = load_scenario(kExamples / "b3_lotka_volterra_fmu.json", {"method.type=" + method, "stop=2"});
+    scenario.run.dt = 1e-2;
+    const ScenarioRun plain = run_scenario(scenario);
+    scenario = load_scenario(kExamples / "b3_lotka_volterra_fmu.json",
+                             {"method.type=" + method, "stop=2", "method.plain_steps=false"});
+    scenario.run.dt = 1e-2;
+    expect_identical(run_scenario(scenario), plain, method + " through FMUs");
+  }
+}
+
 TEST(Executors, ThePoolSharesABatchOnlyWhenItsWorkOutweighsTheHandOff) {
   // the rule: sharing saves about work·(1 − 1/lanes) and costs a hand-off
   EXPECT_FALSE(ThreadPoolExecutor::sharing_pays(400.0, 5000.0, 2));  // two cheap FMUs: ns against µs

@@ -85,6 +85,27 @@ TEST(Fmi2Types, EveryTypeCrossesAConnectionExactly) {
   }
 }
 
+TEST(Fmi2Types, ThePlainStepTakesTypedPortsAsTheOrdersDo) {
+  // typed ports leave the fused FMI path for the typed batches: same numbers, same texts
+  const PrivateTemp temp;
+  for (const char* method : {"jacobi", "gauss-seidel"}) {
+    const ScenarioRun plain = run(document(kTwoTypes), {std::string("method.type=") + method});
+    const ScenarioRun orders = run(document(kTwoTypes), {std::string("method.type=") + method, "method.plain_steps=false"});
+    ASSERT_EQ(plain.results->times().size(), orders.results->times().size()) << method;
+    const auto& labels = plain.results->labels();
+    for (std::size_t c = 0; c < labels.size(); ++c) {
+      for (std::size_t row = 0; row < plain.results->times().size(); ++row) {
+        if (plain.results->is_text(c)) {
+          EXPECT_EQ(plain.results->text(row, c), orders.results->text(row, c)) << method << " " << labels[c];
+        } else {
+          EXPECT_EQ(at(plain, labels[c], row), at(orders, labels[c], row)) << method << " " << labels[c];
+        }
+      }
+    }
+    EXPECT_EQ(plain.stats.integrations, orders.stats.integrations) << method;
+  }
+}
+
 TEST(Fmi2Types, StringColumnsAreQuotedInTheCsv) {
   const PrivateTemp temp;
   Json doc = document(kTwoTypes);
@@ -218,8 +239,9 @@ TEST(Fmi2Terminate, ACompletedStepBeforeTerminationIsKept) {
   const PrivateTemp temp;
   const Json doc = document(R"({"stop": 10, "method": {"type": "jacobi", "dt": 0.2},
                                 "systems": {"c": {"fmu": "{counter}", "parameters": {"terminate_at": 9}}}})");
-  for (const char* method : {"jacobi", "gauss-seidel"}) {
-    const ScenarioRun r = run(doc, {std::string("method.type=") + method});
+  for (const char* method : {"jacobi", "gauss-seidel", "jacobi-orders"}) {
+    const bool orders = std::string(method) == "jacobi-orders";
+    const ScenarioRun r = run(doc, {orders ? "method.plain_steps=false" : std::string("method.type=") + method});
     EXPECT_TRUE(r.stats.terminated_early);
     EXPECT_NE(r.stats.termination_reason.find("terminate at t = 9"), std::string::npos) << r.stats.termination_reason;
     EXPECT_EQ(r.stats.termination_reason.find("8.8"), std::string::npos) << r.stats.termination_reason;
@@ -438,6 +460,11 @@ TEST(Fmi2Nan, ANonFiniteOutputIsBlamedOnItsProducer) {
     for (const char* use_inf : {"false", "true"}) {
       const std::string what =
           error_of([&] { run(doc, {std::string("method.type=") + method, std::string("systems.n.parameters.use_inf=") + use_inf}); });
+      const std::string by_orders = error_of([&] {
+        run(doc, {std::string("method.type=") + method, std::string("systems.n.parameters.use_inf=") + use_inf,
+                  "method.plain_steps=false"});
+      });
+      EXPECT_EQ(what, by_orders);
       EXPECT_NE(what.find("system 'n'"), std::string::npos) << method << ": " << what;
       EXPECT_NE(what.find(std::string("output 'y' is ") + (use_inf[0] == 't' ? "inf" : "nan") + " at t = 0.5"),
                 std::string::npos)

@@ -31,7 +31,14 @@ namespace cosima {
 class StepRhs {
  public:
   StepRhs(const OdeModel& model, const InputPolynomials& inputs, double origin)
-      : model_(model), inputs_(inputs), origin_(origin), u_(inputs.rows()) {}
+      : model_(model), inputs_(inputs), origin_(origin), own_(inputs.rows()), u_(own_) {}
+  /// With the caller's buffer for the inputs' values (a system's step allocates nothing).
+  StepRhs(const OdeModel& model, const InputPolynomials& inputs, double origin, Eigen::VectorXd& scratch)
+      : model_(model), inputs_(inputs), origin_(origin), u_(scratch) {
+    u_.resize(inputs.rows());
+  }
+  StepRhs(const StepRhs&) = delete;
+  StepRhs& operator=(const StepRhs&) = delete;
 
   void operator()(double t, ConstVectorRef x, VectorRef dx) const {
     last_t_ = t;
@@ -63,7 +70,8 @@ class StepRhs {
   const OdeModel& model_;
   const InputPolynomials& inputs_;
   double origin_;
-  mutable Eigen::VectorXd u_;
+  Eigen::VectorXd own_;
+  Eigen::VectorXd& u_;  ///< own_ or the caller's scratch
   mutable double last_t_ = 0.0;
 };
 

@@ -69,7 +69,7 @@ StepResult NativeSystem::integrate(double h) {
     }
   }
   const double t_step = t_, t_end = t_ + h;
-  const StepRhs rhs(*model_, inputs_, input_origin_);
+  const StepRhs rhs(*model_, inputs_, input_origin_, rhs_inputs_);
   int events_in_step = 0;
   // a time event this close to the step's end is at its end (the master landed the grid on it)
   const double at_end_tolerance = 1e-12 * std::max(1.0, std::abs(t_end));

@@ -97,6 +97,7 @@ class NativeSystem final : public System {
   double input_origin_ = 0.0;
   std::vector<Snapshot> snapshots_;
   mutable Eigen::VectorXd u_, du_, dx_, y_now_, y_plus_, y_plus2_;
+  Eigen::VectorXd rhs_inputs_;  ///< the integrator's input values (StepRhs), allocated once
   double step_cost_ = 0.0;
   int max_events_per_step_ = 1000;
   std::int64_t events_ = 0;
