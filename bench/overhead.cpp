@@ -65,10 +65,14 @@ struct Measured {
   long long steps = 0;
 };
 
-/// The fastest (by loop time: the least disturbed by the machine) of `repeats` child runs of
-/// `cosima run SCENARIO ARGS…`.
+/// Which of several runs is the least disturbed by the machine: the fastest loop, or (start-up, where
+/// the loop is a single step) the fastest process.
+enum class Fastest : std::uint8_t { loop, process };
+
+/// The fastest of `repeats` child runs of `cosima run SCENARIO ARGS…`.
 Measured measure(const std::filesystem::path& program, const std::filesystem::path& scenario,
-                 const std::vector<std::string>& extra, int repeats, const std::filesystem::path& scratch) {
+                 const std::vector<std::string>& extra, int repeats, const std::filesystem::path& scratch,
+                 Fastest by = Fastest::loop) {
   std::vector<Measured> runs;
   for (int r = 0; r < repeats; ++r) {
     std::vector<std::string> args = {"run",     scenario.string(),
@@ -95,16 +99,18 @@ Measured measure(const std::filesystem::path& program, const std::filesystem::pa
     m.peak_rss_mb = child.peak_rss_mb;
     runs.push_back(m);
   }
-  return *std::min_element(runs.begin(), runs.end(),
-                           [](const Measured& a, const Measured& b) { return a.loop_s < b.loop_s; });
+  return *std::min_element(runs.begin(), runs.end(), [by](const Measured& a, const Measured& b) {
+    return by == Fastest::loop ? a.loop_s < b.loop_s : a.process_s < b.process_s;
+  });
 }
 
 /// The baseline build may not run every case (it predates the closed-form B3 flow): "-" there.
 Measured measure_baseline(const BenchOptions& options, const std::filesystem::path& scenario,
-                          const std::vector<std::string>& extra, int repeats, const std::filesystem::path& scratch) {
+                          const std::vector<std::string>& extra, int repeats, const std::filesystem::path& scratch,
+                          Fastest by = Fastest::loop) {
   if (options.baseline.empty()) return {};
   try {
-    return measure(options.baseline, scenario, extra, repeats, scratch);
+    return measure(options.baseline, scenario, extra, repeats, scratch, by);
   } catch (const Error&) {
     return {};
   }
@@ -266,8 +272,8 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
       std::vector<std::string> extra = {"--stop", fmt::format("{}", kDt)};
       extra.insert(extra.end(), method.begin(), method.end());
       const int samples = options.quick ? 3 : 7;
-      const Measured after = measure(self, scenario, extra, samples, scratch.path());
-      const Measured before = measure_baseline(options, scenario, extra, samples, scratch.path());
+      const Measured after = measure(self, scenario, extra, samples, scratch.path(), Fastest::process);
+      const Measured before = measure_baseline(options, scenario, extra, samples, scratch.path(), Fastest::process);
       std::vector<std::string> row = {label, fmt::format("{:.1f}", 1e3 * after.process_s)};
       if (compare) row.push_back(cell(before, 1e3 * before.process_s, "{:.1f}"));
       rows.push_back(row);
@@ -276,7 +282,7 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
       data.push_back(entry);
     }
     add_section(report, json, "startup", data,
-                "\n## Start-up\n\nThe whole process (fork to exit) of a run of one macro-step: loading, parsing, "
+                "\n## Start-up\n\nThe whole process (fork to exit; the fastest of the samples) of a run of one macro-step: loading, parsing, "
                 "unpacking and instantiating the FMUs, the step, writing results and stats. The goal is ≤ 15 ms for a "
                 "run that needs neither PETSc nor MPI.\n\n",
                 columns({"one macro-step of", "process [ms]"}, {"before [ms]"}, compare), rows);
