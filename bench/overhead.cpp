@@ -15,6 +15,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 
 #include "bench/bench.hpp"
@@ -69,39 +70,48 @@ struct Measured {
 /// the loop is a single step) the fastest process.
 enum class Fastest : std::uint8_t { loop, process };
 
+/// The fastest of several runs (`by`).
+Measured fastest(const std::vector<Measured>& runs, Fastest by) {
+  return *std::min_element(runs.begin(), runs.end(), [by](const Measured& a, const Measured& b) {
+    return by == Fastest::loop ? a.loop_s < b.loop_s : a.process_s < b.process_s;
+  });
+}
+
+/// One child run of `cosima run SCENARIO ARGS…`.
+Measured measure_once(const std::filesystem::path& program, const std::filesystem::path& scenario,
+                      const std::vector<std::string>& extra, const std::filesystem::path& scratch) {
+  std::vector<std::string> args = {"run",     scenario.string(),
+                                   "--out",   (scratch / "out.csv").string(),
+                                   "--stats", (scratch / "stats.json").string(),
+                                   "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::filesystem::remove(scratch / "stats.json");
+  const ChildRun child = run_child(args, scratch / "log.txt", program);
+  if (child.status != 0) {
+    std::ifstream log(scratch / "log.txt");
+    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    throw Error(fmt::format("bench overhead: '{}' run {} failed ({}): {}", program.string(),
+                            scenario.filename().string(), child.status, text));
+  }
+  const auto stats = nlohmann::json::parse(std::ifstream(scratch / "stats.json"));
+  Measured m;
+  m.ok = true;
+  m.steps = stats.at("macro_steps").get<long long>();
+  m.loop_s = stats.at("wall_time_s").get<double>();
+  m.ns_per_step = 1e9 * m.loop_s / static_cast<double>(std::max(1LL, m.steps));
+  m.ns_in_systems = 1e9 * stats.at("integration_time_s").get<double>() / static_cast<double>(std::max(1LL, m.steps));
+  m.process_s = child.wall_s;
+  m.peak_rss_mb = child.peak_rss_mb;
+  return m;
+}
+
 /// The fastest of `repeats` child runs of `cosima run SCENARIO ARGS…`.
 Measured measure(const std::filesystem::path& program, const std::filesystem::path& scenario,
                  const std::vector<std::string>& extra, int repeats, const std::filesystem::path& scratch,
                  Fastest by = Fastest::loop) {
   std::vector<Measured> runs;
-  for (int r = 0; r < repeats; ++r) {
-    std::vector<std::string> args = {"run",     scenario.string(),
-                                     "--out",   (scratch / "out.csv").string(),
-                                     "--stats", (scratch / "stats.json").string(),
-                                     "--quiet"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    std::filesystem::remove(scratch / "stats.json");
-    const ChildRun child = run_child(args, scratch / "log.txt", program);
-    Measured m;
-    if (child.status != 0) {
-      std::ifstream log(scratch / "log.txt");
-      const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-      throw Error(fmt::format("bench overhead: '{}' run {} failed ({}): {}", program.string(),
-                              scenario.filename().string(), child.status, text));
-    }
-    const auto stats = nlohmann::json::parse(std::ifstream(scratch / "stats.json"));
-    m.ok = true;
-    m.steps = stats.at("macro_steps").get<long long>();
-    m.loop_s = stats.at("wall_time_s").get<double>();
-    m.ns_per_step = 1e9 * m.loop_s / static_cast<double>(std::max(1LL, m.steps));
-    m.ns_in_systems = 1e9 * stats.at("integration_time_s").get<double>() / static_cast<double>(std::max(1LL, m.steps));
-    m.process_s = child.wall_s;
-    m.peak_rss_mb = child.peak_rss_mb;
-    runs.push_back(m);
-  }
-  return *std::min_element(runs.begin(), runs.end(), [by](const Measured& a, const Measured& b) {
-    return by == Fastest::loop ? a.loop_s < b.loop_s : a.process_s < b.process_s;
-  });
+  for (int r = 0; r < repeats; ++r) runs.push_back(measure_once(program, scenario, extra, scratch));
+  return fastest(runs, by);
 }
 
 /// The baseline build may not run every case (it predates the closed-form B3 flow): "-" there.
@@ -183,6 +193,7 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
     throw Error(fmt::format("--baseline '{}': no such program", options.baseline.string()));
   }
   const int repeats = options.quick ? 1 : 3;
+  const int step_rounds = options.quick ? 1 : 5;  // of the per-step cases, interleaved with the floor
   const std::vector<long long> step_counts =
       options.quick ? std::vector<long long>{20000} : std::vector<long long>{20000, 200000, 2000000};
   nlohmann::ordered_json json{{"benchmark", "overhead"}, {"dt", kDt}};
@@ -191,11 +202,11 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
       "# Per-step cost of the master (issue #19)\n\nGenerated by `cosima bench overhead{}`. B3 (Lotka–Volterra) "
       "prey and predator, h = {:g}, output every 0.1 s to a CSV; each case is a child process `cosima run` (the "
       "fastest of "
-      "{}). *ns / step* is the stepping loop's wall time per macro-step, *in systems* the systems' own do_step time "
+      "{}, in rounds with the floor below). *ns / step* is the stepping loop's wall time per macro-step, *in systems* the systems' own do_step time "
       "per macro-step (both from the run's stats; the latter sampled, every 8th integration timed), *floor* the same "
       "two FMUs driven by a bare loop of fmi2SetReal, "
       "fmi2DoStep and fmi2GetReal, and *overhead* = ns / step − floor.{}\n\n",
-      compare ? " --baseline OLD" : "", kDt, repeats,
+      compare ? " --baseline OLD" : "", kDt, step_rounds,
       compare ? " *before* is the build named by --baseline (the commit before this issue), measured in the same run"
               : "");
 
@@ -204,13 +215,40 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
     std::vector<std::vector<std::string>> rows;
     nlohmann::ordered_json data = nlohmann::ordered_json::array();
     for (const long long steps : step_counts) {
-      const double floor = floor_ns_per_step(steps, repeats);
+      // rounds of every case and of the floor in turn, so that a machine whose speed drifts (a shared
+      // host) disturbs them alike; the fastest of each
+      struct Case {
+        bool fmu;
+        const char* scheme;
+        std::filesystem::path scenario;
+        std::vector<Measured> after, before;
+      };
+      std::vector<Case> cases;
       for (const bool fmu : {true, false}) {
         for (const char* scheme : {"jacobi", "gauss-seidel"}) {
-          const auto scenario = write_document(scratch.path(), "b3.json", b3_document(fmu, scheme));
-          const std::vector<std::string> extra = {"--stop", fmt::format("{}", static_cast<double>(steps) * kDt)};
-          const Measured after = measure(self, scenario, extra, repeats, scratch.path());
-          const Measured before = measure_baseline(options, scenario, extra, repeats, scratch.path());
+          cases.push_back({fmu, scheme,
+                           write_document(scratch.path(), fmt::format("b3_{}_{}.json", fmu ? "fmu" : "native", scheme),
+                                          b3_document(fmu, scheme)),
+                           {},
+                           {}});
+        }
+      }
+      const std::vector<std::string> extra = {"--stop", fmt::format("{}", static_cast<double>(steps) * kDt)};
+      double floor = std::numeric_limits<double>::infinity();
+      for (int round = 0; round < step_rounds; ++round) {
+        floor = std::min(floor, floor_ns_per_step(steps, 1));
+        for (Case& c : cases) {
+          c.after.push_back(measure_once(self, c.scenario, extra, scratch.path()));
+          if (const Measured old = measure_baseline(options, c.scenario, extra, 1, scratch.path()); old.ok) {
+            c.before.push_back(old);
+          }
+        }
+      }
+      for (const Case& c : cases) {
+        const bool fmu = c.fmu;
+        const char* scheme = c.scheme;
+        const Measured after = fastest(c.after, Fastest::loop);
+        const Measured before = c.before.empty() ? Measured{} : fastest(c.before, Fastest::loop);
           std::vector<std::string> row = {fmu ? "FMU" : "native",
                                           scheme,
                                           fmt::format("{}", after.steps),
@@ -244,7 +282,6 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
                                {"peak_rss_mb", before.peak_rss_mb}};
           }
           data.push_back(entry);
-        }
       }
     }
     std::vector<std::string> header =

@@ -169,38 +169,26 @@ void ThreadPoolExecutor::share() {
   }
 }
 
-void ThreadPoolExecutor::execute(Batch& batch) {
-  active_ = batch.active();
-  batch_ = &batch;
-  jobs_ = active_.size();
-  run_jobs();
-  batch_ = nullptr;
-  rethrow_failure(batch);
-}
-
-void ThreadPoolExecutor::execute(PlainBatch& batch) {
-  plain_ = &batch;
-  jobs_ = batch.size();
-  run_jobs();
-  plain_ = nullptr;
-  rethrow_failure(batch);
-}
-
-void ThreadPoolExecutor::run_jobs() {
+template <typename RunInline>
+void ThreadPoolExecutor::run_jobs(RunInline&& run_inline) {
   constexpr double kWeight = 0.125;  // of the newest batch in the running means
   const auto blend = [&](double& mean, double sample) { mean = mean < 0.0 ? sample : mean + kWeight * (sample - mean); };
   const std::size_t lanes = std::min<std::size_t>(jobs_, static_cast<std::size_t>(threads_));
   const bool pays = sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes);
   if (jobs_ <= 1 || workers_.empty()) {  // nothing to share
-    for (std::size_t i = 0; i < jobs_; ++i) run_job(i);
+    run_inline();
   } else if (!pays) {
-    // timed one batch in kTimingPeriod: on cheap systems two clock reads would cost more than
-    // sequential's whole overhead (System::do_step samples its timing likewise)
-    if (inline_batches_++ % System::kTimingPeriod != 0) {
-      for (std::size_t i = 0; i < jobs_; ++i) run_job(i);
+    // timed one batch in kTimingPeriod once the running mean has settled: on cheap systems two clock
+    // reads would cost more than sequential's whole overhead (System::do_step samples likewise). The
+    // first batches are all timed, so that costly steps after the cheap initializing sweeps are seen
+    // at once, not up to kTimingPeriod − 1 batches late.
+    constexpr std::int64_t kAlwaysTimed = 16;
+    const std::int64_t batch = inline_batches_++;
+    if (batch >= kAlwaysTimed && batch % System::kTimingPeriod != 0) {
+      run_inline();
     } else {
       const std::uint64_t start = tick_clock::now();
-      for (std::size_t i = 0; i < jobs_; ++i) run_job(i);
+      run_inline();
       blend(work_ticks_, static_cast<double>(tick_clock::now() - start));
     }
   } else {
@@ -216,6 +204,27 @@ void ThreadPoolExecutor::run_jobs() {
     blend(handoff_ticks_, std::max(0.0, wall - static_cast<double>(longest)));
     ++shared_batches_;
   }
+}
+
+void ThreadPoolExecutor::execute(Batch& batch) {
+  active_ = batch.active();
+  batch_ = &batch;
+  jobs_ = active_.size();
+  run_jobs([&] {
+    for (const int s : active_) run(batch, s);
+  });
+  batch_ = nullptr;
+  rethrow_failure(batch);
+}
+
+void ThreadPoolExecutor::execute(PlainBatch& batch) {
+  plain_ = &batch;
+  jobs_ = batch.size();
+  run_jobs([&] {
+    for (std::size_t i = 0; i < jobs_; ++i) run(batch, i);
+  });
+  plain_ = nullptr;
+  rethrow_failure(batch);
 }
 
 std::unique_ptr<Executor> make_local_executor(const std::string& spec, int systems) {

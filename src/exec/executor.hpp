@@ -104,8 +104,9 @@ class ThreadPoolExecutor final : public LocalExecutor {
   void worker_loop(int lane);
   /// Publishes the current batch to the workers, takes lane 0, and waits for the others.
   void share();
-  /// Runs the current batch's jobs, inline or shared (the adaptive rule above).
-  void run_jobs();
+  /// Runs the current batch's jobs, inline (`run_inline`) or shared (the adaptive rule above).
+  template <typename RunInline>
+  void run_jobs(RunInline&& run_inline);
 
   // A batch is published by bumping generation_; workers spin on it briefly (batches of cheap
   // systems follow each other within microseconds) and otherwise sleep on start_.
