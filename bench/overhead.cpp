@@ -110,6 +110,7 @@ Measured measure(const std::filesystem::path& program, const std::filesystem::pa
                  const std::vector<std::string>& extra, int repeats, const std::filesystem::path& scratch,
                  Fastest by = Fastest::loop) {
   std::vector<Measured> runs;
+  runs.reserve(static_cast<std::size_t>(repeats));
   for (int r = 0; r < repeats; ++r) runs.push_back(measure_once(program, scenario, extra, scratch));
   return fastest(runs, by);
 }
