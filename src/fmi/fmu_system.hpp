@@ -40,6 +40,7 @@ class FmuSystem final : public System {
   void set_string_input(int input, const std::string& value) override { fmu_.set_string_input(input, value, t_); }
   void initialize(double t_start) override;
   [[nodiscard]] double time() const override { return t_; }
+  [[nodiscard]] bool announces_events() const override { return false; }  ///< events are handled inside fmi2DoStep (FMI 2.0 §4.2.3)
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
 
   [[nodiscard]] const ModelDescription& description() const { return fmu_.description(); }

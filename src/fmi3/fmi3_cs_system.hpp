@@ -42,6 +42,7 @@ class Fmi3CsSystem final : public System {
   void set_string_input(int input, const std::string& value) override { fmu_.set_string_input(input, value, t_); }
   void initialize(double t_start) override;
   [[nodiscard]] double time() const override { return t_; }
+  [[nodiscard]] bool announces_events() const override { return false; }  ///< events are handled by the FMU inside fmi3DoStep and its event mode steps
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
 
   [[nodiscard]] const fmi::ModelDescription& description() const { return fmu_.description(); }

@@ -1,5 +1,6 @@
 #include "simulation/simulation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -14,10 +15,10 @@ namespace cosima {
 namespace {
 
 /// The earliest time event the systems announce, +∞ when none or when some system cannot vary its
-/// step to land on it.
-double next_event_time(const ModularModel& model) {
+/// step to land on it. `announcing`: the systems that may announce events (System::announces_events).
+double next_event_time(const ModularModel& model, const std::vector<const System*>& announcing) {
   double earliest = std::numeric_limits<double>::infinity();
-  for (int s = 0; s < model.system_count(); ++s) earliest = std::min(earliest, model.system(s).next_event_time());
+  for (const System* system : announcing) earliest = std::min(earliest, system->next_event_time());
   if (std::isinf(earliest)) return earliest;
   for (int s = 0; s < model.system_count(); ++s) {
     if (!model.system(s).has(Capability::variable_step)) return std::numeric_limits<double>::infinity();
@@ -25,11 +26,8 @@ double next_event_time(const ModularModel& model) {
   return earliest;
 }
 
-bool any_event_pending(const ModularModel& model) {
-  for (int s = 0; s < model.system_count(); ++s) {
-    if (model.system(s).event_pending()) return true;
-  }
-  return false;
+bool any_event_pending(const std::vector<const System*>& announcing) {
+  return std::any_of(announcing.begin(), announcing.end(), [](const System* system) { return system->event_pending(); });
 }
 
 }  // namespace
@@ -72,6 +70,10 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   model.exchange_strings();
   for (Observer* observer : observers) observer->on_start(model, options.start);
 
+  std::vector<const System*> announcing;  // asked about events at every step
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (model.system(s).announces_events()) announcing.push_back(&model.system(s));
+  }
   RunStatistics stats;
   stats.method = std::string(method.name());
   stats.capabilities = std::move(capabilities);
@@ -90,7 +92,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     // do not leave a sliver at the end (absolute, or relative to the step)
     if (options.stop - t_next < std::max(tiny, 1e-6 * (t_next - t))) t_next = options.stop;
     // land on the next announced time event (when every system can shorten its step for it)
-    if (const double event = next_event_time(model); event > t + tiny && event < t_next - tiny) t_next = event;
+    if (const double event = next_event_time(model, announcing); event > t + tiny && event < t_next - tiny) t_next = event;
     if (!(t_next > t) || !std::isfinite(t_next)) {
       throw Error(fmt::format("{}: the step from t = {} to {} is not a positive finite step", method.name(), t, t_next));
     }
@@ -121,7 +123,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     t = report.h == t_next - t ? t_next : t + report.h;
     if (t >= grid_point - tiny) ++grid_index;
     bool last = report.terminated;
-    if (!last && any_event_pending(model)) {  // a system asking to stop at its event ends the run here
+    if (!last && any_event_pending(announcing)) {  // a system asking to stop at its event ends the run here
       if (std::string reason = method.handle_discontinuity(model, t); !reason.empty()) {
         stats.terminated_early = true;
         stats.termination_reason = std::move(reason);

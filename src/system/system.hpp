@@ -151,6 +151,9 @@ class System {
   [[nodiscard]] virtual double next_event_time() const { return std::numeric_limits<double>::infinity(); }
   /// Whether a time event at time() awaits handle_pending_events().
   [[nodiscard]] virtual bool event_pending() const { return false; }
+  /// Whether next_event_time() and event_pending() can ever say more than "none" (false: the system
+  /// handles its events inside do_step, like FMI Co-Simulation); the driver then never asks.
+  [[nodiscard]] virtual bool announces_events() const { return true; }
   /// A discontinuity at time(): handles the events pending there (outputs and derivatives become the
   /// right limits); with none pending (a jump the master detected) only what a decorator derived
   /// from earlier outputs restarts.
