@@ -43,6 +43,10 @@ class SnesSolver final : public NonlinearSolver {
   void release();
   /// β = 1/max(1, ρ) for the next solve, ρ the largest Ritz value of J_Ψ over this solve's iterates.
   void adapt_mixing();
+  /// γ at x into f (and into Anderson's record); false when a system failed or γ is not finite.
+  bool evaluate_into(Vec x, Vec f);
+  /// The convergence test of eq. 27 (or componentwise) at x with residual f of 2-norm f_norm.
+  [[nodiscard]] bool accepts(Vec x, Vec f, PetscReal f_norm) const;
   static PetscErrorCode evaluate(SNES snes, Vec x, Vec f, void* context);
   static PetscErrorCode converged(SNES snes, PetscInt iteration, PetscReal x_norm, PetscReal step_norm,
                                   PetscReal f_norm, SNESConvergedReason* reason, void* context);
@@ -51,6 +55,7 @@ class SnesSolver final : public NonlinearSolver {
   Eigen::Index size_;
   SNES snes_ = nullptr;
   Vec x_ = nullptr, f_ = nullptr;
+  Vec f_initial_ = nullptr;  ///< γ(x₀), evaluated before SNESSolve (solve)
   Mat jacobian_ = nullptr;
   PetscOptions database_ = nullptr;
   const Residual* gamma_ = nullptr;

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/metrics.hpp"
+#include "nonlinear/nonlinear_solver.hpp"
 
 #include <fmt/format.h>
 #include "scenario/run_scenario.hpp"
@@ -64,6 +65,38 @@ TEST_P(JfmSweep, ConvergesForEveryDampingAtEpsilon1e4) {
 }
 
 INSTANTIATE_TEST_SUITE_P(B1, JfmSweep, ::testing::Values("newtonls", "anderson"));
+
+TEST(IfosmondiJfm, EachPointIsEvaluatedOnceAndAGuessThatConvergesNeedsOneEvaluation) {
+  // γ(x) = x − Ψ(x) with Ψ(x) = 0.5 x + b, a contraction whose fixed point is 2b
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(4, 1.0, 4.0);
+  for (const char* jfm : {"anderson", "newtonls", "ngmres"}) {
+    NonlinearOptions options;
+    options.solver = jfm;
+    options.epsilon_abs = options.epsilon_rel = 1e-10;
+    const auto solver = make_nonlinear_solver(options, b.size());
+    std::vector<Eigen::VectorXd> evaluated;
+    const Residual gamma = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+      evaluated.push_back(x);
+      out = x - (0.5 * x + b);
+      return true;
+    };
+    Eigen::VectorXd x = 2.0 * b;  // the solution itself: one evaluation, no iteration
+    NonlinearResult result = solver->solve(gamma, x);
+    EXPECT_TRUE(result.converged) << jfm;
+    EXPECT_EQ(result.iterations, 0) << jfm;
+    EXPECT_EQ(evaluated.size(), 1U) << jfm;
+    EXPECT_EQ(x, 2.0 * b) << jfm;
+    evaluated.clear();
+    x.setZero();  // the initial point is evaluated once, not once by us and again by SNES
+    result = solver->solve(gamma, x);
+    EXPECT_TRUE(result.converged) << jfm;
+    EXPECT_GT(result.iterations, 0) << jfm;
+    EXPECT_LT((x - 2.0 * b).norm(), 1e-8) << jfm;
+    ASSERT_GE(evaluated.size(), 2U) << jfm;
+    EXPECT_EQ(evaluated[0], Eigen::VectorXd::Zero(b.size())) << jfm;
+    EXPECT_NE(evaluated[1], evaluated[0]) << jfm;
+  }
+}
 
 TEST(IfosmondiJfm, AndersonKeepsNoMorePastIteratesThanUnknowns) {
   // B1 has 6 unknowns (3 interface values, 3 derivatives): with the paper's memory of 30 the mixing
