@@ -5,8 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <string>
 #include <mutex>
+#include <string>
+#include <string_view>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
@@ -41,8 +42,12 @@ void configure_mpi_singleton() {
 #endif
   setenv("OMPI_MCA_pml", "ob1", 0);
   setenv("OMPI_MCA_btl", "self", 0);  // the only peer is itself
-  // one component per framework where several would be opened, probed and dropped (≈ 10 ms of the
-  // ≈ 45 ms MPI_Init takes here): a serial solver on PETSC_COMM_SELF needs no more
+  // Isolated (no daemon): one component per framework where several would be opened, probed and
+  // dropped (≈ 10 ms of the ≈ 45 ms MPI_Init takes here); a serial solver on PETSC_COMM_SELF needs no
+  // more. A singleton that starts a daemon (sanitized builds, or the user's choice) must not: the
+  // daemon inherits the environment and needs its own state and errmgr components.
+  const char* isolated = std::getenv("OMPI_MCA_ess_singleton_isolated");
+  if (isolated == nullptr || std::string_view(isolated) != "1") return;
   setenv("OMPI_MCA_shmem", "mmap", 0);
   setenv("OMPI_MCA_state", "app", 0);
   setenv("OMPI_MCA_errmgr", "default_app", 0);
