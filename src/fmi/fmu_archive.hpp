@@ -1,5 +1,5 @@
 #pragma once
-// An FMU on disk: the .fmu zip unpacked (libzip) into a private temporary directory that is removed
+// An FMU on disk: the .fmu zip unpacked (minizip) into a private temporary directory that is removed
 // when the archive object goes away — also when loading fails half-way. Entries may not leave that
 // directory (compared by path components), and the unpacked size and compression ratio are bounded.
 #include <cstdint>

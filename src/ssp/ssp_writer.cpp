@@ -1,14 +1,18 @@
 #include "ssp/ssp_writer.hpp"
 
 #include <fmt/format.h>
-#include <zip.h>
+#include <minizip/zip.h>
 
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <ctime>
+#include <fstream>
 #include <memory>
 #include <pugixml.hpp>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "core/error.hpp"
 #include "fmi/fmu_archive.hpp"
@@ -307,7 +311,64 @@ std::map<std::string, std::string> resource_names(const Scenario& scenario) {
   return sources;
 }
 
-using ZipHandle = std::unique_ptr<zip_t, decltype(&zip_discard)>;
+/// A zip being written (minizip), closed when it goes away; a file left unfinished is removed.
+class ZipWriter {
+ public:
+  explicit ZipWriter(std::filesystem::path out) : out_(std::move(out)), zip_(zipOpen64(out_.c_str(), APPEND_STATUS_CREATE)) {
+    if (zip_ == nullptr) throw Error(fmt::format("cannot create SSP '{}'", out_.string()));
+  }
+  ZipWriter(const ZipWriter&) = delete;
+  ZipWriter& operator=(const ZipWriter&) = delete;
+  ~ZipWriter() {
+    if (zip_ == nullptr) return;
+    zipClose(zip_, nullptr);
+    std::error_code ignored;
+    std::filesystem::remove(out_, ignored);
+  }
+
+  /// Adds an entry, deflated or stored, its bytes given by `write(append)`.
+  template <class Write>
+  void add(const std::string& name, bool deflate, std::uint64_t size, Write&& write) {
+    constexpr unsigned long kUtf8Names = 1U << 11;  // general purpose bit 11 (APPNOTE §4.4.4)
+    constexpr unsigned long kMadeByUnix = 3U << 8;
+    zip_fileinfo info{};
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    info.tmz_date = {static_cast<uInt>(local.tm_sec),  static_cast<uInt>(local.tm_min),
+                     static_cast<uInt>(local.tm_hour), static_cast<uInt>(local.tm_mday),
+                     static_cast<uInt>(local.tm_mon),  static_cast<uInt>(local.tm_year + 1900)};
+    const int zip64 = size >= 0xffffffffULL ? 1 : 0;
+    if (zipOpenNewFileInZip4_64(zip_, name.c_str(), &info, nullptr, 0, nullptr, 0, nullptr, deflate ? Z_DEFLATED : 0,
+                                Z_DEFAULT_COMPRESSION, 0, -MAX_WBITS, DEF_MEM_LEVEL, Z_DEFAULT_STRATEGY, nullptr, 0,
+                                kMadeByUnix, kUtf8Names, zip64) != ZIP_OK) {
+      fail(name);
+    }
+    bool ok = true;
+    write([&](const char* data, std::size_t bytes) {
+      ok = ok && zipWriteInFileInZip(zip_, data, static_cast<unsigned>(bytes)) == ZIP_OK;
+    });
+    if (zipCloseFileInZip(zip_) != ZIP_OK || !ok) fail(name);
+  }
+
+  void close() {
+    const int status = zipClose(zip_, nullptr);
+    zip_ = nullptr;
+    if (status != ZIP_OK) {
+      std::error_code ignored;
+      std::filesystem::remove(out_, ignored);
+      throw Error(fmt::format("cannot write SSP '{}': closing the archive", out_.string()));
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(fmt::format("cannot write SSP '{}': {}", out_.string(), what));
+  }
+
+ private:
+  std::filesystem::path out_;
+  zipFile zip_;
+};
 
 }  // namespace
 
@@ -325,31 +386,23 @@ void export_ssp(const std::filesystem::path& scenario_file, const std::filesyste
   const std::string ssd = write_ssd(scenario, read.document, sources);
 
   // SSP 1.0 Packaging: SystemStructure.ssd at the root, the FMUs under resources/
-  int error = 0;
-  ZipHandle archive(zip_open(out.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error), zip_discard);
-  if (!archive) throw Error(fmt::format("cannot create SSP '{}'", out.string()));
-  auto fail = [&](const std::string& what) {
-    const std::string why = zip_strerror(archive.get());
-    throw Error(fmt::format("cannot write SSP '{}': {} ({})", out.string(), what, why));
-  };
-  zip_source_t* description = zip_source_buffer(archive.get(), ssd.data(), ssd.size(), 0);
-  if (description == nullptr || zip_file_add(archive.get(), "SystemStructure.ssd", description, ZIP_FL_ENC_UTF_8) < 0) {
-    zip_source_free(description);
-    fail("SystemStructure.ssd");
-  }
+  ZipWriter archive(out);
+  archive.add("SystemStructure.ssd", true, ssd.size(), [&](auto&& append) { append(ssd.data(), ssd.size()); });
   for (const SystemSpec& spec : scenario.systems) {
     const std::string& entry = sources.at(spec.name);
-    zip_source_t* fmu = zip_source_file(archive.get(), spec.fmu.c_str(), 0, -1);
-    const zip_int64_t index = fmu == nullptr ? -1 : zip_file_add(archive.get(), entry.c_str(), fmu, ZIP_FL_ENC_UTF_8);
-    if (index < 0) {
-      zip_source_free(fmu);
-      fail(fmt::format("{} from '{}'", entry, spec.fmu.string()));
-    }
-    zip_set_file_compression(archive.get(), static_cast<zip_uint64_t>(index), ZIP_CM_STORE,
-                             0);  // an FMU is a zip already
+    std::ifstream fmu(spec.fmu, std::ios::binary);
+    std::error_code size_error;
+    const std::uint64_t size = std::filesystem::file_size(spec.fmu, size_error);
+    if (!fmu || size_error) archive.fail(fmt::format("{} from '{}'", entry, spec.fmu.string()));
+    archive.add(entry, false, size, [&](auto&& append) {  // stored: an FMU is a zip already
+      std::vector<char> buffer(1 << 16);
+      while (fmu.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || fmu.gcount() > 0) {
+        append(buffer.data(), static_cast<std::size_t>(fmu.gcount()));
+      }
+    });
+    if (fmu.bad()) archive.fail(fmt::format("{} from '{}'", entry, spec.fmu.string()));
   }
-  if (zip_close(archive.get()) != 0) fail("closing the archive");
-  (void)archive.release();  // zip_close freed it
+  archive.close();
 }
 
 }  // namespace cosima::ssp

@@ -1,7 +1,11 @@
 // Hardened FMU archives (issue #17): entries stay inside the private directory (compared by path
 // components, not by string prefix), unpacked size and compression ratio are bounded, and
 // `cosima info` unpacks nothing.
+#include <zip.h>  // libzip: a second implementation writes the archives
+
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -57,6 +61,62 @@ TEST(Archive, EntriesTheFileSystemRefusesAreErrorsNamingTheFmu) {
   testing::write_zip(fmu, {{"modelDescription.xml", description()}, {"resources", "a file"}, {"resources/data.txt", "1"}});
   const std::string what = error_of([&] { fmi::FmuArchive archive(fmu); });
   EXPECT_NE(what.find("clash.fmu': cannot unpack"), std::string::npos) << what;
+  std::filesystem::remove(fmu);
+  EXPECT_TRUE(temp.empty());
+}
+
+/// An archive of modelDescription.xml and `entry` = `content`, the entry set up by `prepare`.
+template <class Prepare>
+void write_zip_with(const std::filesystem::path& path, const std::string& entry, const std::string& content,
+                    Prepare&& prepare) {
+  int error = 0;
+  zip_t* archive = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
+  ASSERT_NE(archive, nullptr);
+  const std::string xml = description();
+  zip_source_t* source = zip_source_buffer(archive, xml.data(), xml.size(), 0);
+  ASSERT_GE(zip_file_add(archive, "modelDescription.xml", source, 0), 0);
+  source = zip_source_buffer(archive, content.data(), content.size(), 0);
+  const zip_int64_t index = zip_file_add(archive, entry.c_str(), source, 0);
+  ASSERT_GE(index, 0);
+  prepare(archive, static_cast<zip_uint64_t>(index));
+  ASSERT_EQ(zip_close(archive), 0);
+}
+
+TEST(Archive, EntriesItCannotReadFaithfullyAreErrorsNamingTheEntry) {
+  const PrivateTemp temp;
+  const auto fmu = temp.path() / "odd.fmu";
+  const std::string content(4096, 'x');
+  // encrypted (traditional PKWARE): cosima has no password to give
+  write_zip_with(fmu, "resources/secret.txt", content, [](zip_t* archive, zip_uint64_t index) {
+    ASSERT_EQ(zip_file_set_encryption(archive, index, ZIP_EM_TRAD_PKWARE, "password"), 0);
+  });
+  std::string what = error_of([&] { fmi::FmuArchive archive(fmu); });
+  EXPECT_NE(what.find("entry 'resources/secret.txt' is encrypted"), std::string::npos) << what;
+  // bzip2: a method other than store and deflate
+  write_zip_with(fmu, "resources/data.bz2", content, [](zip_t* archive, zip_uint64_t index) {
+    ASSERT_EQ(zip_set_file_compression(archive, index, ZIP_CM_BZIP2, 0), 0);
+  });
+  what = error_of([&] { fmi::FmuArchive archive(fmu); });
+  EXPECT_NE(what.find("entry 'resources/data.bz2' uses compression method 12"), std::string::npos) << what;
+  // a stored entry whose bytes no longer match its CRC-32
+  write_zip_with(fmu, "resources/data.txt", content, [](zip_t* archive, zip_uint64_t index) {
+    ASSERT_EQ(zip_set_file_compression(archive, index, ZIP_CM_STORE, 0), 0);
+  });
+  {
+    std::fstream file(fmu, std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const auto at = bytes.find(std::string(64, 'x'));
+    ASSERT_NE(at, std::string::npos);
+    file.seekp(static_cast<std::streamoff>(at + 100));
+    file.put('y');
+  }
+  what = error_of([&] { fmi::FmuArchive archive(fmu); });
+  EXPECT_NE(what.find("entry 'resources/data.txt' fails its CRC-32 check"), std::string::npos) << what;
+  // cut short: the central directory is gone
+  const auto size = std::filesystem::file_size(fmu);
+  std::filesystem::resize_file(fmu, size / 2);
+  what = error_of([&] { fmi::FmuArchive archive(fmu); });
+  EXPECT_NE(what.find("odd.fmu' is not an FMU: not a zip archive"), std::string::npos) << what;
   std::filesystem::remove(fmu);
   EXPECT_TRUE(temp.empty());
 }
