@@ -8,7 +8,7 @@ packages=(
   libsundials-dev        # CVODE (stiff native systems, monolithic references)
   petsc-dev              # SNES for the Jacobian-free methods
   libopenmpi-dev openmpi-bin  # distributed execution
-  libminizip-dev         # FMU and SSP archives (zlib only: cosima loads no crypto library)
+  libminizip-dev zlib1g-dev  # FMU and SSP archives (zlib only: cosima loads no crypto library)
   libzip-dev zip         # the archives the tests and the export kit write (a second implementation)
   libpugixml-dev         # modelDescription.xml
   nlohmann-json3-dev     # scenarios, stats
