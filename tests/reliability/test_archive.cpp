@@ -121,5 +121,23 @@ TEST(Archive, EntriesItCannotReadFaithfullyAreErrorsNamingTheEntry) {
   EXPECT_TRUE(temp.empty());
 }
 
+TEST(Archive, ADescriptionIsParsedAgainWhenItsFileChanges) {
+  // descriptions are kept per file version (device, inode, size, modification time)
+  const PrivateTemp temp;
+  const auto fmu = temp.path() / "changing.fmu";
+  const std::string xml = description();
+  const auto name_at = xml.find("modelName=\"");
+  ASSERT_NE(name_at, std::string::npos);
+  for (const std::string name : {"first", "the_second_one"}) {
+    std::string renamed = xml;
+    const auto begin = name_at + 11;
+    renamed.replace(begin, renamed.find('"', begin) - begin, name);
+    testing::write_zip(fmu, {{"modelDescription.xml", renamed}});
+    EXPECT_EQ(fmi::read_model_description(fmu).model_name, name);
+    EXPECT_EQ(fmi::read_model_description(fmu).model_name, name);  // the kept copy
+  }
+  std::filesystem::remove(fmu);
+}
+
 }  // namespace
 }  // namespace cosima
