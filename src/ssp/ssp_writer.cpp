@@ -338,6 +338,8 @@ class ZipWriter {
     info.tmz_date = {static_cast<uInt>(local.tm_sec),  static_cast<uInt>(local.tm_min),
                      static_cast<uInt>(local.tm_hour), static_cast<uInt>(local.tm_mday),
                      static_cast<uInt>(local.tm_mon),  static_cast<uInt>(local.tm_year + 1900)};
+    constexpr unsigned long kRegularFile = 0100644U;  // st_mode rw-r--r--, in the high half for "made by Unix"
+    info.external_fa = kRegularFile << 16U;
     const int zip64 = size >= 0xffffffffULL ? 1 : 0;
     if (zipOpenNewFileInZip4_64(zip_, name.c_str(), &info, nullptr, 0, nullptr, 0, nullptr, deflate ? Z_DEFLATED : 0,
                                 Z_DEFAULT_COMPRESSION, 0, -MAX_WBITS, DEF_MEM_LEVEL, Z_DEFAULT_STRATEGY, nullptr, 0,
