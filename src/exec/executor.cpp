@@ -174,7 +174,12 @@ void ThreadPoolExecutor::run_jobs(RunInline&& run_inline) {
   constexpr double kWeight = 0.125;  // of the newest batch in the running means
   const auto blend = [&](double& mean, double sample) { mean = mean < 0.0 ? sample : mean + kWeight * (sample - mean); };
   const std::size_t lanes = std::min<std::size_t>(jobs_, static_cast<std::size_t>(threads_));
-  const bool pays = sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes);
+  if (lanes != decided_lanes_) {  // the decision changes only with the lanes or the running means
+    decided_lanes_ = lanes;
+    pays_ = sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes);
+  }
+  const bool pays = pays_;
+  const auto decide = [&] { pays_ = sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes); };
   if (jobs_ <= 1 || workers_.empty()) {  // nothing to share
     run_inline();
   } else if (!pays) {
@@ -190,6 +195,7 @@ void ThreadPoolExecutor::run_jobs(RunInline&& run_inline) {
       const std::uint64_t start = tick_clock::now();
       run_inline();
       blend(work_ticks_, static_cast<double>(tick_clock::now() - start));
+      decide();
     }
   } else {
     const std::uint64_t start = tick_clock::now();
@@ -202,6 +208,7 @@ void ThreadPoolExecutor::run_jobs(RunInline&& run_inline) {
     }
     blend(work_ticks_, static_cast<double>(work));
     blend(handoff_ticks_, std::max(0.0, wall - static_cast<double>(longest)));
+    decide();
     ++shared_batches_;
   }
 }

@@ -126,6 +126,8 @@ class ThreadPoolExecutor final : public LocalExecutor {
   std::vector<std::uint64_t> lane_ticks_;  ///< per lane: its work in the current batch
   double work_ticks_ = -1.0;               ///< running mean of a batch's work (< 0: not yet known)
   double handoff_ticks_ = 0.0;             ///< running mean of a hand-off's cost
+  std::size_t decided_lanes_ = 0;          ///< the lanes pays_ was decided for (0: not yet)
+  bool pays_ = false;                      ///< sharing_pays(work_ticks_, handoff_ticks_, decided_lanes_)
   std::int64_t inline_batches_ = 0, shared_batches_ = 0;
 };
 
