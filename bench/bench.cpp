@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <functional>
-#include <iostream>
 #include <map>
 
 #include <fcntl.h>
@@ -73,8 +71,6 @@ ChildRun run_child(const std::vector<std::string>& args, const std::filesystem::
   argv.reserve(storage.size() + 1);
   for (auto& a : storage) argv.push_back(a.data());
   argv.push_back(nullptr);
-  std::cout.flush();
-  std::fflush(stdout);
   // posix_spawn (vfork-like): the parent's page tables are not copied, so the time is the child's own
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

@@ -174,12 +174,13 @@ void ThreadPoolExecutor::run_jobs(RunInline&& run_inline) {
   constexpr double kWeight = 0.125;  // of the newest batch in the running means
   const auto blend = [&](double& mean, double sample) { mean = mean < 0.0 ? sample : mean + kWeight * (sample - mean); };
   const std::size_t lanes = std::min<std::size_t>(jobs_, static_cast<std::size_t>(threads_));
-  if (lanes != decided_lanes_) {  // the decision changes only with the lanes or the running means
+  // the decision changes only with the lanes or the running means: made again when either changes
+  const auto decide = [&] {
     decided_lanes_ = lanes;
     pays_ = sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes);
-  }
+  };
+  if (lanes != decided_lanes_) decide();
   const bool pays = pays_;
-  const auto decide = [&] { pays_ = sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes); };
   if (jobs_ <= 1 || workers_.empty()) {  // nothing to share
     run_inline();
   } else if (!pays) {

@@ -144,6 +144,10 @@ class ZipReader {
   unzFile zip_ = nullptr;
 };
 
+Error corrupt_directory(const std::filesystem::path& fmu, const std::string& kind) {
+  return Error(fmt::format("{} '{}': cannot read the archive's directory (corrupt archive)", kind, fmu.string()));
+}
+
 /// The entry the archive is positioned at: its name and header.
 struct Entry {
   std::string name;
@@ -153,12 +157,12 @@ struct Entry {
 Entry current_entry(const ZipReader& archive, const std::filesystem::path& fmu, const std::string& kind) {
   Entry entry;
   if (unzGetCurrentFileInfo64(archive.get(), &entry.info, nullptr, 0, nullptr, 0, nullptr, 0) != UNZ_OK) {
-    throw Error(fmt::format("{} '{}': cannot read the archive's directory (corrupt archive)", kind, fmu.string()));
+    throw corrupt_directory(fmu, kind);
   }
   std::vector<char> name(entry.info.size_filename + 1, '\0');
   if (unzGetCurrentFileInfo64(archive.get(), nullptr, name.data(), static_cast<uLong>(name.size()), nullptr, 0, nullptr, 0) !=
       UNZ_OK) {
-    throw Error(fmt::format("{} '{}': cannot read the archive's directory (corrupt archive)", kind, fmu.string()));
+    throw corrupt_directory(fmu, kind);
   }
   entry.name = name.data();
   return entry;
@@ -281,7 +285,7 @@ void unzip(const ZipReader& archive, const std::filesystem::path& fmu, const std
     unpack_entry(archive, current_entry(archive, fmu, kind), fmu, target, root, limits, budget, kind);
   }
   if (status != UNZ_END_OF_LIST_OF_FILE) {
-    throw Error(fmt::format("{} '{}': cannot read the archive's directory (corrupt archive)", kind, fmu.string()));
+    throw corrupt_directory(fmu, kind);
   }
 }
 

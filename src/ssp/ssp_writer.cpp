@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <ctime>
 #include <fstream>
-#include <memory>
 #include <pugixml.hpp>
 #include <set>
 #include <sstream>
