@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -82,20 +83,27 @@ ThreadPoolExecutor::ThreadPoolExecutor(int threads, Sharing sharing) : threads_(
   lane_ticks_.assign(static_cast<std::size_t>(threads_), 0);
   for (int lane = 1; lane < threads_; ++lane) workers_.emplace_back([this, lane] { worker_loop(lane); });
   if (workers_.empty()) return;
-  // the hand-off's cost: the median of a few round trips of an empty batch
+  // the hand-off's cost: the median of a few round trips of an empty batch to spinning workers (warm),
+  // and one to workers asleep on start_ (cold: a futex wake, under a hypervisor a virtual CPU's wake-up;
+  // ≈ 0.1–0.3 ms on the 2-core VM of docs/results, against a few µs warm). Between inline batches the
+  // workers fall asleep, so the first batch shared after them pays the cold cost: the running mean starts
+  // from it, and sharing starts only for work that pays even that (never slower than sequential).
   constexpr int kProbes = 15;
   std::vector<std::uint64_t> trips;
+  trips.reserve(kProbes);
   Batch empty;
   batch_ = &empty;
   active_.clear();
-  for (int probe = 0; probe < kProbes; ++probe) {
+  const auto round_trip = [&] {
     const std::uint64_t start = tick_clock::now();
     share();
-    trips.push_back(tick_clock::now() - start);
-  }
-  batch_ = nullptr;
+    return tick_clock::now() - start;
+  };
+  for (int probe = 0; probe < kProbes; ++probe) trips.push_back(round_trip());
   std::nth_element(trips.begin(), trips.begin() + kProbes / 2, trips.end());
-  handoff_ticks_ = static_cast<double>(trips[kProbes / 2]);
+  while (asleep_.load(std::memory_order_acquire) < static_cast<int>(workers_.size())) std::this_thread::yield();
+  handoff_ticks_ = std::max(static_cast<double>(trips[kProbes / 2]), static_cast<double>(round_trip()));
+  batch_ = nullptr;
 }
 
 ThreadPoolExecutor::~ThreadPoolExecutor() {
@@ -142,7 +150,9 @@ void ThreadPoolExecutor::worker_loop(int lane) {
     const auto published = [&] { return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; };
     if (!spin_until(published)) {
       std::unique_lock lock(mutex_);
+      asleep_.fetch_add(1, std::memory_order_release);
       start_.wait(lock, published);
+      asleep_.fetch_sub(1, std::memory_order_relaxed);
     }
     if (stopping_.load(std::memory_order_acquire)) return;
     seen = generation_.load(std::memory_order_acquire);
@@ -169,35 +179,42 @@ void ThreadPoolExecutor::share() {
   }
 }
 
+void ThreadPoolExecutor::decide(std::size_t jobs) {
+  decided_jobs_ = jobs;
+  const std::size_t lanes = std::min<std::size_t>(jobs, static_cast<std::size_t>(threads_));
+  pays_ = lanes > 1 && (sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes));
+  // inline, one batch in System::kTimingPeriod is timed near the break-even, one in kFarTimingPeriod far
+  // below it (work under 1/16 of the hand-off: the cheap FMUs), where a timed batch's clock reads and
+  // bookkeeping would be most of what the pool costs over sequential
+  timing_period_ = work_ticks_ >= 0.0 && 16.0 * work_ticks_ < handoff_ticks_ ? kFarTimingPeriod : System::kTimingPeriod;
+}
+
 template <typename RunInline>
-void ThreadPoolExecutor::run_jobs(RunInline&& run_inline) {
+void ThreadPoolExecutor::run_jobs(std::size_t jobs, RunInline&& run_inline) {
+  // the common case first: the same decision as the last batch, inline and not timed (sequential's loop)
+  if (jobs == decided_jobs_ && !pays_ && --until_timed_ > 0) {
+    ++inline_batches_;
+    run_inline();
+    return;
+  }
   constexpr double kWeight = 0.125;  // of the newest batch in the running means
   const auto blend = [&](double& mean, double sample) { mean = mean < 0.0 ? sample : mean + kWeight * (sample - mean); };
-  const std::size_t lanes = std::min<std::size_t>(jobs_, static_cast<std::size_t>(threads_));
-  // the decision changes only with the lanes or the running means: made again when either changes
-  const auto decide = [&] {
-    decided_lanes_ = lanes;
-    pays_ = sharing_ == Sharing::always || sharing_pays(work_ticks_, handoff_ticks_, lanes);
-  };
-  if (lanes != decided_lanes_) decide();
-  const bool pays = pays_;
-  if (jobs_ <= 1 || workers_.empty()) {  // nothing to share
+  // the first kAlwaysTimed inline batches are all timed, so that costly steps after the cheap
+  // initializing sweeps are seen at once; then one in timing_period_ (System::do_step samples likewise)
+  constexpr std::int64_t kAlwaysTimed = 16;
+  jobs_ = jobs;
+  if (jobs != decided_jobs_) decide(jobs);
+  if (std::min<std::size_t>(jobs, static_cast<std::size_t>(threads_)) <= 1) {  // nothing to share
+    ++inline_batches_;
     run_inline();
-  } else if (!pays) {
-    // timed one batch in kTimingPeriod once the running mean has settled: on cheap systems two clock
-    // reads would cost more than sequential's whole overhead (System::do_step samples likewise). The
-    // first batches are all timed, so that costly steps after the cheap initializing sweeps are seen
-    // at once, not up to kTimingPeriod − 1 batches late.
-    constexpr std::int64_t kAlwaysTimed = 16;
-    const std::int64_t batch = inline_batches_++;
-    if (batch >= kAlwaysTimed && batch % System::kTimingPeriod != 0) {
-      run_inline();
-    } else {
-      const std::uint64_t start = tick_clock::now();
-      run_inline();
-      blend(work_ticks_, static_cast<double>(tick_clock::now() - start));
-      decide();
-    }
+    until_timed_ = std::numeric_limits<std::int64_t>::max();  // nor to time, while the batches stay so
+  } else if (!pays_) {
+    ++inline_batches_;
+    const std::uint64_t start = tick_clock::now();
+    run_inline();
+    blend(work_ticks_, static_cast<double>(tick_clock::now() - start));
+    decide(jobs);
+    until_timed_ = inline_batches_ < kAlwaysTimed ? 1 : timing_period_;
   } else {
     const std::uint64_t start = tick_clock::now();
     share();
@@ -209,7 +226,8 @@ void ThreadPoolExecutor::run_jobs(RunInline&& run_inline) {
     }
     blend(work_ticks_, static_cast<double>(work));
     blend(handoff_ticks_, std::max(0.0, wall - static_cast<double>(longest)));
-    decide();
+    decide(jobs);
+    until_timed_ = 0;  // the first inline batch after sharing is timed
     ++shared_batches_;
   }
 }
@@ -217,8 +235,7 @@ void ThreadPoolExecutor::run_jobs(RunInline&& run_inline) {
 void ThreadPoolExecutor::execute(Batch& batch) {
   active_ = batch.active();
   batch_ = &batch;
-  jobs_ = active_.size();
-  run_jobs([&] {
+  run_jobs(active_.size(), [&] {
     for (const int s : active_) run(batch, s);
   });
   batch_ = nullptr;
@@ -227,9 +244,8 @@ void ThreadPoolExecutor::execute(Batch& batch) {
 
 void ThreadPoolExecutor::execute(PlainBatch& batch) {
   plain_ = &batch;
-  jobs_ = batch.size();
-  run_jobs([&] {
-    for (std::size_t i = 0; i < jobs_; ++i) run(batch, i);
+  run_jobs(batch.size(), [&] {
+    for (std::size_t i = 0; i < batch.size(); ++i) run(batch, i);
   });
   plain_ = nullptr;
   rethrow_failure(batch);

@@ -106,7 +106,9 @@ class ThreadPoolExecutor final : public LocalExecutor {
   void share();
   /// Runs the current batch's jobs, inline (`run_inline`) or shared (the adaptive rule above).
   template <typename RunInline>
-  void run_jobs(RunInline&& run_inline);
+  void run_jobs(std::size_t jobs, RunInline&& run_inline);
+  /// Makes the sharing decision (pays_, timing_period_) for batches of `jobs` jobs.
+  void decide(std::size_t jobs);
 
   // A batch is published by bumping generation_; workers spin on it briefly (batches of cheap
   // systems follow each other within microseconds) and otherwise sleep on start_.
@@ -118,6 +120,7 @@ class ThreadPoolExecutor final : public LocalExecutor {
   std::atomic<std::uint64_t> generation_{0};  ///< batches published
   std::atomic<int> pending_{0};               ///< workers still on the current batch
   std::atomic<bool> stopping_{false};
+  std::atomic<int> asleep_{0};  ///< workers asleep on start_
   Batch* batch_ = nullptr;       ///< the current batch: orders …
   PlainBatch* plain_ = nullptr;  ///< … or plain entries
   std::vector<int> active_;      ///< indices of the active orders of the current batch
@@ -126,8 +129,11 @@ class ThreadPoolExecutor final : public LocalExecutor {
   std::vector<std::uint64_t> lane_ticks_;  ///< per lane: its work in the current batch
   double work_ticks_ = -1.0;               ///< running mean of a batch's work (< 0: not yet known)
   double handoff_ticks_ = 0.0;             ///< running mean of a hand-off's cost
-  std::size_t decided_lanes_ = 0;          ///< the lanes pays_ was decided for (0: not yet)
-  bool pays_ = false;                      ///< sharing_pays(work_ticks_, handoff_ticks_, decided_lanes_)
+  std::size_t decided_jobs_ = 0;           ///< the batch size pays_ was decided for (0: not yet)
+  bool pays_ = false;                      ///< sharing_pays(work_ticks_, handoff_ticks_, lanes of decided_jobs_)
+  static constexpr std::int64_t kFarTimingPeriod = 64;
+  std::int64_t timing_period_ = System::kTimingPeriod;  ///< inline batches per timed one (decide)
+  std::int64_t until_timed_ = 0;                        ///< inline batches until the next timed one
   std::int64_t inline_batches_ = 0, shared_batches_ = 0;
 };
 
