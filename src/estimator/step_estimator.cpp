@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/small_matrix.hpp"
+
 namespace cosima {
 
 void StepEstimator::require_capabilities(const System& system, std::string_view needed_by) {
@@ -37,14 +39,15 @@ void StepEstimator::begin_step(System& system, const Eigen::Ref<const Eigen::Vec
   }
   system.states(x_);
   f_c_.setZero();
+  // the products below are of a few states and ports: plain sums (core/small_matrix.hpp)
   if (options_.affine_term) {
     system.state_derivatives(f_c_);
-    f_c_.noalias() -= lin_.A * x_;  // f_C = f(t_N) − A x_N − B u_N
-    f_c_.noalias() -= lin_.B * u_now;
+    multiply_add(f_c_, lin_.A, x_, -1.0);  // f_C = f(t_N) − A x_N − B u_N
+    multiply_add(f_c_, lin_.B, u_now, -1.0);
   }
   system.outputs(y_c_);
-  y_c_.noalias() -= lin_.C * x_;  // eq. 12: y_C,N = y_N − C x_N − D u(t_N)
-  y_c_.noalias() -= lin_.D * u_now;
+  multiply_add(y_c_, lin_.C, x_, -1.0);  // eq. 12: y_C,N = y_N − C x_N − D u(t_N)
+  multiply_add(y_c_, lin_.D, u_now, -1.0);
   control_.record(system.time(), y_c_);
 }
 
@@ -58,11 +61,11 @@ bool StepEstimator::prepare(double h) {
     response_h_ = h;
   }
   control_.extrapolate(h, control_value_, control_derivative_);
-  constant_value_.noalias() = response_.PV * x_;
-  constant_value_.noalias() += response_.RV * f_c_;
+  multiply(constant_value_, response_.PV, x_);
+  multiply_add(constant_value_, response_.RV, f_c_, 1.0);
   constant_value_ += control_value_;
-  constant_derivative_.noalias() = response_.PD * x_;
-  constant_derivative_.noalias() += response_.RD * f_c_;
+  multiply(constant_derivative_, response_.PD, x_);
+  multiply_add(constant_derivative_, response_.RD, f_c_, 1.0);
   constant_derivative_ += control_derivative_;
   return true;
 }

@@ -126,7 +126,7 @@ struct SystemHost {
   std::unique_ptr<OutputEstimator> estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
 };
 
-/// Carries out entry i of a PlainBatch on its system (System::step_constant).
+/// Carries out one PlainBatch entry on its system (System::step_constant).
 void carry_out(SystemHost& host, PlainBatch::Entry& entry);
 
 /// Carries out one order on the system of `host` (the one implementation every executor uses).

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/small_matrix.hpp"
 #include "estimator/output_estimator.hpp"
 
 namespace cosima {
@@ -148,7 +147,7 @@ bool Missiles::solve() {
     factorized_ = true;
   }
   if (unknowns < options_.sparse_above) {
-    solution_.noalias() = dense_lu_.solve(rhs_);
+    dense_lu_.solve(rhs_, solution_);
   } else {
     solution_ = sparse_lu_.solve(rhs_);
   }

@@ -9,8 +9,8 @@
 //      step eq. 55): vec(Ξ̌) = A_H (u(t_N+h), u'(t_N+h)) + B_H (u(t_N), u'(t_N)), and the inputs at
 //      t_N + h are the dispatched outputs, (u, u') = blockdiag(Φᵀ, Φᵀ) Y (+ constants);
 //   3. so Y = (ŷ, ŷ') solves  [I − G A_H blockdiag(Φᵀ, Φᵀ)] Y = G B_H + K        (eq. 53)
-//      assembled sparsely from the per-system blocks: a dense LU up to `sparse_above` unknowns,
-//      Eigen's SparseLU beyond;
+//      assembled sparsely from the per-system blocks: a dense LU up to `sparse_above` unknowns (at
+//      fixed size up to 4: core/small_matrix.hpp), Eigen's SparseLU beyond;
 //   4. every system integrates the step once with the Hermite inputs of the dispatched solution,
 //      which also start the next step (inputs stay C¹).
 // The gap between ŷ and the real outputs at t_N + h is reported per step (StepReport).
@@ -25,6 +25,7 @@
 #include <Eigen/Sparse>
 #include <Eigen/SparseLU>
 
+#include "core/small_matrix.hpp"
 #include "estimator/step_estimator.hpp"
 #include "methods/coupling_buffers.hpp"
 #include "methods/coupling_method.hpp"
@@ -63,7 +64,7 @@ class Missiles final : public CouplingMethod {
   Eigen::VectorXd rhs_, solution_, dy_;
   std::vector<Eigen::Triplet<double>> triplets_;
   Eigen::MatrixXd dense_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu_;
+  SmallLu dense_lu_;
   Eigen::SparseMatrix<double> sparse_;
   Eigen::SparseLU<Eigen::SparseMatrix<double>> sparse_lu_;
   std::vector<Eigen::Triplet<double>> factorized_triplets_;  ///< the matrix of the kept factorization
