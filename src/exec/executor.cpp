@@ -87,7 +87,8 @@ ThreadPoolExecutor::ThreadPoolExecutor(int threads, Sharing sharing) : threads_(
   // and one to workers asleep on start_ (cold: a futex wake, under a hypervisor a virtual CPU's wake-up;
   // ≈ 0.1–0.3 ms on the 2-core VM of docs/results, against a few µs warm). Between inline batches the
   // workers fall asleep, so the first batch shared after them pays the cold cost: the running mean starts
-  // from it, and sharing starts only for work that pays even that (never slower than sequential).
+  // where that first share would take it from the warm cost, blended in with the running means' weight.
+  // A costly initializing batch then no longer starts a sharing that the first steps undo.
   constexpr int kProbes = 15;
   std::vector<std::uint64_t> trips;
   trips.reserve(kProbes);
@@ -102,7 +103,8 @@ ThreadPoolExecutor::ThreadPoolExecutor(int threads, Sharing sharing) : threads_(
   for (int probe = 0; probe < kProbes; ++probe) trips.push_back(round_trip());
   std::nth_element(trips.begin(), trips.begin() + kProbes / 2, trips.end());
   while (asleep_.load(std::memory_order_acquire) < static_cast<int>(workers_.size())) std::this_thread::yield();
-  handoff_ticks_ = std::max(static_cast<double>(trips[kProbes / 2]), static_cast<double>(round_trip()));
+  const auto warm = static_cast<double>(trips[kProbes / 2]);
+  handoff_ticks_ = warm + kMeanWeight * std::max(0.0, static_cast<double>(round_trip()) - warm);
   batch_ = nullptr;
 }
 
@@ -197,8 +199,9 @@ void ThreadPoolExecutor::run_jobs(std::size_t jobs, RunInline&& run_inline) {
     run_inline();
     return;
   }
-  constexpr double kWeight = 0.125;  // of the newest batch in the running means
-  const auto blend = [&](double& mean, double sample) { mean = mean < 0.0 ? sample : mean + kWeight * (sample - mean); };
+  const auto blend = [&](double& mean, double sample) {
+    mean = mean < 0.0 ? sample : mean + kMeanWeight * (sample - mean);
+  };
   // the first kAlwaysTimed inline batches are all timed, so that costly steps after the cheap
   // initializing sweeps are seen at once; then one in timing_period_ (System::do_step samples likewise)
   constexpr std::int64_t kAlwaysTimed = 16;

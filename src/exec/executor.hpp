@@ -131,6 +131,7 @@ class ThreadPoolExecutor final : public LocalExecutor {
   double handoff_ticks_ = 0.0;             ///< running mean of a hand-off's cost
   std::size_t decided_jobs_ = 0;           ///< the batch size pays_ was decided for (0: not yet)
   bool pays_ = false;                      ///< sharing_pays(work_ticks_, handoff_ticks_, lanes of decided_jobs_)
+  static constexpr double kMeanWeight = 0.125;  ///< of the newest batch in the running means
   static constexpr std::int64_t kFarTimingPeriod = 64;
   std::int64_t timing_period_ = System::kTimingPeriod;  ///< inline batches per timed one (decide)
   std::int64_t until_timed_ = 0;                        ///< inline batches until the next timed one
