@@ -331,7 +331,7 @@ RunData run_parsed(cosima::Scenario scenario, const std::string& executor_spec, 
   // "auto": chosen before any executor starts, so that every process builds the same method
   (void)cosima::resolve_auto_method(scenario);
   std::unique_ptr<cosima::Executor> executor = make_executor(executor_spec, scenario, fmu_timeout);
-  const cosima::RunOutputs outputs{};  // kept in memory, no files
+  const cosima::RunOutputs outputs{.keep_step_log = false};  // results kept in memory (no step log: not exposed), no files
   cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get(), outputs);
   executor.reset();  // the processes end here
   RunData data;

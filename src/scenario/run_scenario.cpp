@@ -25,11 +25,12 @@ ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOut
       run.model, scenario.output.variables,
       RecorderOptions{.interval = scenario.output.interval, .csv = outputs.results_csv, .keep_in_memory = outputs.keep_in_memory,
                       .watched = outputs.watched});
-  run.steps = std::make_unique<StepLog>(outputs.steps_csv, outputs.keep_in_memory);
+  const bool keep_steps = outputs.keep_in_memory && outputs.keep_step_log;
+  run.steps = std::make_unique<StepLog>(outputs.steps_csv, keep_steps);
   RunOptions options = scenario.run;
   options.executor = executor;
   std::vector<Observer*> observers = {run.results.get()};
-  if (outputs.steps_csv || outputs.keep_in_memory) observers.push_back(run.steps.get());  // else it records nothing
+  if (outputs.steps_csv || keep_steps) observers.push_back(run.steps.get());  // else it records nothing
   observers.insert(observers.end(), outputs.observers.begin(), outputs.observers.end());
   run.stats = simulate(run.model, *method, options, observers);
   run.stats.method_choice = scenario.method_choice;
