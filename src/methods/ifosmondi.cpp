@@ -183,13 +183,20 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
       model.dispatch_derivatives(dy_, du_);
       x_ << buffers_.u, du_;  // initial guess Ψ(moving on)
       const HermiteKind iterate = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
-      const Residual gamma = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+      // (captures two pointers, which std::function holds without allocating)
+      const struct {
+        ModularModel& model;
+        HermiteKind kind;
+        double h;
+      } step{model, iterate, h};
+      const Residual gamma = [this, &step](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+        const Eigen::Index inputs = step.model.total_inputs();
         last_x_ = x;
-        if (!evaluate(model, iterate, h, x.head(n), x.tail(n))) return false;
-        model.dispatch(buffers_.y, buffers_.u);
-        model.dispatch_derivatives(dy_, du_);
-        out.resize(2 * n);
-        out << x.head(n) - buffers_.u, x.tail(n) - du_;  // eq. 24
+        if (!evaluate(step.model, step.kind, step.h, x.head(inputs), x.tail(inputs))) return false;
+        step.model.dispatch(buffers_.y, buffers_.u);
+        step.model.dispatch_derivatives(dy_, du_);
+        out.resize(2 * inputs);
+        out << x.head(inputs) - buffers_.u, x.tail(inputs) - du_;  // eq. 24
         return true;
       };
       if (n == 0) {

@@ -24,8 +24,7 @@ NonlinearResult FixedPointSolver::solve(const Residual& gamma, Eigen::VectorXd& 
       result.reason = "the residual is not finite";
       return result;
     }
-    if (options_.criterion == Criterion::componentwise ? converged_componentwise(x, residual_, options_)
-                                                       : coupling_converged(norm, x.norm(), x.size(), options_)) {
+    if (accepts(x, residual_, norm, options_)) {
       result.converged = true;
       result.reason = "converged";  // (eq. 27; short: no allocation per solve)
       return result;

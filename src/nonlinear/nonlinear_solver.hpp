@@ -19,6 +19,7 @@
 // retries it smaller.
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -54,10 +55,20 @@ class NonlinearSolver {
   virtual ~NonlinearSolver() = default;
   /// Solves from x (the initial guess); x holds the last iterate on return.
   virtual NonlinearResult solve(const Residual& gamma, Eigen::VectorXd& x) = 0;
+  /// solve() from an x whose residual gamma_x = γ(x) the caller has evaluated already (and not
+  /// accepted): a solver that can start from it does not evaluate γ at x again. The default does.
+  virtual NonlinearResult solve_from(const Residual& gamma, Eigen::VectorXd& x, const Eigen::VectorXd& gamma_x) {
+    (void)gamma_x;
+    return solve(gamma, x);
+  }
   /// Weights w of the unknowns in the componentwise criterion (none: all ones).
   void set_weights(const Eigen::VectorXd& weights) { weights_ = weights; }
+  [[nodiscard]] const Eigen::VectorXd& weights() const { return weights_; }
 
  protected:
+  /// The convergence test of o.criterion at (x, γ(x)), ‖γ(x)‖₂ = gamma_norm: eq. 27 or componentwise.
+  [[nodiscard]] bool accepts(const Eigen::Ref<const Eigen::VectorXd>& x, const Eigen::Ref<const Eigen::VectorXd>& gamma,
+                             double gamma_norm, const NonlinearOptions& o) const;
   /// The componentwise criterion at (x, γ(x)).
   [[nodiscard]] bool converged_componentwise(const Eigen::Ref<const Eigen::VectorXd>& x,
                                              const Eigen::Ref<const Eigen::VectorXd>& gamma,
@@ -80,8 +91,27 @@ inline bool coupling_converged(double gamma_norm, double x_norm, Eigen::Index n,
   return gamma_norm < o.epsilon_rel * x_norm + o.epsilon_abs * std::sqrt(static_cast<double>(n));
 }
 
-/// "fixed-point" or a PETSc preset (PETSc loads on first use, nonlinear/snes_plugin.hpp); throws
-/// Error for an unknown solver name.
+/// γ(x) into gamma_x; false when a system failed (γ returned false or threw) or γ is not finite.
+inline bool evaluate_residual(const Residual& gamma, const Eigen::VectorXd& x, Eigen::VectorXd& gamma_x) {
+  try {
+    return gamma(x, gamma_x) && gamma_x.allFinite();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+inline bool NonlinearSolver::accepts(const Eigen::Ref<const Eigen::VectorXd>& x,
+                                     const Eigen::Ref<const Eigen::VectorXd>& gamma, double gamma_norm,
+                                     const NonlinearOptions& o) const {
+  return o.criterion == Criterion::componentwise ? converged_componentwise(x, gamma, o)
+                                                 : coupling_converged(gamma_norm, x.norm(), x.size(), o);
+}
+
+/// "fixed-point" or a PETSc preset; throws Error for an unknown solver name. A preset without
+/// petsc_options opens PETSc (nonlinear/snes_plugin.hpp: ≈ 0.1 s with MPI as a singleton) at the
+/// first solve whose initial guess fails the convergence test, which the returned solver applies
+/// itself: a run whose guesses all pass (B3 at δt = 1e-4) never loads PETSc. With petsc_options,
+/// PETSc opens here, so that the user's options are checked before the run.
 std::unique_ptr<NonlinearSolver> make_nonlinear_solver(const NonlinearOptions& options, Eigen::Index size);
 /// "fixed-point, newtonls, anderson, anderson-paper, ngmres, ngmres-ls, petsc"
 std::string nonlinear_solver_names();

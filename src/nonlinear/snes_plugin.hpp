@@ -1,6 +1,6 @@
 #pragma once
-// The PETSc SNES solvers are a plugin, libcosima_snes.so (core/plugin.hpp), opened by
-// make_nonlinear_solver the first time a method asks for one. Its C entry points:
+// The PETSc SNES solvers are a plugin, libcosima_snes.so (core/plugin.hpp), opened the first time a
+// solve needs SNES (or a solver with petsc_options is made: make_nonlinear_solver). Its C entry points:
 //   cosima_snes_create(options, size, &error)  a new SnesSolver, or nullptr with the reason in error
 //   cosima_snes_finalize()                     PetscFinalize if PETSc was initialized (before MPI_Finalize)
 #include <string>

@@ -174,6 +174,7 @@ SnesSolver::SnesSolver(const NonlinearOptions& options, Eigen::Index size) : opt
   }
   x_buffer_.resize(size);
   f_buffer_.resize(size);
+  f_initial_buffer_.resize(size);
   adapt_mixing_ =
       options.solver == "anderson" && options.petsc_options.find("-snes_anderson_beta") == std::string::npos;
   if (adapt_mixing_) {
@@ -231,21 +232,11 @@ bool SnesSolver::evaluate_into(Vec x, Vec f) {
   VecGetArrayRead(x, &in);
   std::copy(in, in + size_, x_buffer_.data());
   VecRestoreArrayRead(x, &in);
-  bool ok = false;
-  try {
-    ok = (*gamma_)(x_buffer_, f_buffer_) && f_buffer_.allFinite();
-  } catch (const std::exception&) {
-    ok = false;
-  }
-  if (!ok) {
+  if (!evaluate_residual(*gamma_, x_buffer_, f_buffer_)) {
     evaluation_failed_ = true;
     return false;
   }
-  if (adapt_mixing_) {  // (Anderson evaluates γ at its iterates only)
-    const Eigen::Index column = evaluations_++ % iterates_.cols();
-    iterates_.col(column) = x_buffer_;
-    residuals_.col(column) = f_buffer_;
-  }
+  record(x_buffer_, f_buffer_);
   PetscScalar* out = nullptr;
   VecGetArray(f, &out);
   std::copy(f_buffer_.data(), f_buffer_.data() + size_, out);
@@ -253,25 +244,27 @@ bool SnesSolver::evaluate_into(Vec x, Vec f) {
   return true;
 }
 
+void SnesSolver::record(const Eigen::VectorXd& x, const Eigen::VectorXd& gamma_x) {
+  if (!adapt_mixing_) return;  // (Anderson evaluates γ at its iterates only)
+  const Eigen::Index column = evaluations_++ % iterates_.cols();
+  iterates_.col(column) = x;
+  residuals_.col(column) = gamma_x;
+}
+
 PetscErrorCode SnesSolver::evaluate(SNES snes, Vec x, Vec f, void* context) {
   if (!static_cast<SnesSolver*>(context)->evaluate_into(x, f)) SNESSetFunctionDomainError(snes);
   return 0;
 }
 
-bool SnesSolver::accepts(Vec x, Vec f, PetscReal f_norm) const {
-  if (options_.criterion == Criterion::componentwise) {
-    const PetscScalar *values = nullptr, *residual = nullptr;
-    VecGetArrayRead(x, &values);
-    VecGetArrayRead(f, &residual);
-    const bool done = converged_componentwise(Eigen::Map<const Eigen::VectorXd>(values, size_),
-                                              Eigen::Map<const Eigen::VectorXd>(residual, size_), options_);
-    VecRestoreArrayRead(f, &residual);
-    VecRestoreArrayRead(x, &values);
-    return done;
-  }
-  PetscReal x_norm = 0.0;
-  VecNorm(x, NORM_2, &x_norm);
-  return coupling_converged(f_norm, x_norm, size_, options_);
+bool SnesSolver::converges_at(Vec x, Vec f, PetscReal f_norm) const {
+  const PetscScalar *values = nullptr, *residual = nullptr;
+  VecGetArrayRead(x, &values);
+  VecGetArrayRead(f, &residual);
+  const bool done = accepts(Eigen::Map<const Eigen::VectorXd>(values, size_),
+                            Eigen::Map<const Eigen::VectorXd>(residual, size_), f_norm, options_);
+  VecRestoreArrayRead(f, &residual);
+  VecRestoreArrayRead(x, &values);
+  return done;
 }
 
 PetscErrorCode SnesSolver::converged(SNES snes, PetscInt iteration, PetscReal /*x_norm*/, PetscReal /*step_norm*/,
@@ -285,7 +278,7 @@ PetscErrorCode SnesSolver::converged(SNES snes, PetscInt iteration, PetscReal /*
   Vec solution = nullptr, function = nullptr;
   SNESGetSolution(snes, &solution);
   SNESGetFunction(snes, &function, nullptr, nullptr);
-  if (self->accepts(solution, function, f_norm)) {
+  if (self->converges_at(solution, function, f_norm)) {
     *reason = SNES_CONVERGED_FNORM_ABS;  // eq. 27
   } else if (iteration >= self->options_.max_iterations) {
     *reason = SNES_DIVERGED_MAX_IT;
@@ -333,34 +326,33 @@ void SnesSolver::adapt_mixing() {
 }
 
 NonlinearResult SnesSolver::solve(const Residual& gamma, Eigen::VectorXd& x) {
+  if (!evaluate_residual(gamma, x, f_initial_buffer_)) {
+    NonlinearResult result;
+    result.reason = "a system failed during the iteration";
+    return result;
+  }
+  return solve_from(gamma, x, f_initial_buffer_);
+}
+
+NonlinearResult SnesSolver::solve_from(const Residual& gamma, Eigen::VectorXd& x, const Eigen::VectorXd& gamma_x) {
+  // SNES starts from the γ(x₀) given (SNESSetInitialFunction) instead of evaluating it again: the
+  // caller (make_nonlinear_solver's solver, which applies the test of eq. 27 to x₀ itself) has it
   gamma_ = &gamma;
   evaluation_failed_ = false;
+  evaluations_ = 0;
+  record(x, gamma_x);
   PetscScalar* data = nullptr;
   check(VecGetArray(x_, &data), "VecGetArray");
   std::copy(x.data(), x.data() + size_, data);
   check(VecRestoreArray(x_, &data), "VecRestoreArray");
-  evaluations_ = 0;
-  NonlinearResult result;
-  // The iteration starts from γ(x₀) (eq. 24 at the "moving on" guess): evaluated here, with SNES's own
-  // norm and the same test, a solve that converges on its guess — every step of B3 at δt = 1e-4 —
-  // needs no SNESSolve, whose set-up and option lookups per call cost more than the rest of such a
-  // step; otherwise SNES starts from this γ(x₀) (SNESSetInitialFunction) instead of evaluating it again.
-  if (!evaluate_into(x_, f_initial_)) {
-    gamma_ = nullptr;
-    result.reason = "a system failed during the iteration";
-    return result;
-  }
-  PetscReal f_norm = 0.0;
-  check(VecNorm(f_initial_, NORM_2, &f_norm), "VecNorm");
-  if (accepts(x_, f_initial_, f_norm)) {
-    gamma_ = nullptr;
-    result.converged = true;  // x is x₀
-    return result;
-  }
+  check(VecGetArray(f_initial_, &data), "VecGetArray");
+  std::copy(gamma_x.data(), gamma_x.data() + size_, data);
+  check(VecRestoreArray(f_initial_, &data), "VecRestoreArray");
   check(SNESSetInitialFunction(snes_, f_initial_), "SNESSetInitialFunction");
   const PetscErrorCode code = SNESSolve(snes_, nullptr, x_);
   gamma_ = nullptr;
   if (adapt_mixing_) adapt_mixing();
+  NonlinearResult result;
   PetscInt iterations = 0;
   SNESGetIterationNumber(snes_, &iterations);
   result.iterations = static_cast<int>(iterations);

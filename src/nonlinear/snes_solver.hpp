@@ -33,6 +33,7 @@ class SnesSolver final : public NonlinearSolver {
   SnesSolver& operator=(const SnesSolver&) = delete;
 
   NonlinearResult solve(const Residual& gamma, Eigen::VectorXd& x) override;
+  NonlinearResult solve_from(const Residual& gamma, Eigen::VectorXd& x, const Eigen::VectorXd& gamma_x) override;
   /// The PETSc options of a preset for `size` unknowns: "newtonls", "anderson" (memory min(30, size);
   /// β is then adapted per solve), "anderson-paper" (seed 001 table 4 as published, memory 30),
   /// "ngmres", "ngmres-ls", "petsc": none.
@@ -45,8 +46,10 @@ class SnesSolver final : public NonlinearSolver {
   void adapt_mixing();
   /// γ at x into f (and into Anderson's record); false when a system failed or γ is not finite.
   bool evaluate_into(Vec x, Vec f);
+  /// Anderson's record of the solve's iterates and residuals ("anderson" only).
+  void record(const Eigen::VectorXd& x, const Eigen::VectorXd& gamma_x);
   /// The convergence test of eq. 27 (or componentwise) at x with residual f of 2-norm f_norm.
-  [[nodiscard]] bool accepts(Vec x, Vec f, PetscReal f_norm) const;
+  [[nodiscard]] bool converges_at(Vec x, Vec f, PetscReal f_norm) const;
   static PetscErrorCode evaluate(SNES snes, Vec x, Vec f, void* context);
   static PetscErrorCode converged(SNES snes, PetscInt iteration, PetscReal x_norm, PetscReal step_norm,
                                   PetscReal f_norm, SNESConvergedReason* reason, void* context);
@@ -55,11 +58,11 @@ class SnesSolver final : public NonlinearSolver {
   Eigen::Index size_;
   SNES snes_ = nullptr;
   Vec x_ = nullptr, f_ = nullptr;
-  Vec f_initial_ = nullptr;  ///< γ(x₀), evaluated before SNESSolve (solve)
+  Vec f_initial_ = nullptr;  ///< γ(x₀), evaluated before SNESSolve (solve_from)
   Mat jacobian_ = nullptr;
   PetscOptions database_ = nullptr;
   const Residual* gamma_ = nullptr;
-  Eigen::VectorXd x_buffer_, f_buffer_;
+  Eigen::VectorXd x_buffer_, f_buffer_, f_initial_buffer_;
   bool evaluation_failed_ = false;
   // "anderson": the last iterates and residuals of the solve (columns, a ring), and the β in use
   bool adapt_mixing_ = false;

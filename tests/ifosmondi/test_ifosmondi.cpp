@@ -8,7 +8,9 @@
 
 #include "core/error.hpp"
 #include "core/metrics.hpp"
+#include "core/plugin.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
+#include "nonlinear/snes_plugin.hpp"
 
 #include <fmt/format.h>
 #include "scenario/run_scenario.hpp"
@@ -221,6 +223,36 @@ TEST(Ifosmondi, StepControlHalvesOnRejectionAndGrowsBy30PercentUpToTheReference)
     return total;
   }());
   EXPECT_DOUBLE_EQ(run.stats.end_time, 20.0);
+}
+
+TEST(IfosmondiJfm, PetscOpensAtTheFirstGuessThatFailsTheTest) {
+  // (each test runs in its own process: nothing else has opened the plugin)
+  const auto petsc_open = [] { return loaded_plugin_symbol(kSnesPlugin, "cosima_snes_create") != nullptr; };
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(3, 1.0, 3.0);
+  const Residual gamma = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+    out = x - (0.5 * x + b);
+    return true;
+  };
+  NonlinearOptions options;
+  options.solver = "anderson";
+  options.epsilon_abs = options.epsilon_rel = 1e-10;
+  const auto solver = make_nonlinear_solver(options, b.size());
+  EXPECT_FALSE(petsc_open());
+  Eigen::VectorXd x = 2.0 * b;  // the solution: accepted without SNES
+  EXPECT_TRUE(solver->solve(gamma, x).converged);
+  EXPECT_FALSE(petsc_open());
+  x.setZero();
+  const NonlinearResult result = solver->solve(gamma, x);
+  EXPECT_TRUE(result.converged);
+  EXPECT_GT(result.iterations, 0);
+  EXPECT_TRUE(petsc_open());
+}
+
+TEST(IfosmondiJfm, PetscOptionsAreCheckedWhenTheSolverIsMade) {
+  NonlinearOptions options;
+  options.solver = "petsc";
+  options.petsc_options = "-snes_type nosuchtype";
+  EXPECT_NE(error_of([&] { make_nonlinear_solver(options, 2); }).find("PETSc"), std::string::npos);
 }
 
 TEST(Ifosmondi, StopsBelowTheMinimumStepWithTheReason) {

@@ -34,6 +34,7 @@ void Dopri5::resize(Eigen::Index n) {
                              &r3_, &r4_, &r5_}) {
     v->setZero(n);
   }
+  scale_.setZero(n);
   have_fsal_ = false;
 }
 
@@ -88,8 +89,8 @@ StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::Vect
     rhs(t_new, y_new_, k7_);
     rhs_evaluations_ += 6;
     error_ = h * (e1 * k1_ + e3 * k3_ + e4 * k4_ + e5 * k5_ + e6 * k6_ + e7 * k7_);
-    const Eigen::ArrayXd scale = options_.atol + options_.rtol * x.array().abs().max(y_new_.array().abs());
-    const double err = std::sqrt((error_.array() / scale).square().mean());
+    scale_ = options_.atol + options_.rtol * x.array().abs().max(y_new_.array().abs());
+    const double err = std::sqrt((error_.array() / scale_).square().mean());
     if (!std::isfinite(err)) {
       std::string which;
       for (const Eigen::VectorXd* k : {&k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/slots.hpp"
+#include "core/small_matrix.hpp"
 
 namespace cosima {
 
@@ -196,7 +197,8 @@ void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::Vecto
     model_->outputs(t_ + 2.0 * dt, x_, u, y_plus2_);
     model_->outputs(t_, x_, u, y_now_);
     evaluate_polynomials(inputs_, s, 1, du_);
-    dy = jacobians_.C * dx_ + jacobians_.D * du_;
+    multiply(dy, jacobians_.C, dx_);  // (plain sums, no temporaries: core/small_matrix.hpp)
+    multiply_add(dy, jacobians_.D, du_, 1.0);
     for (Eigen::Index k = 0; k < dy.size(); ++k) {
       const double first = y_plus_(k) - y_now_(k), second = y_plus2_(k) - 2.0 * y_plus_(k) + y_now_(k);
       const double round_off = 64.0 * kEpsilon * std::max({std::abs(y_now_(k)), std::abs(y_plus_(k)), std::abs(y_plus2_(k))});
@@ -207,7 +209,7 @@ void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::Vecto
   }
   evaluate_polynomials(inputs_, s, order, du_);
   if (integrator_->last_slope(dx_)) {  // piecewise-linear solution: x^(k) = 0 for k ≥ 2
-    dy = jacobians_.D * du_;
+    multiply(dy, jacobians_.D, du_);
     return;
   }
   // LTI: x^(k) = A x^(k−1) + B u^(k−1),  y^(k) = C x^(k) + D u^(k)
