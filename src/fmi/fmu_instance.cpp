@@ -310,17 +310,25 @@ void FmuInstance::linearize(Linearization& out) const {
   // Columns of [A B; C D] by directional derivatives along each state and continuous Float64 input.
   const auto nx = static_cast<Eigen::Index>(state_names_.size());
   const auto n_in = static_cast<Eigen::Index>(inputs_.size()), n_out = static_cast<Eigen::Index>(outputs_.size());
-  std::vector<unsigned int> unknowns(derivative_vrs_);
-  unknowns.insert(unknowns.end(), real_out_.vrs.begin(), real_out_.vrs.end());
-  std::vector<unsigned int> knowns(state_vrs_);
-  knowns.insert(knowns.end(), real_in_.vrs.begin(), real_in_.vrs.end());
+  const std::size_t n_known = state_names_.size() + real_in_.ports.size();
+  const std::size_t ny = real_out_.ports.size();
+  LinearizationWork& work = linearization_work_;  // built at the first call: no allocation per step
+  if (work.seed.size() != n_known) {
+    work.unknowns = derivative_vrs_;
+    work.unknowns.insert(work.unknowns.end(), real_out_.vrs.begin(), real_out_.vrs.end());
+    work.knowns = state_vrs_;
+    work.knowns.insert(work.knowns.end(), real_in_.vrs.begin(), real_in_.vrs.end());
+    work.seed.assign(n_known, 0.0);
+    work.column.resize(state_names_.size() + ny);
+  }
+  const std::vector<unsigned int>& unknowns = work.unknowns;
+  const std::vector<unsigned int>& knowns = work.knowns;
+  std::vector<double>& seed = work.seed;
+  std::vector<double>& column = work.column;
   out.A.setZero(nx, nx);
   out.B.setZero(nx, n_in);
   out.C.setZero(n_out, nx);
   out.D.setZero(n_out, n_in);
-  const std::size_t n_known = state_names_.size() + real_in_.ports.size();
-  const std::size_t ny = real_out_.ports.size();
-  std::vector<double> seed(n_known, 0.0), column(state_names_.size() + ny);
   for (std::size_t j = 0; j < n_known; ++j) {
     seed[j] = 1.0;
     directional_derivative(unknowns, knowns, seed, column);

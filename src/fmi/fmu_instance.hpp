@@ -226,6 +226,11 @@ class FmuInstance {
   bool inputs_one_real_ = false, outputs_one_real_ = false;  ///< see inputs_as_one_real_batch
   std::vector<unsigned int> state_vrs_, derivative_vrs_;
   std::vector<std::vector<bool>> feedthrough_;  ///< [output][input]
+  struct LinearizationWork {  ///< linearize(): the directional derivatives' references, seed and column
+    std::vector<unsigned int> unknowns, knowns;
+    std::vector<double> seed, column;
+  };
+  mutable LinearizationWork linearization_work_;
   bool initialized_ = false;
   mutable Health health_ = Health::ok;
   mutable std::string health_call_;  ///< the call that failed

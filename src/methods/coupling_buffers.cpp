@@ -28,8 +28,10 @@ const InputPolynomials& CouplingBuffers::zoh(const ModularModel& model, int s) {
 }
 
 const InputPolynomials& CouplingBuffers::hermite(const ModularModel& model, int s, HermiteKind kind, double h,
-                                                 const Eigen::VectorXd& v1, const Eigen::VectorXd& d1,
-                                                 const Eigen::VectorXd& v2, const Eigen::VectorXd& d2) {
+                                                 const Eigen::Ref<const Eigen::VectorXd>& v1,
+                                                 const Eigen::Ref<const Eigen::VectorXd>& d1,
+                                                 const Eigen::Ref<const Eigen::VectorXd>& v2,
+                                                 const Eigen::Ref<const Eigen::VectorXd>& d2) {
   InputPolynomials& p = polynomials(s);
   const Eigen::Matrix4d map = hermite_map(kind, h);
   const int offset = model.input_offset(s);

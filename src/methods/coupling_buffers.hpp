@@ -25,8 +25,10 @@ class CouplingBuffers {
   const InputPolynomials& zoh(const ModularModel& model, int s);
   /// Builds polynomials(s): interface polynomials on [0, h] from the constraints of system s's
   /// inputs (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
-  const InputPolynomials& hermite(const ModularModel& model, int s, HermiteKind kind, double h, const Eigen::VectorXd& v1,
-                                  const Eigen::VectorXd& d1, const Eigen::VectorXd& v2, const Eigen::VectorXd& d2);
+  /// (Refs: a head or tail of a stacked vector is read in place, not copied.)
+  const InputPolynomials& hermite(const ModularModel& model, int s, HermiteKind kind, double h,
+                                  const Eigen::Ref<const Eigen::VectorXd>& v1, const Eigen::Ref<const Eigen::VectorXd>& d1,
+                                  const Eigen::Ref<const Eigen::VectorXd>& v2, const Eigen::Ref<const Eigen::VectorXd>& d2);
   /// An order for system s that hands over polynomials(s), its held inputs held (see below).
   Order& order_with_inputs(const ModularModel& model, int s);
   /// Copies the outputs (and first derivatives, when read) of the batch's replies into y (and dy).

@@ -71,8 +71,8 @@ bool Ifosmondi::failed(const ModularModel& model) {
   return false;
 }
 
-bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h, const Eigen::VectorXd& u_end,
-                         const Eigen::VectorXd& du_end) {
+bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h, const Eigen::Ref<const Eigen::VectorXd>& u_end,
+                         const Eigen::Ref<const Eigen::VectorXd>& du_end) {
   // the rollback systems integrate for real from their snapshot at t_N, all in one batch
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {

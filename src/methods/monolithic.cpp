@@ -196,8 +196,8 @@ StepReport Monolithic::step(ModularModel& model, double t, double h_max) {
 }
 
 void Monolithic::push_to_systems(ModularModel& model, double t) {
-  Eigen::VectorXd y(model.total_outputs());
-  ode_->outputs(t, x_, Eigen::VectorXd(), y);  // solves the coupling at (t, x)
+  buffers_.y.resize(model.total_outputs());  // (sized once)
+  ode_->outputs(t, x_, Eigen::VectorXd(), buffers_.y);  // solves the coupling at (t, x)
   buffers_.u = ode_->coupled_inputs();
   for (int s = 0; s < model.system_count(); ++s) {
     auto& native = dynamic_cast<NativeSystem&>(model.system(s));

@@ -1,0 +1,128 @@
+// The stepping loop allocates nothing (#19): the co-simulation methods on B3, native and as FMUs, with results
+// streamed to a file, counted between the 200th and the 1200th macro-step. The process's malloc is
+// replaced by a counting one that forwards to glibc's (glibc supports replacing malloc, free, calloc
+// and realloc together); operator new and Eigen's dynamic matrices both come through it. Not in the
+// sanitized build, whose runtime owns malloc. Not the monolithic reference either: CVODE's
+// difference-quotient Jacobian allocates a vector header at every evaluation (N_VCloneEmpty in
+// cvLsDenseDQJac, SUNDIALS 6).
+#include <atomic>
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+#include "fmi/fmu_archive.hpp"
+#include "observer/observer.hpp"
+#include "scenario/run_scenario.hpp"
+
+#ifndef COSIMA_SANITIZED
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<long> allocations{0};
+}  // namespace
+
+// NOLINTBEGIN(bugprone-reserved-identifier): glibc's own allocator, under its own names
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* pointer, std::size_t size);
+void __libc_free(void* pointer);
+
+void* malloc(std::size_t size) {
+  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) {
+  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_calloc(count, size);
+}
+void* realloc(void* pointer, std::size_t size) {
+  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_realloc(pointer, size);
+}
+void free(void* pointer) { __libc_free(pointer); }
+}
+// NOLINTEND(bugprone-reserved-identifier)
+#endif
+
+namespace cosima {
+namespace {
+
+const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
+
+/// Counts the allocations of macro-steps first + 1 … last (those before warm the workspaces up).
+class AllocationWindow final : public Observer {
+ public:
+  AllocationWindow(long first, long last) : first_(first), last_(last) {}
+  void on_step(const ModularModel& /*model*/, double /*t*/, const StepReport& /*report*/) override {
+#ifndef COSIMA_SANITIZED
+    ++steps_;
+    if (steps_ == first_) {
+      allocations = 0;
+      counting = true;
+    } else if (steps_ == last_) {
+      counting = false;
+      counted_ = allocations;
+    }
+#endif
+  }
+  [[nodiscard]] long counted() const { return counted_; }
+  [[nodiscard]] long steps() const { return steps_; }
+
+ private:
+  long first_, last_, steps_ = 0, counted_ = -1;
+};
+
+struct Case {
+  const char* method;
+  const char* example;
+  const char* option = nullptr;  ///< a method option, e.g. a fixed step for an adaptive method
+};
+
+class HotLoop : public ::testing::TestWithParam<Case> {};
+
+TEST_P(HotLoop, AllocatesNothingPerMacroStep) {
+#ifdef COSIMA_SANITIZED
+  GTEST_SKIP() << "the sanitizer's runtime owns malloc";
+#else
+  const Case& c = GetParam();
+  std::vector<std::string> overrides{std::string("method.type=") + c.method};
+  if (c.option != nullptr) overrides.emplace_back(c.option);
+  Scenario scenario = load_scenario(kExamples / c.example, overrides);
+  scenario.run.dt = 1e-3;
+  scenario.run.stop = 2.0;  // 2000 macro-steps
+  const fmi::TemporaryDirectory directory("cosima-test");
+  AllocationWindow window(200, 1200);
+  RunOutputs outputs;
+  outputs.results_csv = directory.path() / "results.csv";
+  outputs.keep_in_memory = false;
+  outputs.observers = {&window};
+  run_scenario(scenario, nullptr, outputs);
+  ASSERT_GE(window.steps(), 1200) << c.method;
+  EXPECT_EQ(window.counted(), 0) << c.method << " on " << c.example << ": allocations in 1000 macro-steps";
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    B3, HotLoop,
+    ::testing::Values(Case{"jacobi", "b3_lotka_volterra.json"}, Case{"gauss-seidel", "b3_lotka_volterra.json"},
+                      Case{"missiles", "b3_lotka_volterra.json"}, Case{"ifosmondi", "b3_lotka_volterra.json"},
+                      Case{"ifosmondi-jfm", "b3_lotka_volterra.json"}, Case{"defect-jacobi", "b3_lotka_volterra.json", "method.fixed=true"},
+                      Case{"jacobi", "b3_lotka_volterra_fmu.json"},
+                      Case{"gauss-seidel", "b3_lotka_volterra_fmu.json"}, Case{"missiles", "b3_lotka_volterra_fmu.json"},
+                      Case{"ifosmondi-jfm", "b3_lotka_volterra_fmu.json"}),
+    [](const ::testing::TestParamInfo<Case>& param_info) {
+      std::string name = param_info.param.method;
+      if (std::string(param_info.param.example).find("fmu") != std::string::npos) name += "_fmu";
+      for (char& ch : name) {
+        if (ch == '-') ch = '_';
+      }
+      return name;
+    });
+
+}  // namespace
+}  // namespace cosima
