@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -15,6 +17,12 @@ namespace cosima {
 namespace {
 constexpr std::size_t kFlushBytes = 1 << 16;
 }  // namespace
+
+void append_number(std::string& out, double v) {
+  std::array<char, 32> text{};  // the longest %.17g: "-1.2345678901234567e-308", 24 characters
+  const char* end = fmt::format_to(text.data(), FMT_COMPILE("{:.17g}"), v);
+  out.append(text.data(), static_cast<std::size_t>(end - text.data()));
+}
 
 CsvStream::CsvStream(const std::filesystem::path& path) : path_(path) {
   if (std::filesystem::is_directory(path)) throw Error(fmt::format("cannot write '{}': it is a directory", path.string()));

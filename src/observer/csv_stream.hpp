@@ -40,4 +40,9 @@ class CsvStream final : public EmergencyFlushable {
   std::chrono::steady_clock::time_point last_flush_;
 };
 
+/// Appends v as "%.17g" (round-trip exact), the number format of cosima's CSV files: a compiled fmt
+/// format into a stack buffer, no format string parsed and no buffer grown per number (at every
+/// communication point of a cheap system the formatting is a good part of the run).
+void append_number(std::string& out, double v);
+
 }  // namespace cosima

@@ -70,10 +70,11 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
 }
 
 void ResultRecorder::format_row(std::string& out, double t, const double* values, const std::string* texts) const {
-  fmt::format_to(std::back_inserter(out), "{:.17g}", t);
+  append_number(out, t);
   for (std::size_t c = 0; c < labels_.size(); ++c) {
     if (!is_text(c)) {
-      fmt::format_to(std::back_inserter(out), ",{:.17g}", values[c]);
+      out += ',';
+      append_number(out, values[c]);
       continue;
     }
     out += ",\"";

@@ -51,7 +51,10 @@ void StepLog::format_row(std::string& out, const Row& r) {
     out += ',';
     if (!std::isnan(v)) fmt::format_to(std::back_inserter(out), "{:.6e}", v);
   };
-  fmt::format_to(std::back_inserter(out), "{:.17g},{:.17g},{},{},{}", r.t, r.h, r.iterations, r.rejected, r.integrations);
+  append_number(out, r.t);
+  out += ',';
+  append_number(out, r.h);
+  fmt::format_to(std::back_inserter(out), ",{},{},{}", r.iterations, r.rejected, r.integrations);
   cell(r.estimate_gap);
   cell(r.defect);
   cell(r.connection_defect);
