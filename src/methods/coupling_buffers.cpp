@@ -33,7 +33,7 @@ const InputPolynomials& CouplingBuffers::hermite(const ModularModel& model, int 
                                                  const Eigen::Ref<const Eigen::VectorXd>& v2,
                                                  const Eigen::Ref<const Eigen::VectorXd>& d2) {
   InputPolynomials& p = polynomials(s);
-  const Eigen::Matrix4d map = hermite_map(kind, h);
+  const Eigen::Matrix4d& map = hermite_map_of(kind, h);
   const int offset = model.input_offset(s);
   for (Eigen::Index i = 0; i < p.rows(); ++i) {
     const Eigen::Index g = offset + i;

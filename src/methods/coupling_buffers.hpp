@@ -34,9 +34,22 @@ class CouplingBuffers {
   /// Copies the outputs (and first derivatives, when read) of the batch's replies into y (and dy).
   void gather_replies(const ModularModel& model, Eigen::VectorXd* dy = nullptr);
   [[nodiscard]] InputPolynomials& polynomials(int s) { return polynomials_[static_cast<std::size_t>(s)]; }
+  /// hermite_map(kind, h) (core/hermite.hpp), kept while kind and h repeat: every system and every
+  /// evaluation of a step, and every step of a fixed-step run, use the same.
+  const Eigen::Matrix4d& hermite_map_of(HermiteKind kind, double h) {
+    if (kind != map_kind_ || h != map_h_) {
+      map_ = hermite_map(kind, h);
+      map_kind_ = kind;
+      map_h_ = h;
+    }
+    return map_;
+  }
 
  private:
   std::vector<InputPolynomials> polynomials_;
+  Eigen::Matrix4d map_ = hermite_map(HermiteKind::constant, 1.0);
+  HermiteKind map_kind_ = HermiteKind::constant;
+  double map_h_ = 1.0;
 };
 
 /// Makes the held (discrete, non-Real) inputs of system s constant over the step at their value at

@@ -66,7 +66,7 @@ void Missiles::initialize(ModularModel& model, double t_start) {
 
 void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
   const int n_out = model.total_outputs();
-  const Eigen::Matrix4d hermite = hermite_map(kind, h);  // (a0..a3) = H (v1, d1, v2, d2), eq. 54/55
+  const Eigen::Matrix4d& hermite = buffers_.hermite_map_of(kind, h);  // (a0..a3) = H (v1, d1, v2, d2), eq. 54/55
   const auto& sources = model.input_sources();
   triplets_.clear();
   for (int r = 0; r < 2 * n_out; ++r) triplets_.emplace_back(r, r, 1.0);
