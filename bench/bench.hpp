@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenario/run_scenario.hpp"
+
 namespace cosima::bench {
 
 struct BenchOptions {
@@ -35,6 +37,10 @@ std::string names();
 
 /// Median of a non-empty sample.
 double median(std::vector<double> sample);
+
+/// What a timed in-process run records: its results (the errors), no step log, whose growth in memory
+/// (a row per macro-step) would be timed too and would favour methods with fewer steps.
+inline const RunOutputs kTimedOutputs{.keep_step_log = false};
 /// Writes `document` to options.json_file when set.
 void write_json(const BenchOptions& options, const nlohmann::ordered_json& document);
 

@@ -31,7 +31,7 @@ ScenarioRun run_b5(const BenchOptions& options, std::vector<std::string> overrid
   overrides.insert(overrides.begin(), "method.type=defect-jacobi");
   Scenario scenario = load_scenario(options.examples / "b5_rotational_oscillator.json", overrides);
   scenario.run.dt = dt;
-  return run_scenario(scenario);
+  return run_scenario(scenario, nullptr, kTimedOutputs);
 }
 
 /// The slaves of seed 004 §4: exact (φ-functions), forward Euler as it runs under defect-jacobi's
@@ -309,7 +309,8 @@ nlohmann::ordered_json bench_defect(const BenchOptions& options) {
       for (double tol : b4_tolerances) {
         const ScenarioRun run =
             run_scenario(load_scenario(b4, {"method.type=defect-jacobi", fmt::format("method.m={}", order),
-                                            fmt::format("method.n={}", order), fmt::format("method.tol={}", tol)}));
+                                            fmt::format("method.n={}", order), fmt::format("method.tol={}", tol)}),
+                         nullptr, kTimedOutputs);
         const double error = mean_nl2(run, reference);
         rows.push_back({std::to_string(order), fmt::format("{:g}", tol), std::to_string(run.stats.macro_steps),
                         std::to_string(run.stats.steps_at_step_floor), fmt::format("{:.3g}", total(run, "mean_step")),

@@ -192,7 +192,7 @@ nlohmann::ordered_json bench_ifosmondi(const BenchOptions& options) {
       std::vector<double> walls;
       ScenarioRun last;
       for (int r = 0; r < repeats; ++r) {
-        last = run_scenario(b3(c.type, c.extra));
+        last = run_scenario(b3(c.type, c.extra), nullptr, kTimedOutputs);
         walls.push_back(last.stats.wall_time_s);
       }
       const double wall = median(walls);

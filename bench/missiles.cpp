@@ -23,9 +23,6 @@ struct Table6Row {
   std::string seed_wall_1e3, seed_wall_1e4;
 };
 
-/// The timed runs keep their results (the errors) but no step log, whose growth would be timed too.
-const RunOutputs kTimedOutputs{.keep_step_log = false};
-
 }  // namespace
 
 nlohmann::ordered_json bench_missiles(const BenchOptions& options) {

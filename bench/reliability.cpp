@@ -74,7 +74,7 @@ nlohmann::ordered_json bench_reliability(const BenchOptions& options) {
       const Scenario parsed = parse_scenario(doc, options.examples / "chain.json");
       ModularModel model = build_model(parsed);
       const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const ScenarioRun run = run_scenario(parsed);
+      const ScenarioRun run = run_scenario(parsed, nullptr, kTimedOutputs);
       const double per_step = run.stats.wall_time_s / static_cast<double>(run.stats.macro_steps);
       rows.push_back({method, fmt::format("{}", size), fmt::format("{:.3f}", setup), fmt::format("{}", run.stats.macro_steps),
                       fmt::format("{:.2f}", per_step * 1e3)});

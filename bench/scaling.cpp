@@ -50,7 +50,8 @@ double wall_in_process(const BenchOptions& options, const nlohmann::ordered_json
   std::vector<double> walls;
   for (int r = 0; r < repeats; ++r) {
     const auto executor = make_local_executor(executor_spec);
-    const ScenarioRun run = run_scenario(parse_scenario(doc, options.examples / "network.json"), executor.get());
+    const ScenarioRun run =
+        run_scenario(parse_scenario(doc, options.examples / "network.json"), executor.get(), kTimedOutputs);
     walls.push_back(run.stats.wall_time_s);
     if (stats != nullptr) *stats = run.stats;
   }

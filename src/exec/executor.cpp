@@ -13,8 +13,9 @@
 namespace cosima {
 
 void Executor::execute(PlainBatch& batch) {
-  execute(batch.as_orders());
-  batch.take_replies();
+  batch.to_orders(plain_orders_);
+  execute(plain_orders_);
+  batch.take_replies(plain_orders_);
 }
 
 void LocalExecutor::attach(ModularModel& model) {

@@ -39,6 +39,9 @@ class Executor {
   [[nodiscard]] virtual bool systems_are_local() const { return true; }
   /// When the system lives elsewhere (MPI), the proxy rank 0 puts in its model; else nullptr.
   [[nodiscard]] virtual std::unique_ptr<System> remote_system(const std::string& /*name*/) { return nullptr; }
+
+ private:
+  Batch plain_orders_;  ///< the default execute(PlainBatch&)'s orders: one set for every plain batch
 };
 
 /// The systems live in this process.

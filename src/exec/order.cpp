@@ -57,10 +57,10 @@ const std::vector<int>& Batch::active() const {
   return active_;
 }
 
-void PlainBatch::resize(int systems) {
-  entries_.resize(static_cast<std::size_t>(systems));
+void PlainBatch::resize(std::size_t entries, int systems) {
+  entries_.resize(entries);
   count_ = 0;
-  orders_.resize(systems);
+  systems_ = systems;
 }
 
 void PlainBatch::add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
@@ -73,24 +73,24 @@ void PlainBatch::add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, 
   entry.outputs = y.size();
 }
 
-Batch& PlainBatch::as_orders() {
-  orders_.clear();
+void PlainBatch::to_orders(Batch& orders) const {
+  if (orders.orders().size() != static_cast<std::size_t>(systems_)) orders.resize(systems_);
+  orders.clear();
   for (std::size_t i = 0; i < count_; ++i) {
     const Entry& entry = entries_[i];
-    Order& order = orders_.order(entry.system);
+    Order& order = orders.order(entry.system);
     order.set_inputs = true;
     order.inputs.setZero(entry.inputs, kInputCoefficients);
     order.inputs.col(0) = Eigen::Map<const Eigen::VectorXd>(entry.u, entry.inputs);
     order.step = entry.h;
     order.read_order = 0;
   }
-  return orders_;
 }
 
-void PlainBatch::take_replies() {
+void PlainBatch::take_replies(const Batch& orders) {
   for (std::size_t i = 0; i < count_; ++i) {
     Entry& entry = entries_[i];
-    const Reply& reply = orders_.reply(entry.system);
+    const Reply& reply = orders.reply(entry.system);
     entry.result = reply.result;
     if (entry.result.ok()) Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs) = reply.outputs.col(0);
   }

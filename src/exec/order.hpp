@@ -96,8 +96,10 @@ class PlainBatch {
     Eigen::Index inputs = 0, outputs = 0;
     StepResult result;  ///< filled by the executor
   };
-  /// Room for one entry per system (no allocation afterwards).
-  void resize(int systems);
+  /// Room for `entries` entries of systems numbered below `systems` (no allocation afterwards). A
+  /// Gauss–Seidel sweep has a batch of one entry per system: sizing each by the systems would take
+  /// memory quadratic in their number.
+  void resize(std::size_t entries, int systems);
   void clear() { count_ = 0; }
   void add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y);
   /// Every entry steps by h.
@@ -108,15 +110,16 @@ class PlainBatch {
   [[nodiscard]] Entry& operator[](std::size_t i) { return entries_[i]; }
   [[nodiscard]] const Entry& operator[](std::size_t i) const { return entries_[i]; }
 
-  /// The entries as orders (ZOH inputs, the step, outputs read), for executors that speak orders.
-  Batch& as_orders();
-  /// Results and outputs back from the replies of as_orders().
-  void take_replies();
+  /// The entries as the orders of `orders` (ZOH inputs, the step, outputs read), for executors that
+  /// speak orders; `orders` is sized for the systems at its first use.
+  void to_orders(Batch& orders) const;
+  /// Results and outputs back from the replies of to_orders().
+  void take_replies(const Batch& orders);
 
  private:
   std::vector<Entry> entries_;
   std::size_t count_ = 0;
-  Batch orders_;
+  int systems_ = 0;
 };
 
 /// The per-system state an executor keeps where the system lives: its snapshot and estimator.

@@ -75,7 +75,7 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   plain_batches_.resize(jacobi ? 1 : sequence_.size());
   for (std::size_t k = 0; k < sequence_.size(); ++k) {
     PlainBatch& batch = plain_batches_[jacobi ? 0 : k];
-    if (batch.size() == 0) batch.resize(model.system_count());
+    if (batch.size() == 0) batch.resize(jacobi ? sequence_.size() : 1, model.system_count());
     const int s = sequence_[k];
     batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
               buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
