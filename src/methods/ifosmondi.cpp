@@ -188,13 +188,13 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
         ModularModel& model;
         HermiteKind kind;
         double h;
-      } step{model, iterate, h};
-      const Residual gamma = [this, &step](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-        const Eigen::Index inputs = step.model.total_inputs();
+      } context{model, iterate, h};
+      const Residual gamma = [this, &context](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+        const Eigen::Index inputs = context.model.total_inputs();
         last_x_ = x;
-        if (!evaluate(step.model, step.kind, step.h, x.head(inputs), x.tail(inputs))) return false;
-        step.model.dispatch(buffers_.y, buffers_.u);
-        step.model.dispatch_derivatives(dy_, du_);
+        if (!evaluate(context.model, context.kind, context.h, x.head(inputs), x.tail(inputs))) return false;
+        context.model.dispatch(buffers_.y, buffers_.u);
+        context.model.dispatch_derivatives(dy_, du_);
         out.resize(2 * inputs);
         out << x.head(inputs) - buffers_.u, x.tail(inputs) - du_;  // eq. 24
         return true;

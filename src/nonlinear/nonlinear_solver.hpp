@@ -57,8 +57,7 @@ class NonlinearSolver {
   virtual NonlinearResult solve(const Residual& gamma, Eigen::VectorXd& x) = 0;
   /// solve() from an x whose residual gamma_x = γ(x) the caller has evaluated already (and not
   /// accepted): a solver that can start from it does not evaluate γ at x again. The default does.
-  virtual NonlinearResult solve_from(const Residual& gamma, Eigen::VectorXd& x, const Eigen::VectorXd& gamma_x) {
-    (void)gamma_x;
+  virtual NonlinearResult solve_from(const Residual& gamma, Eigen::VectorXd& x, const Eigen::VectorXd& /*gamma_x*/) {
     return solve(gamma, x);
   }
   /// Weights w of the unknowns in the componentwise criterion (none: all ones).
