@@ -196,7 +196,6 @@ StepReport Monolithic::step(ModularModel& model, double t, double h_max) {
 }
 
 void Monolithic::push_to_systems(ModularModel& model, double t) {
-  buffers_.y.resize(model.total_outputs());  // (sized once)
   ode_->outputs(t, x_, Eigen::VectorXd(), buffers_.y);  // solves the coupling at (t, x)
   buffers_.u = ode_->coupled_inputs();
   for (int s = 0; s < model.system_count(); ++s) {

@@ -174,7 +174,6 @@ SnesSolver::SnesSolver(const NonlinearOptions& options, Eigen::Index size) : opt
   }
   x_buffer_.resize(size);
   f_buffer_.resize(size);
-  f_initial_buffer_.resize(size);
   adapt_mixing_ =
       options.solver == "anderson" && options.petsc_options.find("-snes_anderson_beta") == std::string::npos;
   if (adapt_mixing_) {
@@ -325,30 +324,27 @@ void SnesSolver::adapt_mixing() {
   check(SNESSetFromOptions(snes_), "SNESSetFromOptions");
 }
 
-NonlinearResult SnesSolver::solve(const Residual& gamma, Eigen::VectorXd& x) {
-  if (!evaluate_residual(gamma, x, f_initial_buffer_)) {
-    NonlinearResult result;
-    result.reason = "a system failed during the iteration";
-    return result;
-  }
-  return solve_from(gamma, x, f_initial_buffer_);
-}
+NonlinearResult SnesSolver::solve(const Residual& gamma, Eigen::VectorXd& x) { return run(gamma, x, nullptr); }
 
 NonlinearResult SnesSolver::solve_from(const Residual& gamma, Eigen::VectorXd& x, const Eigen::VectorXd& gamma_x) {
-  // SNES starts from the γ(x₀) given (SNESSetInitialFunction) instead of evaluating it again: the
-  // caller (make_nonlinear_solver's solver, which applies the test of eq. 27 to x₀ itself) has it
+  return run(gamma, x, &gamma_x);
+}
+
+NonlinearResult SnesSolver::run(const Residual& gamma, Eigen::VectorXd& x, const Eigen::VectorXd* gamma_x) {
   gamma_ = &gamma;
   evaluation_failed_ = false;
   evaluations_ = 0;
-  record(x, gamma_x);
   PetscScalar* data = nullptr;
   check(VecGetArray(x_, &data), "VecGetArray");
   std::copy(x.data(), x.data() + size_, data);
   check(VecRestoreArray(x_, &data), "VecRestoreArray");
-  check(VecGetArray(f_initial_, &data), "VecGetArray");
-  std::copy(gamma_x.data(), gamma_x.data() + size_, data);
-  check(VecRestoreArray(f_initial_, &data), "VecRestoreArray");
-  check(SNESSetInitialFunction(snes_, f_initial_), "SNESSetInitialFunction");
+  if (gamma_x != nullptr) {  // SNES starts from the caller's γ(x₀) (SNESSetInitialFunction) instead of evaluating it again
+    record(x, *gamma_x);
+    check(VecGetArray(f_initial_, &data), "VecGetArray");
+    std::copy(gamma_x->data(), gamma_x->data() + size_, data);
+    check(VecRestoreArray(f_initial_, &data), "VecRestoreArray");
+    check(SNESSetInitialFunction(snes_, f_initial_), "SNESSetInitialFunction");
+  }
   const PetscErrorCode code = SNESSolve(snes_, nullptr, x_);
   gamma_ = nullptr;
   if (adapt_mixing_) adapt_mixing();

@@ -41,6 +41,8 @@ class SnesSolver final : public NonlinearSolver {
 
  private:
   void configure(const std::string& preset);
+  /// SNESSolve from x; with gamma_x = γ(x) given, SNES starts from it instead of evaluating γ at x.
+  NonlinearResult run(const Residual& gamma, Eigen::VectorXd& x, const Eigen::VectorXd* gamma_x);
   void release();
   /// β = 1/max(1, ρ) for the next solve, ρ the largest Ritz value of J_Ψ over this solve's iterates.
   void adapt_mixing();
@@ -58,11 +60,11 @@ class SnesSolver final : public NonlinearSolver {
   Eigen::Index size_;
   SNES snes_ = nullptr;
   Vec x_ = nullptr, f_ = nullptr;
-  Vec f_initial_ = nullptr;  ///< γ(x₀), evaluated before SNESSolve (solve_from)
+  Vec f_initial_ = nullptr;  ///< γ(x₀) given to solve_from
   Mat jacobian_ = nullptr;
   PetscOptions database_ = nullptr;
   const Residual* gamma_ = nullptr;
-  Eigen::VectorXd x_buffer_, f_buffer_, f_initial_buffer_;
+  Eigen::VectorXd x_buffer_, f_buffer_;
   bool evaluation_failed_ = false;
   // "anderson": the last iterates and residuals of the solve (columns, a ring), and the β in use
   bool adapt_mixing_ = false;
