@@ -306,7 +306,7 @@ nlohmann::ordered_json bench_overhead(const BenchOptions& options) {
         {"B3 FMUs, jacobi", fmu_scenario, {}},
         {"B3 native, jacobi", native_scenario, {}},
         {"B3 FMUs, ifosmondi-jfm", fmu_scenario, {"--method", "ifosmondi-jfm"}},
-        // options of the user's open PETSc when the solver is made, to check them (nonlinear_solver.hpp)
+        // a user's petsc_options open PETSc when the solver is made, to check them (nonlinear_solver.hpp)
         {"B3 FMUs, ifosmondi-jfm, PETSc opened (petsc_options given)", fmu_scenario,
          {"--method", "ifosmondi-jfm", "--set", "method.petsc_options=-snes_anderson_restart_it 2"}},
         {"B3 FMUs, missiles", fmu_scenario, {"--method", "missiles"}},
