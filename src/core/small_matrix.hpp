@@ -76,15 +76,7 @@ inline constexpr Eigen::Index kFixedLu = 4;  ///< rows up to which SmallLu facto
 /// kFixedLu rows. A singular matrix shows as a non-finite solution, as with Eigen's.
 class SmallLu {
  public:
-  void compute(const Eigen::MatrixXd& a) {
-    switch (a.rows()) {
-      case 1: factorize<1>(a); break;
-      case 2: factorize<2>(a); break;
-      case 3: factorize<3>(a); break;
-      case 4: factorize<4>(a); break;
-      default: factorize<Eigen::Dynamic>(a); break;
-    }
-  }
+  void compute(const Eigen::MatrixXd& a) { factorize_at_size<1>(a); }
   /// x = A⁻¹ b for the A of the last compute (x resized).
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
     std::visit(
@@ -105,9 +97,19 @@ class SmallLu {
  private:
   template <int N>
   using Lu = Eigen::PartialPivLU<Eigen::Matrix<double, N, N>>;
+  /// factorize<a.rows()> when a has at most kFixedLu rows (tried from N upward), the dynamic one beyond.
+  template <int N>
+  void factorize_at_size(const Eigen::MatrixXd& a) {
+    if constexpr (N > kFixedLu) {
+      factorize<Eigen::Dynamic>(a);
+    } else if (a.rows() == N) {
+      factorize<N>(a);
+    } else {
+      factorize_at_size<N + 1>(a);
+    }
+  }
   template <int N>
   void factorize(const Eigen::MatrixXd& a) {
-    static_assert(N == Eigen::Dynamic || N <= kFixedLu);
     if (!std::holds_alternative<Lu<N>>(lu_)) lu_.template emplace<Lu<N>>(a.rows());  // sized once
     if constexpr (N == Eigen::Dynamic) {
       std::get<Lu<N>>(lu_).compute(a);
@@ -116,6 +118,7 @@ class SmallLu {
     }
   }
   std::variant<std::monostate, Lu<1>, Lu<2>, Lu<3>, Lu<4>, Lu<Eigen::Dynamic>> lu_;
+  static_assert(std::variant_size_v<decltype(lu_)> == kFixedLu + 2, "a Lu<N> for every fixed size N ≤ kFixedLu");
 };
 
 }  // namespace cosima
