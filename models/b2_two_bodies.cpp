@@ -64,7 +64,7 @@ class RightBody final : public ModelBase<RightBody> {
                                .feedthrough = {{0, 0}, {0, 1}},
                                .linear_dynamics = true}) {}
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(x_r0), p(v_r0)); }
-  Eigen::VectorXd start(double t_start) override {
+  Eigen::VectorXd start(double t_start, ConstVectorRef /*u*/) override {
     switched_ = t_start >= p(t_switch);
     return initial_state();
   }

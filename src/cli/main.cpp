@@ -88,7 +88,7 @@ struct RunArguments {
   std::string executor_spec = "sequential";
   std::optional<double> dt, stop, fmu_timeout;
   std::vector<std::string> overrides;
-  bool quiet = false, progress = false;
+  bool quiet = false, progress = false, strict_inputs = false;
 };
 
 /// The methods with their options, for `cosima run --help`.
@@ -104,11 +104,12 @@ std::string methods_help() {
 
 int command_run(const RunArguments& arguments) {
   const auto& [scenario_file, method, out, stats_file, steps_file, plot_file, log_level, executor_spec, dt, stop,
-               fmu_timeout, given_overrides, quiet, progress] = arguments;
+               fmu_timeout, given_overrides, quiet, progress, strict_inputs] = arguments;
   std::vector<std::string> overrides = given_overrides;
   if (method) overrides.push_back("method.type=\"" + *method + "\"");
   if (dt) overrides.push_back(fmt::format("method.dt={:.17g}", *dt));
   if (stop) overrides.push_back(fmt::format("stop={:.17g}", *stop));
+  if (strict_inputs) overrides.emplace_back("strict_inputs=true");
   cosima::Scenario scenario = cosima::load_scenario(scenario_file, overrides);
   if (const std::string level = log_level.value_or(scenario.log_level); !level.empty()) {
     cosima::set_log_level(*cosima::parse_log_level(level));
@@ -291,6 +292,8 @@ int command_line(int argc, char** argv) {
       ->check(kFinitePositive);
   run_command->add_option("--log-level", run.log_level, "Messages shown; at debug FMUs log too (default: the scenario's)")
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
+  run_command->add_flag("--strict-inputs", run.strict_inputs,
+                        "Refuse unconnected inputs (by default they keep their declared start values)");
   run_command->add_flag("--quiet", run.quiet, "No summary and no progress line");
   run_command->add_flag("--progress", run.progress, "The progress line even when stderr is not a terminal");
   run_command->footer(methods_help());

@@ -14,6 +14,7 @@ void Order::clear() {
   restore = false;
   save = false;
   initialize = std::numeric_limits<double>::quiet_NaN();
+  exit_initialization = false;
   configure_estimator.reset();
   set_inputs = false;
   step = 0.0;
@@ -114,7 +115,7 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     }
   }
   if (!std::isnan(order.initialize)) {
-    system.initialize(order.initialize);
+    system.enter_initialization(order.initialize);
     host.snapshot = -1;
     host.estimator.reset();
   }
@@ -123,6 +124,7 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     host.estimator->reset(system);
   }
   if (order.set_inputs) system.set_inputs(order.inputs);
+  if (order.exit_initialization) system.exit_initialization();
   if (order.step > 0.0) {
     reply.result = system.do_step(order.step);
     reply.time = system.time();

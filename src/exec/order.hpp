@@ -5,7 +5,8 @@
 // order is data, the same method code runs on every executor, and results do not depend on it.
 //
 // An order is carried out in this sequence (each part optional):
-//   restore → save → initialize → configure estimator → set_inputs → step → handle pending events →
+//   restore → save → enter initialization → configure estimator → set_inputs → exit initialization →
+//   step → handle pending events →
 //   read outputs and derivatives → read states → estimator update 1 → estimator update 2
 // Every reply carries the system's next event time and whether an event is pending.
 #include <cstdint>
@@ -28,7 +29,8 @@ struct Order {
   bool active = false;    ///< part of the batch
   bool restore = false;   ///< back to the system's snapshot (rollback)
   bool save = false;      ///< take (or overwrite) the system's snapshot
-  double initialize = std::numeric_limits<double>::quiet_NaN();  ///< initialize at this time
+  double initialize = std::numeric_limits<double>::quiet_NaN();  ///< enter initialization at this time
+  bool exit_initialization = false;  ///< leave initialization, after the inputs are set
   std::optional<EstimatorOptions> configure_estimator;             ///< (re)create the system's COSTARICA estimator
   bool set_inputs = false;
   InputPolynomials inputs;  ///< in s = t − time()

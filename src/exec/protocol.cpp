@@ -18,6 +18,7 @@ void write_order(wire::Writer& w, const Order& o) {
   w.put(static_cast<std::uint8_t>(o.restore));
   w.put(static_cast<std::uint8_t>(o.save));
   w.put(o.initialize);
+  w.put(static_cast<std::uint8_t>(o.exit_initialization));
   w.put(static_cast<std::uint8_t>(o.configure_estimator.has_value()));
   if (o.configure_estimator) {
     const EstimatorOptions& e = *o.configure_estimator;
@@ -44,6 +45,7 @@ void read_order(wire::Reader& r, Order& o) {
   o.restore = r.get<std::uint8_t>() != 0;
   o.save = r.get<std::uint8_t>() != 0;
   o.initialize = r.get<double>();
+  o.exit_initialization = r.get<std::uint8_t>() != 0;
   if (r.get<std::uint8_t>() != 0) {
     EstimatorOptions e;
     e.response.method = static_cast<InverseLaplace>(r.get<std::int32_t>());
@@ -213,9 +215,15 @@ void RemoteSystem::set_string_input(int input, const std::string& /*value*/) {
                           name(), channel_->place(index_), inputs_[static_cast<std::size_t>(input)]));
 }
 
-void RemoteSystem::initialize(double t_start) {
+void RemoteSystem::enter_initialization(double t_start) {
   Order o;
   o.initialize = t_start;
+  (void)channel_->call(index_, o);
+}
+
+void RemoteSystem::exit_initialization() {
+  Order o;
+  o.exit_initialization = true;
   o.read_order = 0;
   (void)channel_->call(index_, o);
 }
@@ -234,7 +242,8 @@ void RemoteSystem::update(const Order& order, const Reply& reply, const Counters
   next_event_ = reply.next_event;
   event_pending_ = reply.event_pending;
   set_counters(counters.integrations, counters.seconds);
-  const bool changed = order.restore || !std::isnan(order.initialize) || order.set_inputs || order.step > 0.0;
+  const bool changed = order.restore || !std::isnan(order.initialize) || order.exit_initialization || order.set_inputs ||
+                       order.step > 0.0;
   if (changed) outputs_valid_ = false;
   if (order.read_order >= 0 && reply.result.ok() && reply.outputs.cols() > 0) {
     outputs_ = reply.outputs.col(0);

@@ -55,7 +55,8 @@ class RemoteSystem final : public System {
   void set_parameter(const std::string& parameter, double value) override;
   [[nodiscard]] std::string string_output(int output) const override;
   void set_string_input(int input, const std::string& value) override;
-  void initialize(double t_start) override;
+  void enter_initialization(double t_start) override;
+  void exit_initialization() override;
   [[nodiscard]] double time() const override { return time_; }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
   [[nodiscard]] double next_event_time() const override { return next_event_; }

@@ -121,14 +121,21 @@ VariableType Fmi2Instance::access_type(VariableType type) const {
   return type == VariableType::enumeration ? VariableType::integer : type;
 }
 
-void Fmi2Instance::initialize(double t_start, std::optional<double> tolerance) {
-  const ForeignCallScope in = enter("fmi2SetupExperiment", t_start);
+void Fmi2Instance::enter_initialization(double t_start, std::optional<double> tolerance) {
+  ForeignCallScope in = enter("fmi2SetupExperiment", t_start);
   check(f_.setup_experiment(component_, tolerance ? fmi2True : fmi2False, tolerance.value_or(0.0), t_start, fmi2False,
                             0.0),
         "fmi2SetupExperiment");
+  in.now("fmi2EnterInitializationMode");
   check(f_.enter_initialization_mode(component_), "fmi2EnterInitializationMode");
+  set_in_initialization(true, t_start);
+}
+
+void Fmi2Instance::exit_initialization() {
+  const ForeignCallScope in = enter("fmi2ExitInitializationMode", start_time());
   check(f_.exit_initialization_mode(component_), "fmi2ExitInitializationMode");
-  set_initialized();
+  set_in_initialization(false, start_time());
+  set_initialized();  // Terminate is due from here on, not in Initialization Mode
 }
 
 // --- values --------------------------------------------------------------------------------------

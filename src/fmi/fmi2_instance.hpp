@@ -37,7 +37,8 @@ class Fmi2Instance final : public FmuInstance {
 
   void get_reals(const std::vector<unsigned int>& vrs, Eigen::Ref<Eigen::VectorXd> values) const override;
   /// fmi2SetupExperiment, fmi2EnterInitializationMode, fmi2ExitInitializationMode.
-  void initialize(double t_start, std::optional<double> tolerance) override;
+  void enter_initialization(double t_start, std::optional<double> tolerance) override;
+  void exit_initialization() override;
 
   [[nodiscard]] bool can_save_state() const override;
   int save_state(int overwrite, double t) override;

@@ -99,6 +99,11 @@ class FmuInstance {
   [[nodiscard]] bool healthy() const { return health_ == Health::ok; }
   /// Terminate is due at destruction (set once initialization succeeded).
   void set_initialized() { initialized_ = true; }
+  void set_in_initialization(bool in, double t_start) {
+    in_initialization_ = in;
+    start_time_ = t_start;
+  }
+  [[nodiscard]] double start_time() const { return start_time_; }
   [[nodiscard]] std::string where() const;  ///< "FMU 'f.fmu' (system 's')"
   /// "; FMU log:\n  …" with the last lines the FMU logged, or "".
   [[nodiscard]] std::string recent_log() const;
@@ -146,10 +151,19 @@ class FmuInstance {
   virtual void get_reals(const std::vector<unsigned int>& vrs, Eigen::Ref<Eigen::VectorXd> values) const = 0;
 
   // --- lifecycle -----------------------------------------------------------------------------------
-  /// Initialization Mode in and out (FMI 2.0: fmi2SetupExperiment first), at t_start, with the
-  /// tolerance when given. Model Exchange then is in Event Mode; Co-Simulation in Step Mode (FMI 3.0
-  /// with event mode: in Event Mode).
-  virtual void initialize(double t_start, std::optional<double> tolerance) = 0;
+  /// Into Initialization Mode (FMI 2.0: fmi2SetupExperiment first) at t_start, with the tolerance
+  /// when given: inputs may then be set and outputs read as initial values.
+  virtual void enter_initialization(double t_start, std::optional<double> tolerance) = 0;
+  /// Out of Initialization Mode. Model Exchange then is in Event Mode; Co-Simulation in Step Mode
+  /// (FMI 3.0 with event mode: the initial event iteration is done here, then Step Mode).
+  virtual void exit_initialization() = 0;
+  /// Both, with nothing exchanged between.
+  void initialize(double t_start, std::optional<double> tolerance) {
+    enter_initialization(t_start, tolerance);
+    exit_initialization();
+  }
+  /// Between enter_initialization and exit_initialization.
+  [[nodiscard]] bool in_initialization_mode() const { return in_initialization_; }
 
   // --- FMU state (Get/Set/FreeFMUState) ------------------------------------------------------------
   /// Declared (canGetAndSetFMUstate / canGetAndSetFMUState) and exported.
@@ -232,6 +246,8 @@ class FmuInstance {
   };
   mutable LinearizationWork linearization_work_;
   bool initialized_ = false;
+  bool in_initialization_ = false;
+  double start_time_ = 0.0;
   mutable Health health_ = Health::ok;
   mutable std::string health_call_;  ///< the call that failed
   std::deque<std::string> log_;

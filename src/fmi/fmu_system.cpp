@@ -44,12 +44,14 @@ FmuSystem::FmuSystem(std::string name, const std::filesystem::path& fmu)
 const PortInfo& FmuSystem::input_info(int input) const { return fmu_.inputs()[static_cast<std::size_t>(input)].info; }
 const PortInfo& FmuSystem::output_info(int output) const { return fmu_.outputs()[static_cast<std::size_t>(output)].info; }
 
-void FmuSystem::initialize(double t_start) {
+void FmuSystem::enter_initialization(double t_start) {
   if (initialized_) throw Error(fmt::format("system '{}': initialized twice", name()));
-  fmu_.initialize(t_start, std::nullopt);
+  fmu_.enter_initialization(t_start, std::nullopt);
   initialized_ = true;
   t_ = t_start;
 }
+
+void FmuSystem::exit_initialization() { fmu_.exit_initialization(); }
 
 void FmuSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
   const ForeignCallScope in = fmu_.enter("fmi2GetXXX", t_);

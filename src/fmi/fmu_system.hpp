@@ -38,7 +38,8 @@ class FmuSystem final : public System {
   }
   [[nodiscard]] std::string string_output(int output) const override { return fmu_.string_output(output, t_); }
   void set_string_input(int input, const std::string& value) override { fmu_.set_string_input(input, value, t_); }
-  void initialize(double t_start) override;
+  void enter_initialization(double t_start) override;
+  void exit_initialization() override;
   [[nodiscard]] double time() const override { return t_; }
   [[nodiscard]] bool announces_events() const override { return false; }  ///< events are handled inside fmi2DoStep (FMI 2.0 §4.2.3)
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;

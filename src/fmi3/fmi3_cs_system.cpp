@@ -35,12 +35,14 @@ const PortInfo& Fmi3CsSystem::output_info(int output) const {
   return fmu_.outputs()[static_cast<std::size_t>(output)].info;
 }
 
-void Fmi3CsSystem::initialize(double t_start) {
+void Fmi3CsSystem::enter_initialization(double t_start) {
   if (initialized_) throw Error(fmt::format("system '{}': initialized twice", name()));
-  fmu_.initialize(t_start, std::nullopt);
+  fmu_.enter_initialization(t_start, std::nullopt);
   initialized_ = true;
   t_ = t_start;
 }
+
+void Fmi3CsSystem::exit_initialization() { fmu_.exit_initialization(); }
 
 void Fmi3CsSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
   const ForeignCallScope in = fmu_.enter("fmi3GetXXX", t_);

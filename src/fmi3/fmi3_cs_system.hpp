@@ -40,7 +40,8 @@ class Fmi3CsSystem final : public System {
   }
   [[nodiscard]] std::string string_output(int output) const override { return fmu_.string_output(output, t_); }
   void set_string_input(int input, const std::string& value) override { fmu_.set_string_input(input, value, t_); }
-  void initialize(double t_start) override;
+  void enter_initialization(double t_start) override;
+  void exit_initialization() override;
   [[nodiscard]] double time() const override { return t_; }
   [[nodiscard]] bool announces_events() const override { return false; }  ///< events are handled by the FMU inside fmi3DoStep and its event mode steps
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;

@@ -189,12 +189,16 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
   const ForeignCallScope in(this->system().c_str(), file_text(),
                             cs ? "fmi3InstantiateCoSimulation" : "fmi3InstantiateModelExchange", 0.0);
   if (cs) {
-    const bool early_return_allowed = event_mode_used_;
-    instance_ = fmi3_instantiate_fmu(f.instantiate_co_simulation, this->system().c_str(), md.guid.c_str(),
-                                     resource_path_.c_str(), false, logging_on, event_mode_used_,
-                                     early_return_allowed, static_cast<const fmi3ValueReference*>(nullptr),
-                                     std::size_t{0}, static_cast<fmi3InstanceEnvironment>(this), &fmi3_log_message,
-                                     static_cast<fmi3IntermediateUpdateCallback>(nullptr));
+    instance_ = instantiate_co_simulation(event_mode_used_, logging_on);
+    if (instance_ == nullptr && event_mode_used_) {
+      // declared is not proven: an FMU that refuses the Event Mode it declares (hasEventMode) runs
+      // without it, as FMI 3.0 §4.2.1 lets every Co-Simulation FMU run (eventModeUsed = false)
+      log(LogLevel::warning, fmt::format("{}: fmi3InstantiateCoSimulation refused eventModeUsed = true although the FMU "
+                                         "declares hasEventMode; instantiated again without Event Mode{}",
+                                         where(), recent_log()));
+      event_mode_used_ = false;
+      instance_ = instantiate_co_simulation(false, logging_on);
+    }
   } else {
     instance_ = fmi3_instantiate_fmu(f.instantiate_model_exchange, this->system().c_str(), md.guid.c_str(),
                                      resource_path_.c_str(), false, logging_on,
@@ -204,6 +208,15 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
     throw Error(fmt::format("{}: {} failed{}", where(),
                             cs ? "fmi3InstantiateCoSimulation" : "fmi3InstantiateModelExchange", recent_log()));
   }
+}
+
+fmi3Instance Fmi3Instance::instantiate_co_simulation(bool event_mode, bool logging_on) {
+  const bool early_return_allowed = event_mode;
+  return fmi3_instantiate_fmu(f_.instantiate_co_simulation, this->system().c_str(), description().guid.c_str(),
+                              resource_path_.c_str(), false, logging_on, event_mode, early_return_allowed,
+                              static_cast<const fmi3ValueReference*>(nullptr), std::size_t{0},
+                              static_cast<fmi3InstanceEnvironment>(this), &fmi3_log_message,
+                              static_cast<fmi3IntermediateUpdateCallback>(nullptr));
 }
 
 Fmi3Instance::~Fmi3Instance() {
@@ -228,12 +241,18 @@ T* Fmi3Instance::scratch(std::size_t n) const {
   return reinterpret_cast<T*>(scratch_.data());  // NOLINT: raw storage for one call's values
 }
 
-void Fmi3Instance::initialize(double t_start, std::optional<double> tolerance) {
+void Fmi3Instance::enter_initialization(double t_start, std::optional<double> tolerance) {
   const ForeignCallScope in = enter("fmi3EnterInitializationMode", t_start);
   check(f_.enter_initialization_mode(instance_, tolerance.has_value(), tolerance.value_or(0.0), t_start, false, 0.0),
         "fmi3EnterInitializationMode");
+  set_in_initialization(true, t_start);
+}
+
+void Fmi3Instance::exit_initialization() {
+  const ForeignCallScope in = enter("fmi3ExitInitializationMode", start_time());
   check(f_.exit_initialization_mode(instance_), "fmi3ExitInitializationMode");
-  set_initialized();
+  set_in_initialization(false, start_time());
+  set_initialized();  // Terminate is due from here on, not in Initialization Mode
   if (event_mode_used_) {
     // FMI 3.0 §4.2: with eventModeUsed, Co-Simulation leaves Initialization Mode into Event Mode
     DiscreteUpdate update;

@@ -108,7 +108,8 @@ class Fmi3Instance final : public fmi::FmuInstance {
 
   void get_reals(const std::vector<unsigned int>& vrs, Eigen::Ref<Eigen::VectorXd> values) const override;
   /// fmi3EnterInitializationMode, fmi3ExitInitializationMode.
-  void initialize(double t_start, std::optional<double> tolerance) override;
+  void enter_initialization(double t_start, std::optional<double> tolerance) override;
+  void exit_initialization() override;
 
   [[nodiscard]] bool can_save_state() const override;
   int save_state(int overwrite, double t) override;
@@ -145,6 +146,8 @@ class Fmi3Instance final : public fmi::FmuInstance {
                               const std::vector<double>& seed, std::vector<double>& sensitivity) const override;
 
  private:
+  /// fmi3InstantiateCoSimulation with eventModeUsed (and earlyReturnAllowed) = event_mode.
+  fmi3Instance instantiate_co_simulation(bool event_mode, bool logging_on);
   template <class T>
   T* scratch(std::size_t n) const;
 

@@ -70,19 +70,13 @@ void CouplingBuffers::gather_replies(const ModularModel& model, Eigen::VectorXd*
 
 namespace {
 
-/// One sweep: every system gets its ZOH inputs from ũ and reports its outputs. The initializing
-/// sweep hands over no inputs: a system starts from its own declared start values (FMI 2.0
-/// §2.2.7), never from values the master would have to invent.
-void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, double initialize_at,
-               const std::vector<char>* due = nullptr) {
+/// One sweep: every system (or those `due`) gets its ZOH inputs from ũ and reports its outputs.
+void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, const std::vector<char>* due) {
   buffers.batch.clear();
-  const bool initializing = !std::isnan(initialize_at);
   for (int s = 0; s < model.system_count(); ++s) {
     if (due != nullptr && (*due)[static_cast<std::size_t>(s)] == 0) continue;
     buffers.zoh(model, s);
-    Order& order = initializing ? buffers.batch.order(s) : buffers.order_with_inputs(model, s);
-    order.initialize = initialize_at;
-    order.read_order = 0;
+    buffers.order_with_inputs(model, s).read_order = 0;
   }
   executor.execute(buffers.batch);
   buffers.gather_replies(model);
@@ -90,38 +84,13 @@ void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers
 
 }  // namespace
 
-void initialize_coupled(ModularModel& model, Executor& executor, double t_start, CouplingBuffers& buffers) {
-  buffers.resize(model);
-  constexpr int kMaxSweeps = 100;
-  Eigen::VectorXd previous;
-  for (int sweep = 0; sweep <= kMaxSweeps; ++sweep) {
-    zoh_sweep(model, executor, buffers, sweep == 0 ? t_start : std::numeric_limits<double>::quiet_NaN());
-    previous = buffers.u;
-    model.dispatch(buffers.y, buffers.u);
-    const double change = (buffers.u - previous).lpNorm<Eigen::Infinity>();
-    if (!buffers.u.allFinite()) break;
-    if (change <= 1e-14 * std::max(1.0, buffers.u.lpNorm<Eigen::Infinity>())) {
-      if (change > 0.0) zoh_sweep(model, executor, buffers, std::numeric_limits<double>::quiet_NaN());
-      return;
-    }
-  }
-  std::string unsettled;
-  for (int i = 0; i < model.total_inputs(); ++i) {
-    if (!(std::abs(buffers.u(i) - previous(i)) <= 1e-14 * std::max(1.0, std::abs(buffers.u(i))))) {
-      unsettled += (unsettled.empty() ? "" : ", ") + model.input_label(i);
-    }
-  }
-  throw Error(fmt::format("initial inputs do not settle (an algebraic loop that is not contractive?): {}",
-                          unsettled));
-}
-
 int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps,
                                const std::vector<char>* due) {
   model.dispatch(buffers.y, buffers.u);
   if (!model.has_feedthrough()) return 0;
   int sweeps = 1;
   for (; sweeps <= max_sweeps; ++sweeps) {
-    zoh_sweep(model, executor, buffers, std::numeric_limits<double>::quiet_NaN(), due);
+    zoh_sweep(model, executor, buffers, due);
     bool changed = false;
     for (int i = 0; i < model.total_inputs(); ++i) {
       const int source = model.input_sources()[static_cast<std::size_t>(i)];

@@ -56,12 +56,6 @@ class CouplingBuffers {
 /// its start: extrapolation, Hermite and Taylor polynomials apply to continuous Reals only.
 void hold_discrete_inputs(const ModularModel& model, int s, InputPolynomials& polynomials);
 
-/// Initializes every system at t_start and makes the initial inputs consistent with the initial
-/// outputs: sweeps ũ = Φᵀ ỹ(ũ) until it no longer changes (exact after as many sweeps as the
-/// longest feedthrough chain; an algebraic loop converges only if it is contractive). Throws Error
-/// naming the inputs that did not settle. On return every system holds its ZOH inputs.
-void initialize_coupled(ModularModel& model, Executor& executor, double t_start, CouplingBuffers& buffers);
-
 /// Makes ũ consistent with the outputs at the current communication point, starting from the
 /// outputs in buffers.y: hands every system its ZOH inputs, re-reads the outputs (which, with
 /// direct feedthrough, depend on those inputs) and repeats until ũ no longer changes — at most

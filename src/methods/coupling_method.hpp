@@ -41,6 +41,14 @@ struct StepReport {
 
 class Executor;
 
+/// How the start of a run went (the run's statistics: "initialization").
+struct InitializationReport {
+  int sweeps = 0;            ///< Gauss–Seidel sweeps in Initialization Mode
+  int newton_iterations = 0;  ///< damped Newton iterations after sweeps that did not contract
+  double residual = 0.0;     ///< max |Φᵀ Y(u) − u| when Initialization Mode was left
+  int settling_sweeps = 0;   ///< sweeps after leaving it (initial events changed some outputs)
+};
+
 /// A capability a method reads of one system, with why (completes "lacks C (flag)…" in a refusal).
 struct CapabilityNeed {
   Capability capability;
@@ -79,6 +87,8 @@ class CouplingMethod {
   virtual std::string handle_discontinuity(ModularModel& model, double t);
   /// Method-specific totals of the run (name, value), added to the run statistics.
   [[nodiscard]] virtual std::vector<std::pair<std::string, double>> totals() const { return {}; }
+  /// How initialize() reached consistent initial values (methods/initialization.hpp).
+  [[nodiscard]] const InitializationReport& initialization() const { return initialization_; }
 
  protected:
   [[nodiscard]] Executor& executor() const { return *executor_; }
@@ -86,6 +96,7 @@ class CouplingMethod {
   /// Throws CapabilityError "method 'M' cannot run: system 'S' lacks C (flag)why, …; …" naming every
   /// need no system meets, followed by `hint`.
   void check_needs(const ModularModel& model, std::string_view hint = {}) const;
+  InitializationReport initialization_;  ///< set by initialize()
 
  private:
   Executor* executor_ = nullptr;

@@ -65,7 +65,7 @@ std::vector<CapabilityNeed> DefectJacobi::needs(const System& system) const {
 }
 
 void DefectJacobi::initialize(ModularModel& model, double t_start) {
-  initialize_coupled(model, executor(), t_start, buffers_);
+  initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
   m_.clear();
   n_.clear();
   n_of_output_.assign(static_cast<std::size_t>(model.total_outputs()), 0);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "methods/coupling_buffers.hpp"
+#include "methods/initialization.hpp"
 #include "methods/coupling_method.hpp"
 #include "methods/step_size_controller.hpp"
 

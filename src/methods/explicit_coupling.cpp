@@ -66,7 +66,7 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   publish_at_.assign(rate_.size(), std::numeric_limits<double>::infinity());
   base_step_ = 0;
   settle_sweeps_ = model.find_algebraic_loop().empty() ? model.system_count() + 1 : 1;
-  initialize_coupled(model, executor(), t_start, buffers_);
+  initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
   bool plain = options_.plain_steps && options_.rates.empty();
   for (const SignalExtrapolator& extrapolator : extrapolators_) plain = plain && extrapolator.holds();
   plain_batches_.clear();

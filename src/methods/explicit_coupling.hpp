@@ -20,6 +20,7 @@
 
 #include "extrapolation/extrapolator.hpp"
 #include "methods/coupling_buffers.hpp"
+#include "methods/initialization.hpp"
 #include "methods/coupling_method.hpp"
 
 namespace cosima {

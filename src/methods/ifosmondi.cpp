@@ -30,7 +30,7 @@ std::vector<CapabilityNeed> Ifosmondi::needs(const System& system) const {
 void Ifosmondi::check(const ModularModel& model) const { check_needs(model); }
 
 void Ifosmondi::initialize(ModularModel& model, double t_start) {
-  initialize_coupled(model, executor(), t_start, buffers_);
+  initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
   const Eigen::Index n = model.total_inputs();
   u_start_ = buffers_.u;  // u_init
   du_start_.setZero(n);

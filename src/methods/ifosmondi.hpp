@@ -30,6 +30,7 @@
 
 #include "estimator/step_estimator.hpp"
 #include "methods/coupling_buffers.hpp"
+#include "methods/initialization.hpp"
 #include "methods/coupling_method.hpp"
 #include "methods/jump_detector.hpp"
 #include "nonlinear/nonlinear_solver.hpp"

@@ -45,7 +45,7 @@ std::string Missiles::handle_discontinuity(ModularModel& model, double t) {
 }
 
 void Missiles::initialize(ModularModel& model, double t_start) {
-  initialize_coupled(model, executor(), t_start, buffers_);
+  initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
   u_start_ = buffers_.u;
   du_start_.setZero(model.total_inputs());
   jumps_.reset(buffers_.y);

@@ -158,7 +158,7 @@ void Monolithic::check(const ModularModel& model) const {
 }
 
 void Monolithic::initialize(ModularModel& model, double t_start) {
-  initialize_coupled(model, executor(), t_start, buffers_);
+  initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
   ode_ = std::make_unique<CoupledOde>(model);
   IntegratorOptions integrator_options;
   integrator_options.rtol = options_.rtol;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "methods/coupling_buffers.hpp"
+#include "methods/initialization.hpp"
 #include "methods/coupling_method.hpp"
 #include "system/native/integrator.hpp"
 

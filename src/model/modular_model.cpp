@@ -254,13 +254,26 @@ void ModularModel::finalize() {
     held_[static_cast<std::size_t>(i)] = 1;
     held_of_system_[static_cast<std::size_t>(s)].push_back(i - input_offset(s));
   }
+  // FMI 2.0 §2.2.7 and FMI 3.0 §2.4.7 give every input a start value: an unconnected one keeps it
   std::vector<std::string> undriven;
+  at_start_values_.clear();
   for (int i = 0; i < total_inputs(); ++i) {
-    if (input_sources_[static_cast<std::size_t>(i)] == kUndriven) undriven.push_back(input_label(i));
+    if (input_sources_[static_cast<std::size_t>(i)] != kUndriven) continue;
+    const int s = system_of_input(i);
+    const PortInfo& info = system(s).input_info(i - input_offset(s));
+    const bool has_start = info.kind == PortKind::string || info.start.has_value();
+    if (strict_inputs_ || !has_start) {
+      undriven.push_back(input_label(i));
+      continue;
+    }
+    input_sources_[static_cast<std::size_t>(i)] = -1;
+    constants_(i) = info.start.value_or(0.0);
+    at_start_values_.push_back(input_label(i));
   }
   if (!undriven.empty()) {
-    throw Error(fmt::format("unconnected input{}: {} (connect each input to an output or give it a constant)",
-                            undriven.size() > 1 ? "s" : "", join(undriven)));
+    throw Error(fmt::format("unconnected input{}: {} ({}connect each input to an output or give it a constant)",
+                            undriven.size() > 1 ? "s" : "", join(undriven),
+                            strict_inputs_ ? "strict inputs: " : "no start value declared: "));
   }
   finalized_ = true;
 }

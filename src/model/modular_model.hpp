@@ -1,8 +1,9 @@
 #pragma once
 // A modular model: named systems and the connections Φ between their ports (DESIGN §3 notation).
-// Every input is driven exactly once — by one output (fan-out allowed: one output may drive many
-// inputs) or by a constant. Global indexing stacks the systems' inputs and outputs in system
-// order; dispatch computes ũ = Φᵀ ỹ (+ constants).
+// Every input is driven at most once — by one output (fan-out allowed: one output may drive many
+// inputs) or by a constant; an input driven by nothing is held at its declared start value. Global
+// indexing stacks the systems' inputs and outputs in system order; dispatch computes ũ = Φᵀ ỹ
+// (+ constants).
 //
 // Connections join ports of the same type (system/port.hpp): Real, Integer, Boolean, String, or
 // Enumerations of the same declared type. A connection may ask for a numeric conversion explicitly
@@ -52,9 +53,18 @@ class ModularModel {
   void set_constant_input(std::string_view input, double value);
   /// Drives a String input by a constant text.
   void set_constant_input(std::string_view input, const std::string& text);
-  /// Checks that every input is driven exactly once, that connected types agree and that constants
-  /// are legal values, and builds the global index tables. Throws Error naming every undriven input.
+  /// Checks that every input is driven at most once, that connected types agree and that constants
+  /// are legal values, and builds the global index tables. An input driven by nothing keeps its
+  /// declared start value (inputs_at_start_values); one without a start value, or any with
+  /// strict_inputs, is an Error naming every such input.
   void finalize();
+  /// Refuse unconnected inputs instead of holding them at their start values.
+  void set_strict_inputs(bool strict) {
+    strict_inputs_ = strict;
+    finalized_ = false;
+  }
+  /// The unconnected inputs held at their start values ("system.port"), known after finalize.
+  [[nodiscard]] const std::vector<std::string>& inputs_at_start_values() const { return at_start_values_; }
 
   [[nodiscard]] int system_count() const { return static_cast<int>(systems_.size()); }
   [[nodiscard]] System& system(int index) { return *systems_[static_cast<std::size_t>(index)]; }
@@ -137,6 +147,8 @@ class ModularModel {
   std::vector<std::vector<int>> held_of_system_;
   std::vector<int> input_offsets_{0};
   bool has_feedthrough_ = false;
+  bool strict_inputs_ = false;
+  std::vector<std::string> at_start_values_;
   std::vector<int> output_offsets_{0};
   std::vector<int> input_sources_;
   Eigen::VectorXd constants_;

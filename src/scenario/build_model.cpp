@@ -1,5 +1,6 @@
 // Building the systems and the model a scenario describes (the parsing is in scenario.cpp, which
 // links without the numerics so that the fuzzers stay small).
+#include <set>
 #include <variant>
 
 #include <fmt/format.h>
@@ -21,9 +22,9 @@ namespace cosima {
 
 namespace {
 
-std::unique_ptr<Integrator> integrator_of(const SystemSpec& spec) {
+std::unique_ptr<Integrator> integrator_of(const SystemSpec& spec, const IntegratorOptions& options) {
   try {
-    return make_integrator(spec.integrator, spec.integrator_options);
+    return make_integrator(spec.integrator, options);
   } catch (const Error& e) {
     throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
   }
@@ -59,7 +60,13 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
                               spec.name));
     }
     if (interface == fmi::FmiInterface::model_exchange) {
-      system = fmi::make_me_system(spec.name, spec.fmu, integrator_of(spec), spec.integrator_options);
+      // the FMU's DefaultExperiment tolerance is the integrator's unless the scenario gives one
+      IntegratorOptions options = spec.integrator_options;
+      if (!options.rtol_given && md.default_experiment.tolerance && *md.default_experiment.tolerance > 0.0) {
+        options.rtol = *md.default_experiment.tolerance;
+        if (!options.atol_given) options.atol = 1e-2 * options.rtol;
+      }
+      system = fmi::make_me_system(spec.name, spec.fmu, integrator_of(spec, options), options);
     } else {
       if (md.is_fmi3()) system = std::make_unique<fmi3::Fmi3CsSystem>(spec.name, spec.fmu);
       else system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
@@ -80,7 +87,7 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
         throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
       }
     }
-    auto native = std::make_unique<NativeSystem>(spec.name, std::move(ode), integrator_of(spec));
+    auto native = std::make_unique<NativeSystem>(spec.name, std::move(ode), integrator_of(spec, spec.integrator_options));
     native->set_step_cost(spec.step_cost);
     native->set_max_events_per_step(spec.integrator_options.max_events_per_step);
     system = std::move(native);
@@ -113,6 +120,27 @@ bool resolve_auto_method(Scenario& scenario) {
   return true;
 }
 
+namespace {
+
+/// A "parameter" that names an input of its system is that input's start value (an FMU takes it
+/// before initialization; SSP parameter bindings reach inputs this way): while no connection or
+/// constant drives the input, it is held at that value.
+void drive_inputs_set_as_parameters(const Scenario& scenario, ModularModel& model) {
+  std::set<std::string> driven;
+  for (const auto& c : scenario.connections) driven.insert(c.to);
+  for (const auto& [port, value] : scenario.constant_inputs) driven.insert(port);
+  for (const SystemSpec& spec : scenario.systems) {
+    const System& system = model.system(model.system_index(spec.name));
+    for (const auto& [parameter, value] : spec.parameters) {
+      const std::string label = spec.name + "." + parameter;
+      if (system.input_index(parameter) < 0 || driven.contains(label)) continue;
+      std::visit([&](const auto& v) { model.set_constant_input(label, v); }, value);
+    }
+  }
+}
+
+}  // namespace
+
 ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {
   ModularModel model;
   for (const SystemSpec& spec : scenario.systems) model.add_system(make ? make(spec) : build_system(spec));
@@ -120,6 +148,8 @@ ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {
   for (const auto& [port, value] : scenario.constant_inputs) {
     std::visit([&, &port = port](const auto& v) { model.set_constant_input(port, v); }, value);
   }
+  drive_inputs_set_as_parameters(scenario, model);
+  model.set_strict_inputs(scenario.strict_inputs);
   model.finalize();
   return model;
 }

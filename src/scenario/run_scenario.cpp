@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "methods/method_choice.hpp"
 #include "methods/method_factory.hpp"
@@ -69,6 +70,11 @@ nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
     if (!system.stand_in.empty()) entry["stand_in"] = system.stand_in;
     if (!system.derivatives.empty()) entry["derivatives"] = system.derivatives;
   }
+  if (!stats.inputs_at_start_values.empty()) json["inputs_at_start_values"] = stats.inputs_at_start_values;
+  json["initialization"] = {{"sweeps", stats.initialization.sweeps},
+                            {"newton_iterations", stats.initialization.newton_iterations},
+                            {"residual", stats.initialization.residual},
+                            {"settling_sweeps", stats.initialization.settling_sweeps}};
   json["macro_steps"] = stats.macro_steps;
   json["rejected_steps"] = stats.rejected_steps;
   json["iterations"] = stats.iterations;
@@ -79,6 +85,7 @@ nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
   json["end_time"] = stats.end_time;
   if (!std::isnan(stats.max_estimate_gap)) json["max_estimate_gap"] = stats.max_estimate_gap;
   for (const auto& [name, value] : stats.method_totals) json[name] = value;
+  if (const auto warnings = logged_warnings(); !warnings.empty()) json["warnings"] = warnings;
   json["terminated_early"] = stats.terminated_early;
   if (stats.terminated_early) json["termination_reason"] = stats.termination_reason;
   if (stats.interrupted_by != 0) json["interrupted_by"] = stats.interrupted_by;

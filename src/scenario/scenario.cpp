@@ -180,7 +180,9 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
                                {"rtol", "atol", "max_step", "steps_per_call", "calls_per_step", "max_events_per_step",
                                 "max_event_iterations"});
     spec.integrator_options.rtol = options.number("rtol", spec.integrator_options.rtol);
-    spec.integrator_options.atol = options.number("atol", spec.integrator_options.atol);
+    spec.integrator_options.atol = options.number("atol", 1e-2 * spec.integrator_options.rtol);
+    spec.integrator_options.rtol_given = options.has("rtol");
+    spec.integrator_options.atol_given = options.has("atol");
     spec.integrator_options.max_step = options.number("max_step", spec.integrator_options.max_step);
     spec.integrator_options.steps_per_call =
         options.integer("steps_per_call", spec.integrator_options.steps_per_call, 1, 1 << 30);
@@ -330,9 +332,10 @@ void apply_override(Json& document, const std::string& assignment) {
 Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
   const ObjectReader top(document, "", file,
                          {"name", "description", "start", "stop", "systems", "connections", "inputs", "method",
-                          "output", "log_level"});
+                          "output", "log_level", "strict_inputs"});
   Scenario scenario;
   scenario.file = file;
+  scenario.strict_inputs = top.flag("strict_inputs", false);
   scenario.name = top.text("name", file.stem().string());
   scenario.log_level = top.text("log_level", "");
   if (!scenario.log_level.empty() && !parse_log_level(scenario.log_level)) {

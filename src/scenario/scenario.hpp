@@ -16,8 +16,12 @@
 //     "inputs": {"system.port": 0.0, "other.mode": 2, "other.flag": true, "other.label": "text"},
 //     "method": {"type": "jacobi", "dt": 1e-3},
 //     "output": {"interval": 0.01, "variables": ["prey.p"]},
-//     "log_level": "warning"
+//     "log_level": "warning",
+//     "strict_inputs": false
 //   }
+//
+// An input that no connection or constant drives keeps its declared start value (listed at the
+// start of the run and in the stats); "strict_inputs": true refuses it instead.
 //
 // Parameters and constant inputs are numbers, true/false (Boolean: 1/0) or texts (String); each is
 // checked against the variable's declared type and range when it is set. A connection joins ports
@@ -99,6 +103,8 @@ struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implici
   std::vector<ConnectionSpec> connections;
   std::map<std::string, ScalarValue> constant_inputs;
   std::string log_level;  ///< error | warning | info | debug; empty: as set by the caller
+  /// "strict_inputs": refuse unconnected inputs instead of holding them at their start values.
+  bool strict_inputs = false;
   Json method;  ///< {"type": ..., options...}
   std::string method_choice;  ///< why, when "auto" chose the method (resolve_auto_method)
   OutputSpec output;

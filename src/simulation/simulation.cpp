@@ -60,6 +60,13 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
                                       capabilities.back().derivatives)
                         : ""));
   }
+  if (const auto& held = model.inputs_at_start_values(); !held.empty()) {
+    std::string list;
+    for (const auto& label : held) list += (list.empty() ? "" : ", ") + label;
+    log(LogLevel::warning, fmt::format("{} unconnected input{} held at {} start value{}: {}", held.size(),
+                                       held.size() > 1 ? "s" : "", held.size() > 1 ? "their" : "its",
+                                       held.size() > 1 ? "s" : "", list));
+  }
   for (int s = 0; s < model.system_count(); ++s) model.system(s).reset_counters();
   SequentialExecutor in_this_thread;
   Executor& executor = options.executor != nullptr ? *options.executor : in_this_thread;
@@ -77,6 +84,8 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   RunStatistics stats;
   stats.method = std::string(method.name());
   stats.capabilities = std::move(capabilities);
+  stats.initialization = method.initialization();
+  stats.inputs_at_start_values = model.inputs_at_start_values();
   double t = options.start;
   const double tiny = 1e-12 * std::max(1.0, std::abs(options.stop));
   std::int64_t grid_index = 0;

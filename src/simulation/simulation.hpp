@@ -34,6 +34,8 @@ struct RunStatistics {
   std::string method;
   std::string method_choice;  ///< why "auto" chose `method` (empty when it was named)
   std::vector<SystemCapabilities> capabilities;  ///< one per system, in model order
+  InitializationReport initialization;  ///< how the initial values were made consistent
+  std::vector<std::string> inputs_at_start_values;  ///< unconnected inputs (ModularModel::inputs_at_start_values)
   std::int64_t macro_steps = 0;
   std::int64_t rejected_steps = 0;
   std::int64_t iterations = 0;

@@ -521,6 +521,17 @@ class SsdReader {
       if (!at.owner->is_system) break;
       if (path.size() > inbound_.size()) fail(fmt::format("the connections into {} form a loop", describe(target)));
     }
+    if (target.connector->kind == "input") {
+      // a parameter binding to a component's input gives its value while nothing connected drives it
+      // (SSP 1.0 §5.6: a binding sets the start value of the variable)
+      const std::string& name = target.connector->name;
+      Json& parameters = target_system["parameters"];
+      if (parameters.is_object() && parameters.contains(name)) {
+        if (path.empty()) inputs[fmt::format("{}.{}", target.owner->path, name)] = parameters[name];
+        parameters.erase(name);
+        if (parameters.empty()) target_system.erase("parameters");
+      }
+    }
     if (path.empty()) return;
     // forward, from the source: convert into each declared unit on the way (a connector without a
     // unit carries the one before it), then transform

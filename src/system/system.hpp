@@ -3,7 +3,12 @@
 //
 // Call order (mirrors the FMI 2.0 Co-Simulation state machine):
 //   1. set_parameter(...)*                      before initialize
-//   2. initialize(t_start)                      once; outputs are then defined at t_start
+//   2. enter_initialization(t_start)            once (FMI Initialization Mode); then, any number of
+//        set_inputs(polynomials), outputs(...)  the exchange in Initialization Mode: outputs are the
+//                                               initial values given the inputs set (FMI 2.0 §3.2.3,
+//                                               §4.2.4; FMI 3.0 §3.2, §4.2)
+//      exit_initialization()                    once; outputs are then defined at t_start
+//      (initialize(t_start) does both, with no exchange between)
 //   3. per macro-step [t, t+h):
 //        set_inputs(polynomials)                inputs over the step, in s = t' − time()
 //        do_step(h)                             time() advances to t+h
@@ -127,7 +132,16 @@ class System {
   virtual void set_string_input(int input, const std::string& value);
 
   // --- simulation ------------------------------------------------------------------------------
-  virtual void initialize(double t_start) = 0;
+  /// Initialization Mode at t_start: parameters and start values are applied; set_inputs and
+  /// outputs() then exchange initial values (only the inputs' values at t_start count).
+  virtual void enter_initialization(double t_start) = 0;
+  /// Leaves Initialization Mode with the inputs last set; outputs() are then those at t_start.
+  virtual void exit_initialization() {}
+  /// enter_initialization(t_start), then exit_initialization(): no initial exchange.
+  void initialize(double t_start) {
+    enter_initialization(t_start);
+    exit_initialization();
+  }
   [[nodiscard]] virtual double time() const = 0;
   /// Inputs over the coming step. A system without Capability::interpolate_inputs accepts only
   /// constant polynomials (ZOH).

@@ -76,9 +76,23 @@ void MeModel::set_string_input(int input, const std::string& value) {
 
 Eigen::VectorXd MeModel::initial_state() const { return fmu_->state_starts(); }
 
-Eigen::VectorXd MeModel::start(double t_start) {
-  const ForeignCallScope in = fmu_->enter("EnterInitializationMode", t_start);
-  fmu_->initialize(t_start, tolerance_);
+void MeModel::enter_initialization(double t_start) {
+  fmu_->enter_initialization(t_start, tolerance_);
+  t_set_ = t_start;
+}
+
+void MeModel::initialization_outputs(double t_start, ConstVectorRef u, VectorRef y) const {
+  const ForeignCallScope in = fmu_->enter("GetXXX (Initialization Mode)", t_start);
+  fmu_->set_inputs(u, FmuInstance::Inputs::all);
+  fmu_->get_outputs(y);
+}
+
+Eigen::VectorXd MeModel::start(double t_start, ConstVectorRef u) {
+  ForeignCallScope in = fmu_->enter("SetXXX (Initialization Mode)", t_start);
+  fmu_->set_inputs(u, FmuInstance::Inputs::all);
+  remember_inputs(u);
+  in.now("ExitInitializationMode");
+  fmu_->exit_initialization();
   // the FMU is now in Event Mode (FMI 2.0 §3.2.3, FMI 3.0 §3.2.1)
   Eigen::VectorXd x = initial_state();
   const FmuInstance::DiscreteUpdate update = event_iteration(t_start);
@@ -90,6 +104,14 @@ Eigen::VectorXd MeModel::start(double t_start) {
   t_set_ = t_start;
   time_set_ = true;
   return x;
+}
+
+void MeModel::remember_inputs(ConstVectorRef u) {
+  u_set_ = u;
+  inputs_set_ = true;
+  for (std::size_t k = 0; k < discrete_inputs_.size(); ++k) {
+    discrete_set_(static_cast<Eigen::Index>(k)) = u(discrete_inputs_[k]);
+  }
 }
 
 void MeModel::prepare(double t, ConstVectorRef x, ConstVectorRef u) const {

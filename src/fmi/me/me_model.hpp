@@ -48,7 +48,9 @@ class MeModel final : public OdeModel {
   void set_string_input(int input, const std::string& value) override;
 
   [[nodiscard]] Eigen::VectorXd initial_state() const override;
-  Eigen::VectorXd start(double t_start) override;
+  void enter_initialization(double t_start) override;
+  void initialization_outputs(double t_start, ConstVectorRef u, VectorRef y) const override;
+  Eigen::VectorXd start(double t_start, ConstVectorRef u) override;
   void derivatives(double t, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override;
   void outputs(double t, ConstVectorRef x, ConstVectorRef u, VectorRef y) const override;
   bool jacobians(double t, ConstVectorRef x, ConstVectorRef u, Linearization& out) const override;
@@ -75,6 +77,8 @@ class MeModel final : public OdeModel {
   /// fmi2NewDiscreteStates / fmi3UpdateDiscreteStates until no further update is needed (FMI 2.0
   /// §3.2.3, FMI 3.0 §3.2.2); throws Error beyond max_event_iterations.
   FmuInstance::DiscreteUpdate event_iteration(double t);
+  /// What the instance was given in Initialization Mode, as the inputs last set.
+  void remember_inputs(ConstVectorRef u);
   /// Enter Continuous-Time Mode, then x from Get Continuous States when they changed.
   void leave_event_mode(const FmuInstance::DiscreteUpdate& update, VectorRef x, bool states_changed);
 

@@ -78,11 +78,13 @@ int EmulatedSystem::provided_output_derivative_order() const {
                                                    : inner_->max_output_derivative_order();
 }
 
-void EmulatedSystem::initialize(double t_start) {
-  inner_->initialize(t_start);
+void EmulatedSystem::enter_initialization(double t_start) {
+  inner_->enter_initialization(t_start);
   derivatives_.setZero();
   history_.count = 0;  // the first point is the outputs at the first step's start, under its inputs
 }
+
+void EmulatedSystem::exit_initialization() { inner_->exit_initialization(); }
 
 void EmulatedSystem::record_history() {
   const double t = inner_->time(), tolerance = 1e-12 * std::max(1.0, std::abs(t));

@@ -96,7 +96,8 @@ class EmulatedSystem final : public System {
   }
   [[nodiscard]] std::string string_output(int output) const override { return inner_->string_output(output); }
   void set_string_input(int input, const std::string& value) override { inner_->set_string_input(input, value); }
-  void initialize(double t_start) override;
+  void enter_initialization(double t_start) override;
+  void exit_initialization() override;
   [[nodiscard]] double time() const override { return inner_->time(); }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override { inner_->outputs(y); }
   [[nodiscard]] double next_event_time() const override { return inner_->next_event_time(); }

@@ -85,7 +85,10 @@ struct IntegratorStop {
 
 struct IntegratorOptions {
   double rtol = 1e-8;
+  /// Absolute tolerance; unless given (atol_given), 1e-2·rtol — and for a Model Exchange FMU rtol is
+  /// its DefaultExperiment tolerance unless given (rtol_given).
   double atol = 1e-10;
+  bool rtol_given = false, atol_given = false;
   double max_step = 0.0;    ///< 0: no limit
   int steps_per_call = 1;   ///< euler only
   int calls_per_step = 1;   ///< euler only: one step spans this many calls (1 or steps_per_call = 1)

@@ -16,6 +16,8 @@ namespace cosima {
 NativeSystem::NativeSystem(std::string name, std::unique_ptr<OdeModel> model, std::unique_ptr<Integrator> integrator)
     : System(std::move(name)), model_(std::move(model)), integrator_(std::move(integrator)) {
   inputs_.setZero(model_->input_count(), kInputCoefficients);
+  // until the master sets them, the inputs are their declared start values (an FMU's own)
+  for (int i = 0; i < model_->input_count(); ++i) inputs_(i, 0) = model_->input_info(i).start.value_or(0.0);
   u_.setZero(model_->input_count());
   du_.setZero(model_->input_count());
   dx_.setZero(model_->state_count());
@@ -32,11 +34,17 @@ CapabilitySet NativeSystem::provided_capabilities() const {
   return all;
 }
 
-void NativeSystem::initialize(double t_start) {
+void NativeSystem::enter_initialization(double t_start) {
   t_ = t_start;
   input_origin_ = t_start;
-  x_ = model_->start(t_start);
   event_pending_ = false;
+  model_->enter_initialization(t_start);
+  initializing_ = true;
+}
+
+void NativeSystem::exit_initialization() {
+  x_ = model_->start(t_, current_inputs());
+  initializing_ = false;
   if (x_.size() != model_->state_count()) {
     throw Error(fmt::format("system '{}': model '{}' returned {} initial states, declares {}", name(),
                             model_->type(), x_.size(), model_->state_count()));
@@ -55,12 +63,27 @@ void NativeSystem::set_state(double t, const Eigen::Ref<const Eigen::VectorXd>& 
   integrator_->reset();
 }
 
-void NativeSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const { model_->outputs(t_, x_, current_inputs(), y); }
+void NativeSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
+  if (initializing_) return model_->initialization_outputs(t_, current_inputs(), y);
+  model_->outputs(t_, x_, current_inputs(), y);
+}
 
 void NativeSystem::apply_inputs(const InputPolynomials& polynomials) {
+  // inputs that go on as they were are no discontinuity: a multistep integrator (CVODE) keeps its
+  // history across the communication point instead of restarting at order 1
+  const bool same = inputs_continue(polynomials);
   inputs_ = polynomials;
   input_origin_ = t_;
-  integrator_->inputs_changed();
+  if (!same) integrator_->inputs_changed();
+}
+
+bool NativeSystem::inputs_continue(const InputPolynomials& next) const {
+  if (next.rows() == 0) return true;
+  if (next.rows() != inputs_.rows() || next.cols() != inputs_.cols()) return false;
+  if (t_ == input_origin_) return next == inputs_;
+  // held constants (the explicit schemes' ZOH) are the same function of time when their values are
+  const auto constant = [](const InputPolynomials& p) { return p.rightCols(p.cols() - 1).isZero(0.0); };
+  return constant(next) && constant(inputs_) && next.col(0) == inputs_.col(0);
 }
 
 StepResult NativeSystem::integrate(double h) {

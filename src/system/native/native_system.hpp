@@ -42,7 +42,8 @@ class NativeSystem final : public System {
   }
   [[nodiscard]] std::string string_output(int output) const override { return model_->string_output(output); }
   void set_string_input(int input, const std::string& value) override { model_->set_string_input(input, value); }
-  void initialize(double t_start) override;
+  void enter_initialization(double t_start) override;
+  void exit_initialization() override;
   [[nodiscard]] double time() const override { return t_; }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
   /// A time event the model announces; one at the end of a step is left pending (outputs are the
@@ -85,6 +86,8 @@ class NativeSystem final : public System {
     bool in_use = false;
   };
   void update_jacobians() const;
+  /// Whether `next`, from time() on, is the function of time the inputs already were.
+  [[nodiscard]] bool inputs_continue(const InputPolynomials& next) const;
   /// Handles an event at t_; a failure or the model's request to terminate as a StepResult.
   StepResult handle_event(const EventCause& cause, int& events_in_step, double t_step, double t_end);
 
@@ -92,6 +95,7 @@ class NativeSystem final : public System {
   std::unique_ptr<Integrator> integrator_;
   double t_ = 0.0;
   bool event_pending_ = false;  ///< the model's time event at t_ is not handled yet
+  bool initializing_ = false;   ///< between enter_initialization and exit_initialization
   Eigen::VectorXd x_;
   InputPolynomials inputs_;
   double input_origin_ = 0.0;

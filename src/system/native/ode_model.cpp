@@ -63,7 +63,11 @@ void OdeModel::set_string_input(int input, const std::string& /*value*/) {
                           structure_.inputs.at(static_cast<std::size_t>(input))));
 }
 
-Eigen::VectorXd OdeModel::start(double /*t_start*/) { return initial_state(); }
+void OdeModel::initialization_outputs(double t_start, ConstVectorRef u, VectorRef y) const {
+  outputs(t_start, initial_state(), u, y);
+}
+
+Eigen::VectorXd OdeModel::start(double /*t_start*/, ConstVectorRef /*u*/) { return initial_state(); }
 
 void OdeModel::event_indicators(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef /*u*/, VectorRef /*z*/) const {}
 

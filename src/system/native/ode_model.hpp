@@ -105,8 +105,14 @@ class OdeModel {
   virtual bool exact_flow(double t0, double h, const InputPolynomials& inputs, VectorRef x) const;
 
   // --- start ---------------------------------------------------------------------------------------
-  /// Starts the model at t_start and returns x(t_start). Default: initial_state().
-  virtual Eigen::VectorXd start(double t_start);
+  // enter_initialization(t_start), then initialization_outputs(...)* (the initial exchange), then
+  // start(t_start) with the inputs last given.
+  /// Into initialization at t_start (an FMU: Initialization Mode). Default: nothing to do.
+  virtual void enter_initialization(double /*t_start*/) {}
+  /// The outputs during initialization under inputs u. Default: outputs(t_start, initial_state(), u).
+  virtual void initialization_outputs(double t_start, ConstVectorRef u, VectorRef y) const;
+  /// Ends initialization under inputs u and returns x(t_start). Default: initial_state().
+  virtual Eigen::VectorXd start(double t_start, ConstVectorRef u);
 
   // --- hybrid models (the defaults: a pure ODE without events) ------------------------------------
   [[nodiscard]] virtual int event_indicator_count() const { return 0; }

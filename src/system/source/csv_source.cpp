@@ -76,7 +76,7 @@ CapabilitySet CsvSource::provided_capabilities() const {
   return set;
 }
 
-void CsvSource::initialize(double t_start) {
+void CsvSource::enter_initialization(double t_start) {
   t_ = t_start;
   reading_ = {t_start, false};
   pending_ = false;

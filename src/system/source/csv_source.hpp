@@ -40,7 +40,7 @@ class CsvSource final : public System {
     return info_[static_cast<std::size_t>(output)];
   }
   void set_parameter(const std::string& name, double value) override;
-  void initialize(double t_start) override;
+  void enter_initialization(double t_start) override;
   [[nodiscard]] double time() const override { return t_; }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
   [[nodiscard]] double next_event_time() const override;

@@ -109,9 +109,26 @@ static double output_derivative(fmu3_instance *inst, int variable, int order) {
   return order == 1 ? 1.0 : 0.0;
 }
 
+#ifdef COSIMA_EVENTS_REFUSE_EVENT_MODE
+/* as some exporters do: Event Mode declared, refused when asked for */
+static int refuse_event_mode(fmu3_instance *inst) {
+  if (!inst->event_mode_used) return 0;
+  fmu3_log(inst, fmi3Error, "Event Mode is not supported");
+  return 1;
+}
+#define EVENTS_IDENTIFIER "cosima_fmi3_events_refused"
+#define EVENTS_TOKEN "{2f0b7d9e-6c51-4b8a-93e4-5d1a0c7e3b22}"
+#define EVENTS_INSTANTIATE refuse_event_mode
+#else
+#define EVENTS_IDENTIFIER "cosima_fmi3_events"
+#define EVENTS_TOKEN "{2f0b7d9e-6c51-4b8a-93e4-5d1a0c7e3b21}"
+#define EVENTS_INSTANTIATE 0
+#endif
+
 const fmu3_model fmu3_model_definition = {
-  .model_identifier = "cosima_fmi3_events",
-  .instantiation_token = "{2f0b7d9e-6c51-4b8a-93e4-5d1a0c7e3b21}",
+  .model_identifier = EVENTS_IDENTIFIER,
+  .instantiation_token = EVENTS_TOKEN,
+  .instantiate = EVENTS_INSTANTIATE,
   .co_simulation = 1,
   .has_event_mode = 1,
   .can_get_and_set_fmu_state = 1,

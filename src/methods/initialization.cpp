@@ -1,0 +1,360 @@
+#include "methods/initialization.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Eigen/LU>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
+
+namespace cosima {
+
+namespace {
+
+constexpr double kNoInitialization = std::numeric_limits<double>::quiet_NaN();
+
+/// The systems in the order a sweep visits them, as stages: the systems of one stage do not feed
+/// each other and run as one batch. Stages follow the topological order of the strongly connected
+/// components of the graph "a feeds b" (Tarjan); the members of a cyclic component are stages of
+/// one system each (Gauss–Seidel inside the loop).
+struct SweepPlan {
+  std::vector<std::vector<int>> stages;
+  std::vector<char> on_cycle;  ///< per system: a member of a cyclic component
+  bool cyclic = false;
+};
+
+/// feeds[a]: the systems a's outputs drive (a ≠ b), each once.
+std::vector<std::vector<int>> feeding_graph(const ModularModel& model) {
+  std::vector<std::vector<int>> feeds(static_cast<std::size_t>(model.system_count()));
+  std::vector<char> self_loop(static_cast<std::size_t>(model.system_count()), 0);
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    const int source = model.input_sources()[static_cast<std::size_t>(g)];
+    if (source < 0) continue;
+    feeds[static_cast<std::size_t>(model.system_of_output(source))].push_back(model.system_of_input(g));
+  }
+  for (auto& targets : feeds) {
+    std::sort(targets.begin(), targets.end());
+    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  }
+  return feeds;
+}
+
+/// Tarjan's strongly connected components, iteratively (no recursion: 10⁵ systems in a chain).
+/// Components come out in reverse topological order.
+std::vector<std::vector<int>> strong_components(const std::vector<std::vector<int>>& feeds) {
+  const int n = static_cast<int>(feeds.size());
+  std::vector<int> index(static_cast<std::size_t>(n), -1), low(static_cast<std::size_t>(n), 0), stack;
+  std::vector<char> on_stack(static_cast<std::size_t>(n), 0);
+  std::vector<std::pair<int, std::size_t>> frames;  // (node, next edge)
+  std::vector<std::vector<int>> components;
+  int counter = 0;
+  for (int root = 0; root < n; ++root) {
+    if (index[static_cast<std::size_t>(root)] >= 0) continue;
+    frames.emplace_back(root, 0);
+    while (!frames.empty()) {
+      auto& [v, edge] = frames.back();
+      const auto sv = static_cast<std::size_t>(v);
+      if (edge == 0 && index[sv] < 0) {
+        index[sv] = low[sv] = counter++;
+        stack.push_back(v);
+        on_stack[sv] = 1;
+      }
+      if (edge < feeds[sv].size()) {
+        const int w = feeds[sv][edge++];
+        const auto sw = static_cast<std::size_t>(w);
+        if (index[sw] < 0) frames.emplace_back(w, 0);
+        else if (on_stack[sw] != 0) low[sv] = std::min(low[sv], index[sw]);
+        continue;
+      }
+      if (low[sv] == index[sv]) {
+        std::vector<int>& component = components.emplace_back();
+        int w = -1;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[static_cast<std::size_t>(w)] = 0;
+          component.push_back(w);
+        } while (w != v);
+        std::sort(component.begin(), component.end());
+      }
+      const int finished_low = low[sv];
+      frames.pop_back();
+      if (!frames.empty()) {
+        const auto parent = static_cast<std::size_t>(frames.back().first);
+        low[parent] = std::min(low[parent], finished_low);
+      }
+    }
+  }
+  return components;
+}
+
+SweepPlan plan_sweeps(const ModularModel& model) {
+  const auto feeds = feeding_graph(model);
+  auto components = strong_components(feeds);
+  std::reverse(components.begin(), components.end());  // topological order
+  SweepPlan plan;
+  plan.on_cycle.assign(static_cast<std::size_t>(model.system_count()), 0);
+  // level of a component: 1 + the highest level of a component feeding it
+  std::vector<int> level_of_system(static_cast<std::size_t>(model.system_count()), 0);
+  std::vector<std::vector<const std::vector<int>*>> by_level;
+  for (const auto& component : components) {
+    int level = 0;
+    for (const int s : component) level = std::max(level, level_of_system[static_cast<std::size_t>(s)]);
+    for (const int s : component) {
+      for (const int t : feeds[static_cast<std::size_t>(s)]) {
+        auto& next = level_of_system[static_cast<std::size_t>(t)];
+        if (std::find(component.begin(), component.end(), t) == component.end()) next = std::max(next, level + 1);
+      }
+    }
+    if (by_level.size() <= static_cast<std::size_t>(level)) by_level.resize(static_cast<std::size_t>(level) + 1);
+    by_level[static_cast<std::size_t>(level)].push_back(&component);
+  }
+  for (const auto& level : by_level) {
+    std::vector<int> acyclic;
+    for (const auto* component : level) {
+      if (component->size() == 1) acyclic.push_back(component->front());
+    }
+    if (!acyclic.empty()) plan.stages.push_back(std::move(acyclic));
+    for (const auto* component : level) {
+      if (component->size() == 1) continue;
+      plan.cyclic = true;
+      for (const int s : *component) {
+        plan.on_cycle[static_cast<std::size_t>(s)] = 1;
+        plan.stages.push_back({s});
+      }
+    }
+  }
+  return plan;
+}
+
+bool settled(double before, double after) {
+  return std::abs(after - before) <= kInitialTolerance * std::max(1.0, std::abs(after));
+}
+
+/// Hands system s its slice of buffers.u as ZOH inputs and asks for its outputs.
+Order& exchange_order(const ModularModel& model, CouplingBuffers& buffers, int s) {
+  buffers.zoh(model, s);
+  Order& order = buffers.order_with_inputs(model, s);
+  order.read_order = 0;
+  return order;
+}
+
+/// One Gauss–Seidel sweep along the plan: each stage takes ũ = Φᵀ ỹ from the outputs so far.
+/// Returns the largest change of an input relative to the previous sweep (∞ on the first).
+double sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, const SweepPlan& plan, bool first) {
+  double change = first ? std::numeric_limits<double>::infinity() : 0.0;
+  for (const auto& stage : plan.stages) {
+    buffers.batch.clear();
+    for (const int s : stage) {
+      const int begin = model.input_offset(s), count = model.system(s).input_count();
+      const Eigen::VectorXd before = buffers.u.segment(begin, count);
+      model.dispatch_to(s, buffers.y, buffers.u);
+      for (int i = 0; i < count; ++i) {
+        if (!settled(before(i), buffers.u(begin + i))) change = std::max(change, std::abs(buffers.u(begin + i) - before(i)));
+        if (!std::isfinite(buffers.u(begin + i))) change = std::numeric_limits<double>::infinity();
+      }
+      exchange_order(model, buffers, s);
+    }
+    executor.execute(buffers.batch);
+    buffers.gather_replies(model);
+  }
+  return change;
+}
+
+/// Every system takes buffers.u and reports its outputs (one batch: Newton's evaluations).
+void evaluate_all(ModularModel& model, Executor& executor, CouplingBuffers& buffers) {
+  buffers.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) exchange_order(model, buffers, s);
+  executor.execute(buffers.batch);
+  buffers.gather_replies(model);
+}
+
+/// The unknowns of Newton's iteration: continuous connected inputs of systems on a cycle.
+std::vector<int> loop_unknowns(const ModularModel& model, const SweepPlan& plan) {
+  std::vector<int> unknowns;
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    if (model.input_sources()[static_cast<std::size_t>(g)] < 0 || model.input_held(g)) continue;
+    if (plan.on_cycle[static_cast<std::size_t>(model.system_of_input(g))] != 0) unknowns.push_back(g);
+  }
+  return unknowns;
+}
+
+/// F(x) = (Φᵀ Y(u))_K − x with u_K = x; the other inputs follow Φᵀ Y(u) (a fixed point on them).
+class LoopResidual {
+ public:
+  LoopResidual(ModularModel& model, Executor& executor, CouplingBuffers& buffers, std::vector<int> unknowns)
+      : model_(model), executor_(executor), buffers_(buffers), unknowns_(std::move(unknowns)) {}
+  [[nodiscard]] Eigen::Index size() const { return static_cast<Eigen::Index>(unknowns_.size()); }
+  [[nodiscard]] Eigen::VectorXd current() const {
+    Eigen::VectorXd x(size());
+    for (Eigen::Index k = 0; k < size(); ++k) x(k) = buffers_.u(unknowns_[static_cast<std::size_t>(k)]);
+    return x;
+  }
+  Eigen::VectorXd operator()(const Eigen::VectorXd& x) {
+    for (Eigen::Index k = 0; k < size(); ++k) buffers_.u(unknowns_[static_cast<std::size_t>(k)]) = x(k);
+    evaluate_all(model_, executor_, buffers_);
+    model_.dispatch(buffers_.y, mapped_);
+    for (int g = 0; g < model_.total_inputs(); ++g) {
+      if (!std::binary_search(unknowns_.begin(), unknowns_.end(), g)) buffers_.u(g) = mapped_(g);
+    }
+    Eigen::VectorXd f(size());
+    for (Eigen::Index k = 0; k < size(); ++k) f(k) = mapped_(unknowns_[static_cast<std::size_t>(k)]) - x(k);
+    ++evaluations_;
+    return f;
+  }
+  [[nodiscard]] const std::vector<int>& unknowns() const { return unknowns_; }
+
+ private:
+  ModularModel& model_;
+  Executor& executor_;
+  CouplingBuffers& buffers_;
+  std::vector<int> unknowns_;
+  Eigen::VectorXd mapped_;
+  int evaluations_ = 0;
+};
+
+bool newton_converged(const Eigen::VectorXd& f, const Eigen::VectorXd& x) {
+  return f.allFinite() && f.lpNorm<Eigen::Infinity>() <= kInitialTolerance * std::max(1.0, x.lpNorm<Eigen::Infinity>());
+}
+
+/// J(x) by forward differences, one evaluation per column.
+Eigen::MatrixXd jacobian(LoopResidual& residual, const Eigen::VectorXd& x, const Eigen::VectorXd& f) {
+  Eigen::MatrixXd J(residual.size(), residual.size());
+  for (Eigen::Index j = 0; j < residual.size(); ++j) {
+    Eigen::VectorXd probe = x;
+    const double delta = 1e-7 * std::max(1.0, std::abs(x(j)));
+    probe(j) += delta;
+    J.col(j) = (residual(probe) - f) / delta;
+  }
+  return J;
+}
+
+std::string residual_text(const ModularModel& model, const std::vector<int>& inputs, const Eigen::VectorXd& f) {
+  std::string text;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const double r = f(static_cast<Eigen::Index>(k));
+    if (std::isfinite(r) && std::abs(r) <= kInitialTolerance) continue;
+    const int g = inputs[k];
+    if (!text.empty()) text += ", ";
+    text += fmt::format("{} → {} (residual {:.3g})", model.output_label(model.input_sources()[static_cast<std::size_t>(g)]),
+                        model.input_label(g), r);
+  }
+  return text;
+}
+
+/// Damped Newton on the loop's unknowns (see the header, 2.). Returns the iterations spent; throws
+/// Error naming the connections whose residuals remain.
+int solve_loop_by_newton(ModularModel& model, Executor& executor, CouplingBuffers& buffers, const SweepPlan& plan,
+                         double& residual_norm) {
+  LoopResidual residual(model, executor, buffers, loop_unknowns(model, plan));
+  if (residual.size() > kMaxNewtonUnknowns) {
+    throw Error(fmt::format("the initial values do not settle by sweeps, and the loop has {} continuous inputs (more "
+                            "than the {} a Newton iteration is tried on)",
+                            residual.size(), kMaxNewtonUnknowns));
+  }
+  Eigen::VectorXd x = residual.current(), f = residual(x);
+  for (int iteration = 0; iteration < kMaxInitialNewton; ++iteration) {
+    if (newton_converged(f, x)) {
+      residual_norm = f.lpNorm<Eigen::Infinity>();
+      return iteration;
+    }
+    if (stop_requested() != 0) break;
+    const Eigen::VectorXd step = Eigen::FullPivLU<Eigen::MatrixXd>(jacobian(residual, x, f)).solve(f);
+    double lambda = 1.0;
+    Eigen::VectorXd x_next = x - step, f_next = residual(x_next);
+    while (!(f_next.allFinite() && f_next.lpNorm<Eigen::Infinity>() < f.lpNorm<Eigen::Infinity>()) && lambda > 1e-4) {
+      lambda /= 2.0;
+      x_next = x - lambda * step;
+      f_next = residual(x_next);
+    }
+    if (!step.allFinite() || lambda <= 1e-4) break;
+    x = x_next;
+    f = f_next;
+  }
+  if (!f.allFinite() || !newton_converged(f, x)) {
+    throw Error(fmt::format("the initial values of an algebraic loop do not converge (fixed point and damped Newton "
+                            "in Initialization Mode): {}",
+                            residual_text(model, residual.unknowns(), f)));
+  }
+  residual_norm = f.lpNorm<Eigen::Infinity>();
+  return kMaxInitialNewton;
+}
+
+/// Sweeps until ũ settles, then Newton when they do not contract, from the inputs of the sweep
+/// that changed them least (a diverging sweep is stopped after it grew the change kDivergingSweeps
+/// times in a row). Returns (sweeps, Newton iterations).
+std::pair<int, int> settle_exchange(ModularModel& model, Executor& executor, CouplingBuffers& buffers,
+                                    const SweepPlan& plan, double& residual) {
+  constexpr int kDivergingSweeps = 3;
+  double change = sweep(model, executor, buffers, plan, true);
+  int sweeps = 1;
+  residual = 0.0;
+  if (!plan.cyclic) return {sweeps, 0};  // exact: every system saw its sources' final outputs
+  Eigen::VectorXd best_u = buffers.u;
+  double best_change = change;
+  for (int growing = 0; sweeps < kMaxInitialSweeps && change > 0.0 && growing < kDivergingSweeps;) {
+    if (stop_requested() != 0) break;
+    const double previous = change;
+    change = sweep(model, executor, buffers, plan, false);
+    ++sweeps;
+    growing = std::isfinite(change) && change < previous ? 0 : growing + 1;
+    if (change < best_change) {
+      best_change = change;
+      best_u = buffers.u;
+    }
+  }
+  if (change == 0.0) return {sweeps, 0};
+  buffers.u = best_u;
+  return {sweeps, solve_loop_by_newton(model, executor, buffers, plan, residual)};
+}
+
+/// Leaves Initialization Mode: every system with its inputs, exit, outputs at t_start.
+void exit_initialization(ModularModel& model, Executor& executor, CouplingBuffers& buffers) {
+  buffers.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) exchange_order(model, buffers, s).exit_initialization = true;
+  executor.execute(buffers.batch);
+  buffers.gather_replies(model);
+}
+
+}  // namespace
+
+InitializationReport initialize_coupled(ModularModel& model, Executor& executor, double t_start,
+                                        CouplingBuffers& buffers) {
+  buffers.resize(model);
+  const SweepPlan plan = plan_sweeps(model);
+  // Initialization Mode: outputs under the inputs' start values first
+  buffers.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) {
+    Order& order = buffers.batch.order(s);
+    order.initialize = t_start;
+    order.read_order = 0;
+    for (int i = 0; i < model.system(s).input_count(); ++i) {
+      buffers.u(model.input_offset(s) + i) = model.system(s).input_info(i).start.value_or(0.0);
+    }
+  }
+  executor.execute(buffers.batch);
+  buffers.gather_replies(model);
+  InitializationReport report;
+  std::tie(report.sweeps, report.newton_iterations) = settle_exchange(model, executor, buffers, plan, report.residual);
+  exit_initialization(model, executor, buffers);
+  // an initial event iteration may have moved some outputs: the same exchange, now at t_start
+  Eigen::VectorXd mapped;
+  model.dispatch(buffers.y, mapped);
+  bool moved = false;
+  for (int g = 0; g < model.total_inputs() && !moved; ++g) moved = !settled(buffers.u(g), mapped(g));
+  if (moved) {
+    double residual = 0.0;
+    const auto [sweeps, newton] = settle_exchange(model, executor, buffers, plan, residual);
+    report.settling_sweeps = sweeps;
+    report.newton_iterations += newton;
+  }
+  model.dispatch(buffers.y, buffers.u);
+  return report;
+}
+
+}  // namespace cosima
