@@ -525,8 +525,10 @@ class SsdReader {
       // a parameter binding to a component's input gives its value while nothing connected drives it
       // (SSP 1.0 §5.6: a binding sets the start value of the variable)
       const std::string& name = target.connector->name;
-      Json& parameters = target_system["parameters"];
-      if (parameters.is_object() && parameters.contains(name)) {
+      const bool bound = target_system.contains("parameters") && target_system["parameters"].is_object() &&
+                         target_system["parameters"].contains(name);
+      if (bound) {
+        Json& parameters = target_system["parameters"];
         if (path.empty()) inputs[fmt::format("{}.{}", target.owner->path, name)] = parameters[name];
         parameters.erase(name);
         if (parameters.empty()) target_system.erase("parameters");

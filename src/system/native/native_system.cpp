@@ -264,6 +264,9 @@ StateId NativeSystem::do_save_state(StateId overwrite) {
   if (model_->has_discrete_state()) snapshot.discrete_slot = model_->save_discrete_state(snapshot.discrete_slot);
   snapshot.event_pending = event_pending_;
   snapshot.in_use = true;
+  // a restore restarts the integrator (no history survives it): so does the step after a save, so
+  // that a repeated step is bitwise the step it repeats
+  integrator_->reset();
   return id;
 }
 

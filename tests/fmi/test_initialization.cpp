@@ -1,0 +1,211 @@
+// Third-party FMUs right by default (label fmi-semantics): the exchange in Initialization Mode,
+// unconnected inputs at their start values, an FMU's own copies of libraries, capabilities declared
+// but refused. Every FMU here is a C test FMU written from the standard (tests/fmus/).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <unsupported/Eigen/MatrixFunctions>
+
+#include "exec/executor.hpp"
+#include "core/log.hpp"
+#include "exec/process_executor.hpp"
+#include "scenario/run_scenario.hpp"
+#include "scenario/scenario.hpp"
+#include "test_support.hpp"
+
+namespace cosima {
+namespace {
+
+using testing::error_of;
+
+const std::filesystem::path kFmus = COSIMA_C_FMU_DIR;
+
+std::string fmu(const std::string& name) { return (kFmus / (name + ".fmu")).string(); }
+
+/// The two-mass oscillator of tests/fmus/coupled (mass 2 with or without InitialUnknowns).
+Json dual_mass(const std::string& mass2, const std::string& interface = "cs") {
+  Json doc = Json::parse(R"({"start": 0, "stop": 0.1, "method": {"type": "jacobi", "dt": 1e-3},
+    "connections": [["m1.s1_out", "m2.s1"], ["m1.v1_out", "m2.v1"], ["m1.a1_out", "m2.a1"], ["m2.F", "m1.F"]]})");
+  doc["systems"]["m1"] = {{"fmu", fmu("cosima_test_mass1")}, {"interface", interface}};
+  doc["systems"]["m2"] = {{"fmu", fmu(mass2)}, {"interface", interface}};
+  return doc;
+}
+
+/// The exact solution x = (s1, v1, s2, v2) at t: exp(A t) x0, from the FMUs' parameters (their
+/// start values), with s2(0) = s1(0) + offset as mass 2's initial equation says.
+Eigen::Vector4d exact_dual_mass(double t) {
+  const double m1 = 1, c1 = 10, d1 = 1, m2 = 1, c2 = 100, d2 = 1, c3 = 10, d3 = 1, offset = 0.5;
+  Eigen::Matrix4d A;
+  A << 0, 1, 0, 0,                                                   //
+      (-c1 - c2) / m1, (-d1 - d2) / m1, c2 / m1, d2 / m1,            //
+      0, 0, 0, 1,                                                    //
+      c2 / m2, d2 / m2, (-c2 - c3) / m2, (-d2 - d3) / m2;
+  const Eigen::Vector4d x0(1.0, 0.0, 1.0 + offset, 0.0);
+  const Eigen::Matrix4d flow = (A * t).exp();
+  return flow * x0;
+}
+
+double force(const Eigen::Vector4d& x) { return 100.0 * (x(2) - x(0)) + 1.0 * (x(3) - x(1)); }
+
+ScenarioRun run(Json doc, const std::vector<std::string>& overrides, Executor* executor = nullptr) {
+  for (const auto& o : overrides) apply_override(doc, o);
+  return run_scenario(parse_scenario(doc, "inline.json"), executor);
+}
+
+struct MethodCase {
+  std::string label;
+  std::vector<std::string> overrides;
+  double bound;  ///< |s1 − exact| at t = 0.1 with δt = 1e-3 (the method's accuracy there)
+};
+
+std::vector<MethodCase> every_method() {
+  return {
+      {"jacobi", {"method.type=jacobi"}, 2e-3},
+      {"gauss-seidel", {"method.type=gauss-seidel"}, 2e-3},
+      {"ifosmondi", {"method.type=ifosmondi", "method.epsilon=1e-8"}, 2e-4},
+      {"ifosmondi-jfm", {"method.type=ifosmondi-jfm", "method.epsilon=1e-8"}, 2e-4},
+      {"missiles", {"method.type=missiles"}, 2e-4},
+      {"defect-jacobi", {"method.type=defect-jacobi", "method.m=1", "method.n=1", "method.tol=1e-4"}, 5e-4},
+      {"choptrey", {"method.type=jacobi", "method.extrapolation=choptrey"}, 2e-3},
+      {"auto", {"method.type=auto"}, 2e-3},
+  };
+}
+
+/// The first row is the consistent initial state, the last within the method's accuracy.
+void expect_dual_mass(const ScenarioRun& run, double bound, const std::string& label) {
+  const auto s1 = run.results->column("m1.s1_out"), F = run.results->column("m2.F");
+  ASSERT_FALSE(s1.empty()) << label;
+  EXPECT_NEAR(s1.front(), 1.0, 1e-12) << label;
+  EXPECT_NEAR(F.front(), force(exact_dual_mass(0.0)), 1e-10) << label << ": mass 2 did not start from s1 + offset";
+  const Eigen::Vector4d exact = exact_dual_mass(run.results->times().back());
+  EXPECT_NEAR(s1.back(), exact(0), bound) << label;
+  EXPECT_NEAR(F.back(), force(exact), 1e3 * bound) << label;
+  EXPECT_EQ(run.stats.initialization.newton_iterations, 0) << label;
+}
+
+TEST(Initialization, MassTwoStartsFromItsInputUnderEveryMethodWithoutInitialUnknowns) {
+  // Without the exchange in Initialization Mode mass 2 starts at 0 + offset, not s1 + offset:
+  // s1(0.1) is then ≈ 0.18 off, far outside every bound below.
+  for (const auto& method : every_method()) {
+    expect_dual_mass(run(dual_mass("cosima_test_mass2"), method.overrides), method.bound, method.label);
+  }
+}
+
+TEST(Initialization, MassTwoStartsFromItsInputUnderEveryMethodWithInitialUnknowns) {
+  for (const auto& method : every_method()) {
+    expect_dual_mass(run(dual_mass("cosima_test_mass2_iu"), method.overrides), method.bound, method.label);
+  }
+}
+
+TEST(Initialization, ModelExchangeMassesStartFromTheExchangedInputs) {
+  for (const std::string label : {"jacobi", "gauss-seidel"}) {
+    expect_dual_mass(run(dual_mass("cosima_test_mass2", "me"), {"method.type=" + label}), 2e-3, label + " (me)");
+  }
+}
+
+TEST(Initialization, EveryExecutorGivesTheSameStart) {
+  const Json doc = dual_mass("cosima_test_mass2");
+  const ScenarioRun sequential = run(doc, {});
+  ThreadPoolExecutor threads(2, ThreadPoolExecutor::Sharing::always);
+  const ScenarioRun threaded = run(doc, {}, &threads);
+  Scenario scenario = parse_scenario(doc, "inline.json");
+  ProcessExecutor processes(scenario, ProcessOptions{});
+  const ScenarioRun forked = run(doc, {}, &processes);
+  for (const ScenarioRun* other : {&threaded, &forked}) {
+    EXPECT_EQ(other->results->column("m2.F"), sequential.results->column("m2.F"));
+    EXPECT_EQ(other->results->column("m1.s1_out"), sequential.results->column("m1.s1_out"));
+  }
+  expect_dual_mass(forked, 2e-3, "jacobi, processes");
+}
+
+/// Two static blocks y = k u + q u² + b in a loop: u_a = y_b, u_b = y_a.
+Json gain_loop(double k_a, double k_b, double q = 0.0) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 0.01, "method": {"type": "jacobi", "dt": 0.01},
+    "connections": [["a.y", "b.u"], ["b.y", "a.u"]]})");
+  doc["systems"]["a"] = {{"fmu", fmu("cosima_test_gain")}, {"parameters", {{"k", k_a}, {"b", 1.0}, {"q", q}}}};
+  doc["systems"]["b"] = {{"fmu", fmu("cosima_test_gain")}, {"parameters", {{"k", k_b}, {"b", 2.0}}}};
+  return doc;
+}
+
+TEST(Initialization, AContractiveInitialLoopConvergesBySweeps) {
+  const ScenarioRun r = run(gain_loop(0.5, 0.5), {});
+  // u_a = k_b (k_a u_a + 1) + 2  ⇒  u_a = (k_b + 2) / (1 − k_a k_b)
+  const double u_a = (0.5 + 2.0) / (1.0 - 0.25);
+  EXPECT_NEAR(r.results->column("b.y").front(), u_a, 1e-11);
+  EXPECT_NEAR(r.results->column("a.y").front(), 0.5 * u_a + 1.0, 1e-11);
+  EXPECT_GT(r.stats.initialization.sweeps, 2);
+  EXPECT_EQ(r.stats.initialization.newton_iterations, 0);
+}
+
+TEST(Initialization, ANonContractiveInitialLoopIsSolvedByNewton) {
+  const ScenarioRun r = run(gain_loop(2.0, -1.5), {"stop=0.01"});
+  const double u_a = (-1.5 + 2.0) / (1.0 + 3.0);
+  EXPECT_NEAR(r.results->column("b.y").front(), u_a, 1e-10);
+  EXPECT_GT(r.stats.initialization.newton_iterations, 0);
+}
+
+TEST(Initialization, AnInitialLoopWithoutSolutionIsANamedError) {
+  // u_a = y_b = 2 u_b + 2 = 2 (u_a² + 1) + 2 has no real solution
+  const std::string error = error_of([] { (void)run(gain_loop(0.0, 2.0, 1.0), {}); });
+  EXPECT_NE(error.find("do not converge"), std::string::npos) << error;
+  EXPECT_NE(error.find("b.y → a.u"), std::string::npos) << error;
+  EXPECT_NE(error.find("residual"), std::string::npos) << error;
+}
+
+TEST(UnconnectedInputs, KeepTheirStartValuesAndStrictInputsRefusesThem) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 0.1, "method": {"type": "jacobi", "dt": 0.05}})");
+  doc["systems"]["t"] = {{"fmu", fmu("cosima_test_types")}};
+  const ScenarioRun r = run(doc, {});
+  // u_real 0.5, u_int 7, u_bool true, u_mode 2, u_text "hello" (their start values) through the outputs
+  EXPECT_EQ(r.stats.inputs_at_start_values,
+            (std::vector<std::string>{"t.u_real", "t.u_int", "t.u_bool", "t.u_mode", "t.u_text"}));
+  EXPECT_DOUBLE_EQ(r.results->column("t.y_real").front(), 2.0 * 0.5);
+  EXPECT_DOUBLE_EQ(r.results->column("t.y_int").front(), 7.0 + 1.0);
+  EXPECT_DOUBLE_EQ(r.results->column("t.y_bool").front(), 0.0);
+  EXPECT_DOUBLE_EQ(r.results->column("t.y_mode").back(), 2.0);
+  const auto& rec = *r.results;
+  std::size_t text_column = 0;
+  while (text_column < rec.labels().size() && rec.labels()[text_column] != "t.y_text") ++text_column;
+  ASSERT_LT(text_column, rec.labels().size());
+  EXPECT_EQ(rec.text(0, text_column), "p:hello");
+  const std::string error = error_of([&] { (void)run(doc, {"strict_inputs=true"}); });
+  EXPECT_NE(error.find("unconnected input"), std::string::npos) << error;
+  EXPECT_NE(error.find("strict inputs"), std::string::npos) << error;
+}
+
+TEST(UnconnectedInputs, AParameterNamingAnInputDrivesIt) {
+  Json doc = gain_loop(0.5, 0.5);
+  doc.erase("connections");
+  doc["systems"]["a"]["parameters"]["u"] = 3.0;
+  const ScenarioRun r = run(doc, {});
+  EXPECT_DOUBLE_EQ(r.results->column("a.y").front(), 0.5 * 3.0 + 1.0);
+  EXPECT_DOUBLE_EQ(r.results->column("b.y").front(), 2.0);  // b.u at its start value 0
+}
+
+#if !defined(__SANITIZE_ADDRESS__)
+TEST(OwnSymbols, AnFmuWithItsOwnCopyOfASundialsSymbolRunsInProcessAndAsAProcess) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 0.2, "method": {"type": "jacobi", "dt": 0.1}})");
+  doc["systems"]["bundled"] = {{"fmu", fmu("cosima_test_bundled")}};
+  EXPECT_EQ(run(doc, {}).results->column("bundled.own_copy").back(), 1.0);
+  ProcessExecutor processes(parse_scenario(doc, "inline.json"), ProcessOptions{});
+  EXPECT_EQ(run(doc, {}, &processes).results->column("bundled.own_copy").back(), 1.0);
+}
+#endif
+
+TEST(DeclaredIsNotProven, AnFmuThatRefusesTheEventModeItDeclaresRunsWithoutIt) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 2, "method": {"type": "jacobi", "dt": 0.1}})");
+  doc["systems"]["e"] = {{"fmu", fmu("cosima_fmi3_events_refused")}};
+  const ScenarioRun r = run(doc, {});
+  EXPECT_GE(r.results->column("e.count").back(), 1.0);  // the FMU handled its time event itself
+  bool warned = false;
+  for (const auto& w : logged_warnings()) warned = warned || w.find("refused eventModeUsed") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+}  // namespace
+}  // namespace cosima
