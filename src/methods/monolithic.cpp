@@ -31,10 +31,13 @@ class CoupledOde final : public OdeModel {
     y_.setZero(model.total_outputs());
   }
 
+  /// The systems' states once initialized: an FMU's come from Get Continuous States after its
+  /// initialization (its start values may be calculated there), not from its declared starts.
   [[nodiscard]] Eigen::VectorXd initial_state() const override {
     Eigen::VectorXd x(state_offsets_.back());
     for (std::size_t s = 0; s < models_.size(); ++s) {
-      x.segment(state_offsets_[s], models_[s]->state_count()) = models_[s]->initial_state();
+      const auto& native = dynamic_cast<const NativeSystem&>(model_.system(static_cast<int>(s)));
+      x.segment(state_offsets_[s], models_[s]->state_count()) = native.current_state();
     }
     return x;
   }

@@ -114,6 +114,28 @@ TEST(ModelExchange, SeedBenchmarksThroughMeFmusMatchTheNativeSystemsBitwiseUnder
   }
 }
 
+TEST(ModelExchange, MonolithicOverMeFmusIsMonolithicOverTheNativeModels) {
+  // one CVODE over every ME FMU, its states from the FMUs once initialized (not their declared starts)
+  for (const Benchmark& benchmark : benchmarks()) {
+    Json native = read_json(kExamples / benchmark.file);
+    for (const auto& o : benchmark.overrides) apply_override(native, o);
+    const Json me = as_model_exchange(native);
+    const ScenarioRun a = run(native, {"method.type=monolithic"}, benchmark.file);
+    const ScenarioRun b = run(me, {"method.type=monolithic"}, benchmark.file);
+    ASSERT_EQ(a.results->labels(), b.results->labels()) << benchmark.file;
+    ASSERT_EQ(a.results->times().size(), b.results->times().size()) << benchmark.file;
+    for (const std::string& label : a.results->labels()) {
+      const auto x = a.results->column(label), y = b.results->column(label);
+      double scale = 0.0;
+      for (const double v : x) scale = std::max(scale, std::abs(v));
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        ASSERT_LE(std::abs(x[k] - y[k]), 1e-9 * std::max(scale, 1e-300)) << benchmark.file << " " << label << " row " << k;
+      }
+      EXPECT_GT(scale, 0.0) << benchmark.file << " " << label << ": all zero";
+    }
+  }
+}
+
 TEST(ModelExchange, MissilesAndIfosmondiJfmOnB3AndB4FromMeFmusHaveTheNativeErrors) {
   for (const std::string file : {"b3_lotka_volterra.json", "b4_two_mass.json"}) {
     Json native = read_json(kExamples / file);

@@ -56,6 +56,8 @@ class NativeSystem final : public System {
   /// For the monolithic reference, which integrates the models itself and handles their events.
   [[nodiscard]] OdeModel& model() { return *model_; }
   [[nodiscard]] const Integrator& integrator() const { return *integrator_; }
+  /// The state x(time()) (also without Capability::state_access).
+  [[nodiscard]] const Eigen::VectorXd& current_state() const { return x_; }
   /// Current input values u(time()).
   [[nodiscard]] const Eigen::VectorXd& current_inputs() const;
   /// Overwrites the state (used by the monolithic reference, which integrates all systems as one).
