@@ -3,7 +3,13 @@
 #include <fmt/format.h>
 #include <minizip/zip.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <cmath>
 #include <cstdint>
 #include <ctime>
@@ -310,19 +316,38 @@ std::map<std::string, std::string> resource_names(const Scenario& scenario) {
   return sources;
 }
 
-/// A zip being written (minizip), closed when it goes away; a file left unfinished is removed.
+/// A zip being written (minizip) to a temporary file beside `out`, renamed to `out` by close(): a
+/// failed export leaves whatever was at `out` as it was and removes only its own temporary file. An
+/// `out` that exists and is not a regular file (a device, a directory) is refused.
 class ZipWriter {
  public:
-  explicit ZipWriter(std::filesystem::path out) : out_(std::move(out)), zip_(zipOpen64(out_.c_str(), APPEND_STATUS_CREATE)) {
-    if (zip_ == nullptr) throw Error(fmt::format("cannot create SSP '{}'", out_.string()));
+  explicit ZipWriter(std::filesystem::path out) : out_(std::move(out)) {
+    std::error_code error;
+    const auto status = std::filesystem::status(out_, error);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+      throw Error(fmt::format("cannot write SSP '{}': it exists and is not a regular file", out_.string()));
+    }
+    const std::filesystem::path folder = out_.has_parent_path() ? out_.parent_path() : std::filesystem::path(".");
+    std::string pattern = (folder / ("." + out_.filename().string() + ".cosima-XXXXXX")).string();
+    const int fd = mkstemp(pattern.data());
+    if (fd < 0) throw Error(fmt::format("cannot create SSP '{}': {}", out_.string(), std::strerror(errno)));
+    const mode_t mask = umask(0);  // the permissions a file created in place would have had
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    ::close(fd);
+    temporary_ = pattern;
+    zip_ = zipOpen64(temporary_.c_str(), APPEND_STATUS_CREATE);
+    if (zip_ == nullptr) {
+      std::filesystem::remove(temporary_, error);
+      throw Error(fmt::format("cannot create SSP '{}'", out_.string()));
+    }
   }
   ZipWriter(const ZipWriter&) = delete;
   ZipWriter& operator=(const ZipWriter&) = delete;
   ~ZipWriter() {
-    if (zip_ == nullptr) return;
-    zipClose(zip_, nullptr);
+    if (zip_ != nullptr) zipClose(zip_, nullptr);
     std::error_code ignored;
-    std::filesystem::remove(out_, ignored);
+    if (!temporary_.empty()) std::filesystem::remove(temporary_, ignored);
   }
 
   /// Adds an entry, deflated or stored, its bytes given by `write(append)`.
@@ -355,11 +380,11 @@ class ZipWriter {
   void close() {
     const int status = zipClose(zip_, nullptr);
     zip_ = nullptr;
-    if (status != ZIP_OK) {
-      std::error_code ignored;
-      std::filesystem::remove(out_, ignored);
-      throw Error(fmt::format("cannot write SSP '{}': closing the archive", out_.string()));
-    }
+    if (status != ZIP_OK) throw Error(fmt::format("cannot write SSP '{}': closing the archive", out_.string()));
+    std::error_code error;
+    std::filesystem::rename(temporary_, out_, error);
+    if (error) throw Error(fmt::format("cannot write SSP '{}': {}", out_.string(), error.message()));
+    temporary_.clear();
   }
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -368,7 +393,8 @@ class ZipWriter {
 
  private:
   std::filesystem::path out_;
-  zipFile zip_;
+  std::filesystem::path temporary_;  ///< the zip being written; empty once renamed to out_
+  zipFile zip_ = nullptr;
 };
 
 }  // namespace

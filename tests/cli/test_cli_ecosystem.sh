@@ -28,6 +28,11 @@ check results-replaced 0 "replacing the file there" -- "$cosima" run "$b3" --sto
 
 # SSP export of the B3 FMU scenario, run back: the same results, bitwise
 check export-ssp 0 "ssp b3.ssp" -- "$cosima" export-ssp "$examples/b3_lotka_volterra_fmu.json" -o b3.ssp --set stop=2
+# a failed export never removes what is at -o: a path that is not a regular file is refused and stays
+mkfifo not_a_file.ssp
+check export-ssp-not-regular 1 "not_a_file.ssp.*is not a regular file" -- "$cosima" export-ssp "$examples/b3_lotka_volterra_fmu.json" -o not_a_file.ssp
+if [ -p not_a_file.ssp ] && [ -z "$(find . -name '.*cosima-*')" ]; then echo "ok   export-ssp-keeps-what-is-there"; else
+  echo "FAIL a failed export-ssp removed its -o path or left a temporary file"; failures=$((failures + 1)); fi
 "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --set stop=2 --out from_json.csv --quiet
 check run-ssp 0 "macro-steps" -- "$cosima" run b3.ssp --out from_ssp.csv
 if cmp -s from_json.csv from_ssp.csv; then echo "ok   ssp-round-trip-bitwise"; else
