@@ -102,6 +102,26 @@ std::string methods_help() {
   return text + "  auto, auto:fast  the most accurate (cheapest accurate) method the systems' capabilities allow\n";
 }
 
+/// Throws UsageError when two of a run's output files are one file, or one is the scenario it reads
+/// ("-", standard output, and unset outputs are skipped): one would destroy the other.
+void refuse_clashing_paths(const std::vector<std::pair<std::string, std::string>>& outputs, const std::string& input) {
+  const auto same = [](const std::string& a, const std::string& b) {
+    std::error_code error;
+    if (std::filesystem::equivalent(a, b, error)) return true;
+    return std::filesystem::weakly_canonical(a, error) == std::filesystem::weakly_canonical(b, error) && !error;
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [option, path] = outputs[i];
+    if (path.empty() || path == "-") continue;
+    if (same(path, input)) throw UsageError(fmt::format("{} '{}' is the scenario being run", option, path));
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      if (!outputs[j].second.empty() && outputs[j].second != "-" && same(path, outputs[j].second)) {
+        throw UsageError(fmt::format("{} and {} name the same file '{}'", option, outputs[j].first, path));
+      }
+    }
+  }
+}
+
 int command_run(const RunArguments& arguments) {
   const auto& [scenario_file, method, out, stats_file, steps_file, plot_file, log_level, executor_spec, dt, stop,
                fmu_timeout, given_overrides, quiet, progress, strict_inputs] = arguments;
@@ -146,6 +166,9 @@ int command_run(const RunArguments& arguments) {
     std::cerr << fmt::format("cosima: results go to '{}'{} (--out chooses the file)\n", csv,
                              std::filesystem::exists(csv, ignored) ? ", replacing the file there" : "");
   }
+  refuse_clashing_paths({{"--out", csv}, {"--stats", stats_file.value_or("")}, {"--steps", steps_file.value_or("")},
+                         {"--plot", plot_file.value_or("")}},
+                        scenario_file);
   std::optional<std::ofstream> stats_stream;
   if (stats_file) {
     stats_stream.emplace(*stats_file);

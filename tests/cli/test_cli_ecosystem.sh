@@ -26,6 +26,13 @@ check runtime-error-is-1 1 "cannot open scenario 'nowhere.json'" -- "$cosima" ru
 check results-announced 0 "results go to 'b3_lotka_volterra.csv' \(--out chooses" -- "$cosima" run "$b3" --stop 1 --quiet
 check results-replaced 0 "replacing the file there" -- "$cosima" run "$b3" --stop 1 --quiet
 
+# outputs that are one file, or the scenario itself, are refused before anything is written
+cp "$b3" own.json
+check same-out-and-stats 2 "--out and --stats name the same file 'r2.csv'" -- "$cosima" run own.json --stop 1 --out r2.csv --stats r2.csv
+check out-is-the-scenario 2 "--out 'own.json' is the scenario being run" -- "$cosima" run own.json --stop 1 --out own.json
+if cmp -s "$b3" own.json && [ ! -e r2.csv ]; then echo "ok   clashing-outputs-write-nothing"; else
+  echo "FAIL a refused run wrote over its scenario or an output"; failures=$((failures + 1)); fi
+
 # SSP export of the B3 FMU scenario, run back: the same results, bitwise
 check export-ssp 0 "ssp b3.ssp" -- "$cosima" export-ssp "$examples/b3_lotka_volterra_fmu.json" -o b3.ssp --set stop=2
 # a failed export never removes what is at -o: a path that is not a regular file is refused and stays
