@@ -107,6 +107,18 @@ void FmuInstance::lay_out() {
   }
 }
 
+Eigen::VectorXd FmuInstance::state_nominals() const {
+  const ModelDescription& md = description();
+  Eigen::VectorXd nominals(static_cast<Eigen::Index>(state_names_.size()));
+  Eigen::Index k = 0;
+  for (const unsigned int vr : state_vrs_) {
+    const ScalarVariable& state = md.variables[static_cast<std::size_t>(md.find_by_reference(vr))];
+    const double nominal = std::abs(state.nominal.value_or(1.0));
+    for (std::size_t e = 0; e < md.element_count(state); ++e) nominals(k++) = nominal > 0.0 ? nominal : 1.0;
+  }
+  return nominals;
+}
+
 Eigen::VectorXd FmuInstance::state_starts() const {
   const ModelDescription& md = description();
   Eigen::VectorXd x(static_cast<Eigen::Index>(state_names_.size()));

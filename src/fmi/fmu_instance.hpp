@@ -135,6 +135,8 @@ class FmuInstance {
   [[nodiscard]] const std::vector<unsigned int>& derivative_vrs() const { return derivative_vrs_; }
   /// The start values of the states, in their order.
   [[nodiscard]] Eigen::VectorXd state_starts() const;
+  /// The states' declared nominals, |nominal| (1 where none is declared or it is 0).
+  [[nodiscard]] Eigen::VectorXd state_nominals() const;
 
   // --- values --------------------------------------------------------------------------------------
   /// A parameter (or a variable with initial exact/approx) before initialization, range-checked;

@@ -420,7 +420,10 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
     if (type.name.empty() || !element) reader.fail(fmt::format("{} needs a name and a type element", where));
     type.min = reader.optional_number(element, "min", where);
     type.max = reader.optional_number(element, "max", where);
-    if (type.type == VariableType::real) type.unit = element.attribute("unit").value();
+    if (type.type == VariableType::real) {
+      type.unit = element.attribute("unit").value();
+      type.nominal = reader.optional_number(element, "nominal", where);
+    }
     for (const pugi::xml_node item : element.children("Item")) {
       const auto value = to_integer(item.attribute("value").value(), std::numeric_limits<int>::min(),
                                     std::numeric_limits<int>::max());
@@ -477,6 +480,8 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
     if (v.type == VariableType::real) {
       v.unit = element.attribute("unit").value();
       if (v.unit.empty() && declared != nullptr) v.unit = declared->unit;
+      v.nominal = reader.optional_number(element, "nominal", where);
+      if (!v.nominal && declared != nullptr) v.nominal = declared->nominal;
     }
     if (const pugi::xml_attribute start = element.attribute("start")) {
       v.start = start.value();

@@ -43,6 +43,9 @@ struct ScalarVariable {
   std::optional<std::string> start;     ///< the start text (FMI 3.0 arrays: all values, blank-separated)
   std::vector<std::string> start_values;  ///< FMI 3.0: one text per start value (<Start value=…/> or token)
   std::optional<double> min, max;       ///< from the variable, else from its declared type
+  /// Real (FMI 3.0: Float32/Float64): its `nominal` (a state's scale: integrators' tolerances), from
+  /// the variable, else from its declared type.
+  std::optional<double> nominal;
   std::optional<int> derivative_of;     ///< 1-based index of the state this is the derivative of
   std::vector<Dimension> dimensions;    ///< FMI 3.0 arrays; empty for a scalar
   std::vector<unsigned int> clocks;     ///< FMI 3.0: value references of the clocks it is clocked by
@@ -56,6 +59,7 @@ struct SimpleType {
   std::string name;
   VariableType type = VariableType::real;
   std::optional<double> min, max;
+  std::optional<double> nominal;  ///< Real (FMI 3.0: Float32Type/Float64Type)
   std::vector<std::pair<std::string, int>> items;  ///< Enumeration items (name, value)
   std::string unit;  ///< Real (FMI 3.0: Float32Type/Float64Type): its `unit`, inherited by its variables
 };

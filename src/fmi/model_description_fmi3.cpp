@@ -148,7 +148,10 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
       simple.min = reader.optional_number(node, "min", where);
       simple.max = reader.optional_number(node, "max", where);
     }
-    if (*type == VariableType::real || *type == VariableType::float32) simple.unit = node.attribute("unit").value();
+    if (*type == VariableType::real || *type == VariableType::float32) {
+      simple.unit = node.attribute("unit").value();
+      simple.nominal = reader.optional_number(node, "nominal", where);
+    }
     for (const pugi::xml_node item : node.children("Item")) {
       const auto value =
           to_integer(item.attribute("value").value(), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
@@ -216,6 +219,8 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
     if (is_float) {
       v.unit = node.attribute("unit").value();
       if (v.unit.empty() && declared != nullptr) v.unit = declared->unit;
+      v.nominal = reader.optional_number(node, "nominal", where);
+      if (!v.nominal && declared != nullptr) v.nominal = declared->nominal;
     }
     // start: an attribute of blank-separated values, or <Start value=…/> children (String, Binary)
     if (const pugi::xml_attribute start = node.attribute("start")) {

@@ -189,15 +189,24 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
   const ForeignCallScope in(this->system().c_str(), file_text(),
                             cs ? "fmi3InstantiateCoSimulation" : "fmi3InstantiateModelExchange", 0.0);
   if (cs) {
-    instance_ = instantiate_co_simulation(event_mode_used_, logging_on);
+    // declared is not proven: an FMU that refuses what it declares (hasEventMode, and early return
+    // with it) is instantiated again with less — early return first, then Event Mode, as FMI 3.0
+    // §4.2.1 lets every Co-Simulation FMU run without either
+    instance_ = instantiate_co_simulation(event_mode_used_, event_mode_used_, logging_on);
     if (instance_ == nullptr && event_mode_used_) {
-      // declared is not proven: an FMU that refuses the Event Mode it declares (hasEventMode) runs
-      // without it, as FMI 3.0 §4.2.1 lets every Co-Simulation FMU run (eventModeUsed = false)
+      instance_ = instantiate_co_simulation(true, false, logging_on);
+      if (instance_ != nullptr) {
+        log(LogLevel::warning, fmt::format("{}: fmi3InstantiateCoSimulation refused earlyReturnAllowed = true; "
+                                           "instantiated again without early return",
+                                           where()));
+      }
+    }
+    if (instance_ == nullptr && event_mode_used_) {
       log(LogLevel::warning, fmt::format("{}: fmi3InstantiateCoSimulation refused eventModeUsed = true although the FMU "
                                          "declares hasEventMode; instantiated again without Event Mode{}",
                                          where(), recent_log()));
       event_mode_used_ = false;
-      instance_ = instantiate_co_simulation(false, logging_on);
+      instance_ = instantiate_co_simulation(false, false, logging_on);
     }
   } else {
     instance_ = fmi3_instantiate_fmu(f.instantiate_model_exchange, this->system().c_str(), md.guid.c_str(),
@@ -210,8 +219,7 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
   }
 }
 
-fmi3Instance Fmi3Instance::instantiate_co_simulation(bool event_mode, bool logging_on) {
-  const bool early_return_allowed = event_mode;
+fmi3Instance Fmi3Instance::instantiate_co_simulation(bool event_mode, bool early_return_allowed, bool logging_on) {
   return fmi3_instantiate_fmu(f_.instantiate_co_simulation, this->system().c_str(), description().guid.c_str(),
                               resource_path_.c_str(), false, logging_on, event_mode, early_return_allowed,
                               static_cast<const fmi3ValueReference*>(nullptr), std::size_t{0},

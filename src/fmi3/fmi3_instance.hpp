@@ -146,8 +146,8 @@ class Fmi3Instance final : public fmi::FmuInstance {
                               const std::vector<double>& seed, std::vector<double>& sensitivity) const override;
 
  private:
-  /// fmi3InstantiateCoSimulation with eventModeUsed (and earlyReturnAllowed) = event_mode.
-  fmi3Instance instantiate_co_simulation(bool event_mode, bool logging_on);
+  /// fmi3InstantiateCoSimulation with eventModeUsed and earlyReturnAllowed as given.
+  fmi3Instance instantiate_co_simulation(bool event_mode, bool early_return_allowed, bool logging_on);
   template <class T>
   T* scratch(std::size_t n) const;
 

@@ -66,7 +66,8 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
         options.rtol = *md.default_experiment.tolerance;
         if (!options.atol_given) options.atol = 1e-2 * options.rtol;
       }
-      system = fmi::make_me_system(spec.name, spec.fmu, integrator_of(spec, options), options);
+      const auto make = [&spec](const IntegratorOptions& o) { return integrator_of(spec, o); };
+      system = fmi::make_me_system(spec.name, spec.fmu, make, options);
     } else {
       if (md.is_fmi3()) system = std::make_unique<fmi3::Fmi3CsSystem>(spec.name, spec.fmu);
       else system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);

@@ -14,6 +14,7 @@
 #include "exec/executor.hpp"
 #include "core/log.hpp"
 #include "exec/process_executor.hpp"
+#include "fmi/fmu_archive.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 #include "test_support.hpp"
@@ -205,6 +206,65 @@ TEST(DeclaredIsNotProven, AnFmuThatRefusesTheEventModeItDeclaresRunsWithoutIt) {
   bool warned = false;
   for (const auto& w : logged_warnings()) warned = warned || w.find("refused eventModeUsed") != std::string::npos;
   EXPECT_TRUE(warned);
+}
+
+TEST(DeclaredIsNotProven, AnFmuThatRefusesEarlyReturnRunsInEventModeWithoutIt) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 2, "method": {"type": "jacobi", "dt": 0.1}})");
+  doc["systems"]["e"] = {{"fmu", fmu("cosima_fmi3_events_no_early_return")}};
+  const ScenarioRun r = run(doc, {});
+  EXPECT_EQ(r.results->column("e.count").back(), 1.0);
+  bool warned = false;
+  for (const auto& w : logged_warnings()) warned = warned || w.find("refused earlyReturnAllowed") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+/// Van der Pol (mu = 1, x(0) = (2, 0)) by classical Runge–Kutta with h = 1e-4: the reference, at
+/// every whole time 1 … 10 (its error is far below 1e-10 there).
+std::vector<Eigen::Vector2d> van_der_pol_reference() {
+  const auto f = [](const Eigen::Vector2d& x) { return Eigen::Vector2d(x(1), (1.0 - x(0) * x(0)) * x(1) - x(0)); };
+  std::vector<Eigen::Vector2d> at_whole_times;
+  Eigen::Vector2d x(2.0, 0.0);
+  constexpr int kStepsPerUnit = 10000;
+  const double h = 1.0 / kStepsPerUnit;
+  for (int unit = 1; unit <= 10; ++unit) {
+    for (int k = 0; k < kStepsPerUnit; ++k) {
+      const Eigen::Vector2d k1 = f(x), k2 = f(x + h / 2 * k1), k3 = f(x + h / 2 * k2), k4 = f(x + h * k3);
+      x += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+    }
+    at_whole_times.push_back(x);
+  }
+  return at_whole_times;
+}
+
+TEST(ModelExchangeAccuracy, CvodeAndDopri5KeepTheirToleranceAcrossCommunicationPoints) {
+  // At rtol 1e-8 the error must not grow with the number of communication points: CVODE keeps its
+  // history across a point where the inputs do not change (a restart at order 1 there cost 4.4e-4).
+  const auto reference = van_der_pol_reference();
+  EXPECT_NEAR(reference.back()(0), -2.0083407825796757, 1e-9);  // dopri5 at rtol 1e-13 gives this
+  for (const std::string integrator : {"cvode", "dopri5"}) {
+    for (const double dt : {1e-3, 1e-2}) {
+      Json doc = Json::parse(R"({"start": 0, "stop": 10, "method": {"type": "jacobi"}})");
+      doc["method"]["dt"] = dt;
+      doc["systems"]["v"] = {{"fmu", fmu("cosima_test_vanderpol")}, {"interface", "me"},
+                             {"integrator", integrator}, {"integrator_options", {{"rtol", 1e-8}}}};
+      const ScenarioRun r = run(doc, {"output.interval=1"});
+      const auto times = r.results->times();
+      const auto x0 = r.results->column("v.x0"), x1 = r.results->column("v.x1");
+      ASSERT_EQ(times.size(), 11U);
+      double error = 0.0;
+      for (std::size_t k = 1; k < times.size(); ++k) {
+        error = std::max({error, std::abs(x0[k] - reference[k - 1](0)), std::abs(x1[k] - reference[k - 1](1))});
+      }
+      EXPECT_LE(error, 1e-6) << integrator << " at dt = " << dt;
+    }
+  }
+}
+
+TEST(ModelExchangeAccuracy, StateNominalsAreRead) {
+  const fmi::ModelDescription md = fmi::read_model_description(fmu("cosima_test_vanderpol"));
+  EXPECT_EQ(md.variables[0].nominal, 2.0);
+  EXPECT_EQ(md.variables[1].nominal, 3.0);
+  EXPECT_FALSE(md.variables[4].nominal.has_value());
 }
 
 }  // namespace

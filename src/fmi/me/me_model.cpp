@@ -275,6 +275,15 @@ void MeModel::release_discrete_state(int slot) {
 }
 
 std::unique_ptr<NativeSystem> make_me_system(const std::string& name, const std::filesystem::path& fmu,
+                                             const IntegratorMaker& make_integrator, IntegratorOptions options) {
+  auto model = std::make_unique<MeModel>(name, fmu, options);
+  if (!options.atol_given) options.state_atol = 1e-2 * options.rtol * model->instance().state_nominals();
+  auto system = std::make_unique<NativeSystem>(name, std::move(model), make_integrator(options));
+  system->set_max_events_per_step(options.max_events_per_step);
+  return system;
+}
+
+std::unique_ptr<NativeSystem> make_me_system(const std::string& name, const std::filesystem::path& fmu,
                                              std::unique_ptr<Integrator> integrator, const IntegratorOptions& options) {
   auto system = std::make_unique<NativeSystem>(name, std::make_unique<MeModel>(name, fmu, options), std::move(integrator));
   system->set_max_events_per_step(options.max_events_per_step);

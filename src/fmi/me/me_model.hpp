@@ -21,6 +21,7 @@
 //       valuesOfContinuousStatesChanged }
 //   → Terminate → FreeInstance.
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -108,6 +109,12 @@ class MeModel final : public OdeModel {
   mutable Eigen::VectorXd scratch_;
 };
 
+using IntegratorMaker = std::function<std::unique_ptr<Integrator>(const IntegratorOptions&)>;
+/// A NativeSystem integrating the Model Exchange interface of `fmu` with the integrator that
+/// `make_integrator` makes of `options`. Unless options.atol_given, the absolute tolerance is per
+/// state: 1e-2·rtol·|nominal| (the states' declared nominals).
+std::unique_ptr<NativeSystem> make_me_system(const std::string& name, const std::filesystem::path& fmu,
+                                             const IntegratorMaker& make_integrator, IntegratorOptions options);
 /// A NativeSystem integrating the Model Exchange interface of `fmu` with `integrator`.
 std::unique_ptr<NativeSystem> make_me_system(const std::string& name, const std::filesystem::path& fmu,
                                              std::unique_ptr<Integrator> integrator, const IntegratorOptions& options);

@@ -104,7 +104,16 @@ void CvodeIntegrator::allocate(Eigen::Index n, double t0) {
   check(CVodeInit(memory_, rhs_callback, t0, y_), "CVodeInit");
   check(CVodeSetUserData(memory_, this), "CVodeSetUserData");
   check(CVodeSetErrHandlerFn(memory_, cvode_message, nullptr), "CVodeSetErrHandlerFn");
-  check(CVodeSStolerances(memory_, options_.rtol, options_.atol), "CVodeSStolerances");
+  if (options_.state_atol.size() == n) {  // CVODE keeps a copy of the vector
+    N_Vector atol = N_VNew_Serial(n, context_);
+    if (atol == nullptr) throw Error("cvode: allocation failed");
+    std::copy(options_.state_atol.data(), options_.state_atol.data() + n, N_VGetArrayPointer(atol));
+    const int flag = CVodeSVtolerances(memory_, options_.rtol, atol);
+    N_VDestroy(atol);
+    check(flag, "CVodeSVtolerances");
+  } else {
+    check(CVodeSStolerances(memory_, options_.rtol, options_.atol), "CVodeSStolerances");
+  }
   matrix_ = SUNDenseMatrix(n, n, context_);
   solver_ = SUNLinSol_Dense(y_, matrix_, context_);
   check(CVodeSetLinearSolver(memory_, solver_, matrix_), "CVodeSetLinearSolver");

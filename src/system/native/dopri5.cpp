@@ -35,12 +35,14 @@ void Dopri5::resize(Eigen::Index n) {
     v->setZero(n);
   }
   scale_.setZero(n);
+  atol_ = options_.state_atol.size() == n ? Eigen::ArrayXd(options_.state_atol.array())
+                                          : Eigen::ArrayXd::Constant(n, options_.atol);
   have_fsal_ = false;
 }
 
 double Dopri5::initial_step(const StepRhs& rhs, double t0, const Eigen::VectorXd& x, double span) {
   // Hairer's heuristic: h0 = 0.01 ‖x‖/‖f‖ refined by an estimate of the second derivative.
-  const Eigen::ArrayXd scale = options_.atol + options_.rtol * x.array().abs();
+  const Eigen::ArrayXd scale = atol_ + options_.rtol * x.array().abs();
   const double d0 = std::sqrt((x.array() / scale).square().mean());
   const double d1n = std::sqrt((k1_.array() / scale).square().mean());
   double h0 = (d0 < 1e-5 || d1n < 1e-5) ? 1e-6 : 0.01 * d0 / d1n;
@@ -89,7 +91,7 @@ StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::Vect
     rhs(t_new, y_new_, k7_);
     rhs_evaluations_ += 6;
     error_ = h * (e1 * k1_ + e3 * k3_ + e4 * k4_ + e5 * k5_ + e6 * k6_ + e7 * k7_);
-    scale_ = options_.atol + options_.rtol * x.array().abs().max(y_new_.array().abs());
+    scale_ = atol_ + options_.rtol * x.array().abs().max(y_new_.array().abs());
     const double err = std::sqrt((error_.array() / scale_).square().mean());
     if (!std::isfinite(err)) {
       std::string which;

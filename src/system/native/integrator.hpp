@@ -89,6 +89,8 @@ struct IntegratorOptions {
   /// its DefaultExperiment tolerance unless given (rtol_given).
   double atol = 1e-10;
   bool rtol_given = false, atol_given = false;
+  /// Per state, when not empty (cvode, dopri5): an FMU's 1e-2·rtol·|nominal| unless atol is given.
+  Eigen::VectorXd state_atol;
   double max_step = 0.0;    ///< 0: no limit
   int steps_per_call = 1;   ///< euler only
   int calls_per_step = 1;   ///< euler only: one step spans this many calls (1 or steps_per_call = 1)

@@ -119,6 +119,16 @@ static int refuse_event_mode(fmu3_instance *inst) {
 #define EVENTS_IDENTIFIER "cosima_fmi3_events_refused"
 #define EVENTS_TOKEN "{2f0b7d9e-6c51-4b8a-93e4-5d1a0c7e3b22}"
 #define EVENTS_INSTANTIATE refuse_event_mode
+#elif defined(COSIMA_EVENTS_REFUSE_EARLY_RETURN)
+/* Event Mode works, early return (declared by canReturnEarlyAfterIntermediateUpdate) is refused */
+static int refuse_early_return(fmu3_instance *inst) {
+  if (!inst->early_return_allowed) return 0;
+  fmu3_log(inst, fmi3Error, "early return is not supported");
+  return 1;
+}
+#define EVENTS_IDENTIFIER "cosima_fmi3_events_no_early_return"
+#define EVENTS_TOKEN "{2f0b7d9e-6c51-4b8a-93e4-5d1a0c7e3b23}"
+#define EVENTS_INSTANTIATE refuse_early_return
 #else
 #define EVENTS_IDENTIFIER "cosima_fmi3_events"
 #define EVENTS_TOKEN "{2f0b7d9e-6c51-4b8a-93e4-5d1a0c7e3b21}"
