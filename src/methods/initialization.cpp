@@ -341,6 +341,7 @@ InitializationReport initialize_coupled(ModularModel& model, Executor& executor,
   buffers.gather_replies(model);
   InitializationReport report;
   std::tie(report.sweeps, report.newton_iterations) = settle_exchange(model, executor, buffers, plan, report.residual);
+  if (model.has_strings()) model.exchange_strings();  // String inputs, too, are set before leaving
   exit_initialization(model, executor, buffers);
   // an initial event iteration may have moved some outputs: the same exchange, now at t_start
   Eigen::VectorXd mapped;

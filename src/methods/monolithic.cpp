@@ -9,6 +9,11 @@
 
 namespace cosima {
 
+namespace {
+/// More events than this in one macro-step is chattering (as NativeSystem's max_events_per_step).
+constexpr int kMaxEventsPerStep = 1000;
+}  // namespace
+
 /// The coupled model as one ODE without inputs; its outputs are all systems' outputs stacked.
 class CoupledOde final : public OdeModel {
  public:
@@ -16,12 +21,9 @@ class CoupledOde final : public OdeModel {
     for (int s = 0; s < model.system_count(); ++s) {
       auto& native = dynamic_cast<NativeSystem&>(model.system(s));
       OdeModel& ode = native.model();
-      if (ode.event_indicator_count() > 0 || ode.wants_step_reports()) {
-        throw Error(fmt::format("monolithic: system '{}' is a hybrid model with state or step events; the monolithic "
-                                "reference handles time events only",
-                                native.name()));
-      }
       models_.push_back(&ode);
+      indicator_offsets_.push_back(indicator_offsets_.back() + ode.event_indicator_count());
+      step_reports_ = step_reports_ || ode.wants_step_reports();
       state_offsets_.push_back(state_offsets_.back() + native.model().state_count());
       for (int o = 0; o < native.output_count() && !feedthrough_; ++o) {
         for (int i = 0; i < native.input_count(); ++i) feedthrough_ = feedthrough_ || native.output_depends_on_input(o, i);
@@ -68,20 +70,60 @@ class CoupledOde final : public OdeModel {
     for (const OdeModel* ode : models_) earliest = std::min(earliest, ode->next_time_event(t));
     return earliest;
   }
-  /// The time events due at t, each system's on its own states and inputs (x is x(t⁻) on entry).
+  // --- events: every system's, on its own states and inputs ---------------------------------------
+  [[nodiscard]] int event_indicator_count() const override { return indicator_offsets_.back(); }
+  void event_indicators(double t, ConstVectorRef x, ConstVectorRef /*u*/, VectorRef z) const override {
+    if (!solve_coupling(t, x)) z.setConstant(std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t s = 0; s < models_.size(); ++s) {
+      const int count = indicator_offsets_[s + 1] - indicator_offsets_[s];
+      if (count == 0) continue;
+      models_[s]->event_indicators(t, state_of(s, x), inputs_of(s), z.segment(indicator_offsets_[s], count));
+    }
+  }
+  [[nodiscard]] bool wants_step_reports() const override { return step_reports_; }
+  IntegratorStepReport step_completed(double t, ConstVectorRef x, ConstVectorRef /*u*/) const override {
+    IntegratorStepReport report;
+    if (!solve_coupling(t, x)) return report;
+    for (std::size_t s = 0; s < models_.size(); ++s) {
+      if (!models_[s]->wants_step_reports()) continue;
+      const IntegratorStepReport one = models_[s]->step_completed(t, state_of(s, x), inputs_of(s));
+      report.enter_event_mode = report.enter_event_mode || one.enter_event_mode;
+      report.terminate = report.terminate || one.terminate;
+    }
+    return report;
+  }
+  /// An event at t (x is x(t⁻) on entry, x(t⁺) on return): the systems whose time event is due, and
+  /// at a state or step event every hybrid system (which one crossed is the model's to tell: an FMU
+  /// without an event finds nothing to update); then, until nothing changes, the systems whose
+  /// discrete inputs moved with the others' outputs (FMI 2.0 §3.2.3: inputs set in Event Mode).
   EventOutcome handle_event(double t, VectorRef x, ConstVectorRef /*u*/, const EventCause& cause) override {
     EventOutcome outcome;
-    if (!solve_coupling(t, x)) throw Error(fmt::format("monolithic: no coupling solution at the event at t = {}", t));
     const double due = t + 1e-12 * std::max(1.0, std::abs(t));
+    std::vector<char> take(models_.size(), 0);
     for (std::size_t s = 0; s < models_.size(); ++s) {
-      if (models_[s]->next_time_event(t) > due) continue;
-      const int si = static_cast<int>(s);
-      const EventOutcome one = models_[s]->handle_event(t, x.segment(state_offsets_[s], models_[s]->state_count()),
-                                                        u_.segment(model_.input_offset(si), models_[s]->input_count()), cause);
-      outcome.states_changed = outcome.states_changed || one.states_changed;
-      outcome.terminate = outcome.terminate || one.terminate;
+      const bool hybrid = indicator_offsets_[s + 1] > indicator_offsets_[s] || models_[s]->wants_step_reports();
+      take[s] = (cause.time_event && models_[s]->next_time_event(t) <= due) ||
+                ((cause.state_event || cause.step_event) && hybrid);
     }
-    return outcome;
+    constexpr int kMaxPropagations = 100;
+    for (int round = 0; round < kMaxPropagations; ++round) {
+      if (!solve_coupling(t, x)) throw Error(fmt::format("monolithic: no coupling solution at the event at t = {}", t));
+      bool any = false;
+      for (std::size_t s = 0; s < models_.size(); ++s) {
+        EventCause own = cause;
+        own.input_event = models_[s]->discrete_inputs_changed(inputs_of(s));
+        if (take[s] == 0 && !own.input_event) continue;
+        if (take[s] == 0) own = EventCause{.input_event = true};
+        const EventOutcome one = models_[s]->handle_event(t, x.segment(state_offsets_[s], models_[s]->state_count()),
+                                                          inputs_of(s), own);
+        outcome.states_changed = outcome.states_changed || one.states_changed;
+        outcome.terminate = outcome.terminate || one.terminate;
+        take[s] = 0;
+        any = true;
+      }
+      if (!any) return outcome;
+    }
+    throw Error(fmt::format("monolithic: the event at t = {} does not settle: discrete inputs keep changing", t));
   }
   [[nodiscard]] const Eigen::VectorXd& coupled_inputs() const { return u_; }
   [[nodiscard]] int state_offset(int s) const { return state_offsets_[static_cast<std::size_t>(s)]; }
@@ -94,6 +136,13 @@ class CoupledOde final : public OdeModel {
     }
     for (int o = 0; o < model.total_outputs(); ++o) structure.outputs.push_back(model.output_label(o));
     return structure;
+  }
+
+  [[nodiscard]] Eigen::Ref<const Eigen::VectorXd> state_of(std::size_t s, ConstVectorRef x) const {
+    return x.segment(state_offsets_[s], models_[s]->state_count());
+  }
+  [[nodiscard]] Eigen::Ref<const Eigen::VectorXd> inputs_of(std::size_t s) const {
+    return u_.segment(model_.input_offset(static_cast<int>(s)), models_[s]->input_count());
   }
 
   void evaluate_outputs(double t, ConstVectorRef x) const {
@@ -141,6 +190,8 @@ class CoupledOde final : public OdeModel {
   const ModularModel& model_;
   std::vector<OdeModel*> models_;  ///< the systems' own models: their discrete state is the run's
   std::vector<int> state_offsets_{0};
+  std::vector<int> indicator_offsets_{0};  ///< each system's event indicators in the stacked z
+  bool step_reports_ = false;              ///< some system wants fmi2CompletedIntegratorStep
   bool feedthrough_ = false;
   mutable Eigen::VectorXd u_, y_, dispatched_, residual_;
   mutable Eigen::MatrixXd jacobian_;
@@ -174,27 +225,42 @@ void Monolithic::initialize(ModularModel& model, double t_start) {
 
 StepReport Monolithic::step(ModularModel& model, double t, double h_max) {
   const StepRhs rhs(*ode_, no_inputs_, t);
-  // integrate to each time event the systems announce, handle it there (x(t⁻) → x(t⁺), the
-  // systems' discrete states), restart; one at the step's end is handled at the end, so that the
-  // recorded outputs are right limits like every method's (System call order, 5.)
+  // integrate to each time event the systems announce, or to the state and step events the
+  // integrator stops at, handle it there (x(t⁻) → x(t⁺), the systems' discrete states), restart;
+  // a time event at the step's end is handled at the end, so that the recorded outputs are right
+  // limits like every method's (System call order, 5.)
   const double end = t + h_max, tolerance = 1e-12 * std::max(1.0, std::abs(end));
   double now = t;
-  while (now < end) {
+  StepReport report;
+  report.h = h_max;
+  for (int events = 0; now < end; ++events) {
+    if (events > kMaxEventsPerStep) {
+      throw Error(fmt::format("monolithic reference: more than {} events in the step from t = {} (chattering)",
+                              kMaxEventsPerStep, t));
+    }
     const double event = ode_->next_time_event(now);
     const double target = std::abs(event - end) <= tolerance ? end : std::min(end, event);
     const StepResult result = integrator_->advance(rhs, now, target, x_);
     if (!result.ok()) throw Error(fmt::format("monolithic reference failed from t = {}: {}", now, result.reason));
-    now = target;
-    if (event <= now + tolerance) {
-      EventCause cause;
-      cause.time_event = true;
-      ode_->handle_event(now, x_, Eigen::VectorXd(), cause);
+    const IntegratorStop& stop = integrator_->stop();
+    now = stop.t;
+    EventCause cause;
+    cause.time_event = event <= now + tolerance;
+    cause.state_event = stop.state_event;
+    cause.step_event = stop.step_event;
+    if (stop.terminate || (cause.time_event || cause.state_event || cause.step_event)) {
+      const bool terminate = stop.terminate || ode_->handle_event(now, x_, Eigen::VectorXd(), cause).terminate;
       integrator_->reset();
+      if (terminate) {
+        report.h = now - t;
+        report.terminated = true;
+        report.reason = fmt::format("a system asked to terminate at t = {} (monolithic reference)", now);
+        push_to_systems(model, now);
+        return report;
+      }
     }
   }
   push_to_systems(model, end);
-  StepReport report;
-  report.h = h_max;
   return report;
 }
 

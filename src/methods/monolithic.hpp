@@ -3,6 +3,9 @@
 // exactly at every right-hand-side evaluation (u = Φᵀ g(t, x, u) + constants, by Newton when
 // there is direct feedthrough), integrated by CVODE at tight tolerance without restarts. After
 // each macro-step the systems are set to the reference state so observers read them as usual.
+// Hybrid systems (Model Exchange FMUs) keep their events: CVODE finds the roots of every system's
+// event indicators, and time, state and step events are handled by the systems concerned, discrete
+// inputs that change with them too (CoupledOde::handle_event).
 #include <memory>
 
 #include "methods/coupling_buffers.hpp"

@@ -260,6 +260,22 @@ TEST(ModelExchangeAccuracy, CvodeAndDopri5KeepTheirToleranceAcrossCommunicationP
   }
 }
 
+TEST(MonolithicOverMe, AHybridFmuKeepsItsStateStepAndTimeEvents) {
+  // the bouncing ball: state events (bounces), a time event (the kick at 1.5) and step events; the
+  // monolithic reference must find them all, as the FMU integrated alone by cvode does
+  Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "jacobi", "dt": 0.01}})");
+  doc["systems"]["b"] = {{"fmu", fmu("cosima_test_me_ball")}, {"interface", "me"}, {"integrator", "cvode"},
+                         {"integrator_options", {{"rtol", 1e-10}, {"atol", 1e-12}}}};
+  const ScenarioRun alone = run(doc, {});
+  const ScenarioRun monolithic = run(doc, {"method.type=monolithic"});
+  ASSERT_EQ(alone.results->times().size(), monolithic.results->times().size());
+  EXPECT_EQ(monolithic.results->column("b.bounces"), alone.results->column("b.bounces"));
+  EXPECT_EQ(monolithic.results->column("b.kick_time").back(), 1.5);
+  const auto h_alone = alone.results->column("b.h_out"), h_mono = monolithic.results->column("b.h_out");
+  for (std::size_t k = 0; k < h_alone.size(); ++k) EXPECT_NEAR(h_mono[k], h_alone[k], 1e-7) << "row " << k;
+  EXPECT_GE(monolithic.results->column("b.bounces").back(), 3.0);
+}
+
 TEST(ModelExchangeAccuracy, StateNominalsAreRead) {
   const fmi::ModelDescription md = fmi::read_model_description(fmu("cosima_test_vanderpol"));
   EXPECT_EQ(md.variables[0].nominal, 2.0);
