@@ -228,6 +228,27 @@ TEST_F(SspTest, ParameterSetsFromAnSsvFileAndInlineApplyWithPrefixMappingAndPrec
   (void)run_scenario(scenario);  // the FMUs take them
 }
 
+TEST_F(SspTest, AParameterBindingToAnUnconnectedInputIsItsValue) {
+  // SSP 1.0 §5.6: a binding sets a variable's start value; an input nothing connected drives keeps
+  // it (the predator's q feeds nothing back here, so prey.q is unconnected and bound)
+  const std::string one_way = R"(
+    <ssd:Connections>
+      <ssd:Connection startElement="prey" startConnector="p" endElement="predator" endConnector="p"/>
+    </ssd:Connections>)";
+  const std::string bindings = R"(
+    <ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>
+      <ssv:ParameterSet version="1.0" name="inputs"><ssv:Parameters>
+        <ssv:Parameter name="prey.q"><ssv:Real value="0.75"/></ssv:Parameter>
+      </ssv:Parameters></ssv:ParameterSet>
+    </ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>)";
+  const std::filesystem::path ssp = write_ssp(dir_, b3_ssd(b3_components(), one_way, bindings));
+  const Json document = ssp::read_ssp(ssp).document;
+  EXPECT_EQ(document["inputs"]["prey.q"], 0.75);
+  EXPECT_FALSE(document["systems"]["prey"].contains("parameters"));
+  const ScenarioRun run = run_scenario(load_scenario(ssp));
+  EXPECT_TRUE(run.stats.inputs_at_start_values.empty());  // driven by the binding, not left at its start
+}
+
 TEST_F(SspTest, ALinearTransformationIsTheConnectionsScaleAndOffset) {
   // (b) SSC LinearTransformation: predator.p = 2·prey.p + 1 (composed with no unit conversion)
   const std::string connections = R"(
