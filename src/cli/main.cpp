@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <csignal>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -175,6 +176,8 @@ int command_run(const RunArguments& arguments) {
     if (!*stats_stream) throw Error(fmt::format("cannot write '{}'", *stats_file));
   }
   cosima::install_interrupt_handlers();
+  // a closed pipe is a write error (EPIPE) that names the output and ends the run, not a silent death
+  std::signal(SIGPIPE, SIG_IGN);
   const bool terminal = isatty(STDERR_FILENO) != 0;
   cosima::ProgressLine progress_line(stderr, terminal, scenario.run.start, scenario.run.stop);
   cosima::RunOutputs outputs{.results_csv = csv,
@@ -192,21 +195,23 @@ int command_run(const RunArguments& arguments) {
     stats_stream->flush();
     if (!*stats_stream) throw Error(fmt::format("cannot write '{}'", *stats_file));
   }
+  // with the results on standard output, the summary goes to standard error
+  std::ostream& summary = csv == "-" ? std::cerr : std::cout;
   if (!quiet) {
-    std::cout << fmt::format(
+    summary << fmt::format(
         "scenario   {}\nmethod     {} (executor {})\ntime       [{}, {}] with dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
         "integrations {}\nwall time  {:.3f} s ({:.3f} s inside the systems)\nresults    {} ({} rows, {} variables)\n",
         scenario.name, run.stats.method, executor_spec, scenario.run.start, run.stats.end_time, scenario.run.dt, run.stats.macro_steps,
         run.stats.rejected_steps, run.stats.iterations, run.stats.integrations, run.stats.wall_time_s,
         run.stats.integration_time_s, csv, run.results->rows(), run.results->labels().size());
-    if (stats_file) std::cout << "stats      " << *stats_file << '\n';
+    if (stats_file) summary << "stats      " << *stats_file << '\n';
   }
   if (run.stats.terminated_early) std::cerr << "cosima: run ended early: " << run.stats.termination_reason << '\n';
   if (plot_file) {
     cosima::plot::plot_results({.results = csv, .variables = {}, .reference = {},
                                 .steps = steps_file ? std::filesystem::path(*steps_file) : std::filesystem::path(),
                                 .image = *plot_file});
-    if (!quiet) std::cout << "plot       " << *plot_file << '\n';
+    if (!quiet) summary << "plot       " << *plot_file << '\n';
   }
   return run.stats.interrupted_by != 0 ? 128 + run.stats.interrupted_by : 0;
 }
@@ -301,7 +306,7 @@ int command_line(int argc, char** argv) {
   run_command->add_option("--set", run.overrides,
                           "Override any value by its dot path: systems.damper.parameters.D_D=0.64, method.epsilon=1e-4, "
                           "inputs.SYSTEM.PORT=VALUE");
-  run_command->add_option("--out", run.out, "Result CSV (default: ./<scenario>.csv, announced)");
+  run_command->add_option("--out", run.out, "Result CSV, '-' for standard output (default: ./<scenario>.csv, announced)");
   run_command->add_option("--stats", run.stats_file, "Statistics JSON");
   run_command->add_option("--steps", run.steps_file, "Step log CSV: step sizes, iterations, defects");
   run_command->add_option("--plot", run.plot_file, "Plot the results (and the step log) to a .png or .svg at the end");

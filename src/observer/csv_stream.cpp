@@ -25,9 +25,15 @@ void append_number(std::string& out, double v) {
 }
 
 CsvStream::CsvStream(const std::filesystem::path& path) : path_(path) {
-  if (std::filesystem::is_directory(path)) throw Error(fmt::format("cannot write '{}': it is a directory", path.string()));
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  if (path == "-") {  // standard output (a copy of the descriptor: closing the stream leaves it open)
+    fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+    if (fd_ < 0) throw Error(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+    path_ = "standard output";
+  } else {
+    if (std::filesystem::is_directory(path)) throw Error(fmt::format("cannot write '{}': it is a directory", path.string()));
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  }
   buffer_.reserve(2 * kFlushBytes);
   last_flush_ = std::chrono::steady_clock::now();
   register_emergency_flush(this);

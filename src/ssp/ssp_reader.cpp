@@ -775,6 +775,25 @@ class SsdReader {
     return entry;
   }
 
+  /// The annotation settles how the package runs, never what it loads: a system's file ("fmu", "csv")
+  /// or kind ("model") comes from the SSD's elements and their checked sources alone — a path
+  /// here could reach outside the package (a library loaded, its constructor run).
+  void refuse_file_settings(const Json& settings) const {
+    if (!settings.contains("systems")) return;
+    const Json& systems = settings["systems"];
+    if (!systems.is_object()) fail(fmt::format("the {} annotation: 'systems' must be an object", kScenarioAnnotation));
+    for (const auto& [name, system] : systems.items()) {
+      if (!system.is_object()) continue;
+      for (const char* key : {"fmu", "csv", "model"}) {
+        if (system.contains(key)) {
+          fail(fmt::format("the {} annotation sets 'systems.{}.{}': what a system loads comes from the SSD's "
+                           "elements, not from an annotation",
+                           kScenarioAnnotation, name, key));
+        }
+      }
+    }
+  }
+
   /// The cosima settings of the root system (ssc:Annotation type="org.cosima.scenario"): a JSON object.
   std::optional<Json> scenario_annotation(const pugi::xml_node& root_system) const {
     for (const pugi::xml_node& annotation : children(child(root_system, "Annotations"), "Annotation")) {
@@ -787,6 +806,7 @@ class SsdReader {
       if (settings.is_discarded() || !settings.is_object()) {
         fail(fmt::format("the {} annotation of the root system is not a JSON object", kScenarioAnnotation));
       }
+      refuse_file_settings(settings);
       return settings;
     }
     return std::nullopt;

@@ -70,9 +70,10 @@ class SsdWriter {
   std::string write() {
     for (const SystemSpec& spec : scenario_.systems) {
       if (spec.fmu.empty()) {
-        throw Error(fmt::format(
-            "scenario '{}': system '{}' is the built-in model '{}': only FMU systems can be exported to SSP",
-            scenario_.file.string(), spec.name, spec.model));
+        const std::string what = spec.csv.empty() ? fmt::format("the built-in model '{}'", spec.model)
+                                                  : fmt::format("a signal source (CSV '{}')", spec.csv.string());
+        throw Error(fmt::format("scenario '{}': system '{}' is {}: only FMU systems can be exported to SSP",
+                                scenario_.file.string(), spec.name, what));
       }
       descriptions_.emplace(spec.name, fmi::read_model_description(spec.fmu));
     }

@@ -33,6 +33,16 @@ check out-is-the-scenario 2 "--out 'own.json' is the scenario being run" -- "$co
 if cmp -s "$b3" own.json && [ ! -e r2.csv ]; then echo "ok   clashing-outputs-write-nothing"; else
   echo "FAIL a refused run wrote over its scenario or an output"; failures=$((failures + 1)); fi
 
+# --out - streams the results to standard output (the summary goes to standard error); a reader that
+# closes the pipe ends the run with the write error, not after computing it whole with exit 0
+"$cosima" run own.json --stop 0.05 --out - 2>/dev/null >stdout.csv
+if head -1 stdout.csv | grep -q '^time,prey.p,predator.q$' && [ ! -e ./- ]; then echo "ok   out-dash-is-stdout"; else
+  echo "FAIL --out - did not write the results to standard output"; failures=$((failures + 1)); fi
+"$cosima" run own.json --stop 500 --dt 1e-3 --out - 2>pipe.err | head -c 100 >/dev/null
+status=${PIPESTATUS[0]}
+if [ "$status" -ne 0 ] && grep -q "standard output.*Broken pipe" pipe.err; then echo "ok   closed-pipe-is-an-error"; else
+  echo "FAIL a closed stdout pipe gave exit $status: $(cat pipe.err)"; failures=$((failures + 1)); fi
+
 # SSP export of the B3 FMU scenario, run back: the same results, bitwise
 check export-ssp 0 "ssp b3.ssp" -- "$cosima" export-ssp "$examples/b3_lotka_volterra_fmu.json" -o b3.ssp --set stop=2
 # a failed export never removes what is at -o: a path that is not a regular file is refused and stays

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "fmu_fixtures.hpp"
 #include "scenario/run_scenario.hpp"
@@ -247,6 +249,19 @@ TEST_F(SspTest, AParameterBindingToAnUnconnectedInputIsItsValue) {
   EXPECT_FALSE(document["systems"]["prey"].contains("parameters"));
   const ScenarioRun run = run_scenario(load_scenario(ssp));
   EXPECT_TRUE(run.stats.inputs_at_start_values.empty());  // driven by the binding, not left at its start
+}
+
+TEST_F(SspTest, TheScenarioAnnotationCannotNameAFile) {
+  // a merge patch setting a system's file would load whatever it names, outside the package
+  for (const char* key : {"fmu", "csv", "model"}) {
+    const std::string annotation = fmt::format(R"(
+    <ssd:Annotations>
+      <ssc:Annotation type="org.cosima.scenario"><![CDATA[{{"systems": {{"prey": {{"{}": "/etc/passwd"}}}}}}]]></ssc:Annotation>
+    </ssd:Annotations>)", key);
+    const std::filesystem::path ssp = write_ssp(dir_, b3_ssd(b3_components(), kB3Connections, annotation));
+    const std::string error = error_of([&] { (void)ssp::read_ssp(ssp); });
+    EXPECT_NE(error.find(fmt::format("sets 'systems.prey.{}'", key)), std::string::npos) << error;
+  }
 }
 
 TEST_F(SspTest, ALinearTransformationIsTheConnectionsScaleAndOffset) {
