@@ -8,6 +8,7 @@
 #include <array>
 #include <limits>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -252,6 +253,9 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
     }
     for (const pugi::xml_node dimension : node.children("Dimension")) {
       Dimension d;
+      if (dimension.attribute("start") && dimension.attribute("valueReference")) {
+        reader.fail(fmt::format("{}: a Dimension has start or valueReference, not both (FMI 3.0 §2.4.7.2)", where));
+      }
       if (const pugi::xml_attribute start = dimension.attribute("start")) {
         const auto size = to_unsigned(start.value());
         if (!size)
@@ -289,6 +293,14 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
       if (!is_integer_type(size.type) || size.type == VariableType::enumeration || !size.dimensions.empty()) {
         reader.fail(fmt::format("variable '{}': Dimension refers to '{}', not a scalar integer", v.name, size.name));
       }
+      // the size is the structural parameter's start: it must lie in the parameter's own range
+      const std::optional<long long> start = size.start ? to_integer(*size.start, 0, std::numeric_limits<long long>::max())
+                                                        : std::nullopt;
+      if (start && ((size.min && static_cast<double>(*start) < *size.min) ||
+                    (size.max && static_cast<double>(*start) > *size.max))) {
+        reader.fail(fmt::format("variable '{}': its Dimension '{}' = {} is outside [{}, {}]", v.name, size.name, *start,
+                                size.min.value_or(0.0), size.max.value_or(std::numeric_limits<double>::infinity())));
+      }
     }
     for (const unsigned int clock : v.clocks) {
       const ScalarVariable& c =
@@ -310,6 +322,11 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
         reader.fail(fmt::format("variable '{}' has more than {} elements", v.name, kMaxArrayElements));
       }
       elements *= size;
+    }
+    // an array's start values: one for every element (or a single one, repeated, as cosima has read them)
+    if (!shape.empty() && v.start_values.size() > 1 && v.start_values.size() != elements) {
+      reader.fail(fmt::format("variable '{}' has {} start values for its {} elements", v.name, v.start_values.size(),
+                              elements));
     }
   }
 

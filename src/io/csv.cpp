@@ -3,6 +3,8 @@
 #include <charconv>
 #include <fstream>
 #include <limits>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -49,13 +51,28 @@ std::vector<Cell> split(const std::string& line, const std::filesystem::path& pa
 }  // namespace
 
 Table read_csv(const std::filesystem::path& path, bool empty_is_nan) {
+  // a table is a regular file: a directory or a device (/dev/zero: endless bytes, no line) is refused
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (std::filesystem::is_directory(status)) throw Error(fmt::format("'{}' is a directory, not a CSV file", path.string()));
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw Error(fmt::format("'{}' is not a regular file (a device or a pipe): give a CSV file", path.string()));
+  }
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("cannot open '{}'", path.string()));
   std::string line;
   if (!std::getline(in, line)) throw Error(fmt::format("'{}' is empty", path.string()));
+  if (line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 byte order mark, as spreadsheets write
   const auto header = split(line, path, 1);
   if (header.empty() || header[0].text != "time") {
     throw Error(fmt::format("'{}': the first column must be 'time'", path.string()));
+  }
+  std::unordered_map<std::string_view, std::size_t> column_of;
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    if (const auto [at, fresh] = column_of.emplace(header[c].text, c); !fresh) {
+      throw Error(fmt::format("'{}': two columns are named '{}' (columns {} and {})", path.string(), header[c].text,
+                              at->second + 1, c + 1));
+    }
   }
   std::vector<std::vector<double>> numbers(header.size());
   std::vector<std::vector<std::string>> texts(header.size());

@@ -13,6 +13,7 @@
 #include "core/log.hpp"
 #include "core/whole_number.hpp"
 #include "fmi/fmu_archive.hpp"
+#include "io/json.hpp"
 #include "ssp/ssp_reader.hpp"
 
 namespace cosima {
@@ -411,15 +412,7 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open scenario '{}'", file.string()));
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Json document;
-  try {
-    document = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    // nlohmann's text carries the line and column: "[json.exception.parse_error.101] parse error at line 3, …"
-    std::string why = e.what();
-    if (const auto at = why.find("parse error"); at != std::string::npos) why = why.substr(at);
-    throw Error(fmt::format("scenario '{}' is not valid JSON: {}", file.string(), why));
-  }
+  Json document = parse_json(text, fmt::format("scenario '{}'", file.string()));
   if (!document.is_object() || !document.contains("ssp")) return {std::move(document), nullptr};
   // an SSP as the base, the JSON's other keys on top
   if (!document["ssp"].is_string()) throw Error(fmt::format("scenario '{}': 'ssp' must be a file name", file.string()));

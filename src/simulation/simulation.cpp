@@ -38,6 +38,12 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     throw Error(fmt::format("stop time {} must be after start time {}", options.stop, options.start));
   }
   if (!(options.dt > 0.0) || !std::isfinite(options.dt)) throw Error(fmt::format("step dt = {} must be positive", options.dt));
+  // below this, t + dt is t (a run that never advances) or the run takes more than 10¹² steps
+  const double smallest = 1e-12 * std::max({options.stop - options.start, std::abs(options.start), std::abs(options.stop)});
+  if (options.dt < smallest) {
+    throw Error(fmt::format("step dt = {} is below {:.3g}, 1e-12 of the run [{}, {}]: give a larger dt", options.dt,
+                            smallest, options.start, options.stop));
+  }
   const auto wall_start = std::chrono::steady_clock::now();
   method.check(model);
   std::vector<SystemCapabilities> capabilities;

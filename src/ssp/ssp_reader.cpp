@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "fmi/description_reader.hpp"
 #include "fmi/fmu_archive.hpp"
+#include "io/json.hpp"
 
 namespace cosima::ssp {
 
@@ -312,7 +313,13 @@ class SsdReader {
     return e;
   }
 
+  /// Systems nested deeper than this are refused (every walk of the tree recurses by depth).
+  static constexpr int kMaxSystemDepth = 64;
+
   Element* read_system(const pugi::xml_node& node, const Element* parent) {
+    if (parent != nullptr && parent->depth + 1 > kMaxSystemDepth) {
+      fail(fmt::format("{} nests systems deeper than {} levels", parent->describe(), kMaxSystemDepth));
+    }
     Element& system = new_element(node, parent, true);
     std::set<std::string> names;
     for (const pugi::xml_node& n : child(node, "Elements").children()) {
@@ -802,8 +809,8 @@ class SsdReader {
       for (const pugi::xml_node& part : annotation.children()) {
         if (part.type() == pugi::node_pcdata || part.type() == pugi::node_cdata) text += part.value();
       }
-      Json settings = Json::parse(text, nullptr, false);
-      if (settings.is_discarded() || !settings.is_object()) {
+      Json settings = parse_json(text, fmt::format("{}: the {} annotation of the root system", source_, kScenarioAnnotation));
+      if (!settings.is_object()) {
         fail(fmt::format("the {} annotation of the root system is not a JSON object", kScenarioAnnotation));
       }
       refuse_file_settings(settings);

@@ -1,0 +1,18 @@
+#pragma once
+// JSON read from untrusted text (scenario files, SSP annotations): nlohmann's parser with the checks
+// it leaves out — a nesting limit (serializing a value nested 10⁵ deep for a message overflows the
+// stack), duplicate keys refused by name (nlohmann keeps the last: "stop": 2, "stop": 1e9), and a
+// number beyond double's range reported as such, not as an internal error.
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace cosima {
+
+inline constexpr int kMaxJsonDepth = 256;
+
+/// Parses `text`; throws Error "WHAT is not valid JSON: …" / "WHAT: …" naming the fault and where.
+nlohmann::ordered_json parse_json(std::string_view text, const std::string& what);
+
+}  // namespace cosima

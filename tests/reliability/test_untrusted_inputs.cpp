@@ -1,0 +1,135 @@
+// What the readers accepted and should refuse, or crashed on (#34: 6, 12, 13): deep nesting, duplicate
+// keys and columns, numbers beyond double, devices as tables, a BOM, a dt too small for the run, FMI
+// 3.0 array declarations that contradict themselves. Each refusal names the file and the culprit.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "fmi/model_description.hpp"
+#include "io/csv.hpp"
+#include "io/json.hpp"
+#include "scenario/run_scenario.hpp"
+#include "scenario/scenario.hpp"
+#include "ssp/ssp_reader.hpp"
+#include "test_support.hpp"
+
+namespace cosima {
+namespace {
+
+using testing::error_of;
+
+class Untrusted : public ::testing::Test {
+ protected:
+  Untrusted() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "cosima-untrusted-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp";
+    dir_ = pattern;
+  }
+  ~Untrusted() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  std::filesystem::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+    return dir_ / name;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(Untrusted, DeeplyNestedJsonIsRefusedByNameNotByACrash) {
+  const std::string deep = R"({"start": 0, "stop": 1, "systems": {"a": {"model": "b3.prey", "parameters": {"x": )" +
+                           std::string(100000, '[') + std::string(100000, ']') + "}}}}";
+  const std::string error = error_of([&] { (void)load_scenario(write("deep.json", deep)); });
+  EXPECT_NE(error.find("deep.json"), std::string::npos) << error;
+  EXPECT_NE(error.find("nested deeper than"), std::string::npos) << error;
+}
+
+TEST_F(Untrusted, ADuplicateKeyIsRefusedNotGuessed) {
+  const std::string error = error_of([&] {
+    (void)load_scenario(write("twice.json", R"({"start": 0, "stop": 2, "stop": 1e9, "systems": {"a": {"model": "b3.prey"}}})"));
+  });
+  EXPECT_NE(error.find("twice.json"), std::string::npos) << error;
+  EXPECT_NE(error.find("'stop' appears twice"), std::string::npos) << error;
+  // the same key in two objects is no duplicate
+  EXPECT_NO_THROW((void)parse_json(R"({"a": {"x": 1}, "b": {"x": 2}})", "two objects"));
+}
+
+TEST_F(Untrusted, ANumberBeyondDoubleIsNamedAsSuch) {
+  const std::string error = error_of([&] { (void)load_scenario(write("big.json", R"({"stop": 1e400})")); });
+  EXPECT_NE(error.find("big.json"), std::string::npos) << error;
+  EXPECT_NE(error.find("beyond the range of a double"), std::string::npos) << error;
+  EXPECT_EQ(error.find("internal error"), std::string::npos) << error;
+}
+
+TEST_F(Untrusted, TablesAreRegularFilesWithDistinctColumnsAndMayStartWithABom) {
+  EXPECT_NE(error_of([&] { (void)read_csv(dir_); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(error_of([&] { (void)read_csv("/dev/zero"); }).find("not a regular file"), std::string::npos);
+  const std::string twice = error_of([&] { (void)read_csv(write("twice.csv", "time,u,u\n0,1,2\n")); });
+  EXPECT_NE(twice.find("two columns are named 'u' (columns 2 and 3)"), std::string::npos) << twice;
+  const Table table = read_csv(write("bom.csv", "\xEF\xBB\xBFtime,u\n0,1\n1,2\n"));
+  ASSERT_EQ(table.columns.size(), 1U);
+  EXPECT_EQ(table.columns[0], "u");
+}
+
+TEST_F(Untrusted, AStepTooSmallForTheRunIsRefused) {
+  const std::filesystem::path file =
+      write("tiny.json", R"({"start": 0, "stop": 1, "systems": {"a": {"model": "b3.prey"}}, "method": {"type": "jacobi", "dt": 1e-300}})");
+  const std::string error = error_of([&] { (void)run_scenario(load_scenario(file, {"inputs.a.q=1"})); });
+  EXPECT_NE(error.find("dt = 1e-300 is below"), std::string::npos) << error;
+}
+
+TEST(SsdNesting, SystemsNestedTooDeeplyAreRefusedByNameNotByACrash) {
+  std::string ssd = R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" version="1.0" name="deep">)";
+  constexpr int kLevels = 20000;
+  for (int level = 0; level < kLevels; ++level) ssd += "<ssd:System name=\"s" + std::to_string(level) + "\"><ssd:Elements>";
+  for (int level = 0; level < kLevels; ++level) ssd += "</ssd:Elements></ssd:System>";
+  ssd += "</ssd:SystemStructureDescription>";
+  const std::string error = error_of([&] { (void)ssp::parse_ssd(ssd, {}, "SSP 'deep.ssp'"); });
+  EXPECT_NE(error.find("deep.ssp"), std::string::npos) << error;
+  EXPECT_NE(error.find("nests systems deeper than"), std::string::npos) << error;
+}
+
+std::string fmi3_description(const std::string& variables) {
+  return R"(<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="3.0" modelName="m" instantiationToken="{t}">
+  <CoSimulation modelIdentifier="m"/>
+  <ModelVariables>
+    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
+)" + variables + R"(
+  </ModelVariables>
+  <ModelStructure/>
+</fmiModelDescription>)";
+}
+
+TEST(Fmi3Description, ArraysThatContradictThemselvesAreRefused) {
+  const std::string n = R"(<UInt64 name="n" valueReference="1" causality="structuralParameter" variability="fixed" start="7" max="5"/>)";
+  std::string error = error_of([&] {
+    (void)fmi::parse_model_description(
+        fmi3_description(n + R"(<Float64 name="A" valueReference="2" causality="parameter" variability="fixed" start="1 2 3 4 5 6 7 8 9">
+      <Dimension valueReference="1"/><Dimension valueReference="1"/></Float64>)"),
+        "m.fmu");
+  });
+  EXPECT_NE(error.find("Dimension 'n' = 7 is outside [0, 5]"), std::string::npos) << error;
+  error = error_of([&] {
+    (void)fmi::parse_model_description(
+        fmi3_description(R"(<Float64 name="A" valueReference="2" causality="parameter" variability="fixed" start="1 2 3 4 5">
+      <Dimension start="3"/><Dimension start="3"/></Float64>)"),
+        "m.fmu");
+  });
+  EXPECT_NE(error.find("'A' has 5 start values for its 9 elements"), std::string::npos) << error;
+  error = error_of([&] {
+    (void)fmi::parse_model_description(
+        fmi3_description(R"(<Float64 name="A" valueReference="2" causality="parameter" variability="fixed" start="1">
+      <Dimension start="3" valueReference="0"/></Float64>)"),
+        "m.fmu");
+  });
+  EXPECT_NE(error.find("start or valueReference, not both"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace cosima
