@@ -1,4 +1,5 @@
 // The `cosima` command: run scenarios, list models, compare results, reproduce the seeds' figures.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -103,6 +104,35 @@ std::string methods_help() {
   return text + "  auto, auto:fast  the most accurate (cheapest accurate) method the systems' capabilities allow\n";
 }
 
+/// The stats file's second descriptor, registered for the fatal paths (core/crash.hpp), for the
+/// lifetime of a run.
+class EmergencyStats {
+ public:
+  explicit EmergencyStats(const std::optional<std::string>& file)
+      : fd_(file ? ::open(file->c_str(), O_WRONLY | O_CLOEXEC) : -1) {
+    cosima::register_emergency_stats(fd_);
+  }
+  ~EmergencyStats() {
+    cosima::register_emergency_stats(-1);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  EmergencyStats(const EmergencyStats&) = delete;
+  EmergencyStats& operator=(const EmergencyStats&) = delete;
+
+ private:
+  int fd_;
+};
+
+/// The stats of a run that failed: why, and that it ended early.
+void write_failed_stats(std::ofstream& stats, const std::string& error) {
+  nlohmann::ordered_json json;
+  json["terminated_early"] = true;
+  json["error"] = error;
+  stats.seekp(0);
+  stats << json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+  stats.flush();
+}
+
 /// Throws UsageError when two of a run's output files are one file, or one is the scenario it reads
 /// ("-", standard output, and unset outputs are skipped): one would destroy the other.
 void refuse_clashing_paths(const std::vector<std::pair<std::string, std::string>>& outputs, const std::string& input) {
@@ -175,6 +205,7 @@ int command_run(const RunArguments& arguments) {
     stats_stream.emplace(*stats_file);
     if (!*stats_stream) throw Error(fmt::format("cannot write '{}'", *stats_file));
   }
+  const EmergencyStats emergency_stats(stats_file);
   cosima::install_interrupt_handlers();
   // a closed pipe is a write error (EPIPE) that names the output and ends the run, not a silent death
   std::signal(SIGPIPE, SIG_IGN);
@@ -186,7 +217,15 @@ int command_run(const RunArguments& arguments) {
                              .watched = terminal,
                              .observers = {}};
   if (progress || (terminal && !quiet)) outputs.observers.push_back(&progress_line);
-  cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get(), outputs);
+  cosima::ScenarioRun run;
+  try {
+    run = cosima::run_scenario(scenario, executor.get(), outputs);
+    // a system's process that dies on the way out (in fmi2FreeInstance) fails the run too
+    if (const std::string teardown = executor->finish(); !teardown.empty()) throw Error(teardown);
+  } catch (const Error& e) {
+    if (stats_stream) write_failed_stats(*stats_stream, e.what());
+    throw;
+  }
   executor.reset();  // shuts the MPI workers down
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
   const auto stats = cosima::stats_to_json(run.stats);

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/cleanup.hpp"
+
 namespace cosima {
 
 namespace detail {
@@ -22,6 +24,10 @@ using detail::t_foreign_call;
 
 std::array<std::atomic<EmergencyFlushable*>, 16> g_streams{};
 std::atomic<bool> g_installed{false};
+std::atomic<int> g_stats_fd{-1};  ///< the run's stats file, rewritten on the fatal paths
+/// The handlers' own stack: a stack overflow inside an FMU still gets its line
+constexpr std::size_t kAlternateStack = 1 << 16;
+alignas(16) char g_alternate_stack[kAlternateStack];
 
 /// Appends text to buffer[at..size), returns the new end (truncates).
 std::size_t append(char* buffer, std::size_t size, std::size_t at, const char* text) noexcept {
@@ -68,11 +74,56 @@ std::size_t append_time(char* buffer, std::size_t size, std::size_t at, double t
   return append(buffer, size, at, text);
 }
 
-void flush_streams() noexcept {
+/// `text` as the inside of a JSON string: quotes and backslashes escaped, control characters blank.
+std::size_t append_json_text(char* buffer, std::size_t size, std::size_t at, const char* text) noexcept {
+  for (; text != nullptr && *text != '\0' && at + 3 < size; ++text) {
+    const char c = *text;
+    if (c == '"' || c == '\\') buffer[at++] = '\\';
+    buffer[at++] = static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+  }
+  buffer[at] = '\0';
+  return at;
+}
+
+/// The stats of a run that did not end: {"terminated_early": true, "error": why}.
+void write_emergency_stats(const char* why) noexcept {
+  const int fd = g_stats_fd.load();
+  if (fd < 0) return;
+  char text[1400];
+  std::size_t at = append(text, sizeof text, 0, "{\n  \"terminated_early\": true,\n  \"error\": \"");
+  at = append_json_text(text, sizeof text, at, why);
+  at = append(text, sizeof text, at, "\"\n}\n");
+  if (ftruncate(fd, 0) != 0) return;
+  std::size_t done = 0;
+  while (done < at) {
+    const ssize_t n = ::pwrite(fd, text + done, at - done, static_cast<off_t>(done));
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+void emergency_flush_streams() noexcept {
   for (auto& slot : g_streams) {
     if (EmergencyFlushable* stream = slot.load()) stream->emergency_flush();
   }
 }
+
+void register_emergency_stats(int fd) noexcept { g_stats_fd.store(fd); }
+
+namespace detail {
+/// The alternate stack of this thread and the handlers: install_crash_handlers, rearm_crash_handlers.
+void arm_crash_handlers() noexcept;
+}  // namespace detail
+
+void end_abnormally(const char* why) noexcept {
+  emergency_flush_streams();
+  write_emergency_stats(why);
+  emergency_cleanup();
+}
+
+namespace {
 
 void write_line(const char* text) noexcept {
   const std::size_t length = std::strlen(text);
@@ -105,7 +156,8 @@ extern "C" void on_fatal_signal(int signal) {
   for (auto& slot : g_streams) streams = streams || slot.load() != nullptr;
   at = append(line, sizeof line, at, streams ? "; results written so far are on disk\n" : "\n");
   write_line(line);
-  flush_streams();
+  line[at > 0 ? at - 1 : 0] = '\0';  // the same words, without the newline, as the stats' error
+  end_abnormally(line + 15);          // (less "cosima: fatal: ")
   std::signal(signal, SIG_DFL);  // die of the same signal
   std::raise(signal);
 }
@@ -116,9 +168,10 @@ extern "C" void on_exit_foreign_call() {
   char line[1024];
   std::size_t at = append(line, sizeof line, 0, "cosima: error: the FMU called exit() ");
   at += describe_foreign_call(t_foreign_call, line + at, sizeof line - at);
-  append(line, sizeof line, at, "\n");
+  at = append(line, sizeof line, at, "\n");
   write_line(line);
-  flush_streams();
+  line[at > 0 ? at - 1 : 0] = '\0';
+  end_abnormally(line + 15);  // (less "cosima: error: ")
   std::_Exit(70);
 }
 
@@ -128,6 +181,7 @@ void mirror_foreign_calls(ForeignCall* shared) noexcept { detail::g_foreign_call
 
 void forget_emergency_flushes() noexcept {
   for (auto& slot : g_streams) slot.store(nullptr);
+  g_stats_fd.store(-1);
 }
 
 const ForeignCall& current_foreign_call() { return t_foreign_call; }
@@ -161,12 +215,24 @@ void unregister_emergency_flush(EmergencyFlushable* stream) noexcept {
 
 void install_crash_handlers() {
   if (g_installed.exchange(true)) return;
+  detail::arm_crash_handlers();
+  std::atexit(on_exit_foreign_call);
+}
+
+void rearm_crash_handlers() noexcept {
+  if (g_installed.load()) detail::arm_crash_handlers();
+}
+
+void detail::arm_crash_handlers() noexcept {
+  stack_t stack{};
+  stack.ss_sp = g_alternate_stack;
+  stack.ss_size = kAlternateStack;
+  sigaltstack(&stack, nullptr);  // this thread's; the handlers below are the process's
   struct sigaction action {};
   action.sa_handler = on_fatal_signal;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND | SA_NODEFER;
+  action.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
   for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(signal, &action, nullptr);
-  std::atexit(on_exit_foreign_call);
 }
 
 }  // namespace cosima

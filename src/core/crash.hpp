@@ -7,8 +7,9 @@
 //   { ForeignCallScope in(name, file, "fmi2DoStep", t); f_.do_step(...); }
 //
 // On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT the handler writes one line naming the call (or
-// "outside any FMU call"), saves the registered streams with write(2), and re-raises the signal so
-// the process dies of it. An exit() from inside a foreign call is reported and turned into exit
+// "outside any FMU call"), saves the registered streams with write(2), writes the stats as
+// terminated early, kills the child processes, removes the temporary directories, and re-raises
+// the signal so the process dies of it. An exit() from inside a foreign call is reported and turned into exit
 // status 70. Everything here is async-signal-safe on the signal path: no allocation, no stdio.
 #include <cstddef>
 
@@ -74,11 +75,25 @@ void unregister_emergency_flush(EmergencyFlushable* stream) noexcept;
 /// and time are also written to `shared` (memory the parent reads: function names are literals of
 /// the one binary, at the same address in both processes).
 void mirror_foreign_calls(ForeignCall* shared) noexcept;
-/// In a child process: the parent's streams are the parent's to save, not the child's.
+/// In a child process: the parent's streams and stats are the parent's to save, not the child's.
 void forget_emergency_flushes() noexcept;
 
-/// Fatal-signal handlers and the exit() guard. Idempotent.
+/// Fatal-signal handlers and the exit() guard. Idempotent. The handlers run on an alternate stack
+/// (a stack overflow inside an FMU still gets its line).
 void install_crash_handlers();
+/// The handlers again, after foreign code that may have replaced them (an FMU installing its own
+/// SIGSEGV handler at instantiation or initialization). Nothing before install_crash_handlers (a
+/// test binary keeps its own handlers, a sanitizer's among them).
+void rearm_crash_handlers() noexcept;
+
+/// The run's stats file (an open descriptor): on the fatal paths it is rewritten with
+/// {"terminated_early": true, "error": …} instead of being left empty. -1: none.
+void register_emergency_stats(int fd) noexcept;
+/// Every fatal path's duties, async-signal-safe: save the registered streams, write the emergency
+/// stats with `why`, kill the children and remove the temporary directories (core/cleanup.hpp).
+void end_abnormally(const char* why) noexcept;
+/// Saves the registered streams' pending bytes (write(2) only).
+void emergency_flush_streams() noexcept;
 
 /// Formats "in fmi2DoStep of system 's' (FMU 'f') at t = 0.5" into buffer (no allocation).
 std::size_t describe_foreign_call(const ForeignCall& call, char* buffer, std::size_t size) noexcept;

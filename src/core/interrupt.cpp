@@ -1,16 +1,39 @@
 #include "core/interrupt.hpp"
 
 #include <atomic>
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/crash.hpp"
 
 namespace cosima {
 
 namespace {
 std::atomic<int> g_stop{0};
 
+/// The second stop signal: the run did not come back to a communication point (an FMU hangs in a
+/// call). Save what was computed, say so, clean up, and exit with 128 + the signal.
+extern "C" void on_forced_stop(int signal) {
+  char line[160] = "forced exit by a second ";
+  std::strncat(line, stop_signal_name(signal), 20);
+  std::strncat(line, "; results computed so far are on disk", 60);
+  const char* prefix = "cosima: ";
+  (void)!::write(STDERR_FILENO, prefix, std::strlen(prefix));
+  (void)!::write(STDERR_FILENO, line, std::strlen(line));
+  (void)!::write(STDERR_FILENO, "\n", 1);
+  end_abnormally(line);
+  std::_Exit(128 + signal);
+}
+
 extern "C" void on_stop_signal(int signal) {
   g_stop.store(signal);
-  std::signal(signal, SIG_DFL);  // a second one is not ignored
+  struct sigaction forced {};
+  forced.sa_handler = on_forced_stop;
+  sigemptyset(&forced.sa_mask);
+  for (const int stop : kStopSignals) sigaction(stop, &forced, nullptr);  // async-signal-safe
 }
 }  // namespace
 
@@ -19,7 +42,7 @@ void install_interrupt_handlers() {
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;
-  for (int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
+  for (const int signal : kStopSignals) sigaction(signal, &action, nullptr);
 }
 
 int stop_requested() { return g_stop.load(std::memory_order_relaxed); }
@@ -28,6 +51,8 @@ const char* stop_signal_name(int signal) {
   switch (signal) {
     case SIGINT: return "SIGINT";
     case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
     default: return "a signal";
   }
 }

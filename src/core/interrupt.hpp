@@ -1,14 +1,22 @@
 #pragma once
-// SIGINT / SIGTERM as a request to stop at the next communication point: the driver ends the run
-// there like an early termination (results and stats written, temporary directories removed) and
-// the command exits with 128 + the signal number. A second signal ends the process at once.
+// SIGINT, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT as a request to stop at the next
+// communication point: the driver ends the run there like an early termination (results and stats
+// written, temporary directories removed) and the command exits with 128 + the signal number. A
+// second one — the run did not come back, an FMU hangs in a call — ends the process at once, but
+// not silently: the rows computed so far are saved, the stats say it ended early, the child
+// processes are killed and the temporary directories removed (core/crash.hpp: end_abnormally).
+#include <array>
+#include <csignal>
+
 namespace cosima {
+
+inline constexpr std::array<int, 4> kStopSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 /// Installs the handlers (idempotent).
 void install_interrupt_handlers();
-/// The signal that asked to stop (SIGINT, SIGTERM), or 0.
+/// The signal that asked to stop (one of kStopSignals), or 0.
 int stop_requested();
-/// "SIGINT", "SIGTERM".
+/// "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT" (async-signal-safe: literals).
 const char* stop_signal_name(int signal);
 
 }  // namespace cosima

@@ -39,6 +39,9 @@ class Executor {
   [[nodiscard]] virtual bool systems_are_local() const { return true; }
   /// When the system lives elsewhere (MPI), the proxy rank 0 puts in its model; else nullptr.
   [[nodiscard]] virtual std::unique_ptr<System> remote_system(const std::string& /*name*/) { return nullptr; }
+  /// Ends the executor after a run: what went wrong on the way out (a system's process that died
+  /// in fmi2FreeInstance), empty when nothing did. The destructor ends it too, silently.
+  [[nodiscard]] virtual std::string finish() { return {}; }
 
  private:
   Batch plain_orders_;  ///< the default execute(PlainBatch&)'s orders: one set for every plain batch

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cleanup.hpp"
 #include "core/error.hpp"
 
 namespace cosima {
@@ -131,6 +132,7 @@ ProcessExecutor::ProcessExecutor(const Scenario& scenario, ProcessOptions option
     std::string pattern = (std::filesystem::temp_directory_path() / "cosima-process-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) fail(static_cast<int>(k), "cannot create its temporary directory");
     child.temporary = pattern;
+    register_temporary_directory(child.temporary.c_str());  // the parent's to remove, however it ends
     void* page = mmap(nullptr, sizeof(SharedPage), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) fail(static_cast<int>(k), "cannot map its shared page");
     child.shared = new (page) SharedPage();
@@ -147,6 +149,7 @@ ProcessExecutor::ProcessExecutor(const Scenario& scenario, ProcessOptions option
     }
     ::close(sockets[1]);
     child.pid = pid;
+    register_child(pid);  // killed and reaped on the fatal paths too (core/cleanup.hpp)
     child.socket = sockets[0];
   }
   // each process describes what it built
@@ -158,30 +161,49 @@ ProcessExecutor::ProcessExecutor(const Scenario& scenario, ProcessOptions option
     if (!failed.empty()) failures += (failures.empty() ? "" : "; ") + failed;
   }
   if (!failures.empty()) {
-    shut_down();
+    (void)shut_down(false);
     throw Error(failures);
   }
 }
 
-ProcessExecutor::~ProcessExecutor() { shut_down(); }
+ProcessExecutor::~ProcessExecutor() { (void)shut_down(false); }
 
-void ProcessExecutor::shut_down() {
+std::string ProcessExecutor::finish() { return shut_down(true); }
+
+std::string ProcessExecutor::shut_down(bool report) {
   const std::vector<char> stop;  // a frame of length 0
   for (Child& child : children_) {
     if (child.pid > 0 && running_) (void)send_frame(child.socket, stop);
   }
-  for (Child& child : children_) {
+  std::string failures;
+  for (std::size_t k = 0; k < children_.size(); ++k) {
+    Child& child = children_[k];
     if (child.pid > 0) {
       // a bounded wait, then the hard way: shutting down must not hang on a stuck FMU
       const auto deadline = Clock::now() + std::chrono::seconds(5);
       int status = 0;
+      bool killed = false;
       while (waitpid(child.pid, &status, WNOHANG) == 0) {
         if (Clock::now() > deadline) {
           kill(child.pid, SIGKILL);
           waitpid(child.pid, &status, 0);
+          killed = true;
           break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      unregister_child(child.pid);
+      const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      if (!clean && report) {
+        std::string during;
+        if (child.shared != nullptr && child.shared->call.function != nullptr) {
+          during = fmt::format(" in {} at t = {}", child.shared->call.function, child.shared->call.time);
+        }
+        const std::string how = killed ? "did not end within 5 s of the run's end and was killed"
+                                : WIFSIGNALED(status) ? fmt::format("died of {}", signal_text(WTERMSIG(status)))
+                                                      : fmt::format("exited with status {}", WEXITSTATUS(status));
+        failures += fmt::format("{}{}: its process {} {} while shutting down{}", failures.empty() ? "" : "; ",
+                                who(static_cast<int>(k)), child.pid, how, during);
       }
       child.pid = -1;
     }
@@ -190,31 +212,35 @@ void ProcessExecutor::shut_down() {
     if (child.shared != nullptr) munmap(child.shared, sizeof(SharedPage));
     child.shared = nullptr;
     if (!child.temporary.empty()) {
+      unregister_temporary_directory(child.temporary.c_str());
       std::error_code ignored;
       std::filesystem::remove_all(child.temporary, ignored);
       child.temporary.clear();
     }
   }
   running_ = false;
+  return failures;
+}
+
+std::string ProcessExecutor::who(int k) const {
+  const Child& child = children_[static_cast<std::size_t>(k)];
+  int s = child.shared != nullptr ? child.shared->system : -1;
+  if (s < 0 && child.systems.size() == 1) s = child.systems.front();
+  if (s < 0) {
+    return fmt::format("process {} (systems of index {}…)", child.pid, child.systems.empty() ? -1 : child.systems.front());
+  }
+  const SystemSpec& spec = scenario_.systems[static_cast<std::size_t>(s)];
+  return fmt::format("system '{}'{}", spec.name, spec.fmu.empty() ? "" : fmt::format(" (FMU '{}')", spec.fmu.string()));
 }
 
 void ProcessExecutor::fail(int k, const std::string& what) {
   const Child& child = children_[static_cast<std::size_t>(k)];
-  int s = child.shared != nullptr ? child.shared->system : -1;
-  if (s < 0 && child.systems.size() == 1) s = child.systems.front();
-  std::string who;
-  if (s >= 0) {
-    const SystemSpec& spec = scenario_.systems[static_cast<std::size_t>(s)];
-    who = fmt::format("system '{}'{}", spec.name, spec.fmu.empty() ? "" : fmt::format(" (FMU '{}')", spec.fmu.string()));
-  } else {
-    who = fmt::format("process {} (systems of index {}…)", child.pid, child.systems.empty() ? -1 : child.systems.front());
-  }
   std::string during;
   if (child.shared != nullptr && child.shared->call.function != nullptr) {
     during = fmt::format(" in {} at t = {}", child.shared->call.function, child.shared->call.time);
   }
-  const std::string message = fmt::format("{}: {}{}", who, what, during);
-  shut_down();
+  const std::string message = fmt::format("{}: {}{}", who(k), what, during);
+  (void)shut_down(false);  // the failure is this message
   throw Error(message);
 }
 
@@ -232,10 +258,12 @@ void ProcessExecutor::receive(int k) {
   if (r == Received::timeout) {
     kill(child.pid, SIGKILL);
     waitpid(child.pid, &status, 0);
+    unregister_child(child.pid);
     child.pid = -1;
     fail(k, fmt::format("no answer within {} s (--fmu-timeout); its process was killed", options_.timeout));
   }
   waitpid(child.pid, &status, 0);
+  unregister_child(child.pid);
   const pid_t pid = child.pid;
   child.pid = -1;
   if (WIFSIGNALED(status)) fail(k, fmt::format("its process {} died of {}", pid, signal_text(WTERMSIG(status))));

@@ -41,6 +41,9 @@ class ProcessExecutor final : public RemoteExecutor {
   using Executor::execute;
   void execute(Batch& batch) override;
   [[nodiscard]] std::string place(int system) const override;
+  /// Shuts every process down; names those that died on the way (their systems, the signal, the
+  /// call in flight).
+  [[nodiscard]] std::string finish() override;
 
  private:
   /// What a child shares with the parent: the system carrying out an order, the FMI call in flight.
@@ -62,7 +65,11 @@ class ProcessExecutor final : public RemoteExecutor {
   void receive(int k);
   void send(int k, const std::vector<char>& frame);
   [[noreturn]] void fail(int k, const std::string& what);
-  void shut_down();
+  /// Stops and reaps every process; with `report`, returns what those that did not exit cleanly
+  /// died of.
+  std::string shut_down(bool report);
+  /// Who runs in child k, for messages: "system 's' (FMU 'f')".
+  [[nodiscard]] std::string who(int k) const;
 
   const Scenario& scenario_;
   ProcessOptions options_;

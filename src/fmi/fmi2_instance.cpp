@@ -99,6 +99,7 @@ Fmi2Instance::Fmi2Instance(const std::string& system, const std::filesystem::pat
                               interface == FmiInterface::co_simulation ? fmi2CoSimulation : fmi2ModelExchange,
                               md.guid.c_str(), archive().resource_uri().c_str(), &callbacks_, fmi2False, logging_on);
   if (component_ == nullptr) throw Error(fmt::format("{}: fmi2Instantiate failed{}", where(), recent_log()));
+  rearm_crash_handlers();  // an FMU may install its own SIGSEGV handler when instantiated
   const std::size_t widest = std::max({inputs().size(), outputs().size(), state_names().size(), std::size_t{1}});
   real_buffer_.assign(widest, 0.0);
   int_buffer_.assign(widest, 0);
@@ -107,7 +108,7 @@ Fmi2Instance::Fmi2Instance(const std::string& system, const std::filesystem::pat
 
 Fmi2Instance::~Fmi2Instance() {
   if (component_ == nullptr || health() == Health::fatal) return;  // after fmi2Fatal: no call at all
-  const ForeignCallScope in(system().c_str(), file_text(), "fmi2Terminate/fmi2FreeInstance", 0.0);
+  const ForeignCallScope in(system().c_str(), file_text(), "fmi2Terminate/fmi2FreeInstance", last_time());
   if (health() == Health::ok) {
     for (Saved& saved : saved_) {
       if (saved.state != nullptr) f_.free_fmu_state(component_, &saved.state);
@@ -136,6 +137,7 @@ void Fmi2Instance::exit_initialization() {
   check(f_.exit_initialization_mode(component_), "fmi2ExitInitializationMode");
   set_in_initialization(false, start_time());
   set_initialized();  // Terminate is due from here on, not in Initialization Mode
+  rearm_crash_handlers();  // ... or when initialized
 }
 
 // --- values --------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cleanup.hpp"
 #include "core/error.hpp"
 
 namespace cosima::fmi {
@@ -28,9 +29,11 @@ TemporaryDirectory::TemporaryDirectory(const std::string& prefix) {
   std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr) throw Error(fmt::format("cannot create a temporary directory {}", pattern));
   path_ = pattern;
+  register_temporary_directory(path_.c_str());  // removed on the fatal paths too (core/cleanup.hpp)
 }
 
 TemporaryDirectory::~TemporaryDirectory() {
+  unregister_temporary_directory(path_.c_str());
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
 }

@@ -88,8 +88,11 @@ class FmuInstance {
   /// ensure_usable, then marks the thread as inside `call` of this FMU at time t.
   [[nodiscard]] ForeignCallScope enter(const char* call, double t) const {
     if (health_ != Health::ok) ensure_usable(call);
+    last_time_ = t;
     return {system_.c_str(), file_text_.c_str(), call, t};
   }
+  /// The time of the last call (Terminate and FreeInstance are reported at it).
+  [[nodiscard]] double last_time() const { return last_time_; }
   /// Throws Error when the instance may not be called any more (after Error / Fatal).
   void ensure_usable(const char* call) const;
   /// Throws Error when status is not OK/Warning; records Error and Fatal.
@@ -249,6 +252,7 @@ class FmuInstance {
   mutable LinearizationWork linearization_work_;
   bool initialized_ = false;
   bool in_initialization_ = false;
+  mutable double last_time_ = 0.0;
   double start_time_ = 0.0;
   mutable Health health_ = Health::ok;
   mutable std::string health_call_;  ///< the call that failed

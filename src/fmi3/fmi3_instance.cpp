@@ -217,6 +217,7 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
     throw Error(fmt::format("{}: {} failed{}", where(),
                             cs ? "fmi3InstantiateCoSimulation" : "fmi3InstantiateModelExchange", recent_log()));
   }
+  rearm_crash_handlers();  // an FMU may install its own SIGSEGV handler when instantiated
 }
 
 fmi3Instance Fmi3Instance::instantiate_co_simulation(bool event_mode, bool early_return_allowed, bool logging_on) {
@@ -229,7 +230,7 @@ fmi3Instance Fmi3Instance::instantiate_co_simulation(bool event_mode, bool early
 
 Fmi3Instance::~Fmi3Instance() {
   if (instance_ == nullptr || health() == Health::fatal) return;  // after fmi3Fatal: no call at all
-  const ForeignCallScope in(system().c_str(), file_text(), "fmi3Terminate/fmi3FreeInstance", 0.0);
+  const ForeignCallScope in(system().c_str(), file_text(), "fmi3Terminate/fmi3FreeInstance", last_time());
   if (health() == Health::ok) {
     for (Saved& saved : saved_) {
       if (saved.state != nullptr) f_.free_fmu_state(instance_, &saved.state);
@@ -261,6 +262,7 @@ void Fmi3Instance::exit_initialization() {
   check(f_.exit_initialization_mode(instance_), "fmi3ExitInitializationMode");
   set_in_initialization(false, start_time());
   set_initialized();  // Terminate is due from here on, not in Initialization Mode
+  rearm_crash_handlers();  // ... or when initialized
   if (event_mode_used_) {
     // FMI 3.0 §4.2: with eventModeUsed, Co-Simulation leaves Initialization Mode into Event Mode
     DiscreteUpdate update;

@@ -69,19 +69,58 @@ no_temp_left processes-bitwise
 check petsc-run 0 "macro-steps" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 0.1 --method ifosmondi-jfm --out jfm.csv
 no_temp_left petsc-mpi-session
 
-# --- in process: one line naming the call, and the streamed rows ------------------------------------
-for spec in "1:SIGSEGV" "2:SIGABRT" "3:called exit\(\)"; do
+# --- in process: one line naming the call, the streamed rows, the stats, nothing left -------------
+# (5: a stack overflow, handled on the alternate stack; 6: under the FMU's own SIGSEGV handler)
+for spec in "1:SIGSEGV" "2:SIGABRT" "3:called exit\(\)" "5:SIGSEGV" "6:SIGSEGV"; do
   mode=${spec%%:*}
   misbehave "$mode"
-  (ulimit -c 0; exec "$cosima" run "m$mode.json" --out "i$mode.csv") >"$work/out" 2>&1
+  (ulimit -c 0; exec "$cosima" run "m$mode.json" --out "i$mode.csv" --stats "i$mode.json") >"$work/out" 2>&1
   code=$?
-  if [ "$code" -eq 0 ] || ! grep -qE "cosima: (fatal|error): .*${spec#*:}.* (in )?fmi2DoStep of system 'm' \(FMU '.*cosima_test_misbehave.fmu'\) at t = 0.5" "$work/out"; then
-    echo "FAIL in-process-mode-$mode: exit $code, output:"; cat "$work/out"; failures=$((failures + 1))
+  if [ "$code" -eq 0 ] || ! grep -qE "cosima: (fatal|error): .*${spec#*:}.* (in )?fmi2DoStep of system 'm' \(FMU '.*cosima_test_misbehave.fmu'\) at t = 0.5" "$work/out" \
+     || ! grep -q '"terminated_early": true' "i$mode.json"; then
+    echo "FAIL in-process-mode-$mode: exit $code, output:"; cat "$work/out"; cat "i$mode.json"; failures=$((failures + 1))
   else
     echo "ok   in-process-mode-$mode (exit $code)"
   fi
   rows_reach "i$mode.csv" 0.49 "in-process-mode-$mode-rows"
-  rm -rf "${TMPDIR:?}"/*  # a process killed by a signal cannot tidy up: that is what 'processes' is for
+  no_temp_left "in-process-mode-$mode"
+done
+
+# a crash in fmi2FreeInstance after a run that went well: never exit 0
+misbehave 7
+(ulimit -c 0; exec "$cosima" run m7.json --out i7.csv --stats i7.json) >"$work/out" 2>&1
+code=$?
+if [ "$code" -eq 0 ] || ! grep -q "SIGSEGV in fmi2Terminate/fmi2FreeInstance of system 'm' .* at t = 1" "$work/out"; then
+  echo "FAIL teardown-crash-in-process: exit $code"; cat "$work/out"; failures=$((failures + 1))
+else
+  echo "ok   teardown-crash-in-process (exit $code)"
+fi
+no_temp_left teardown-crash-in-process
+check teardown-crash-processes 1 "system 'm' .*died of SIGSEGV while shutting down in fmi2Terminate/fmi2FreeInstance at t = 1" -- \
+  "$cosima" run m7.json --executor processes --out p7.csv --stats p7.json
+check teardown-crash-processes-stats 0 '"error": "system .m. .*died of SIGSEGV' -- cat p7.json
+no_temp_left teardown-crash-processes
+
+# an FMU hung in fmi2DoStep: the first SIGINT waits for the step, the second forces the exit — with
+# the rows computed so far, the stats, no child left and no temporary directory
+misbehave 4
+for executor in sequential processes; do
+  "$cosima" run m4.json --executor "$executor" --out "h_$executor.csv" --stats "h_$executor.json" >"$work/out" 2>&1 &
+  pid=$!
+  sleep 2
+  kill -INT $pid
+  sleep 0.5
+  kill -INT $pid
+  wait $pid
+  code=$?
+  if [ "$code" -ne 130 ] || ! grep -q "forced exit by a second SIGINT" "$work/out" || ! grep -q '"terminated_early": true' "h_$executor.json" \
+     || pgrep -f "cosima run m4.json" >/dev/null; then
+    echo "FAIL forced-exit-$executor: exit $code"; cat "$work/out"; cat "h_$executor.json"; failures=$((failures + 1))
+  else
+    echo "ok   forced-exit-$executor (exit 130)"
+  fi
+  rows_reach "h_$executor.csv" 0.49 "forced-exit-$executor-rows"
+  no_temp_left "forced-exit-$executor"
 done
 
 # --- interrupts -------------------------------------------------------------------------------------
@@ -107,6 +146,16 @@ code=$?
 check sigterm 143 "code 143" -- sh -c "echo code $code; exit $code"
 check sigterm-stats 0 "interrupted by SIGTERM" -- cat term.json
 no_temp_left sigterm
+# a closed terminal (SIGHUP) stops the run like SIGINT: rows, stats, exit 129
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --dt 1e-5 --stop 100000 --out hup.csv --stats hup.json >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -HUP $pid
+wait $pid
+code=$?
+check sighup 129 "code 129" -- sh -c "echo code $code; exit $code"
+check sighup-stats 0 "interrupted by SIGHUP" -- cat hup.json
+no_temp_left sighup
 
 # --- outputs opened first, output grid ----------------------------------------------------------------
 check out-path-first 1 "cannot write '/nonexistent/x.csv'" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 1000 --out /nonexistent/x.csv

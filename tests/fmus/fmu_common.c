@@ -182,8 +182,10 @@ void fmi2FreeInstance(fmi2Component c) {
     fprintf(stderr, "Illegal call sequence: fmi2FreeInstance after fmi2Fatal\n");
     return;
   }
-  if (shared_is_instance(c, INSTANCE_MAGIC, "fmi2FreeInstance", MODEL.model_identifier, " (freed twice?)"))
+  if (shared_is_instance(c, INSTANCE_MAGIC, "fmi2FreeInstance", MODEL.model_identifier, " (freed twice?)")) {
+    if (MODEL.free_instance) MODEL.free_instance(c);
     free_instance(c);
+  }
 }
 
 fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance, fmi2Real startTime,

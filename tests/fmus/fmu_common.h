@@ -57,6 +57,8 @@ typedef struct {
   /* optional: the model's part of fmi2DoStep, after the common checks. On fmi2OK the common code sets
      time = t + h and counts the step; on fmi2Discard the model sets time and `terminated` itself. */
   fmi2Status (*do_step)(fmu_instance *inst, double t, double h);
+  /* optional: called first in fmi2FreeInstance */
+  void (*free_instance)(fmu_instance *inst);
 } fmu_model;
 
 /* Each FMU defines exactly this object. */
