@@ -63,7 +63,7 @@ CallStatus call_status(fmi2Status status) {
 
 Fmi2Instance::Fmi2Instance(const std::string& system, const std::filesystem::path& fmu, FmiInterface interface)
     : FmuInstance(system, fmu, interface),
-      library_(archive().binary(interface), fmu.string(), interface),
+      library_(library_path(interface), fmu.string(), interface),
       f_(library_.functions()) {
   const ModelDescription& md = description();
   lay_out();

@@ -18,6 +18,9 @@
 #include <span>
 #include <vector>
 
+#include <atomic>
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "core/cleanup.hpp"
@@ -279,17 +282,40 @@ void unpack_entry(const ZipReader& archive, const Entry& entry, const std::files
   if (!file) throw Error(fmt::format("{} '{}': cannot write entry '{}' to '{}'", kind, fmu.string(), name, out.string()));
 }
 
-void unzip(const ZipReader& archive, const std::filesystem::path& fmu, const std::filesystem::path& target,
-           const UnpackLimits& limits, const std::string& kind = "FMU") {
+/// Bytes every archive of this process has on disk now: their sum is bounded by kProcessUnpackBudget
+/// (30 unpacked copies of a 63 MB FMU once took 1.7 GB).
+std::atomic<std::uint64_t> g_unpacked_bytes{0};
+
+/// Unpacks every entry; returns the bytes written (counted in g_unpacked_bytes until released).
+std::uint64_t unzip(const ZipReader& archive, const std::filesystem::path& fmu, const std::filesystem::path& target,
+                    const UnpackLimits& limits, const std::string& kind = "FMU") {
   const std::filesystem::path root = std::filesystem::weakly_canonical(target);
-  std::uint64_t budget = limits.total_bytes;
+  unz_global_info64 global{};
+  if (unzGetGlobalInfo64(archive.get(), &global) != UNZ_OK) throw corrupt_directory(fmu, kind);
+  if (global.number_entry > limits.max_entries) {
+    throw Error(fmt::format("{} '{}' has {} entries, more than the {} cosima unpacks", kind, fmu.string(),
+                            global.number_entry, limits.max_entries));
+  }
+  const std::uint64_t in_use = g_unpacked_bytes.load();
+  const std::uint64_t left = in_use < kProcessUnpackBudget ? kProcessUnpackBudget - in_use : 0;
+  const bool process_bound = left < limits.total_bytes;
+  std::uint64_t budget = std::min(limits.total_bytes, left);
+  const std::uint64_t start = budget;
   int status = unzGoToFirstFile(archive.get());
-  for (; status == UNZ_OK; status = unzGoToNextFile(archive.get())) {
-    unpack_entry(archive, current_entry(archive, fmu, kind), fmu, target, root, limits, budget, kind);
+  try {
+    for (; status == UNZ_OK; status = unzGoToNextFile(archive.get())) {
+      unpack_entry(archive, current_entry(archive, fmu, kind), fmu, target, root, limits, budget, kind);
+    }
+  } catch (const Error& e) {
+    if (!process_bound) throw;
+    throw Error(fmt::format("{} (the archives of this run already take {} bytes on disk, of the {} they may)", e.what(),
+                            in_use, kProcessUnpackBudget));
   }
   if (status != UNZ_END_OF_LIST_OF_FILE) {
     throw corrupt_directory(fmu, kind);
   }
+  g_unpacked_bytes += start - budget;
+  return start - budget;
 }
 
 /// The description of an FMU parsed once per file version and process: a scenario reads it to check
@@ -323,7 +349,7 @@ void unpack_zip(const std::filesystem::path& zip, const std::filesystem::path& t
                 const std::string& kind) {
   const ZipReader archive(zip, kind);
   try {
-    unzip(archive, zip, target, limits, kind);
+    (void)unzip(archive, zip, target, limits, kind);
   } catch (const std::filesystem::filesystem_error& e) {  // an entry the file system refuses: name clash, name too long
     throw Error(fmt::format("{} '{}': cannot unpack: {}", kind, zip.string(), e.what()));
   }
@@ -333,10 +359,23 @@ FmuArchive::FmuArchive(const std::filesystem::path& fmu, const UnpackLimits& lim
   const ZipReader archive(fmu, "FMU");
   description_ = description_of(archive, fmu);
   try {
-    unzip(archive, fmu, directory_.path(), limits);
+    unpacked_bytes_ = unzip(archive, fmu, directory_.path(), limits);
   } catch (const std::filesystem::filesystem_error& e) {  // an entry the file system refuses: name clash, name too long
     throw Error(fmt::format("FMU '{}': cannot unpack: {}", fmu.string(), e.what()));
   }
+}
+
+FmuArchive::~FmuArchive() { g_unpacked_bytes -= unpacked_bytes_; }
+
+std::shared_ptr<const FmuArchive> shared_archive(const std::filesystem::path& fmu) {
+  static std::mutex mutex;
+  static std::map<ZipReader::Identity, std::weak_ptr<const FmuArchive>> unpacked;
+  const ZipReader::Identity identity = ZipReader(fmu, "FMU").identity();
+  const std::lock_guard lock(mutex);
+  if (auto known = unpacked[identity].lock()) return known;
+  auto archive = std::make_shared<const FmuArchive>(fmu);
+  unpacked[identity] = archive;
+  return archive;
 }
 
 std::string binary_entry(const ModelDescription& description, const std::string& identifier) {

@@ -18,13 +18,22 @@ constexpr std::size_t kLogLines = 20;
 }  // namespace
 
 FmuInstance::FmuInstance(std::string system, const std::filesystem::path& fmu, FmiInterface interface)
-    : system_(std::move(system)), interface_(interface), archive_(fmu), file_text_(fmu.string()) {
+    : system_(std::move(system)), interface_(interface), archive_(shared_archive(fmu)), file_text_(fmu.string()) {
   if (capabilities().needs_execution_tool) {
     throw Error(fmt::format("FMU '{}' needs its execution tool (needsExecutionTool=true)", fmu.string()));
   }
 }
 
 FmuInstance::~FmuInstance() = default;
+
+std::filesystem::path FmuInstance::library_path(FmiInterface interface) {
+  const std::filesystem::path shared = archive_->binary(interface);
+  if (!capabilities().only_once_per_process || archive_.use_count() == 1) return shared;
+  own_library_.emplace("cosima-library");
+  const std::filesystem::path copy = own_library_->path() / shared.filename();
+  std::filesystem::copy_file(shared, copy);
+  return copy;
+}
 
 void FmuInstance::lay_out() {
   const ModelDescription& md = description();
@@ -157,6 +166,11 @@ std::string FmuInstance::recent_log() const {
 }
 
 void FmuInstance::ensure_usable(const char* call) const {
+  if (health_ == Health::ok && archive_->fatal()) {
+    // Fatal corrupts every instance of the FMU (FMI 2.0 §2.1.3, FMI 3.0 §2.2.3): its library is shared
+    health_ = Health::fatal;
+    health_call_ = "a call of another instance of the same FMU";
+  }
   if (health_ == Health::ok) return;
   throw Error(fmt::format("{}: {} not called: {} returned {} earlier, after which the FMU may not be used ({})",
                           where(), call, health_call_,
@@ -168,6 +182,7 @@ void FmuInstance::record(CallStatus status, const char* call) const {
   if (status == CallStatus::error || status == CallStatus::fatal) {
     health_ = status == CallStatus::fatal ? Health::fatal : Health::error;
     health_call_ = call;
+    if (status == CallStatus::fatal) archive_->mark_fatal();
   }
 }
 

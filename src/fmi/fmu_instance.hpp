@@ -76,18 +76,18 @@ class FmuInstance {
   FmuInstance(const FmuInstance&) = delete;
   FmuInstance& operator=(const FmuInstance&) = delete;
 
-  [[nodiscard]] const ModelDescription& description() const { return archive_.description(); }
+  [[nodiscard]] const ModelDescription& description() const { return archive_->description(); }
   [[nodiscard]] const InterfaceCapabilities& capabilities() const {
     return description().interface_capabilities(interface_);
   }
-  [[nodiscard]] const std::filesystem::path& file() const { return archive_.file(); }
+  [[nodiscard]] const std::filesystem::path& file() const { return archive_->file(); }
   [[nodiscard]] const std::string& system() const { return system_; }
   [[nodiscard]] FmiInterface interface() const { return interface_; }
 
   // --- calls and their outcome ---------------------------------------------------------------------
   /// ensure_usable, then marks the thread as inside `call` of this FMU at time t.
   [[nodiscard]] ForeignCallScope enter(const char* call, double t) const {
-    if (health_ != Health::ok) ensure_usable(call);
+    if (health_ != Health::ok || archive_->fatal()) ensure_usable(call);
     last_time_ = t;
     return {system_.c_str(), file_text_.c_str(), call, t};
   }
@@ -99,7 +99,7 @@ class FmuInstance {
   void check(CallStatus status, const char* call) const;
   /// Records Error / Fatal of `call` without throwing (a step's failure is returned, not thrown).
   void record(CallStatus status, const char* call) const;
-  [[nodiscard]] bool healthy() const { return health_ == Health::ok; }
+  [[nodiscard]] bool healthy() const { return health() == Health::ok; }
   /// Terminate is due at destruction (set once initialization succeeded).
   void set_initialized() { initialized_ = true; }
   void set_in_initialization(bool in, double t_start) {
@@ -204,10 +204,15 @@ class FmuInstance {
   /// The variable a parameter value may be given to, or Error naming why not; an array only when
   /// one `element` of it is set.
   [[nodiscard]] const ScalarVariable& settable(const std::string& name, bool element = false) const;
-  [[nodiscard]] bool terminate_due() const { return initialized_ && health_ == Health::ok; }
-  [[nodiscard]] Health health() const { return health_; }
+  [[nodiscard]] bool terminate_due() const { return initialized_ && health() == Health::ok; }
+  /// This instance's health, Fatal too when another instance of the same FMU returned Fatal.
+  [[nodiscard]] Health health() const { return health_ == Health::ok && archive_->fatal() ? Health::fatal : health_; }
   [[nodiscard]] const char* file_text() const { return file_text_.c_str(); }
-  [[nodiscard]] const FmuArchive& archive() const { return archive_; }
+  [[nodiscard]] const FmuArchive& archive() const { return *archive_; }
+  /// The shared library to load for `interface`: the archive's, or — when the FMU may be instantiated
+  /// only once per process and another instance holds the archive — a copy of it of this instance's
+  /// own (dlopen loads a file once per process; a copy has its own global state).
+  [[nodiscard]] std::filesystem::path library_path(FmiInterface interface);
   /// The type of the get/set call that reads a variable of this type.
   [[nodiscard]] virtual VariableType access_type(VariableType type) const = 0;
   /// Batches of the ports by access type, for the version's typed calls.
@@ -236,7 +241,8 @@ class FmuInstance {
  private:
   std::string system_;
   FmiInterface interface_;
-  FmuArchive archive_;
+  std::shared_ptr<const FmuArchive> archive_;  ///< shared by the instances of one FMU file (shared_archive)
+  std::optional<TemporaryDirectory> own_library_;  ///< the copy library_path made, if any
   std::string file_text_;  ///< the FMU's path, for crash reports
   std::vector<std::string> input_names_, output_names_, state_names_;
   std::vector<Port> inputs_, outputs_;

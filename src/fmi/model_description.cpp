@@ -379,6 +379,7 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
     c.can_get_and_set_state = node.attribute("canGetAndSetFMUstate").as_bool(false);
     c.provides_directional_derivative = node.attribute("providesDirectionalDerivative").as_bool(false);
     c.needs_execution_tool = node.attribute("needsExecutionTool").as_bool(false);
+    c.only_once_per_process = node.attribute("canBeInstantiatedOnlyOncePerProcess").as_bool(false);
   };
   if (const pugi::xml_node cs = root.child("CoSimulation")) {
     CoSimulationCapabilities& c = md.co_simulation.emplace();

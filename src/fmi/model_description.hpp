@@ -91,6 +91,7 @@ struct InterfaceCapabilities {
   bool can_get_and_set_state = false;
   bool provides_directional_derivative = false;
   bool needs_execution_tool = false;
+  bool only_once_per_process = false;  ///< canBeInstantiatedOnlyOncePerProcess
 };
 
 struct CoSimulationCapabilities : InterfaceCapabilities {

@@ -103,6 +103,7 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
     c.can_get_and_set_state = node.attribute("canGetAndSetFMUState").as_bool(false);
     c.provides_directional_derivative = node.attribute("providesDirectionalDerivatives").as_bool(false);
     c.needs_execution_tool = node.attribute("needsExecutionTool").as_bool(false);
+    c.only_once_per_process = node.attribute("canBeInstantiatedOnlyOncePerProcess").as_bool(false);
   };
   if (const pugi::xml_node cs = root.child("CoSimulation")) {
     CoSimulationCapabilities& c = md.co_simulation.emplace();

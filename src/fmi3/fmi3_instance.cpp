@@ -78,7 +78,7 @@ CallStatus call_status(fmi3Status status) {
 }
 
 Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::path& fmu, FmiInterface interface)
-    : FmuInstance(system, fmu, interface), library_(archive().binary(interface), fmu.string()) {
+    : FmuInstance(system, fmu, interface), library_(library_path(interface), fmu.string()) {
   const fmi::ModelDescription& md = description();
   if (const std::vector<std::string> clocks = md.clock_names(); !clocks.empty()) {
     std::string names;

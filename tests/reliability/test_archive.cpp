@@ -55,6 +55,38 @@ TEST(Archive, ZipBombsAreRefusedBeforeTheyFillTheDisk) {
   EXPECT_TRUE(temp.empty());
 }
 
+TEST(Archive, TooManyEntriesAreRefusedBeforeAnyIsUnpacked) {
+  const PrivateTemp temp;
+  const auto fmu = temp.path() / "many.fmu";
+  std::vector<std::pair<std::string, std::string>> entries = {{"modelDescription.xml", description()}};
+  for (int k = 0; k < 20; ++k) entries.emplace_back("resources/empty" + std::to_string(k), "");
+  testing::write_zip(fmu, entries);
+  const std::string what = error_of([&] { fmi::FmuArchive archive(fmu, {.max_entries = 10}); });
+  EXPECT_NE(what.find("has 21 entries, more than the 10 cosima unpacks"), std::string::npos) << what;
+  std::filesystem::remove(fmu);
+  EXPECT_TRUE(temp.empty());
+}
+
+TEST(Archive, TheSystemsOfOneFmuFileShareOneUnpackedCopy) {
+  const PrivateTemp temp;
+  {
+    fmi::FmuSystem first("a", kTypes), second("b", kTypes);
+    std::size_t directories = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(temp.path())) directories += entry.is_directory() ? 1 : 0;
+    EXPECT_EQ(directories, 1U);
+    // and each runs on its own
+    first.set_parameter("gain", 3.0);
+    first.initialize(0.0);
+    second.initialize(0.0);
+    Eigen::VectorXd y1(first.output_count()), y2(second.output_count());
+    first.outputs(y1);
+    second.outputs(y2);
+    EXPECT_EQ(y1(first.output_index("y_real")), 3.0 * 0.5);
+    EXPECT_EQ(y2(second.output_index("y_real")), 2.0 * 0.5);
+  }
+  EXPECT_TRUE(temp.empty()) << "the copy goes with its last system";
+}
+
 TEST(Archive, EntriesTheFileSystemRefusesAreErrorsNamingTheFmu) {
   const PrivateTemp temp;
   const auto fmu = temp.path() / "clash.fmu";
