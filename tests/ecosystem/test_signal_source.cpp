@@ -109,6 +109,23 @@ TEST_F(SignalSource, DrivesEveryMethod) {
   }
 }
 
+TEST_F(SignalSource, IsEstimatedByCostaricaWhenItsRollbackIsWithheld) {
+  // a source without rollback under IFOSMONDI-JFM is estimated from its linearization: no states, no
+  // inputs, one row per output (an empty linearization crashed the estimate)
+  write("p.csv", "time,p\n0,1\n4,3\n");
+  const auto scenario_file = write("s.json", R"({"stop": 2, "systems": {
+      "measured": {"csv": "p.csv", "rollback": false},
+      "predator": {"model": "b3.predator", "integrator_options": {"rtol": 1e-11, "atol": 1e-13}}},
+      "connections": [["measured.p", "predator.p"]], "method": {"type": "ifosmondi-jfm", "dt": 0.05}})");
+  const ScenarioRun run = run_scenario(load_scenario(scenario_file));
+  const auto exact = [](double t) { return std::exp(t + t * t / 4.0 - t); };
+  const auto& q = run.results->column("predator.q");
+  // the estimate of a source without states or inputs holds its value over the step: O(dt), as a
+  // zero-order hold (1.7e-3 here); with rollback the same method is within 1e-7 (DrivesEveryMethod)
+  EXPECT_NEAR(q.back(), exact(run.results->times().back()), 5e-3);
+  EXPECT_NEAR(run.results->times().back(), 2.0, 1e-12);
+}
+
 TEST_F(SignalSource, TheGridLandsOnAHeldColumnsJumps) {
   write("u.csv", "time,u\n0,0\n0.33,1\n");
   const auto scenario_file = write("s.json", R"({"stop": 1, "systems": {

@@ -56,6 +56,11 @@ CsvSource::CsvSource(std::string name, const std::filesystem::path& table,
     info.continuous = modes_.back() == SourceInterpolation::linear;
     info_.push_back(info);
   }
+  // no states and no inputs: A, B empty, C and D one empty row per output (shapes the estimators use)
+  linearization_.A.resize(0, 0);
+  linearization_.B.resize(0, 0);
+  linearization_.C.resize(static_cast<Eigen::Index>(columns_.size()), 0);
+  linearization_.D.resize(static_cast<Eigen::Index>(columns_.size()), 0);
   // the jumps: a repeated time, or a row where a held column changes
   for (std::size_t r = 1; r < times_.size(); ++r) {
     bool jumps = times_[r] == times_[r - 1];

@@ -86,7 +86,7 @@ class CsvSource final : public System {
     bool in_use = false;
   };
   std::vector<Snapshot> snapshots_;
-  Linearization linearization_;  ///< empty: no states, no inputs
+  Linearization linearization_;  ///< no states, no inputs: C and D have a row per output, no column
 };
 
 }  // namespace cosima
