@@ -7,12 +7,28 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace cosima {
 
 void CouplingBuffers::resize(const ModularModel& model) {
   y.setZero(model.total_outputs());
   u.setZero(model.total_inputs());
+  if (model.has_feedthrough()) {  // the order of settle_communication_point: systems whose outputs read inputs
+    std::vector<char> feedthrough(static_cast<std::size_t>(model.system_count()), 0);
+    for (int s = 0; s < model.system_count(); ++s) {
+      const System& system = model.system(s);
+      for (int o = 0; o < system.output_count() && feedthrough[static_cast<std::size_t>(s)] == 0; ++o) {
+        for (int i = 0; i < system.input_count(); ++i) {
+          if (system.output_depends_on_input(o, i)) {
+            feedthrough[static_cast<std::size_t>(s)] = 1;
+            break;
+          }
+        }
+      }
+    }
+    settle_plan = plan_sweeps(model, &feedthrough);
+  }
   batch.resize(model.system_count());
   polynomials_.resize(static_cast<std::size_t>(model.system_count()));
   for (int s = 0; s < model.system_count(); ++s) {
@@ -84,12 +100,39 @@ void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers
 
 }  // namespace
 
+namespace {
+
+/// The settling pass over the systems with direct feedthrough in topological order (their plan has
+/// no cycle): each stage takes ũ = Φᵀ ỹ from the outputs so far and reports its outputs — exact in
+/// one pass, one batch per stage.
+void settle_in_order(ModularModel& model, Executor& executor, CouplingBuffers& buffers, const std::vector<char>* due) {
+  for (const auto& stage : buffers.settle_plan.stages) {
+    buffers.batch.clear();
+    for (const int s : stage) {
+      if (due != nullptr && (*due)[static_cast<std::size_t>(s)] == 0) continue;
+      model.dispatch_to(s, buffers.y, buffers.u);
+      buffers.zoh(model, s);
+      buffers.order_with_inputs(model, s).read_order = 0;
+    }
+    if (buffers.batch.active().empty()) continue;
+    executor.execute(buffers.batch);
+    buffers.gather_replies(model);
+  }
+  model.dispatch(buffers.y, buffers.u);
+}
+
+}  // namespace
+
 int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps,
                                const std::vector<char>* due) {
   model.dispatch(buffers.y, buffers.u);
   if (!model.has_feedthrough()) return 0;
+  if (!buffers.settle_plan.cyclic) {
+    settle_in_order(model, executor, buffers, due);
+    return 1;
+  }
   int sweeps = 1;
-  for (; sweeps <= max_sweeps; ++sweeps) {
+  for (; sweeps <= max_sweeps && stop_requested() == 0; ++sweeps) {
     zoh_sweep(model, executor, buffers, due);
     bool changed = false;
     for (int i = 0; i < model.total_inputs(); ++i) {

@@ -9,6 +9,7 @@
 #include "core/hermite.hpp"
 #include "core/polynomial.hpp"
 #include "exec/executor.hpp"
+#include "methods/sweep_plan.hpp"
 #include "model/modular_model.hpp"
 
 namespace cosima {
@@ -20,6 +21,8 @@ class CouplingBuffers {
   Eigen::VectorXd y;  ///< ỹ, stacked outputs
   Eigen::VectorXd u;  ///< ũ, stacked inputs
   Batch batch;        ///< the orders of the method's systems
+  /// The systems with direct feedthrough in the order settle_communication_point visits them.
+  SweepPlan settle_plan;
 
   /// Builds polynomials(s): system s's slice of ũ as constants (zero-order hold).
   const InputPolynomials& zoh(const ModularModel& model, int s);
@@ -57,11 +60,11 @@ class CouplingBuffers {
 void hold_discrete_inputs(const ModularModel& model, int s, InputPolynomials& polynomials);
 
 /// Makes ũ consistent with the outputs at the current communication point, starting from the
-/// outputs in buffers.y: hands every system its ZOH inputs, re-reads the outputs (which, with
-/// direct feedthrough, depend on those inputs) and repeats until ũ no longer changes — at most
-/// `max_sweeps` times. Without an algebraic loop this is exact after as many sweeps as the longest
-/// feedthrough chain; with a loop it must not be iterated (that would be a fixed-point method), so
-/// callers pass 1. A model without feedthrough needs no sweep. Returns the sweeps done.
+/// outputs in buffers.y. The systems with direct feedthrough take their ZOH inputs and report their
+/// outputs in topological order (buffers.settle_plan): exact in one pass when they feed each other
+/// without a cycle. Otherwise every system does, repeatedly until ũ no longer changes — at most
+/// `max_sweeps` times: with an algebraic loop it must not be iterated (that would be a fixed-point
+/// method), so callers pass 1. A model without feedthrough needs no sweep. Returns the sweeps done.
 /// With `due`, only the systems marked there take part (multi-rate: the others are mid-step and
 /// keep the outputs they published).
 int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps,

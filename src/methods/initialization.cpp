@@ -11,126 +11,13 @@
 
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "methods/sweep_plan.hpp"
 
 namespace cosima {
 
 namespace {
 
 constexpr double kNoInitialization = std::numeric_limits<double>::quiet_NaN();
-
-/// The systems in the order a sweep visits them, as stages: the systems of one stage do not feed
-/// each other and run as one batch. Stages follow the topological order of the strongly connected
-/// components of the graph "a feeds b" (Tarjan); the members of a cyclic component are stages of
-/// one system each (Gauss–Seidel inside the loop).
-struct SweepPlan {
-  std::vector<std::vector<int>> stages;
-  std::vector<char> on_cycle;  ///< per system: a member of a cyclic component
-  bool cyclic = false;
-};
-
-/// feeds[a]: the systems a's outputs drive (a ≠ b), each once.
-std::vector<std::vector<int>> feeding_graph(const ModularModel& model) {
-  std::vector<std::vector<int>> feeds(static_cast<std::size_t>(model.system_count()));
-  std::vector<char> self_loop(static_cast<std::size_t>(model.system_count()), 0);
-  for (int g = 0; g < model.total_inputs(); ++g) {
-    const int source = model.input_sources()[static_cast<std::size_t>(g)];
-    if (source < 0) continue;
-    feeds[static_cast<std::size_t>(model.system_of_output(source))].push_back(model.system_of_input(g));
-  }
-  for (auto& targets : feeds) {
-    std::sort(targets.begin(), targets.end());
-    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-  }
-  return feeds;
-}
-
-/// Tarjan's strongly connected components, iteratively (no recursion: 10⁵ systems in a chain).
-/// Components come out in reverse topological order.
-std::vector<std::vector<int>> strong_components(const std::vector<std::vector<int>>& feeds) {
-  const int n = static_cast<int>(feeds.size());
-  std::vector<int> index(static_cast<std::size_t>(n), -1), low(static_cast<std::size_t>(n), 0), stack;
-  std::vector<char> on_stack(static_cast<std::size_t>(n), 0);
-  std::vector<std::pair<int, std::size_t>> frames;  // (node, next edge)
-  std::vector<std::vector<int>> components;
-  int counter = 0;
-  for (int root = 0; root < n; ++root) {
-    if (index[static_cast<std::size_t>(root)] >= 0) continue;
-    frames.emplace_back(root, 0);
-    while (!frames.empty()) {
-      auto& [v, edge] = frames.back();
-      const auto sv = static_cast<std::size_t>(v);
-      if (edge == 0 && index[sv] < 0) {
-        index[sv] = low[sv] = counter++;
-        stack.push_back(v);
-        on_stack[sv] = 1;
-      }
-      if (edge < feeds[sv].size()) {
-        const int w = feeds[sv][edge++];
-        const auto sw = static_cast<std::size_t>(w);
-        if (index[sw] < 0) frames.emplace_back(w, 0);
-        else if (on_stack[sw] != 0) low[sv] = std::min(low[sv], index[sw]);
-        continue;
-      }
-      if (low[sv] == index[sv]) {
-        std::vector<int>& component = components.emplace_back();
-        int w = -1;
-        do {
-          w = stack.back();
-          stack.pop_back();
-          on_stack[static_cast<std::size_t>(w)] = 0;
-          component.push_back(w);
-        } while (w != v);
-        std::sort(component.begin(), component.end());
-      }
-      const int finished_low = low[sv];
-      frames.pop_back();
-      if (!frames.empty()) {
-        const auto parent = static_cast<std::size_t>(frames.back().first);
-        low[parent] = std::min(low[parent], finished_low);
-      }
-    }
-  }
-  return components;
-}
-
-SweepPlan plan_sweeps(const ModularModel& model) {
-  const auto feeds = feeding_graph(model);
-  auto components = strong_components(feeds);
-  std::reverse(components.begin(), components.end());  // topological order
-  SweepPlan plan;
-  plan.on_cycle.assign(static_cast<std::size_t>(model.system_count()), 0);
-  // level of a component: 1 + the highest level of a component feeding it
-  std::vector<int> level_of_system(static_cast<std::size_t>(model.system_count()), 0);
-  std::vector<std::vector<const std::vector<int>*>> by_level;
-  for (const auto& component : components) {
-    int level = 0;
-    for (const int s : component) level = std::max(level, level_of_system[static_cast<std::size_t>(s)]);
-    for (const int s : component) {
-      for (const int t : feeds[static_cast<std::size_t>(s)]) {
-        auto& next = level_of_system[static_cast<std::size_t>(t)];
-        if (std::find(component.begin(), component.end(), t) == component.end()) next = std::max(next, level + 1);
-      }
-    }
-    if (by_level.size() <= static_cast<std::size_t>(level)) by_level.resize(static_cast<std::size_t>(level) + 1);
-    by_level[static_cast<std::size_t>(level)].push_back(&component);
-  }
-  for (const auto& level : by_level) {
-    std::vector<int> acyclic;
-    for (const auto* component : level) {
-      if (component->size() == 1) acyclic.push_back(component->front());
-    }
-    if (!acyclic.empty()) plan.stages.push_back(std::move(acyclic));
-    for (const auto* component : level) {
-      if (component->size() == 1) continue;
-      plan.cyclic = true;
-      for (const int s : *component) {
-        plan.on_cycle[static_cast<std::size_t>(s)] = 1;
-        plan.stages.push_back({s});
-      }
-    }
-  }
-  return plan;
-}
 
 bool settled(double before, double after) {
   return std::abs(after - before) <= kInitialTolerance * std::max(1.0, std::abs(after));
