@@ -19,8 +19,8 @@
 namespace cosima::bench {
 
 namespace {
-const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOptions&)>>& registry() {
-  static const std::map<std::string, std::function<nlohmann::ordered_json(const BenchOptions&)>> benches = {
+const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>>& registry() {
+  static const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>> benches = {
       {"jacobi", bench_jacobi},
       {"ifosmondi", bench_ifosmondi},
       {"costarica", bench_costarica},
@@ -55,7 +55,7 @@ double median(std::vector<double> sample) {
   return n % 2 == 1 ? sample[n / 2] : 0.5 * (sample[n / 2 - 1] + sample[n / 2]);
 }
 
-void write_json(const BenchOptions& options, const nlohmann::ordered_json& document) {
+void write_json(const BenchOptions& options, const cosima::Json& document) {
   if (options.json_file.empty()) return;
   std::ofstream out(options.json_file);
   out << document.dump(2) << '\n';

@@ -42,18 +42,18 @@ double median(std::vector<double> sample);
 /// (a row per macro-step) would be timed too and would favour methods with fewer steps.
 inline const RunOutputs kTimedOutputs{.keep_step_log = false};
 /// Writes `document` to options.json_file when set.
-void write_json(const BenchOptions& options, const nlohmann::ordered_json& document);
+void write_json(const BenchOptions& options, const cosima::Json& document);
 
 // The benchmarks.
-nlohmann::ordered_json bench_jacobi(const BenchOptions& options);
-nlohmann::ordered_json bench_ifosmondi(const BenchOptions& options);
-nlohmann::ordered_json bench_costarica(const BenchOptions& options);
-nlohmann::ordered_json bench_missiles(const BenchOptions& options);
-nlohmann::ordered_json bench_defect(const BenchOptions& options);
-nlohmann::ordered_json bench_scaling(const BenchOptions& options);
-nlohmann::ordered_json bench_choptrey(const BenchOptions& options);
-nlohmann::ordered_json bench_reliability(const BenchOptions& options);
-nlohmann::ordered_json bench_me(const BenchOptions& options);
-nlohmann::ordered_json bench_overhead(const BenchOptions& options);
+cosima::Json bench_jacobi(const BenchOptions& options);
+cosima::Json bench_ifosmondi(const BenchOptions& options);
+cosima::Json bench_costarica(const BenchOptions& options);
+cosima::Json bench_missiles(const BenchOptions& options);
+cosima::Json bench_defect(const BenchOptions& options);
+cosima::Json bench_scaling(const BenchOptions& options);
+cosima::Json bench_choptrey(const BenchOptions& options);
+cosima::Json bench_reliability(const BenchOptions& options);
+cosima::Json bench_me(const BenchOptions& options);
+cosima::Json bench_overhead(const BenchOptions& options);
 
 }  // namespace cosima::bench

@@ -22,8 +22,8 @@ namespace {
 
 }  // namespace
 
-nlohmann::ordered_json bench_choptrey(const BenchOptions& options) {
-  nlohmann::ordered_json json;
+cosima::Json bench_choptrey(const BenchOptions& options) {
+  cosima::Json json;
   json["benchmark"] = "choptrey";
   Report report;
   report.text =
@@ -43,7 +43,7 @@ nlohmann::ordered_json bench_choptrey(const BenchOptions& options) {
                                             "choptrey:0.125", "choptrey:0.25", "choptrey:0.5", "choptrey:1",
                                             "choptrey:2",   "choptrey"};
     std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     for (const auto& [name, signal] : signals) {
       const double zoh = cumulative_extrapolation_error("zoh", signal, 0.1, 10.0);
       std::vector<std::string> row = {name};
@@ -105,7 +105,7 @@ nlohmann::ordered_json bench_choptrey(const BenchOptions& options) {
     std::vector<std::vector<std::string>> rows = {
         {"monolithic (CVODE rtol 1e-8)", "1", fmt::format("{:.4f}", monolithic), "1.00", sci(mean_nl2(run, reference)), "—",
          "—"}};
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     data.push_back({{"case", "monolithic"}, {"threads", 1}, {"wall_s", monolithic}});
     double zoh_h_error = std::nan("");
     for (const auto& c : cases) {
@@ -133,7 +133,7 @@ nlohmann::ordered_json bench_choptrey(const BenchOptions& options) {
 
     // the same split with systems as costly as industrial FMUs: 1 ms of work per step and system
     std::vector<std::vector<std::string>> costly_rows;
-    nlohmann::ordered_json costly = nlohmann::ordered_json::array();
+    cosima::Json costly = cosima::Json::array();
     std::vector<std::string> cost;
     for (const std::string system : {"zone1", "zone2", "zone3", "zone4", "supply"}) cost.push_back("systems." + system + ".step_cost=0.001");
     for (const auto& c : {cases[0], cases[2]}) {

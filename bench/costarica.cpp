@@ -43,7 +43,7 @@ struct SweepResult {
   std::vector<std::vector<std::int64_t>> integrations, iterations;
 };
 
-SweepResult run_sweep(const BenchOptions& options, const Sweep& sweep, nlohmann::ordered_json& json) {
+SweepResult run_sweep(const BenchOptions& options, const Sweep& sweep, cosima::Json& json) {
   const auto scenario = [&](double dt, std::vector<std::string> overrides) {
     if (!sweep.span.empty()) overrides.push_back(sweep.span);
     Scenario s = load_scenario(options.examples / sweep.example, overrides);
@@ -163,8 +163,8 @@ Cost measure_cost(const std::string& model_name, int calls) {
 
 }  // namespace
 
-nlohmann::ordered_json bench_costarica(const BenchOptions& options) {
-  nlohmann::ordered_json json;
+cosima::Json bench_costarica(const BenchOptions& options) {
+  cosima::Json json;
   json["benchmark"] = "costarica";
   const std::vector<std::string> jfm = {"method.type=ifosmondi-jfm", "method.jfm=anderson", "method.epsilon=1e-6"};
   const auto with = [&](std::vector<std::string> more) {
@@ -186,7 +186,7 @@ nlohmann::ordered_json bench_costarica(const BenchOptions& options) {
     const std::vector<double> steps = options.quick ? std::vector<double>{2.0, 1.0} : std::vector<double>{4.0, 2.0, 1.0, 0.5, 0.25, 0.125};
     for (const std::string span : {"stop=96", ""}) {
       const Sweep sweep{"b2_two_bodies.json", "right.x_r", span, steps, 1e-3, {rollback, costarica}};
-      nlohmann::ordered_json data = nlohmann::ordered_json::array();
+      cosima::Json data = cosima::Json::array();
       const SweepResult result = run_sweep(options, sweep, data);
       const bool smooth = !span.empty();
       const std::string title = smooth ? "B2 x_r over [0, 96] (before the behaviour change)" : "B2 x_r over [0, 200]";
@@ -221,7 +221,7 @@ nlohmann::ordered_json bench_costarica(const BenchOptions& options) {
     };
     const std::vector<double> steps = options.quick ? std::vector<double>{2.0, 1.0} : std::vector<double>{4.0, 2.0, 1.0, 0.5, 0.25, 0.125};
     const Sweep sweep{"b2_two_bodies.json", "right.x_r", "", steps, 1e-3, variants, {at}};
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     const SweepResult result = run_sweep(options, sweep, data);
     const std::string section =
         "## B2 x_r over [0, 200], the switch at t = 100.3 s unannounced\n\nThe right body's force switches when t ≥ 100.3 "
@@ -253,7 +253,7 @@ nlohmann::ordered_json bench_costarica(const BenchOptions& options) {
     const std::vector<double> steps = options.quick ? std::vector<double>{0.05, 0.025}
                                                     : std::vector<double>{0.1, 0.05, 0.025, 0.0125, 0.00625, 0.003125};
     const Sweep sweep{"b3_lotka_volterra.json", "prey.p", options.quick ? "stop=5" : "", steps, 3.125e-4, variants};
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     const SweepResult result = run_sweep(options, sweep, data);
     const std::string section =
         "## B3 prey — seed 000 Fig. 15\n\nThe seed measures order 1 for COSTARICA. Its linearization has no f_C: the drift "
@@ -268,7 +268,7 @@ nlohmann::ordered_json bench_costarica(const BenchOptions& options) {
   {
     const int calls = options.quick ? 200 : 5000;
     std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     for (const std::string model : {"b3.prey", "b2.left", "b5.body1"}) {
       const Cost c = measure_cost(model, calls);
       const auto us = [](double s) { return fmt::format("{:.2f}", s * 1e6); };

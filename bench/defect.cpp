@@ -95,8 +95,8 @@ std::vector<double> decades(double a, double b, double step) {
 
 }  // namespace
 
-nlohmann::ordered_json bench_defect(const BenchOptions& options) {
-  nlohmann::ordered_json json;
+cosima::Json bench_defect(const BenchOptions& options) {
+  cosima::Json json;
   json["benchmark"] = "defect";
   const std::vector<int> orders = {0, 1, 2, 3};
   const double spacing = options.quick ? 1.0 : 0.2;  // the seed's 10^{0.2} grid
@@ -115,7 +115,7 @@ nlohmann::ordered_json bench_defect(const BenchOptions& options) {
   // Fig. 5: fixed H
   {
     const std::vector<double> steps = decades(-3.0, 0.0, options.quick ? 1.5 : spacing);
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     for (const Slaves& slave : slaves()) {
       Plot output_plot{
           fmt::format("B5 output defect vs H ({})", slave.name), "H [s]", "RMS output defect", true, true, {}};
@@ -181,7 +181,7 @@ nlohmann::ordered_json bench_defect(const BenchOptions& options) {
     Plot error_plot{"B5 error vs tol (exact slaves, H_1 = 1e-4)", "tol", "mean normalized L2 error", true, true, {}};
     Plot step_plot{"B5 mean step vs tol", "tol", "mean communication step [s]", true, true, {}};
     std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     std::vector<std::vector<double>> errors(orders.size()), mean_steps(orders.size());
     for (double tol : tolerances) {
       std::vector<std::string> row = {fmt::format("{:.3g}", tol)};
@@ -231,7 +231,7 @@ nlohmann::ordered_json bench_defect(const BenchOptions& options) {
     reference_scenario.run.dt = 1e-3;
     const ScenarioRun reference = run_scenario(reference_scenario);
     std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     for (const Slaves& slave : slaves()) {
       for (bool fixed : {true, false}) {
         auto overrides = setup(0, slave, 50.0);
@@ -276,7 +276,7 @@ nlohmann::ordered_json bench_defect(const BenchOptions& options) {
     std::ifstream log_file(scratch.path() / "log.txt");
     const std::string log((std::istreambuf_iterator<char>(log_file)), std::istreambuf_iterator<char>());
     const bool warned = log.find("held at its minimum") != std::string::npos;
-    nlohmann::ordered_json cli = {{"command", command},
+    cosima::Json cli = {{"command", command},
                                   {"status", child.status},
                                   {"wall_s", child.wall_s},
                                   {"peak_rss_mb", child.peak_rss_mb},
@@ -304,7 +304,7 @@ nlohmann::ordered_json bench_defect(const BenchOptions& options) {
     const std::vector<double> b4_tolerances =
         options.quick ? std::vector<double>{1.0, 100.0} : std::vector<double>{1e-2, 1.0, 100.0};
     std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     for (int order : b4_orders) {
       for (double tol : b4_tolerances) {
         const ScenarioRun run =

@@ -14,7 +14,7 @@ namespace cosima::bench {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = cosima::Json;
 
 /// `doc` with each built-in system replaced by the project's FMU of its model, through `interface`.
 Json through_fmus(Json doc, const std::string& interface) {
@@ -55,7 +55,7 @@ Timing time_runs(const Json& doc, const BenchOptions& options) {
 
 }  // namespace
 
-nlohmann::ordered_json bench_me(const BenchOptions& options) {
+cosima::Json bench_me(const BenchOptions& options) {
   Json json;
   json["benchmark"] = "me";
   Report report;

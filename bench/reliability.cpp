@@ -1,10 +1,12 @@
-// Issue #17's figures: peak memory of long runs (2 million macro-steps, results and step log
-// streamed) and the set-up and step cost of a 40 000-system chain under Jacobi and Gauss–Seidel.
+// Long runs and large models: peak memory of long runs (2 million macro-steps, results and step log
+// streamed), set-up and step cost against the number of systems (chains with and without direct
+// feedthrough, 10³ … 10⁵, a 10⁶-system scenario parsed), wide modelDescription files.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,18 +19,97 @@
 #include "core/error.hpp"
 #include "fmi/fmu_archive.hpp"
 #include "fmi/model_description.hpp"
+#include "io/json.hpp"
 #include "scenario/oscillator_network.hpp"
 #include "scenario/run_scenario.hpp"
 
 namespace cosima::bench {
 
 
-nlohmann::ordered_json bench_reliability(const BenchOptions& options) {
-  nlohmann::ordered_json json;
+namespace {
+
+/// A chain of b1.damper systems, each one's velocity the next one's force: every output reads its
+/// input (direct feedthrough along the whole chain); the first force is a constant.
+cosima::Json damper_chain(int size) {
+  cosima::Json doc = {{"start", 0.0}, {"stop", 0.03}, {"method", {{"type", "jacobi"}, {"dt", 1e-2}}}};
+  doc["systems"] = cosima::Json::object();
+  doc["connections"] = cosima::Json::array();
+  for (int k = 0; k < size; ++k) {
+    doc["systems"][fmt::format("d{}", k)] = {{"model", "b1.damper"}};
+    if (k > 0) doc["connections"].push_back({fmt::format("d{}.v_C", k - 1), fmt::format("d{}.f_C", k)});
+  }
+  doc["inputs"] = {{"d0.f_C", 1.0}};
+  doc["output"] = {{"variables", {fmt::format("d{}.v_C", size - 1)}}};
+  return doc;
+}
+
+struct ScalingPoint {
+  double parse_s = 0.0, setup_s = 0.0, ms_per_step = 0.0;
+};
+
+/// The scenario's text parsed, the model built (set-up, the parse included), then a short run.
+ScalingPoint measure_chain(const cosima::Json& doc, const BenchOptions& options) {
+  const std::string text = doc.dump();
+  const auto start = std::chrono::steady_clock::now();
+  const cosima::Json parsed_doc = parse_json(text, "chain");
+  const double parse = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const Scenario parsed = parse_scenario(parsed_doc, options.examples / "chain.json");
+  { const ModularModel model = build_model(parsed); }
+  const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const ScenarioRun run = run_scenario(parsed, nullptr, kTimedOutputs);
+  return {parse, setup, 1e3 * run.stats.wall_time_s / static_cast<double>(run.stats.macro_steps)};
+}
+
+/// Set-up and per-step cost at 10³ … 10⁵ systems, the set-up's growth exponent, and a 10⁶-system
+/// scenario parsed.
+std::string scaling_section(const BenchOptions& options, cosima::Json& json) {
+  const std::vector<int> sizes = options.quick ? std::vector<int>{1000, 10000} : std::vector<int>{1000, 10000, 100000};
+  std::vector<std::vector<std::string>> rows;
+  cosima::Json data = cosima::Json::array();
+  for (const bool feedthrough : {false, true}) {
+    const char* chain = feedthrough ? "dampers (feedthrough)" : "oscillators";
+    std::vector<ScalingPoint> points;
+    for (const int size : sizes) {
+      cosima::Json doc = feedthrough ? damper_chain(size) : oscillator_network({.size = size, .stop = 0.03, .dt = 1e-2});
+      if (!feedthrough) apply_override(doc, "output.variables=[\"osc0.x\"]");
+      points.push_back(measure_chain(doc, options));
+      const ScalingPoint& p = points.back();
+      rows.push_back({chain, fmt::format("{}", size), fmt::format("{:.3f}", p.parse_s), fmt::format("{:.3f}", p.setup_s),
+                      fmt::format("{:.3f}", p.ms_per_step)});
+      data.push_back({{"chain", chain}, {"systems", size}, {"parse_s", p.parse_s}, {"setup_s", p.setup_s},
+                      {"ms_per_step", p.ms_per_step}});
+    }
+    const double exponent = std::log(points.back().setup_s / points.front().setup_s) /
+                            std::log(static_cast<double>(sizes.back()) / sizes.front());
+    rows.push_back({chain, "exponent", "", fmt::format("{:.2f}", exponent), ""});
+    json[feedthrough ? "setup_exponent_feedthrough" : "setup_exponent"] = exponent;
+  }
+  json["chain"] = data;
+  std::string text = "## Set-up and stepping against the number of systems (Jacobi)\n\n" +
+                     markdown_table({"chain", "systems", "parse [s]", "set-up [s]", "ms per macro-step"}, rows) +
+                     "\nSet-up is parsing the scenario text and building and checking the model (connections, types, "
+                     "the algebraic-loop search); the exponent is that of set-up from the smallest to the largest "
+                     "chain. A feedthrough chain settles each communication point in one pass in topological order.\n";
+  if (!options.quick) {
+    const std::string big = oscillator_network({.size = 1000000, .stop = 0.01, .dt = 1e-2}).dump();
+    const auto start = std::chrono::steady_clock::now();
+    const Scenario parsed = parse_scenario(parse_json(big, "a million systems"), options.examples / "big.json");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    json["million_systems_parse_s"] = seconds;
+    text += fmt::format("\nA scenario of 10⁶ oscillators ({:.0f} MB of JSON) parses into {} systems in {:.2f} s.\n",
+                        static_cast<double>(big.size()) / 1e6, parsed.systems.size(), seconds);
+  }
+  return text;
+}
+
+}  // namespace
+
+cosima::Json bench_reliability(const BenchOptions& options) {
+  cosima::Json json;
   json["benchmark"] = "reliability";
   Report report;
   report.text =
-      "# Long runs and large models (issue #17)\n\nGenerated by `cosima bench reliability`. Peak memory is the child "
+      "# Long runs and large models\n\nGenerated by `cosima bench reliability`. Peak memory is the child "
       "process's maximum resident set size (wait4); results and step logs are streamed to disk as the run goes.\n\n";
   const fmi::TemporaryDirectory scratch;
   // 1. memory of a long run does not grow with the number of macro-steps
@@ -36,7 +117,7 @@ nlohmann::ordered_json bench_reliability(const BenchOptions& options) {
     const double dt = options.quick ? 1e-4 : 1e-5;
     const auto scenario = options.examples / "b3_lotka_volterra_fmu.json";
     std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     for (const auto& [label, extra] :
          {std::pair<std::string, std::vector<std::string>>{"output every 0.1 s", {}},
           std::pair<std::string, std::vector<std::string>>{"output every 0.1 s, --steps", {"--steps", (scratch.path() / "steps.csv").string()}},
@@ -61,36 +142,12 @@ nlohmann::ordered_json bench_reliability(const BenchOptions& options) {
                "\nThe limit asked for is 40 MB. \"Every step recorded\" writes every communication point to the CSV: "
                "the memory still does not grow, only the file does.\n");
   }
-  // 2. a chain of 40 000 systems: set-up is linear, stepping works under both schemes
-  {
-    const int size = options.quick ? 4000 : 40000;
-    std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
-    for (const char* method : {"jacobi", "gauss-seidel"}) {
-      nlohmann::ordered_json doc = oscillator_network({.size = size, .stop = 0.05, .dt = 1e-2});
-      apply_override(doc, std::string("method.type=") + method);
-      apply_override(doc, "output.variables=[\"osc0.x\"]");
-      const auto start = std::chrono::steady_clock::now();
-      const Scenario parsed = parse_scenario(doc, options.examples / "chain.json");
-      ModularModel model = build_model(parsed);
-      const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const ScenarioRun run = run_scenario(parsed, nullptr, kTimedOutputs);
-      const double per_step = run.stats.wall_time_s / static_cast<double>(run.stats.macro_steps);
-      rows.push_back({method, fmt::format("{}", size), fmt::format("{:.3f}", setup), fmt::format("{}", run.stats.macro_steps),
-                      fmt::format("{:.2f}", per_step * 1e3)});
-      data.push_back({{"method", method}, {"systems", size}, {"setup_s", setup}, {"macro_steps", run.stats.macro_steps},
-                      {"ms_per_step", per_step * 1e3}});
-    }
-    json["chain"] = data;
-    report.add("## A chain of coupled oscillators\n\n" +
-               markdown_table({"method", "systems", "set-up [s]", "macro-steps", "ms per macro-step"}, rows) +
-               "\nSet-up is parsing the scenario and building and checking the model (connections, types, the "
-               "algebraic-loop search, iterative since this issue).\n");
-  }
+  // 2. set-up and stepping grow linearly with the systems, with and without direct feedthrough
+  report.add(scaling_section(options, json));
   // 3. modelDescription.xml with many variables: parsing and validation are linear
   {
     std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     for (const int n : options.quick ? std::vector<int>{1000, 10000} : std::vector<int>{10000, 100000}) {
       std::string xml =
           "<?xml version=\"1.0\"?>\n<fmiModelDescription fmiVersion=\"2.0\" modelName=\"wide\" guid=\"{wide}\">\n"

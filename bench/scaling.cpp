@@ -38,14 +38,14 @@ const std::vector<MethodCase>& methods() {
   return cases;
 }
 
-nlohmann::ordered_json network_document(const OscillatorNetwork& network, const std::vector<std::string>& overrides) {
-  nlohmann::ordered_json doc = oscillator_network(network);
+cosima::Json network_document(const OscillatorNetwork& network, const std::vector<std::string>& overrides) {
+  cosima::Json doc = oscillator_network(network);
   for (const auto& o : overrides) apply_override(doc, o);
   return doc;
 }
 
 /// Median wall time of the run in this process.
-double wall_in_process(const BenchOptions& options, const nlohmann::ordered_json& doc, const std::string& executor_spec,
+double wall_in_process(const BenchOptions& options, const cosima::Json& doc, const std::string& executor_spec,
                        int repeats, RunStatistics* stats = nullptr) {
   std::vector<double> walls;
   for (int r = 0; r < repeats; ++r) {
@@ -60,7 +60,7 @@ double wall_in_process(const BenchOptions& options, const nlohmann::ordered_json
 
 /// Median wall time of `mpirun -n ranks cosima run … --executor mpi` (rank 0's run time, without
 /// the MPI start-up). NaN when mpirun is not there or the run fails.
-double wall_under_mpirun(const nlohmann::ordered_json& doc, int ranks, int repeats) {
+double wall_under_mpirun(const cosima::Json& doc, int ranks, int repeats) {
   const fmi::TemporaryDirectory scratch;
   const auto scenario = scratch.path() / "network.json";
   std::ofstream(scenario) << doc.dump(2);
@@ -86,8 +86,8 @@ double wall_under_mpirun(const nlohmann::ordered_json& doc, int ranks, int repea
 
 }  // namespace
 
-nlohmann::ordered_json bench_scaling(const BenchOptions& options) {
-  nlohmann::ordered_json json;
+cosima::Json bench_scaling(const BenchOptions& options) {
+  cosima::Json json;
   json["benchmark"] = "scaling";
   const int repeats = options.quick ? 1 : 3;
   Report report;
@@ -105,7 +105,7 @@ nlohmann::ordered_json bench_scaling(const BenchOptions& options) {
     const double stop = options.quick ? 0.1 : 0.5;
     Plot plot{"cost per macro-step vs N (chain, sequential)", "N systems", "wall time per macro-step [s]", true, true, {}};
     std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     std::vector<std::vector<double>> per_step(methods().size());
     std::vector<double> ns;
     for (int n : sizes) {
@@ -143,7 +143,7 @@ nlohmann::ordered_json bench_scaling(const BenchOptions& options) {
   {
     const double stop = options.quick ? 0.05 : 1.0;
     std::vector<std::vector<std::string>> rows;
-    nlohmann::ordered_json data = nlohmann::ordered_json::array();
+    cosima::Json data = cosima::Json::array();
     Plot plot{"speed-up, 8 systems of 1 ms per step", "threads or MPI workers", "speed-up vs sequential", false, false, {}};
     for (const auto& method : methods()) {
       const auto doc = network_document({.size = 8, .step_cost = 1e-3, .stop = stop}, method.overrides);

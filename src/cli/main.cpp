@@ -125,11 +125,11 @@ class EmergencyStats {
 
 /// The stats of a run that failed: why, and that it ended early.
 void write_failed_stats(std::ofstream& stats, const std::string& error) {
-  nlohmann::ordered_json json;
+  cosima::Json json;
   json["terminated_early"] = true;
   json["error"] = error;
   stats.seekp(0);
-  stats << json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+  stats << json.dump(2, ' ', false, cosima::Json::error_handler_t::replace) << '\n';
   stats.flush();
 }
 
@@ -297,8 +297,8 @@ int command_compare(const std::vector<std::string>& files, bool json) {
     throw Error(fmt::format("'{}' ends at t = {}, before the reference '{}' (t = {})", files[0], result.time.back(), files[1],
                             reference.time.back()));
   }
-  nlohmann::ordered_json document;
-  document["variables"] = nlohmann::ordered_json::object();
+  cosima::Json document;
+  document["variables"] = cosima::Json::object();
   double nl2_sum = 0.0;
   int compared = 0;
   if (!json) std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12}\n", "variable", "nl2", "rel_pct", "max_abs");

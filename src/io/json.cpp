@@ -9,9 +9,7 @@
 
 namespace cosima {
 
-using Json = nlohmann::ordered_json;
-
-nlohmann::ordered_json parse_json(std::string_view text, const std::string& what) {
+Json parse_json(std::string_view text, const std::string& what) {
   // one set of keys per object being read, innermost last
   std::vector<std::unordered_set<std::string>> keys;
   std::string path;  // the keys down to the innermost object, for the duplicate's message

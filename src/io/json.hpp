@@ -8,11 +8,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/indexed_map.hpp"
+
 namespace cosima {
+
+/// cosima's JSON documents: nlohmann's, with the keys of an object kept in the order written and
+/// found in constant time (io/indexed_map.hpp).
+using Json = nlohmann::basic_json<IndexedMap>;
 
 inline constexpr int kMaxJsonDepth = 256;
 
 /// Parses `text`; throws Error "WHAT is not valid JSON: …" / "WHAT: …" naming the fault and where.
-nlohmann::ordered_json parse_json(std::string_view text, const std::string& what);
+Json parse_json(std::string_view text, const std::string& what);
 
 }  // namespace cosima

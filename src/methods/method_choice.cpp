@@ -20,7 +20,7 @@ std::string failing(const std::vector<const System*>& systems, Predicate allowed
 
 }  // namespace
 
-bool is_auto_method(const nlohmann::ordered_json& spec) {
+bool is_auto_method(const cosima::Json& spec) {
   if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string()) return false;
   const auto type = spec["type"].get<std::string>();
   return type == "auto" || type.starts_with("auto:");

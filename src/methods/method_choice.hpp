@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json.hpp"
+
 #include "system/system.hpp"
 
 namespace cosima {
@@ -23,7 +25,7 @@ struct MethodChoice {
 };
 
 /// Whether a scenario's "method" asks for "auto" or "auto:fast".
-bool is_auto_method(const nlohmann::ordered_json& spec);
+bool is_auto_method(const cosima::Json& spec);
 /// Throws Error for a request other than "auto" / "auto:fast" or no systems.
 MethodChoice choose_method(std::string_view request, const std::vector<const System*>& systems);
 

@@ -19,7 +19,6 @@ namespace cosima {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
 
 /// Options of every method, by method name. "type" and "dt" are read by the driver.
 const std::map<std::string, std::set<std::string>>& known_options() {

@@ -9,12 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json.hpp"
+
 #include "methods/coupling_method.hpp"
 
 namespace cosima {
 
 /// `dt` is the run's macro-step: the step of fixed-step methods, δt_ref of the variable-step ones.
-std::unique_ptr<CouplingMethod> make_method(const nlohmann::ordered_json& spec, double dt,
+std::unique_ptr<CouplingMethod> make_method(const cosima::Json& spec, double dt,
                                             std::vector<std::string>& ignored);
 /// "jacobi, gauss-seidel, monolithic"
 std::string method_names();

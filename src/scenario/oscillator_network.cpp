@@ -6,19 +6,19 @@
 
 namespace cosima {
 
-nlohmann::ordered_json oscillator_network(const OscillatorNetwork& network) {
+cosima::Json oscillator_network(const OscillatorNetwork& network) {
   const int n = network.size;
   if (n < 2) throw Error(fmt::format("an oscillator network needs at least 2 systems, not {}", n));
-  nlohmann::ordered_json doc;
+  cosima::Json doc;
   doc["name"] = fmt::format("{} of {} coupled oscillators", network.ring ? "ring" : "chain", n);
   doc["start"] = 0.0;
   doc["stop"] = network.stop;
   const auto name = [](int i) { return fmt::format("osc{}", i); };
-  nlohmann::ordered_json systems = nlohmann::ordered_json::object();
-  nlohmann::ordered_json connections = nlohmann::ordered_json::array();
-  nlohmann::ordered_json inputs = nlohmann::ordered_json::object();
+  cosima::Json systems = cosima::Json::object();
+  cosima::Json connections = cosima::Json::array();
+  cosima::Json inputs = cosima::Json::object();
   for (int i = 0; i < n; ++i) {
-    nlohmann::ordered_json system = {{"model", "scaling.oscillator"}, {"integrator", network.integrator}};
+    cosima::Json system = {{"model", "scaling.oscillator"}, {"integrator", network.integrator}};
     if (i == 0) system["parameters"] = {{"x0", 1.0}};
     if (network.step_cost > 0.0) system["step_cost"] = network.step_cost;
     systems[name(i)] = system;

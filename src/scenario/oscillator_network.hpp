@@ -4,6 +4,8 @@
 // displaced by 1 m. Every system may carry an artificial cost per step.
 #include <nlohmann/json.hpp>
 
+#include "io/json.hpp"
+
 namespace cosima {
 
 struct OscillatorNetwork {
@@ -16,6 +18,6 @@ struct OscillatorNetwork {
 };
 
 /// The scenario document (parse it with parse_scenario).
-nlohmann::ordered_json oscillator_network(const OscillatorNetwork& network);
+cosima::Json oscillator_network(const OscillatorNetwork& network);
 
 }  // namespace cosima

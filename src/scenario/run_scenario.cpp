@@ -49,15 +49,15 @@ double mean_nl2(const ScenarioRun& run, const ScenarioRun& reference) {
   return labels.empty() ? 0.0 : sum / static_cast<double>(labels.size());
 }
 
-nlohmann::ordered_json stats_to_json(const RunStatistics& stats) {
-  nlohmann::ordered_json json;
+cosima::Json stats_to_json(const RunStatistics& stats) {
+  cosima::Json json;
   json["method"] = stats.method;
   if (!stats.method_choice.empty()) json["method_choice"] = stats.method_choice;
   auto& capabilities = json["capabilities"];
-  capabilities = nlohmann::ordered_json::object();
+  capabilities = cosima::Json::object();
   for (const SystemCapabilities& system : stats.capabilities) {
     const auto names = [](CapabilitySet set) {
-      auto list = nlohmann::ordered_json::array();
+      auto list = cosima::Json::array();
       for (Capability c : kAllCapabilities) {
         if (set.has(c)) list.push_back(std::string(to_string(c)));
       }

@@ -46,6 +46,6 @@ ScenarioRun run_scenario(const Scenario& scenario, Executor* executor = nullptr,
 double mean_nl2(const ScenarioRun& run, const ScenarioRun& reference);
 
 /// The stats JSON: macro_steps, rejected_steps, iterations, integrations, wall_time_s, ...
-nlohmann::ordered_json stats_to_json(const RunStatistics& stats);
+cosima::Json stats_to_json(const RunStatistics& stats);
 
 }  // namespace cosima

@@ -44,6 +44,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json.hpp"
+
 #include "model/modular_model.hpp"
 #include "simulation/simulation.hpp"
 #include "fmi/model_description.hpp"
@@ -52,7 +54,6 @@
 
 namespace cosima {
 
-using Json = nlohmann::ordered_json;
 
 /// A JSON value as text for a message; bytes that are not UTF-8 are replaced, never thrown on.
 inline std::string json_text(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }

@@ -27,6 +27,8 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+
+#include "io/json.hpp"
 #include <optional>
 #include <set>
 #include <string>
@@ -36,7 +38,6 @@
 
 namespace cosima::ssp {
 
-using Json = nlohmann::ordered_json;
 
 /// The annotation type of cosima's own settings (SSP 1.0, Common Content: Annotations).
 inline constexpr std::string_view kScenarioAnnotation = "org.cosima.scenario";

@@ -115,8 +115,8 @@ TEST(Emulation, OnlyWhatIsUsedIsRequired) {
   EXPECT_TRUE(fmu->has(Capability::interpolate_inputs));
   EXPECT_FALSE(fmu->has(Capability::output_derivatives));
   std::vector<std::string> ignored;
-  const auto jacobi = make_method(nlohmann::ordered_json{{"type", "jacobi"}}, 0.1, ignored);
-  const auto ifosmondi = make_method(nlohmann::ordered_json{{"type", "ifosmondi"}}, 0.1, ignored);
+  const auto jacobi = make_method(cosima::Json{{"type", "jacobi"}}, 0.1, ignored);
+  const auto ifosmondi = make_method(cosima::Json{{"type", "ifosmondi"}}, 0.1, ignored);
   EXPECT_TRUE(build_system(spec, *jacobi)->emulated_capabilities().empty()) << "Jacobi reads no derivatives";
   const CapabilitySet emulated = build_system(spec, *ifosmondi)->emulated_capabilities();
   EXPECT_TRUE(emulated.has(Capability::output_derivatives));
@@ -125,7 +125,7 @@ TEST(Emulation, OnlyWhatIsUsedIsRequired) {
 
 /// The no-input Co-Simulation FMU alone: x_out = cos(2t) exactly at every communication point.
 ScenarioRun run_oscillator_with(const std::string& method, const std::vector<std::string>& overrides) {
-  nlohmann::ordered_json document = nlohmann::ordered_json::parse(fmt::format(R"({{
+  cosima::Json document = cosima::Json::parse(fmt::format(R"({{
       "name": "a Co-Simulation FMU without inputs", "start": 0, "stop": 3,
       "systems": {{"osc": {{"fmu": "{}"}}}},
       "method": {{"type": "{}", "dt": 0.05}}}})",
@@ -226,7 +226,7 @@ TEST(Emulation, MissilesIntegratesASystemWithoutInputsFirstInsteadOfEstimatingIt
   // the no-input FMU (no states or linearization for COSTARICA) drives the prey: MISSILES takes its
   // real outputs as K_V, K_D and agrees with IFOSMONDI-JFM, which iterates with rollback
   const auto run_mixed = [](const std::string& method) {
-    Scenario scenario = parse_scenario(nlohmann::ordered_json::parse(fmt::format(R"({{
+    Scenario scenario = parse_scenario(cosima::Json::parse(fmt::format(R"({{
         "start": 0, "stop": 5, "method": {{"type": "{}", "dt": 0.01}},
         "systems": {{"osc": {{"fmu": "{}"}},
                      "prey": {{"model": "b3.prey", "integrator_options": {{"rtol": 1e-10, "atol": 1e-12}}}}}},
@@ -468,7 +468,7 @@ TEST(Emulation, AfterAnEventTheHistoryRestartsFromTheRightLimits) {
 
 TEST(Emulation, TheDerivativeSourceIsAScenarioOption) {
   const auto parse = [](const std::string& source) {
-    return parse_scenario(nlohmann::ordered_json::parse(fmt::format(R"({{
+    return parse_scenario(cosima::Json::parse(fmt::format(R"({{
         "start": 0, "stop": 1, "method": {{"type": "jacobi", "dt": 0.1}},
         "systems": {{"prey": {{"model": "b3.prey", "emulation_derivatives": {}}}}},
         "inputs": {{"prey.q": 1}}}})",

@@ -38,7 +38,7 @@ const std::vector<MethodCase>& methods() {
 }
 
 ScenarioRun run_network(const OscillatorNetwork& network, const std::vector<std::string>& overrides, Executor* executor) {
-  nlohmann::ordered_json doc = oscillator_network(network);
+  cosima::Json doc = oscillator_network(network);
   for (const auto& o : overrides) apply_override(doc, o);
   return run_scenario(parse_scenario(doc, kExamples / "network.json"), executor);
 }

@@ -144,7 +144,7 @@ TEST(HotLoop, ARunsMemoryIsLinearInItsSystems) {
 #else
   constexpr int kSystems = 2000;
   for (const char* method : {"jacobi", "gauss-seidel"}) {
-    nlohmann::ordered_json doc = oscillator_network({.size = kSystems, .stop = 0.05, .dt = 1e-2});
+    cosima::Json doc = oscillator_network({.size = kSystems, .stop = 0.05, .dt = 1e-2});
     apply_override(doc, std::string("method.type=") + method);
     apply_override(doc, "output.variables=[\"osc0.x\"]");
     const Scenario scenario = parse_scenario(doc, kExamples / "chain.json");

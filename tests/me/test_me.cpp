@@ -21,7 +21,7 @@
 namespace cosima {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Json = cosima::Json;
 using testing::error_of;
 using testing::expect_identical;
 
