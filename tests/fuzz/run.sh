@@ -12,6 +12,8 @@ build=${1:?usage: run.sh BUILD SECONDS}
 seconds=${2:?usage: run.sh BUILD SECONDS}
 build=$(cd "$build" && pwd)
 harnesses=(fuzz_scenario fuzz_model_description fuzz_fmu_archive fuzz_csv fuzz_ssd)
+# long enough for the nesting seeds (a scenario nested 10⁵ deep is 200 kB) to be kept and mutated
+max_len=${FUZZ_MAX_LEN:-262144}
 
 # The harnesses write their input to a file and FmuArchive unpacks: on a tmpfs that is ~40x faster
 # than on disk. Each harness makes its private folder there; a crash leaves it, so remove them all.
@@ -36,7 +38,7 @@ for h in "${harnesses[@]}"; do
   # TMPDIR: the harness makes its private folder there
   TMPDIR=$tmp ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$exe" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+    "$exe" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 -max_len="$max_len" \
     "${dict[@]}" -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1
   rc=$?
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
