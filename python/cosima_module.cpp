@@ -15,6 +15,8 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/log.hpp"
 #include "core/whole_number.hpp"
 #include "exec/executor.hpp"
@@ -31,6 +34,7 @@
 #include "fmi/fmu_system.hpp"
 #include "methods/method_factory.hpp"
 #include "models/registry.hpp"
+#include "observer/observer.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 
@@ -326,12 +330,43 @@ class LogLevelScope {
   cosima::LogLevel saved_;
 };
 
-RunData run_parsed(cosima::Scenario scenario, const std::string& executor_spec, std::optional<double> fmu_timeout) {
+/// Python's Ctrl-C during a run that released the GIL: Python's handler only notes the signal, and
+/// Python code runs it. At communication points, every 50 ms, this takes the GIL and lets Python
+/// run its handlers; a KeyboardInterrupt raised there becomes a stop request (the run ends at this
+/// point, its results kept), and is raised again, with them, when the run is over.
+class PythonInterrupts final : public cosima::Observer {
+ public:
+  void on_step(const cosima::ModularModel& /*model*/, double /*t*/, const cosima::StepReport& /*report*/) override {
+    if (++steps_ % kStride != 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - checked_ < std::chrono::milliseconds(50)) return;
+    checked_ = now;
+    const py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() == 0) return;
+    if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) != 0) {
+      PyErr_Clear();
+      interrupted_ = true;
+      cosima::request_stop(SIGINT);
+    }
+    // another exception from a handler: left for Python, raised when the run returns
+  }
+  [[nodiscard]] bool interrupted() const { return interrupted_; }
+
+ private:
+  static constexpr std::int64_t kStride = 64;  ///< communication points between two clock reads
+  std::int64_t steps_ = 0;
+  std::chrono::steady_clock::time_point checked_ = std::chrono::steady_clock::now();
+  bool interrupted_ = false;
+};
+
+RunData run_parsed(cosima::Scenario scenario, const std::string& executor_spec, std::optional<double> fmu_timeout,
+                   PythonInterrupts* interrupts) {
   const LogLevelScope log_level(scenario.log_level);
   // "auto": chosen before any executor starts, so that every process builds the same method
   (void)cosima::resolve_auto_method(scenario);
   std::unique_ptr<cosima::Executor> executor = make_executor(executor_spec, scenario, fmu_timeout);
-  const cosima::RunOutputs outputs{.keep_step_log = false};  // results kept in memory (no step log: not exposed), no files
+  // results kept in memory (no step log: not exposed), no files
+  const cosima::RunOutputs outputs{.keep_step_log = false, .observers = {interrupts}};
   cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get(), outputs);
   executor.reset();  // the processes end here
   RunData data;
@@ -366,11 +401,21 @@ PyResult run(const PyScenario& source, const std::optional<std::string>& method,
   // parsed with the GIL held: another thread may call set() on the same scenario
   cosima::Scenario scenario = source.parse(extra);
   RunData data;
+  PythonInterrupts interrupts;
   {
     const py::gil_scoped_release release;
-    data = run_parsed(std::move(scenario), executor, fmu_timeout);
+    struct ForgetStop {  // however the run ends, the next one starts without the request
+      ~ForgetStop() { cosima::clear_stop_request(); }
+    } forget;
+    data = run_parsed(std::move(scenario), executor, fmu_timeout, &interrupts);
   }
-  return {data.time, std::move(data.columns), data.stats, data.warnings};
+  PyResult result{data.time, std::move(data.columns), data.stats, data.warnings};
+  if (interrupts.interrupted()) {
+    // KeyboardInterrupt(result): the rows up to where it stopped, the stats saying so
+    PyErr_SetObject(PyExc_KeyboardInterrupt, py::cast(std::move(result)).ptr());
+    throw py::error_already_set();
+  }
+  return result;
 }
 
 std::vector<std::string> method_list() {

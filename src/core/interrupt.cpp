@@ -47,6 +47,10 @@ void install_interrupt_handlers() {
 
 int stop_requested() { return g_stop.load(std::memory_order_relaxed); }
 
+void request_stop(int signal) { g_stop.store(signal); }
+
+void clear_stop_request() { g_stop.store(0); }
+
 const char* stop_signal_name(int signal) {
   switch (signal) {
     case SIGINT: return "SIGINT";

@@ -16,6 +16,11 @@ inline constexpr std::array<int, 4> kStopSignals = {SIGINT, SIGTERM, SIGHUP, SIG
 void install_interrupt_handlers();
 /// The signal that asked to stop (one of kStopSignals), or 0.
 int stop_requested();
+/// Asks the run to stop at its next communication point as if `signal` had arrived (an embedding
+/// interpreter whose own handler caught it: the Python module's Ctrl-C).
+void request_stop(int signal);
+/// Forgets a stop request once the run it stopped is over (the next run starts afresh).
+void clear_stop_request();
 /// "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT" (async-signal-safe: literals).
 const char* stop_signal_name(int signal);
 

@@ -253,5 +253,31 @@ class Executors(unittest.TestCase):
         self.assertEqual(jfm_threads["prey.p"].tobytes(), jfm["prey.p"].tobytes())
 
 
+class Interrupts(unittest.TestCase):
+    """Ctrl-C during run(): KeyboardInterrupt within a second, with the results computed so far."""
+
+    def test_sigint_stops_the_run_with_its_partial_results(self):
+        import signal
+        import threading
+        import time
+        scenario = cosima.load(B3, overrides={"stop": 1e6, "method": {"type": "jacobi", "dt": 1e-3},
+                                              "output": {"interval": 1.0}})
+        timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+        started = time.monotonic()
+        timer.start()
+        with self.assertRaises(KeyboardInterrupt) as caught:
+            scenario.run()
+        elapsed = time.monotonic() - started
+        timer.join()
+        self.assertLess(elapsed, 1.5)  # 0.5 s until the signal, then at most a second
+        partial = caught.exception.args[0]
+        self.assertGreater(len(partial.time), 1)
+        self.assertLess(partial.time[-1], 1e6)
+        self.assertTrue(partial.stats["terminated_early"])
+        self.assertEqual(partial.stats["interrupted_by"], signal.SIGINT)
+        # the next run is not stopped by the old request
+        self.assertEqual(cosima.load(B3, overrides={"stop": 0.1}).run().time[-1], 0.1)
+
+
 if __name__ == "__main__":
     unittest.main(argv=sys.argv)
