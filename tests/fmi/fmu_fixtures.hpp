@@ -48,9 +48,10 @@ inline void write_zip(const std::filesystem::path& path, const std::vector<std::
   zip_t* archive = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
   ASSERT_NE(archive, nullptr);
   for (const auto& [name, content] : entries) {
-    void* copy = std::malloc(content.size() + 1);
-    std::memcpy(copy, content.data(), content.size());
-    zip_source_t* source = zip_source_buffer(archive, copy, content.size(), 1);
+    // libzip frees a buffer it owns only when it is not empty: an empty entry gets none
+    void* copy = content.empty() ? nullptr : std::malloc(content.size());
+    if (copy != nullptr) std::memcpy(copy, content.data(), content.size());
+    zip_source_t* source = zip_source_buffer(archive, copy, content.size(), copy != nullptr ? 1 : 0);
     const zip_int64_t index = zip_file_add(archive, name.c_str(), source, ZIP_FL_OVERWRITE);
     ASSERT_GE(index, 0);
     if (!compress) {
