@@ -92,4 +92,9 @@ Json parse_json(std::string_view text, const std::string& what) {
   }
 }
 
+std::optional<Json> parse_json_if_json(std::string_view text, const std::string& what) {
+  if (!Json::accept(text)) return std::nullopt;
+  return parse_json(text, what);
+}
+
 }  // namespace cosima

@@ -3,6 +3,7 @@
 // it leaves out — a nesting limit (serializing a value nested 10⁵ deep for a message overflows the
 // stack), duplicate keys refused by name (nlohmann keeps the last: "stop": 2, "stop": 1e9), and a
 // number beyond double's range reported as such, not as an internal error.
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,5 +21,7 @@ inline constexpr int kMaxJsonDepth = 256;
 
 /// Parses `text`; throws Error "WHAT is not valid JSON: …" / "WHAT: …" naming the fault and where.
 Json parse_json(std::string_view text, const std::string& what);
+/// `text` parsed when it is JSON (with parse_json's checks, which throw), nullopt when it is not.
+std::optional<Json> parse_json_if_json(std::string_view text, const std::string& what);
 
 }  // namespace cosima

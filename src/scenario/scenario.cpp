@@ -290,8 +290,8 @@ void apply_override(Json& document, const std::string& assignment) {
   }
   const std::string path = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
-  Json value = Json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = text;
+  // a VALUE that is JSON is read as the scenario is (nesting and duplicate keys checked), else a text
+  Json value = parse_json_if_json(text, fmt::format("--set '{}'", path)).value_or(Json(text));
   Json* node = &document;
   std::size_t begin = 0;
   while (true) {

@@ -19,6 +19,7 @@
 
 #include "core/error.hpp"
 #include "fuzz_support.hpp"
+#include "io/json.hpp"
 #include "scenario/scenario.hpp"
 
 namespace {
@@ -60,8 +61,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view json = input.substr(0, nul);
   std::string_view overrides = nul == std::string_view::npos ? std::string_view() : input.substr(nul + 1);
 
-  cosima::Json document = cosima::Json::parse(json.begin(), json.end(), nullptr, false);
-  if (document.is_discarded()) return 0;
+  cosima::Json document;
+  try {  // the reader load_scenario uses: nesting, duplicate keys, numbers beyond double refused
+    document = cosima::parse_json(json, "fuzz.json");
+  } catch (const cosima::Error&) {
+    return 0;
+  }
   try {
     while (!overrides.empty()) {
       const std::size_t end = overrides.find('\n');
