@@ -91,7 +91,6 @@ class LoopResidual {
     }
     Eigen::VectorXd f(size());
     for (Eigen::Index k = 0; k < size(); ++k) f(k) = mapped_(unknowns_[static_cast<std::size_t>(k)]) - x(k);
-    ++evaluations_;
     return f;
   }
   [[nodiscard]] const std::vector<int>& unknowns() const { return unknowns_; }
@@ -102,7 +101,6 @@ class LoopResidual {
   CouplingBuffers& buffers_;
   std::vector<int> unknowns_;
   Eigen::VectorXd mapped_;
-  int evaluations_ = 0;
 };
 
 bool newton_converged(const Eigen::VectorXd& f, const Eigen::VectorXd& x) {
