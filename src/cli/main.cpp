@@ -1,19 +1,22 @@
-// The `cosima` command: run scenarios, list models, compare results, reproduce the seeds' figures.
+// The `cosima` command: run scenarios, list models, compare results, reproduce
+// the seeds' figures.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <csignal>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.hpp"
@@ -37,12 +40,14 @@ namespace {
 
 using cosima::Error;
 
-/// A mistake in the command line itself (exit 2, like CLI11's own parse errors).
+/// A mistake in the command line itself (exit 2, like CLI11's own parse
+/// errors).
 struct UsageError : Error {
   using Error::Error;
 };
 
-/// A CLI11 check of a number: "" when `text` is a finite number that `admit`s, else why not.
+/// A CLI11 check of a number: "" when `text` is a finite number that `admit`s,
+/// else why not.
 CLI::Validator number_check(bool (*admit)(double), const char* requirement, const char* name) {
   return {[=](const std::string& text) -> std::string {
             std::size_t used = 0;
@@ -63,7 +68,8 @@ const CLI::Validator kFinitePositive =
     number_check([](double value) { return value > 0.0; }, "a finite number > 0", "POSITIVE");  // a step, a timeout
 const CLI::Validator kFinite = number_check([](double) { return true; }, "a finite number", "NUMBER");
 
-/// CLI11 check of --executor: sequential, threads:N, processes, processes:N or mpi.
+/// CLI11 check of --executor: sequential, threads:N, processes, processes:N or
+/// mpi.
 const CLI::Validator kExecutor(
     [](const std::string& text) -> std::string {
       if (text == "sequential" || text == "processes" || text == "mpi") return {};
@@ -95,17 +101,21 @@ struct RunArguments {
 
 /// The methods with their options, for `cosima run --help`.
 std::string methods_help() {
-  std::string text = "Methods (--method, or the scenario's \"method\": {\"type\": ..., options}):\n";
+  std::string text =
+      "Methods (--method, or the scenario's \"method\": "
+      "{\"type\": ..., options}):\n";
   for (const auto& [name, options] : cosima::method_options()) {
     std::string list;
     for (const auto& option : options) list += (list.empty() ? "" : ", ") + option;
     text += fmt::format("  {:<14} {}\n", name, list);
   }
-  return text + "  auto, auto:fast  the most accurate (cheapest accurate) method the systems' capabilities allow\n";
+  return text +
+         "  auto, auto:fast  the most accurate (cheapest accurate) "
+         "method the systems' capabilities allow\n";
 }
 
-/// The stats file's second descriptor, registered for the fatal paths (core/crash.hpp), for the
-/// lifetime of a run.
+/// The stats file's second descriptor, registered for the fatal paths
+/// (core/crash.hpp), for the lifetime of a run.
 class EmergencyStats {
  public:
   explicit EmergencyStats(const std::optional<std::string>& file)
@@ -131,10 +141,15 @@ void write_failed_stats(std::ofstream& stats, const std::string& error) {
   stats.seekp(0);
   stats << json.dump(2, ' ', false, cosima::Json::error_handler_t::replace) << '\n';
   stats.flush();
+  if (!stats)
+    std::cerr << fmt::format("cosima: the stats of the failed run could not be written either: {}\n",
+                             std::strerror(errno));
 }
 
-/// Throws UsageError when two of a run's output files are one file, or one is the scenario it reads
-/// ("-", standard output, and unset outputs are skipped): one would destroy the other.
+/// Throws UsageError when two of a run's output files are one file, or one is
+/// the scenario it reads
+/// ("-", standard output, and unset outputs are skipped): one would destroy the
+/// other.
 void refuse_clashing_paths(const std::vector<std::pair<std::string, std::string>>& outputs, const std::string& input) {
   const auto same = [](const std::string& a, const std::string& b) {
     std::error_code error;
@@ -165,9 +180,11 @@ int command_run(const RunArguments& arguments) {
   if (const std::string level = log_level.value_or(scenario.log_level); !level.empty()) {
     cosima::set_log_level(*cosima::parse_log_level(level));
   }
-  // "auto": chosen here, before any executor starts, so that every process builds the same method
+  // "auto": chosen here, before any executor starts, so that every process
+  // builds the same method
   const bool chosen = cosima::resolve_auto_method(scenario);
-  // --executor mpi under mpirun: rank 0 runs the method, the other ranks serve their systems
+  // --executor mpi under mpirun: rank 0 runs the method, the other ranks serve
+  // their systems
   std::optional<cosima::MpiSession> mpi;
   std::unique_ptr<cosima::Executor> executor;
   if (executor_spec == "mpi") {
@@ -187,27 +204,34 @@ int command_run(const RunArguments& arguments) {
     }
     executor = std::make_unique<cosima::ProcessExecutor>(scenario, options);
   } else {
-    if (fmu_timeout) throw UsageError("--fmu-timeout needs --executor processes (an FMU in this process cannot be stopped)");
+    if (fmu_timeout)
+      throw UsageError(
+          "--fmu-timeout needs --executor processes (an FMU in "
+          "this process cannot be stopped)");
     executor = cosima::make_local_executor(executor_spec, static_cast<int>(scenario.systems.size()));
   }
-  // results stream to disk as the run goes; a stats file is created before the run, like them
+  // results stream to disk as the run goes; a stats file is created before the
+  // run, like them
   const std::string csv = out.value_or(std::filesystem::path(scenario_file).stem().string() + ".csv");
   if (!out) {  // never silently: say where the results go, and what they replace
     std::error_code ignored;
     std::cerr << fmt::format("cosima: results go to '{}'{} (--out chooses the file)\n", csv,
                              std::filesystem::exists(csv, ignored) ? ", replacing the file there" : "");
   }
-  refuse_clashing_paths({{"--out", csv}, {"--stats", stats_file.value_or("")}, {"--steps", steps_file.value_or("")},
+  refuse_clashing_paths({{"--out", csv},
+                         {"--stats", stats_file.value_or("")},
+                         {"--steps", steps_file.value_or("")},
                          {"--plot", plot_file.value_or("")}},
                         scenario_file);
   std::optional<std::ofstream> stats_stream;
   if (stats_file) {
     stats_stream.emplace(*stats_file);
-    if (!*stats_stream) throw Error(fmt::format("cannot write '{}'", *stats_file));
+    if (!*stats_stream) throw Error(fmt::format("cannot write '{}': {}", *stats_file, std::strerror(errno)));
   }
   const EmergencyStats emergency_stats(stats_file);
   cosima::install_interrupt_handlers();
-  // a closed pipe is a write error (EPIPE) that names the output and ends the run, not a silent death
+  // a closed pipe is a write error (EPIPE) that names the output and ends the
+  // run, not a silent death
   std::signal(SIGPIPE, SIG_IGN);
   const bool terminal = isatty(STDERR_FILENO) != 0;
   cosima::ProgressLine progress_line(stderr, terminal, scenario.run.start, scenario.run.stop);
@@ -220,7 +244,8 @@ int command_run(const RunArguments& arguments) {
   cosima::ScenarioRun run;
   try {
     run = cosima::run_scenario(scenario, executor.get(), outputs);
-    // a system's process that dies on the way out (in fmi2FreeInstance) fails the run too
+    // a system's process that dies on the way out (in fmi2FreeInstance) fails
+    // the run too
     if (const std::string teardown = executor->finish(); !teardown.empty()) throw Error(teardown);
   } catch (const Error& e) {
     if (stats_stream) write_failed_stats(*stats_stream, e.what());
@@ -232,22 +257,26 @@ int command_run(const RunArguments& arguments) {
   if (stats_stream) {
     *stats_stream << stats.dump(2) << '\n';
     stats_stream->flush();
-    if (!*stats_stream) throw Error(fmt::format("cannot write '{}'", *stats_file));
+    if (!*stats_stream) throw Error(fmt::format("cannot write '{}': {}", *stats_file, std::strerror(errno)));
   }
   // with the results on standard output, the summary goes to standard error
   std::ostream& summary = csv == "-" ? std::cerr : std::cout;
   if (!quiet) {
     summary << fmt::format(
-        "scenario   {}\nmethod     {} (executor {})\ntime       [{}, {}] with dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
-        "integrations {}\nwall time  {:.3f} s ({:.3f} s inside the systems)\nresults    {} ({} rows, {} variables)\n",
-        scenario.name, run.stats.method, executor_spec, scenario.run.start, run.stats.end_time, scenario.run.dt, run.stats.macro_steps,
-        run.stats.rejected_steps, run.stats.iterations, run.stats.integrations, run.stats.wall_time_s,
-        run.stats.integration_time_s, csv, run.results->rows(), run.results->labels().size());
+        "scenario   {}\nmethod     {} (executor {})\ntime       [{}, {}] with "
+        "dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
+        "integrations {}\nwall time  {:.3f} s ({:.3f} s inside the "
+        "systems)\nresults    {} ({} rows, {} variables)\n",
+        scenario.name, run.stats.method, executor_spec, scenario.run.start, run.stats.end_time, scenario.run.dt,
+        run.stats.macro_steps, run.stats.rejected_steps, run.stats.iterations, run.stats.integrations,
+        run.stats.wall_time_s, run.stats.integration_time_s, csv, run.results->rows(), run.results->labels().size());
     if (stats_file) summary << "stats      " << *stats_file << '\n';
   }
   if (run.stats.terminated_early) std::cerr << "cosima: run ended early: " << run.stats.termination_reason << '\n';
   if (plot_file) {
-    cosima::plot::plot_results({.results = csv, .variables = {}, .reference = {},
+    cosima::plot::plot_results({.results = csv,
+                                .variables = {},
+                                .reference = {},
                                 .steps = steps_file ? std::filesystem::path(*steps_file) : std::filesystem::path(),
                                 .image = *plot_file});
     if (!quiet) summary << "plot       " << *plot_file << '\n';
@@ -266,9 +295,12 @@ int command_models() {
       return text;
     };
     std::string parameters;
-    for (const auto& p : s.parameters) parameters += fmt::format("{}{}={:g}", parameters.empty() ? "" : ", ", p.name, p.value);
-    std::cout << fmt::format("             states: {} | inputs: {} | outputs: {}\n             parameters: {}\n",
-                             list(s.states), list(s.inputs), list(s.outputs), parameters);
+    for (const auto& p : s.parameters)
+      parameters += fmt::format("{}{}={:g}", parameters.empty() ? "" : ", ", p.name, p.value);
+    std::cout << fmt::format(
+        "             states: {} | inputs: {} | outputs: "
+        "{}\n             parameters: {}\n",
+        list(s.states), list(s.inputs), list(s.outputs), parameters);
   }
   return 0;
 }
@@ -281,21 +313,24 @@ int command_info(const std::string& fmu) {
 int command_compare(const std::vector<std::string>& files, bool json) {
   const cosima::Table result = cosima::read_csv(files[0]);
   const cosima::Table reference = cosima::read_csv(files[1]);
-  // a comparison is meaningless on non-finite numbers or a result that stops short
+  // a comparison is meaningless on non-finite numbers or a result that stops
+  // short
   for (const auto& [table, file] : {std::pair{&result, &files[0]}, std::pair{&reference, &files[1]}}) {
     for (std::size_t r = 0; r < table->time.size(); ++r) {
-      if (!std::isfinite(table->time[r])) throw Error(fmt::format("'{}': time is {} in row {}", *file, table->time[r], r + 1));
+      if (!std::isfinite(table->time[r]))
+        throw Error(fmt::format("'{}': time is {} in row {}", *file, table->time[r], r + 1));
       for (std::size_t c = 0; c < table->columns.size(); ++c) {
         if (!std::isfinite(table->values[c][r])) {
-          throw Error(fmt::format("'{}': '{}' is {} at t = {}", *file, table->columns[c], table->values[c][r], table->time[r]));
+          throw Error(
+              fmt::format("'{}': '{}' is {} at t = {}", *file, table->columns[c], table->values[c][r], table->time[r]));
         }
       }
     }
     if (table->time.empty()) throw Error(fmt::format("'{}' has no rows", *file));
   }
   if (result.time.back() < reference.time.back() - 1e-9 * std::max(1.0, std::abs(reference.time.back()))) {
-    throw Error(fmt::format("'{}' ends at t = {}, before the reference '{}' (t = {})", files[0], result.time.back(), files[1],
-                            reference.time.back()));
+    throw Error(fmt::format("'{}' ends at t = {}, before the reference '{}' (t = {})", files[0], result.time.back(),
+                            files[1], reference.time.back()));
   }
   cosima::Json document;
   document["variables"] = cosima::Json::object();
@@ -313,28 +348,38 @@ int command_compare(const std::vector<std::string>& files, bool json) {
     document["variables"][result.columns[c]] = {{"nl2", m.nl2}, {"rel_pct", m.rel_pct}, {"max_abs", m.max_abs}};
     nl2_sum += m.nl2;
     ++compared;
-    if (!json) std::cout << fmt::format("{:<24} {:>12.4e} {:>12.4e} {:>12.4e}\n", result.columns[c], m.nl2, m.rel_pct, m.max_abs);
+    if (!json)
+      std::cout << fmt::format("{:<24} {:>12.4e} {:>12.4e} {:>12.4e}\n", result.columns[c], m.nl2, m.rel_pct,
+                               m.max_abs);
   }
   if (compared == 0) throw Error(fmt::format("'{}' and '{}' share no variable", files[0], files[1]));
   document["mean_nl2"] = nl2_sum / compared;
-  if (json) std::cout << document.dump(2) << '\n';
-  else std::cout << fmt::format("mean nl2 {:.4e}\n", nl2_sum / compared);
+  if (json)
+    std::cout << document.dump(2) << '\n';
+  else
+    std::cout << fmt::format("mean nl2 {:.4e}\n", nl2_sum / compared);
   return 0;
 }
 
-/// `cosima plot`: a result's signals, optionally against a reference and with a step log.
+/// `cosima plot`: a result's signals, optionally against a reference and with a
+/// step log.
 int command_plot(const cosima::plot::ResultPlot& plot) {
   cosima::plot::plot_results(plot);
   std::cout << "plot " << plot.image.string() << '\n';
   return 0;
 }
 
-/// The command line: parse, dispatch, and turn every failure into a message and an exit status.
+/// The command line: parse, dispatch, and turn every failure into a message and
+/// an exit status.
 int command_line(int argc, char** argv) {
-  CLI::App app{"cosima — co-simulation master: couples FMUs and native models with the methods of the seed papers."};
+  CLI::App app{
+      "cosima — co-simulation master: couples FMUs and native models "
+      "with the methods of the seed papers."};
   app.set_version_flag("--version", std::string("cosima ") + COSIMA_VERSION);
   app.require_subcommand(1);
-  app.footer("Run 'cosima COMMAND --help' for a command's options. Exit status: 0 done, 1 error, 2 usage.");
+  app.footer(
+      "Run 'cosima COMMAND --help' for a command's options. Exit "
+      "status: 0 done, 1 error, 2 usage.");
 
   RunArguments run;
   CLI::App* run_command = app.add_subcommand("run", "Run a scenario (JSON, or an SSP package .ssp).");
@@ -343,32 +388,39 @@ int command_line(int argc, char** argv) {
   run_command->add_option("--dt", run.dt, "Macro-step (δt_ref of the variable-step methods)")->check(kFinitePositive);
   run_command->add_option("--stop", run.stop, "Stop time")->check(kFinite);
   run_command->add_option("--set", run.overrides,
-                          "Override any value by its dot path: systems.damper.parameters.D_D=0.64, method.epsilon=1e-4, "
+                          "Override any value by its dot path: systems.damper.parameters.D_D=0.64, "
+                          "method.epsilon=1e-4, "
                           "inputs.SYSTEM.PORT=VALUE");
-  run_command->add_option("--out", run.out, "Result CSV, '-' for standard output (default: ./<scenario>.csv, announced)");
+  run_command->add_option("--out", run.out,
+                          "Result CSV, '-' for standard output (default: "
+                          "./<scenario>.csv, announced)");
   run_command->add_option("--stats", run.stats_file, "Statistics JSON");
   run_command->add_option("--steps", run.steps_file, "Step log CSV: step sizes, iterations, defects");
   run_command->add_option("--plot", run.plot_file, "Plot the results (and the step log) to a .png or .svg at the end");
   run_command
       ->add_option("--executor", run.executor_spec,
-                   "sequential | threads:N | processes[:N] (one child per system: a crashing or hanging FMU ends the run "
+                   "sequential | threads:N | processes[:N] (one child per "
+                   "system: a crashing or hanging FMU ends the run "
                    "with a message naming it) | mpi (under mpirun)")
       ->capture_default_str()
       ->check(kExecutor);
   run_command->add_option("--fmu-timeout", run.fmu_timeout, "Seconds a system may take (--executor processes)")
       ->check(kFinitePositive);
-  run_command->add_option("--log-level", run.log_level, "Messages shown; at debug FMUs log too (default: the scenario's)")
+  run_command
+      ->add_option("--log-level", run.log_level, "Messages shown; at debug FMUs log too (default: the scenario's)")
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
   run_command->add_flag("--strict-inputs", run.strict_inputs,
-                        "Refuse unconnected inputs (by default they keep their declared start values)");
+                        "Refuse unconnected inputs (by default they keep their "
+                        "declared start values)");
   run_command->add_flag("--quiet", run.quiet, "No summary and no progress line");
   run_command->add_flag("--progress", run.progress, "The progress line even when stderr is not a terminal");
   run_command->footer(methods_help());
 
   std::string exported_scenario, ssp_file;
   std::vector<std::string> export_overrides;
-  CLI::App* export_command =
-      app.add_subcommand("export-ssp", "Write an FMU scenario as an SSP package (SSP 1.0) that 'cosima run' reads back.");
+  CLI::App* export_command = app.add_subcommand("export-ssp",
+                                                "Write an FMU scenario as an SSP package (SSP 1.0) that "
+                                                "'cosima run' reads back.");
   export_command->add_option("scenario", exported_scenario, "Scenario file (JSON, or .ssp)")->required();
   export_command->add_option("-o,--output", ssp_file, "The .ssp to write")->required();
   export_command->add_option("--set", export_overrides, "Override a value by its dot path first, as in 'run'");
@@ -406,9 +458,11 @@ int command_line(int argc, char** argv) {
 
   if (argc > 1 && argv[1][0] != '-') {  // CLI11 would only say that a subcommand is required
     std::string commands;
-    for (const CLI::App* command : app.get_subcommands({})) commands += (commands.empty() ? "" : ", ") + command->get_name();
+    for (const CLI::App* command : app.get_subcommands({}))
+      commands += (commands.empty() ? "" : ", ") + command->get_name();
     if (app.get_subcommands([&](const CLI::App* command) { return command->get_name() == argv[1]; }).empty()) {
-      std::cerr << fmt::format("cosima: unknown command '{}' (commands: {})\nRun 'cosima --help'.\n", argv[1], commands);
+      std::cerr << fmt::format("cosima: unknown command '{}' (commands: {})\nRun 'cosima --help'.\n", argv[1],
+                               commands);
       return 2;
     }
   }

@@ -25,7 +25,8 @@ namespace cosima::ssp {
 
 namespace {
 
-// --- XML: SSP elements by local name (the ssd:/ssc:/ssv:/ssm: prefixes are conventional) ----------
+// --- XML: SSP elements by local name (the ssd:/ssc:/ssv:/ssm: prefixes are
+// conventional) ----------
 
 std::string_view local_name(const pugi::xml_node& node) {
   const std::string_view name = node.name();
@@ -70,9 +71,11 @@ pugi::xml_node type_element(const pugi::xml_node& node) {
   return {};
 }
 
-// --- values and units -----------------------------------------------------------------------------
+// --- values and units
+// -----------------------------------------------------------------------------
 
-/// y ↦ scale·y + offset: a unit conversion, a LinearTransformation, or their composition.
+/// y ↦ scale·y + offset: a unit conversion, a LinearTransformation, or their
+/// composition.
 struct Affine {
   double scale = 1.0;
   double offset = 0.0;
@@ -84,13 +87,14 @@ struct Affine {
   [[nodiscard]] bool identity() const { return scale == 1.0 && offset == 0.0; }
 };
 
-/// An ssc:Unit: the exponents of kg m s A K mol cd rad, and the factor and offset to SI
-/// (Common Content: Units, BaseUnit).
+/// An ssc:Unit: the exponents of kg m s A K mol cd rad, and the factor and
+/// offset to SI (Common Content: Units, BaseUnit).
 struct Unit {
   std::array<double, 8> exponents{};
   double factor = 1.0;
   double offset = 0.0;
-  bool has_base_unit = true;  ///< false for an FMU's Unit without a BaseUnit: it converts to nothing
+  bool has_base_unit = true;  ///< false for an FMU's Unit without a BaseUnit: it
+                              ///< converts to nothing
 };
 constexpr std::array<const char*, 8> kBaseUnits = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
 
@@ -100,12 +104,13 @@ struct Connector {
   std::string name;
   std::string kind;
   std::string type;  ///< "Real", "Integer", ...; empty when not declared
-  std::string unit;  ///< the SSD declaration's, else (a component's) the FMU's for the variable; empty: none
+  std::string unit;  ///< the SSD declaration's, else (a component's) the FMU's
+                     ///< for the variable; empty: none
 };
 
 /// One value of a parameter set, after the binding's prefix and mapping.
-struct ParameterValue {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this
-                         // aggregate
+struct ParameterValue {  // NOLINT(bugprone-exception-escape): reported on the
+                         // implicit special members of this aggregate
   std::string name;
   Json value;
   std::string type;
@@ -132,7 +137,8 @@ struct Link {
 /// A component or a system of the SSD (SSD: Common Model Element Type).
 struct Element {
   std::string name;
-  std::string path;  ///< the flattened, dotted name: "" for the root system, "sub.c" for c in sub
+  std::string path;  ///< the flattened, dotted name: "" for the root system,
+                     ///< "sub.c" for c in sub
   bool is_system = false;
   int depth = 0;  ///< 0 for the root system
   std::vector<Connector> connectors;
@@ -164,7 +170,8 @@ std::string describe(const Endpoint& end) {
   return fmt::format("connector '{}.{}'", end.owner->path, end.connector->name);
 }
 
-/// Reads one SSD into a scenario document; every failure names the SSP and what is at fault.
+/// Reads one SSD into a scenario document; every failure names the SSP and what
+/// is at fault.
 class SsdReader {
  public:
   SsdReader(const SsdResources& resources, std::string source) : resources_(resources), source_(std::move(source)) {}
@@ -177,13 +184,17 @@ class SsdReader {
                        parsed.offset));
     const pugi::xml_node top = xml.document_element();
     if (local_name(top) != "SystemStructureDescription") {
-      fail(fmt::format("the root element of SystemStructure.ssd is <{}>, not <ssd:SystemStructureDescription>",
-                       top.name()));
+      fail(
+          fmt::format("the root element of SystemStructure.ssd is <{}>, not "
+                      "<ssd:SystemStructureDescription>",
+                      top.name()));
     }
     const std::string version = top.attribute("version").value();
     if (version != "1.0" && version != "2.0") {
-      fail(fmt::format("SystemStructureDescription version=\"{}\": cosima reads SSP 1.0 (and 2.0 as far as 1.0 goes)",
-                       version));
+      fail(
+          fmt::format("SystemStructureDescription version=\"{}\": cosima "
+                      "reads SSP 1.0 (and 2.0 as far as 1.0 goes)",
+                      version));
     }
     units_ = read_units(top);
     const pugi::xml_node root_node = child(top, "System");
@@ -257,15 +268,18 @@ class SsdReader {
     return found->second;
   }
 
-  /// The definition of unit `name` of a connector or variable of `owner`: the SSD's ssd:Units, else (a component)
-  /// its FMU's UnitDefinitions; `what` (naming both ends and units) is refused when there is none.
+  /// The definition of unit `name` of a connector or variable of `owner`: the
+  /// SSD's ssd:Units, else (a component) its FMU's UnitDefinitions; `what`
+  /// (naming both ends and units) is refused when there is none.
   const Unit& unit_of(const Element& owner, const std::string& name, const std::string& what) const {
     if (const auto found = units_.find(name); found != units_.end()) return found->second;
     if (!owner.is_system) {
       const auto found = owner.fmu_units.find(name);
       if (found != owner.fmu_units.end() && !found->second.has_base_unit) {
-        fail(fmt::format("{}: the units are not convertible (unit '{}' of the FMU of {} has no BaseUnit)", what, name,
-                         owner.describe()));
+        fail(
+            fmt::format("{}: the units are not convertible (unit '{}' of the "
+                        "FMU of {} has no BaseUnit)",
+                        what, name, owner.describe()));
       }
       if (found != owner.fmu_units.end()) return found->second;
     }
@@ -273,7 +287,8 @@ class SsdReader {
                      owner.is_system ? "" : fmt::format(" nor the FMU of {}", owner.describe())));
   }
 
-  /// From `from` to `to`: u_to = (y·f_from + o_from − o_to) / f_to when the base-unit exponents agree.
+  /// From `from` to `to`: u_to = (y·f_from + o_from − o_to) / f_to when the
+  /// base-unit exponents agree.
   Affine conversion(const Unit& from, const Unit& to, const std::string& what) const {
     if (from.exponents != to.exponents)
       fail(fmt::format("{}: the units are not convertible (different base units)", what));
@@ -313,32 +328,56 @@ class SsdReader {
     return e;
   }
 
-  /// Systems nested deeper than this are refused (every walk of the tree recurses by depth).
-  static constexpr int kMaxSystemDepth = 64;
+  /// Systems nested deeper than this are refused. Every walk of the tree is
+  /// iterative, so the bound is not the stack's: it keeps the flattened dotted
+  /// names (which grow with the depth) small.
+  static constexpr int kMaxSystemDepth = 256;
+
+  /// A system being read: its element nodes are taken one at a time so that a
+  /// nested system is read completely before its next sibling (depth first,
+  /// document order), without recursion.
+  struct SystemFrame {
+    Element* system;
+    pugi::xml_node next;  ///< the next node of its <ssd:Elements>
+    std::set<std::string> names;
+  };
 
   Element* read_system(const pugi::xml_node& node, const Element* parent) {
-    if (parent != nullptr && parent->depth + 1 > kMaxSystemDepth) {
-      fail(fmt::format("{} nests systems deeper than {} levels", parent->describe(), kMaxSystemDepth));
-    }
-    Element& system = new_element(node, parent, true);
-    std::set<std::string> names;
-    for (const pugi::xml_node& n : child(node, "Elements").children()) {
-      if (n.type() != pugi::node_element) continue;
-      const std::string_view kind = local_name(n);
-      Element* element = nullptr;
-      if (kind == "System") {
-        element = read_system(n, &system);
-      } else if (kind == "Component") {
-        element = &read_component(n, system);
-      } else {
-        fail(fmt::format("{} contains a <{}> named '{}': cosima imports components (FMUs) and systems only",
-                         system.describe(), n.name(), n.attribute("name").value()));
+    Element& root = new_element(node, parent, true);
+    std::vector<SystemFrame> open{{&root, child(node, "Elements").first_child(), {}}};
+    while (!open.empty()) {
+      SystemFrame& frame = open.back();
+      if (!frame.next) {
+        open.pop_back();
+        continue;
       }
-      if (!names.insert(element->name).second)
-        fail(fmt::format("{} has two elements named '{}'", system.describe(), element->name));
-      system.elements.push_back(element);
+      const pugi::xml_node n = frame.next;
+      frame.next = n.next_sibling();
+      if (n.type() != pugi::node_element) continue;
+      Element* system = frame.system;
+      Element* element = read_element(n, *system);
+      if (!frame.names.insert(element->name).second)
+        fail(fmt::format("{} has two elements named '{}'", system->describe(), element->name));
+      system->elements.push_back(element);
+      if (element->is_system) open.push_back({element, child(n, "Elements").first_child(), {}});
     }
-    return &system;
+    return &root;
+  }
+
+  /// One element of `system`: a component, or a nested system whose own
+  /// elements the caller reads.
+  Element* read_element(const pugi::xml_node& n, const Element& system) {
+    const std::string_view kind = local_name(n);
+    if (kind == "Component") return &read_component(n, system);
+    if (kind != "System") {
+      fail(
+          fmt::format("{} contains a <{}> named '{}': cosima imports "
+                      "components (FMUs) and systems only",
+                      system.describe(), n.name(), n.attribute("name").value()));
+    }
+    if (system.depth + 1 > kMaxSystemDepth)
+      fail(fmt::format("{} nests systems deeper than {} levels", system.describe(), kMaxSystemDepth));
+    return &new_element(n, &system, true);
   }
 
   /// SSD: Component — an FMU from the package.
@@ -347,8 +386,10 @@ class SsdReader {
     const std::string type =
         node.attribute("type") ? node.attribute("type").value() : "application/x-fmu-sharedlibrary";
     if (type != "application/x-fmu-sharedlibrary") {
-      fail(fmt::format("{} has type '{}': cosima imports FMUs (application/x-fmu-sharedlibrary) only",
-                       component.describe(), type));
+      fail(
+          fmt::format("{} has type '{}': cosima imports FMUs "
+                      "(application/x-fmu-sharedlibrary) only",
+                      component.describe(), type));
     }
     if (!node.attribute("source"))
       fail(fmt::format("{} has no source (an FMU of the package, e.g. resources/x.fmu)", component.describe()));
@@ -363,8 +404,10 @@ class SsdReader {
     } else if (implementation == "ModelExchange") {
       component.implementation = "me";
     } else if (!implementation.empty() && implementation != "any") {
-      fail(fmt::format("{}: implementation '{}' is not supported (CoSimulation, ModelExchange or any)",
-                       component.describe(), implementation));
+      fail(
+          fmt::format("{}: implementation '{}' is not supported "
+                      "(CoSimulation, ModelExchange or any)",
+                      component.describe(), implementation));
     }
     if (const std::shared_ptr<const fmi::ModelDescription> md =
             resources_.description ? resources_.description(component.fmu) : nullptr) {
@@ -374,8 +417,8 @@ class SsdReader {
     return component;
   }
 
-  /// The FMU's variables, their units and UnitDefinitions; a connector whose declaration has no unit takes its
-  /// variable's.
+  /// The FMU's variables, their units and UnitDefinitions; a connector whose
+  /// declaration has no unit takes its variable's.
   static void take_fmu_units(Element& component, const fmi::ModelDescription& md) {
     component.variables.emplace();
     for (const fmi::ScalarVariable& v : md.variables) {
@@ -398,8 +441,9 @@ class SsdReader {
     }
   }
 
-  /// A relative URI of the package as a path inside it (SSD: Component source; packaging): percent-
-  /// decoded; a scheme, a fragment, an absolute path or a ".." segment is refused.
+  /// A relative URI of the package as a path inside it (SSD: Component source;
+  /// packaging): percent- decoded; a scheme, a fragment, an absolute path or a
+  /// ".." segment is refused.
   std::string package_path(const std::string& uri, const std::string& user) const {
     std::string decoded;
     for (std::size_t i = 0; i < uri.size(); ++i) {
@@ -422,12 +466,13 @@ class SsdReader {
     return std::filesystem::path(decoded).lexically_normal().string();
   }
 
-  // --- connections (SSD: Connections, Allowed Connections, Transformation Choice) ---
+  // --- connections (SSD: Connections, Allowed Connections, Transformation
+  // Choice) ---
 
   enum class Role { source, destination };
 
-  /// Whether a connector gives or takes the value, seen from inside `system`: an element's output
-  /// gives, the system's own input gives (to its inside).
+  /// Whether a connector gives or takes the value, seen from inside `system`:
+  /// an element's output gives, the system's own input gives (to its inside).
   Role role(const Endpoint& end, const Element& system) const {
     const std::string& kind = end.connector->kind;
     const bool own = end.owner == &system;
@@ -436,10 +481,11 @@ class SsdReader {
     if (kind == "output" || kind == "calculatedParameter" || kind == "local" || kind == "constant") {
       return own ? Role::destination : Role::source;
     }
-    fail(fmt::format(
-        "{} has kind '{}': cosima connects input, output, parameter, calculatedParameter, local and constant "
-        "connectors",
-        describe(end), kind));
+    fail(
+        fmt::format("{} has kind '{}': cosima connects input, output, "
+                    "parameter, calculatedParameter, local and constant "
+                    "connectors",
+                    describe(end), kind));
   }
 
   Endpoint endpoint(const Element& system, const pugi::xml_node& connection, const char* element_attribute,
@@ -453,28 +499,35 @@ class SsdReader {
       if (owner == nullptr) {
         std::string known;
         for (const Element* e : system.elements) known += (known.empty() ? "" : ", ") + e->name;
-        fail(fmt::format("a connection in {} names element '{}', which it does not contain (elements: {})",
-                         system.describe(), element.value(), known.empty() ? "none" : known));
+        fail(
+            fmt::format("a connection in {} names element '{}', which it does "
+                        "not contain (elements: {})",
+                        system.describe(), element.value(), known.empty() ? "none" : known));
       }
     }
     const std::string connector_name = connection.attribute(connector_attribute).value();
     const Connector* connector = owner->connector(connector_name);
     if (connector == nullptr) {
-      fail(fmt::format("a connection in {} names connector '{}' of {}, which declares no such connector",
-                       system.describe(), connector_name, owner == &system ? "the system itself" : owner->describe()));
+      fail(
+          fmt::format("a connection in {} names connector '{}' of {}, which "
+                      "declares no such connector",
+                      system.describe(), connector_name, owner == &system ? "the system itself" : owner->describe()));
     }
     return {owner, connector};
   }
 
-  /// The connection's transformation as y ↦ factor·y + offset; mappings that are not the identity are refused.
+  /// The connection's transformation as y ↦ factor·y + offset; mappings that
+  /// are not the identity are refused.
   Affine transformation(const pugi::xml_node& connection, const Link& link) const {
     const std::string what = fmt::format("the connection from {} to {}", describe(link.from), describe(link.to));
     Affine affine;
     if (const pugi::xml_node linear = child(connection, "LinearTransformation")) {
       for (const Endpoint& end : {link.from, link.to}) {
         if (!end.connector->type.empty() && !is_real_type(end.connector->type)) {
-          fail(fmt::format("{}: a LinearTransformation applies to Real connectors, and {} is {}", what, describe(end),
-                           end.connector->type));
+          fail(
+              fmt::format("{}: a LinearTransformation applies to Real "
+                          "connectors, and {} is {}",
+                          what, describe(end), end.connector->type));
         }
       }
       if (const pugi::xml_attribute a = linear.attribute("factor")) affine.scale = number(a.value(), what + ": factor");
@@ -493,15 +546,31 @@ class SsdReader {
     return affine;
   }
 
-  void collect_links(const Element& system) {
+  /// The links of every system, each system's connections before its
+  /// subsystems' (depth first).
+  void collect_links(const Element& root) {
+    std::vector<const Element*> pending{&root};
+    while (!pending.empty()) {
+      const Element& system = *pending.back();
+      pending.pop_back();
+      collect_links_of(system);
+      for (auto e = system.elements.rbegin(); e != system.elements.rend(); ++e) {
+        if ((*e)->is_system) pending.push_back(*e);
+      }
+    }
+  }
+
+  void collect_links_of(const Element& system) {
     for (const pugi::xml_node& connection : children(child(system.node, "Connections"), "Connection")) {
       const Endpoint start = endpoint(system, connection, "startElement", "startConnector");
       const Endpoint end = endpoint(system, connection, "endElement", "endConnector");
       const Role start_role = role(start, system);
       if (start_role == role(end, system)) {
-        fail(fmt::format("the connection between {} ({}) and {} ({}) in {} has no direction: both {}", describe(start),
-                         start.connector->kind, describe(end), end.connector->kind, system.describe(),
-                         start_role == Role::source ? "give a value" : "take a value"));
+        fail(
+            fmt::format("the connection between {} ({}) and {} ({}) in {} has "
+                        "no direction: both {}",
+                        describe(start), start.connector->kind, describe(end), end.connector->kind, system.describe(),
+                        start_role == Role::source ? "give a value" : "take a value"));
       }
       Link link = start_role == Role::source ? Link{start, end} : Link{end, start};
       link.transformation = transformation(connection, link);
@@ -511,13 +580,11 @@ class SsdReader {
         fail(fmt::format("{} has more than one inbound connection", describe(link.to)));
       }
     }
-    for (const Element* e : system.elements) {
-      if (e->is_system) collect_links(*e);
-    }
   }
 
-  /// Follows the connections into a component connector back to the component output (or the bound
-  /// system connector) they start from, composing unit conversions and transformations on the way.
+  /// Follows the connections into a component connector back to the component
+  /// output (or the bound system connector) they start from, composing unit
+  /// conversions and transformations on the way.
   void resolve_inbound(const Endpoint& target, Json& target_system,
                        std::vector<std::pair<std::size_t, Json>>& connections, Json& inputs) const {
     std::vector<const Link*> path;  // target first
@@ -529,8 +596,9 @@ class SsdReader {
       if (path.size() > inbound_.size()) fail(fmt::format("the connections into {} form a loop", describe(target)));
     }
     if (target.connector->kind == "input") {
-      // a parameter binding to a component's input gives its value while nothing connected drives it
-      // (SSP 1.0 §5.6: a binding sets the start value of the variable)
+      // a parameter binding to a component's input gives its value while
+      // nothing connected drives it (SSP 1.0 §5.6: a binding sets the start
+      // value of the variable)
       const std::string& name = target.connector->name;
       const bool bound = target_system.contains("parameters") && target_system["parameters"].is_object() &&
                          target_system["parameters"].contains(name);
@@ -542,8 +610,8 @@ class SsdReader {
       }
     }
     if (path.empty()) return;
-    // forward, from the source: convert into each declared unit on the way (a connector without a
-    // unit carries the one before it), then transform
+    // forward, from the source: convert into each declared unit on the way (a
+    // connector without a unit carries the one before it), then transform
     Affine total;
     const Connector* unit_holder = at.connector;
     Endpoint unit_end = at;
@@ -569,18 +637,21 @@ class SsdReader {
       const std::string& to_type = target.connector->type;
       if (!from_type.empty() && !to_type.empty() && from_type != to_type &&
           !(is_real_type(from_type) && is_real_type(to_type))) {
-        connection["convert"] = true;  // SSD Allowed Connections: conversions between types are implementation-defined
+        connection["convert"] = true;  // SSD Allowed Connections: conversions between types are
+                                       // implementation-defined
       }
       if (total.scale != 1.0) connection["scale"] = total.scale;
       if (total.offset != 0.0) connection["offset"] = total.offset;
       connections.emplace_back(path.front()->order, std::move(connection));
       return;
     }
-    // a system connector nothing feeds: its value is a parameter binding's, or there is none
+    // a system connector nothing feeds: its value is a parameter binding's, or
+    // there is none
     const auto bound = connector_values_.find(at);
     if (bound == connector_values_.end()) {
       fail(
-          fmt::format("{} feeds {} but nothing feeds it: SSP 1.0 connectors have no start value; connect it or bind a "
+          fmt::format("{} feeds {} but nothing feeds it: SSP 1.0 connectors "
+                      "have no start value; connect it or bind a "
                       "value to it with a ParameterBinding",
                       describe(at), describe(target)));
     }
@@ -600,16 +671,22 @@ class SsdReader {
     std::pair<int, long> priority{};  ///< (−depth of the binding, its order): the largest wins
   };
 
-  /// The parameter set of one binding: from its source file or inline, with prefix and mapping applied.
+  /// The parameter set of one binding: from its source file or inline, with
+  /// prefix and mapping applied.
   std::vector<ParameterValue> binding_values(const pugi::xml_node& binding, const Element& owner) const {
     const std::string where = fmt::format("a ParameterBinding of {}", owner.describe());
     const std::string type = binding.attribute("type").value();
     if (!type.empty() && type != "application/x-ssp-parameter-set") {
-      fail(fmt::format("{} has type '{}': cosima reads SSP parameter sets (application/x-ssp-parameter-set)", where,
-                       type));
+      fail(
+          fmt::format("{} has type '{}': cosima reads SSP parameter sets "
+                      "(application/x-ssp-parameter-set)",
+                      where, type));
     }
     if (const std::string base = binding.attribute("sourceBase").value(); !base.empty() && base != "SSD") {
-      fail(fmt::format("{} has sourceBase=\"{}\": only sources relative to the SSD are supported", where, base));
+      fail(
+          fmt::format("{} has sourceBase=\"{}\": only sources relative to the "
+                      "SSD are supported",
+                      where, base));
     }
     pugi::xml_document file;
     pugi::xml_node set;
@@ -618,7 +695,11 @@ class SsdReader {
       set = load(file, source, where, "ParameterSet");
     } else {
       set = child(child(binding, "ParameterValues"), "ParameterSet");
-      if (!set) fail(fmt::format("{} has neither a source nor inline <ssd:ParameterValues><ssv:ParameterSet>", where));
+      if (!set)
+        fail(
+            fmt::format("{} has neither a source nor inline "
+                        "<ssd:ParameterValues><ssv:ParameterSet>",
+                        where));
     }
     const Units set_units = binding.attribute("source") ? read_units(set) : units_;
     const std::string prefix = binding.attribute("prefix").value();
@@ -676,15 +757,16 @@ class SsdReader {
       fail(fmt::format("{} is a Clock: not supported", what));
     } else {
       const bool is_unsigned = result.type.starts_with("UInt");
-      const std::optional<long long> whole =
-          fmi::description::to_integer(text, is_unsigned ? 0 : -(1LL << 53), 1LL << 53);  // what a double carries
+      const std::optional<long long> whole = fmi::description::to_integer(text, is_unsigned ? 0 : -(1LL << 53),
+                                                                          1LL << 53);  // what a double carries
       if (!whole) fail(fmt::format("{} = \"{}\" is not an integer (as far as a double carries one)", what, text));
       result.value = *whole;
     }
     return result;
   }
 
-  /// SSM: only mapped parameters apply, by their target names (after an optional LinearTransformation).
+  /// SSM: only mapped parameters apply, by their target names (after an
+  /// optional LinearTransformation).
   std::vector<ParameterValue> mapped(const std::vector<ParameterValue>& values, const pugi::xml_node& mapping_node,
                                      const std::string& where) const {
     pugi::xml_document file;
@@ -692,7 +774,10 @@ class SsdReader {
     if (mapping_node.attribute("source"))
       mapping = load(file, mapping_node.attribute("source").value(), where, "ParameterMapping");
     if (!mapping)
-      fail(fmt::format("{}: its ParameterMapping has neither a source nor an inline <ssm:ParameterMapping>", where));
+      fail(
+          fmt::format("{}: its ParameterMapping has neither a source nor an "
+                      "inline <ssm:ParameterMapping>",
+                      where));
     std::vector<ParameterValue> result;
     for (const pugi::xml_node& entry : children(mapping, "MappingEntry")) {
       const std::string source = entry.attribute("source").value();
@@ -722,9 +807,10 @@ class SsdReader {
     return result;
   }
 
-  /// Applies one value by its hierarchical name relative to `element` (SSD: ParameterBindings — to a
-  /// system's own connector, into an element whose name and a dot begin it — to all of them when names
-  /// pun — or to a component's variable).
+  /// Applies one value by its hierarchical name relative to `element` (SSD:
+  /// ParameterBindings — to a system's own connector, into an element whose
+  /// name and a dot begin it — to all of them when names pun — or to a
+  /// component's variable).
   void apply(const Element& element, const std::string& name, const ParameterValue& value,
              const std::pair<int, long>& priority) {
     auto keep = [&](Binding& binding, Json converted) {
@@ -744,8 +830,9 @@ class SsdReader {
     }
   }
 
-  /// A Real parameter with a unit, set on a component connector that declares another unit, is converted.
-  /// Without a connector, the unit the FMU declares for the variable counts.
+  /// A Real parameter with a unit, set on a component connector that declares
+  /// another unit, is converted. Without a connector, the unit the FMU declares
+  /// for the variable counts.
   Json converted_to_connector(const Element& component, const std::string& name, const ParameterValue& value) const {
     const Connector* connector = component.connector(name);
     std::string unit = connector != nullptr ? connector->unit : "";
@@ -782,9 +869,10 @@ class SsdReader {
     return entry;
   }
 
-  /// The annotation settles how the package runs, never what it loads: a system's file ("fmu", "csv")
-  /// or kind ("model") comes from the SSD's elements and their checked sources alone — a path
-  /// here could reach outside the package (a library loaded, its constructor run).
+  /// The annotation settles how the package runs, never what it loads: a
+  /// system's file ("fmu", "csv") or kind ("model") comes from the SSD's
+  /// elements and their checked sources alone — a path here could reach outside
+  /// the package (a library loaded, its constructor run).
   void refuse_file_settings(const Json& settings) const {
     if (!settings.contains("systems")) return;
     const Json& systems = settings["systems"];
@@ -793,15 +881,18 @@ class SsdReader {
       if (!system.is_object()) continue;
       for (const char* key : {"fmu", "csv", "model"}) {
         if (system.contains(key)) {
-          fail(fmt::format("the {} annotation sets 'systems.{}.{}': what a system loads comes from the SSD's "
-                           "elements, not from an annotation",
-                           kScenarioAnnotation, name, key));
+          fail(
+              fmt::format("the {} annotation sets 'systems.{}.{}': what a "
+                          "system loads comes from the SSD's "
+                          "elements, not from an annotation",
+                          kScenarioAnnotation, name, key));
         }
       }
     }
   }
 
-  /// The cosima settings of the root system (ssc:Annotation type="org.cosima.scenario"): a JSON object.
+  /// The cosima settings of the root system (ssc:Annotation
+  /// type="org.cosima.scenario"): a JSON object.
   std::optional<Json> scenario_annotation(const pugi::xml_node& root_system) const {
     for (const pugi::xml_node& annotation : children(child(root_system, "Annotations"), "Annotation")) {
       if (annotation.attribute("type").value() != kScenarioAnnotation) continue;
@@ -809,7 +900,8 @@ class SsdReader {
       for (const pugi::xml_node& part : annotation.children()) {
         if (part.type() == pugi::node_pcdata || part.type() == pugi::node_cdata) text += part.value();
       }
-      Json settings = parse_json(text, fmt::format("{}: the {} annotation of the root system", source_, kScenarioAnnotation));
+      Json settings =
+          parse_json(text, fmt::format("{}: the {} annotation of the root system", source_, kScenarioAnnotation));
       if (!settings.is_object()) {
         fail(fmt::format("the {} annotation of the root system is not a JSON object", kScenarioAnnotation));
       }
@@ -847,7 +939,8 @@ Json parse_ssd(std::string_view ssd, const SsdResources& resources, const std::s
 SspImport read_ssp(const std::filesystem::path& ssp) {
   const std::string source = fmt::format("SSP '{}'", ssp.string());
   auto directory = std::make_shared<fmi::TemporaryDirectory>("cosima-ssp");
-  fmi::unpack_zip(ssp, directory->path(), {}, "SSP");  // SSP 1.0 Packaging: a zip, entries checked as an FMU's
+  fmi::unpack_zip(ssp, directory->path(), {},
+                  "SSP");  // SSP 1.0 Packaging: a zip, entries checked as an FMU's
   const std::filesystem::path root = directory->path();
   const std::optional<std::string> ssd = read_text_file(root / "SystemStructure.ssd");
   if (!ssd) throw Error(fmt::format("{} has no SystemStructure.ssd", source));
@@ -865,7 +958,8 @@ SspImport read_ssp(const std::filesystem::path& ssp) {
 
 bool is_ssp_file(const std::filesystem::path& file) {
   if (file.extension() == ".ssp") return true;
-  // sniff only a regular file: a pipe (/dev/stdin) read here would be lost to the JSON reader
+  // sniff only a regular file: a pipe (/dev/stdin) read here would be lost to
+  // the JSON reader
   std::error_code error;
   if (!std::filesystem::is_regular_file(file, error)) return false;
   std::ifstream in(file, std::ios::binary);

@@ -156,6 +156,22 @@ code=$?
 check sighup 129 "code 129" -- sh -c "echo code $code; exit $code"
 check sighup-stats 0 "interrupted by SIGHUP" -- cat hup.json
 no_temp_left sighup
+# a full disk (ENOSPC) is a named write error: exit 1, the stats say why, nothing left behind
+check enospc-out 1 "error while writing '/dev/full': No space left on device" -- \
+  "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 10 --out /dev/full --stats full.json
+check enospc-out-stats 0 '"error": "error while writing ./dev/full.: No space left on device"' -- cat full.json
+no_temp_left enospc-out
+# a small file system filled up (needs mount: root; skipped otherwise): results and stats on it
+mkdir -p small
+if mount -t tmpfs -o size=64k tmpfs small 2>/dev/null; then
+  check enospc-disk 1 "error while writing '.*small/r.csv': No space left on device" -- \
+    "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 100 --dt 1e-3 --out small/r.csv --stats small/r.json
+  check enospc-disk-rows 0 "^time," -- head -1 small/r.csv
+  no_temp_left enospc-disk
+  umount small
+else
+  echo "skip enospc-disk: cannot mount a small tmpfs here (not root)"
+fi
 
 # --- outputs opened first, output grid ----------------------------------------------------------------
 check out-path-first 1 "cannot write '/nonexistent/x.csv'" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 1000 --out /nonexistent/x.csv

@@ -1,6 +1,7 @@
-// What the readers accepted and should refuse, or crashed on (#34: 6, 12, 13): deep nesting, duplicate
-// keys and columns, numbers beyond double, devices as tables, a BOM, a dt too small for the run, FMI
-// 3.0 array declarations that contradict themselves. Each refusal names the file and the culprit.
+// What the readers accepted and should refuse, or crashed on (#34: 6, 12, 13):
+// deep nesting, duplicate keys and columns, numbers beyond double, devices as
+// tables, a BOM, a dt too small for the run, FMI 3.0 array declarations that
+// contradict themselves. Each refusal names the file and the culprit.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -50,7 +51,8 @@ TEST_F(Untrusted, DeeplyNestedJsonIsRefusedByNameNotByACrash) {
 
 TEST_F(Untrusted, ADuplicateKeyIsRefusedNotGuessed) {
   const std::string error = error_of([&] {
-    (void)load_scenario(write("twice.json", R"({"start": 0, "stop": 2, "stop": 1e9, "systems": {"a": {"model": "b3.prey"}}})"));
+    (void)load_scenario(
+        write("twice.json", R"({"start": 0, "stop": 2, "stop": 1e9, "systems": {"a": {"model": "b3.prey"}}})"));
   });
   EXPECT_NE(error.find("twice.json"), std::string::npos) << error;
   EXPECT_NE(error.find("'stop' appears twice"), std::string::npos) << error;
@@ -59,11 +61,12 @@ TEST_F(Untrusted, ADuplicateKeyIsRefusedNotGuessed) {
 }
 
 TEST(JsonObjects, KeepTheirOrderAndFindKeysInConstantTime) {
-  // 200 000 keys: with a linear search per insertion (nlohmann's ordered_map) this is 2·10¹⁰ string
-  // compares; the index makes it a fraction of a second
+  // 200 000 keys: with a linear search per insertion (nlohmann's ordered_map)
+  // this is 2·10¹⁰ string compares; the index makes it a fraction of a second
   std::string text = "{";
   constexpr int kKeys = 200000;
-  for (int k = 0; k < kKeys; ++k) text += (k > 0 ? ",\"k" : "\"k") + std::to_string(kKeys - k) + "\": " + std::to_string(k);
+  for (int k = 0; k < kKeys; ++k)
+    text += (k > 0 ? ",\"k" : "\"k") + std::to_string(kKeys - k) + "\": " + std::to_string(k);
   text += "}";
   Json doc = parse_json(text, "wide");
   ASSERT_EQ(doc.size(), static_cast<std::size_t>(kKeys));
@@ -98,19 +101,31 @@ TEST_F(Untrusted, TablesAreRegularFilesWithDistinctColumnsAndMayStartWithABom) {
 }
 
 TEST_F(Untrusted, AStepTooSmallForTheRunIsRefused) {
-  const std::filesystem::path file =
-      write("tiny.json", R"({"start": 0, "stop": 1, "systems": {"a": {"model": "b3.prey"}}, "method": {"type": "jacobi", "dt": 1e-300}})");
+  const std::filesystem::path file = write(
+      "tiny.json",
+      R"({"start": 0, "stop": 1, "systems": {"a": {"model": "b3.prey"}}, "method": {"type": "jacobi", "dt": 1e-300}})");
   const std::string error = error_of([&] { (void)run_scenario(load_scenario(file, {"inputs.a.q=1"})); });
   EXPECT_NE(error.find("dt = 1e-300 is below"), std::string::npos) << error;
 }
 
-TEST(SsdNesting, SystemsNestedTooDeeplyAreRefusedByNameNotByACrash) {
+std::string nested_ssd(int levels) {
   std::string ssd = R"(<?xml version="1.0" encoding="UTF-8"?>
 <ssd:SystemStructureDescription xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" version="1.0" name="deep">)";
-  constexpr int kLevels = 20000;
-  for (int level = 0; level < kLevels; ++level) ssd += "<ssd:System name=\"s" + std::to_string(level) + "\"><ssd:Elements>";
-  for (int level = 0; level < kLevels; ++level) ssd += "</ssd:Elements></ssd:System>";
-  ssd += "</ssd:SystemStructureDescription>";
+  for (int level = 0; level < levels; ++level)
+    ssd += "<ssd:System name=\"s" + std::to_string(level) + "\"><ssd:Elements>";
+  for (int level = 0; level < levels; ++level) ssd += "</ssd:Elements></ssd:System>";
+  return ssd + "</ssd:SystemStructureDescription>";
+}
+
+TEST(SsdNesting, SystemsNestedWithinTheBoundAreReadWithoutRecursion) {
+  // 200 levels ran the recursive reader 200 frames deep; the iterative one
+  // reads them flat
+  const std::string error = error_of([&] { (void)ssp::parse_ssd(nested_ssd(200), {}, "SSP 'deep.ssp'"); });
+  EXPECT_EQ(error.find("nests systems"), std::string::npos) << error;
+}
+
+TEST(SsdNesting, SystemsNestedTooDeeplyAreRefusedByNameNotByACrash) {
+  const std::string ssd = nested_ssd(20000);
   const std::string error = error_of([&] { (void)ssp::parse_ssd(ssd, {}, "SSP 'deep.ssp'"); });
   EXPECT_NE(error.find("deep.ssp"), std::string::npos) << error;
   EXPECT_NE(error.find("nests systems deeper than"), std::string::npos) << error;
@@ -122,31 +137,37 @@ std::string fmi3_description(const std::string& variables) {
   <CoSimulation modelIdentifier="m"/>
   <ModelVariables>
     <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
-)" + variables + R"(
+)" + variables +
+         R"(
   </ModelVariables>
   <ModelStructure/>
 </fmiModelDescription>)";
 }
 
 TEST(Fmi3Description, ArraysThatContradictThemselvesAreRefused) {
-  const std::string n = R"(<UInt64 name="n" valueReference="1" causality="structuralParameter" variability="fixed" start="7" max="5"/>)";
+  const std::string n =
+      R"(<UInt64 name="n" valueReference="1" causality="structuralParameter" variability="fixed" start="7" max="5"/>)";
   std::string error = error_of([&] {
     (void)fmi::parse_model_description(
-        fmi3_description(n + R"(<Float64 name="A" valueReference="2" causality="parameter" variability="fixed" start="1 2 3 4 5 6 7 8 9">
+        fmi3_description(
+            n +
+            R"(<Float64 name="A" valueReference="2" causality="parameter" variability="fixed" start="1 2 3 4 5 6 7 8 9">
       <Dimension valueReference="1"/><Dimension valueReference="1"/></Float64>)"),
         "m.fmu");
   });
   EXPECT_NE(error.find("Dimension 'n' = 7 is outside [0, 5]"), std::string::npos) << error;
   error = error_of([&] {
     (void)fmi::parse_model_description(
-        fmi3_description(R"(<Float64 name="A" valueReference="2" causality="parameter" variability="fixed" start="1 2 3 4 5">
+        fmi3_description(
+            R"(<Float64 name="A" valueReference="2" causality="parameter" variability="fixed" start="1 2 3 4 5">
       <Dimension start="3"/><Dimension start="3"/></Float64>)"),
         "m.fmu");
   });
   EXPECT_NE(error.find("'A' has 5 start values for its 9 elements"), std::string::npos) << error;
   error = error_of([&] {
     (void)fmi::parse_model_description(
-        fmi3_description(R"(<Float64 name="A" valueReference="2" causality="parameter" variability="fixed" start="1">
+        fmi3_description(
+            R"(<Float64 name="A" valueReference="2" causality="parameter" variability="fixed" start="1">
       <Dimension start="3" valueReference="0"/></Float64>)"),
         "m.fmu");
   });
