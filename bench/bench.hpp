@@ -2,6 +2,7 @@
 // Benchmarks reproducing the seeds' figures: `cosima bench NAME [--quick] [--json FILE]`.
 // Each prints a markdown table; wall times are medians of repeated runs on this machine, next to
 // counts that do not depend on it (macro-steps, integrations, iterations).
+#include <limits>
 #include <filesystem>
 #include <string>
 
@@ -10,6 +11,9 @@
 #include "scenario/run_scenario.hpp"
 
 namespace cosima::bench {
+
+/// A table cell without a figure.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct BenchOptions {
   bool quick = false;

@@ -23,7 +23,6 @@ namespace cosima::bench {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Variant {
   std::string label;

@@ -13,7 +13,7 @@
 #include "bench/bench.hpp"
 #include "bench/report.hpp"
 #include "core/metrics.hpp"
-#include "fmi/fmu_archive.hpp"
+#include "fmi/common/fmu_archive.hpp"
 #include "scenario/run_scenario.hpp"
 
 namespace cosima::bench {

@@ -19,7 +19,6 @@ namespace cosima::bench {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct MethodCase {
   std::string label, type, jfm;

@@ -21,8 +21,8 @@
 #include "bench/bench.hpp"
 #include "bench/report.hpp"
 #include "core/error.hpp"
-#include "fmi/fmi2_instance.hpp"
-#include "fmi/fmu_archive.hpp"
+#include "fmi/v2/fmi2_instance.hpp"
+#include "fmi/common/fmu_archive.hpp"
 #include "scenario/oscillator_network.hpp"
 
 namespace cosima::bench {

@@ -16,7 +16,7 @@
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "exec/executor.hpp"
-#include "fmi/fmu_archive.hpp"
+#include "fmi/common/fmu_archive.hpp"
 #include "scenario/oscillator_network.hpp"
 #include "scenario/run_scenario.hpp"
 

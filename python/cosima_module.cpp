@@ -30,9 +30,9 @@
 #include "core/log.hpp"
 #include "core/whole_number.hpp"
 #include "exec/executor.hpp"
-#include "exec/process_executor.hpp"
-#include "fmi/fmu_system.hpp"
-#include "methods/method_factory.hpp"
+#include "scenario/executors.hpp"
+#include "fmi/fmu_info.hpp"
+#include "methods/method_registry.hpp"
 #include "models/registry.hpp"
 #include "observer/observer.hpp"
 #include "scenario/run_scenario.hpp"
@@ -278,34 +278,16 @@ class PyResult {
 // --- Running ----------------------------------------------------------------------------------------
 
 /// The executor of a spec as the command line takes it (`--executor`), except mpi.
-std::unique_ptr<cosima::Executor> make_executor(const std::string& spec, const cosima::Scenario& scenario,
+std::unique_ptr<cosima::Executor> make_executor(const std::string& text, const cosima::Scenario& scenario,
+                                                const cosima::SystemCatalog& catalog,
                                                 std::optional<double> fmu_timeout) {
-  if (spec == "mpi") {
+  const cosima::ExecutorSpec spec = cosima::parse_executor_spec(text);
+  if (spec.kind == cosima::ExecutorSpec::Kind::mpi) {
     throw cosima::Error(
         "executor 'mpi' runs under mpirun with the cosima command (mpirun -n N build/cosima run ... --executor mpi); "
         "from Python use sequential, threads:N or processes[:N]");
   }
-  if (spec == "processes" || spec.starts_with("processes:")) {
-    cosima::ProcessOptions options{.processes = 0, .timeout = fmu_timeout.value_or(0.0)};
-    if (spec != "processes") {
-      std::optional<int> count;
-      try {
-        std::size_t used = 0;
-        const std::string n = spec.substr(10);
-        const double value = std::stod(n, &used);
-        if (used == n.size()) count = cosima::whole_number(value, 1, 1 << 20);
-      } catch (const std::exception&) {
-        count.reset();
-      }
-      if (!count) throw cosima::Error(fmt::format("executor '{}': N must be a positive integer", spec));
-      options.processes = *count;
-    }
-    return std::make_unique<cosima::ProcessExecutor>(scenario, options);
-  }
-  if (fmu_timeout) {
-    throw cosima::Error("fmu_timeout needs executor 'processes' (an FMU in this process cannot be stopped)");
-  }
-  return cosima::make_local_executor(spec, static_cast<int>(scenario.systems.size()));
+  return cosima::make_executor(spec, scenario, catalog, fmu_timeout);
 }
 
 /// What a run leaves for Python, gathered without the GIL.
@@ -364,7 +346,8 @@ RunData run_parsed(cosima::Scenario scenario, const std::string& executor_spec, 
   const LogLevelScope log_level(scenario.log_level);
   // "auto": chosen before any executor starts, so that every process builds the same method
   (void)cosima::resolve_auto_method(scenario);
-  std::unique_ptr<cosima::Executor> executor = make_executor(executor_spec, scenario, fmu_timeout);
+  const cosima::SystemCatalog catalog = cosima::system_catalog(scenario);
+  std::unique_ptr<cosima::Executor> executor = make_executor(executor_spec, scenario, catalog, fmu_timeout);
   // results kept in memory (no step log: not exposed), no files
   const cosima::RunOutputs outputs{.keep_step_log = false, .observers = {interrupts}};
   cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get(), outputs);

@@ -4,6 +4,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
+  ccache                 # rebuilds in seconds (CMake uses it when present)
   libeigen3-dev          # linear algebra
   libsundials-dev        # CVODE (stiff native systems, monolithic references)
   petsc-dev              # SNES for the Jacobian-free methods

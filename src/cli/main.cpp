@@ -26,15 +26,15 @@
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "exec/mpi_executor.hpp"
-#include "exec/process_executor.hpp"
-#include "fmi/fmu_system.hpp"
+#include "scenario/executors.hpp"
+#include "fmi/fmu_info.hpp"
 #include "io/csv.hpp"
-#include "methods/method_factory.hpp"
+#include "methods/method_registry.hpp"
 #include "models/registry.hpp"
 #include "observer/progress_line.hpp"
 #include "plot/gnuplot.hpp"
 #include "scenario/run_scenario.hpp"
-#include "ssp/ssp_writer.hpp"
+#include "scenario/ssp_export.hpp"
 
 namespace {
 
@@ -72,20 +72,12 @@ const CLI::Validator kFinite = number_check([](double) { return true; }, "a fini
 /// mpi.
 const CLI::Validator kExecutor(
     [](const std::string& text) -> std::string {
-      if (text == "sequential" || text == "processes" || text == "mpi") return {};
-      for (const std::string_view prefix : {"threads:", "processes:"}) {
-        if (!text.starts_with(prefix)) continue;
-        std::size_t used = 0;
-        int count = 0;
-        try {
-          count = std::stoi(text.substr(prefix.size()), &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used == text.size() - prefix.size() && used > 0 && count >= 1) return {};
-        return fmt::format("'{}': N must be a positive integer", text);
+      try {
+        (void)cosima::parse_executor_spec(text);
+        return {};
+      } catch (const cosima::Error& e) {
+        return e.what();
       }
-      return fmt::format("'{}' is none of sequential, threads:N, processes[:N], mpi", text);
     },
     "EXECUTOR");
 
@@ -99,15 +91,15 @@ struct RunArguments {
   bool quiet = false, progress = false, strict_inputs = false;
 };
 
-/// The methods with their options, for `cosima run --help`.
+/// The methods with their options, defaults and help, for `cosima run --help`.
 std::string methods_help() {
-  std::string text =
-      "Methods (--method, or the scenario's \"method\": "
-      "{\"type\": ..., options}):\n";
-  for (const auto& [name, options] : cosima::method_options()) {
-    std::string list;
-    for (const auto& option : options) list += (list.empty() ? "" : ", ") + option;
-    text += fmt::format("  {:<14} {}\n", name, list);
+  std::string text = "Methods (--method, or the scenario's \"method\": {\"type\": ..., options}):\n";
+  for (const cosima::MethodEntry& method : cosima::registered_methods()) {
+    text += fmt::format("  {:<16} {}\n", method.name, method.summary);
+    for (const cosima::MethodOption& option : method.options) {
+      text += fmt::format("      {:<22} {:<10} {}\n", option.name,
+                          option.default_value.empty() ? "-" : option.default_value, option.help);
+    }
   }
   return text +
          "  auto, auto:fast  the most accurate (cheapest accurate) "
@@ -185,31 +177,22 @@ int command_run(const RunArguments& arguments) {
   const bool chosen = cosima::resolve_auto_method(scenario);
   // --executor mpi under mpirun: rank 0 runs the method, the other ranks serve
   // their systems
+  const cosima::ExecutorSpec spec = cosima::parse_executor_spec(executor_spec);
+  const cosima::SystemCatalog catalog = cosima::system_catalog(scenario);
   std::optional<cosima::MpiSession> mpi;
-  std::unique_ptr<cosima::Executor> executor;
-  if (executor_spec == "mpi") {
+  if (spec.kind == cosima::ExecutorSpec::Kind::mpi) {
     mpi.emplace();
     if (mpi->rank() != 0) {
-      cosima::serve_mpi_worker(scenario, mpi->rank(), mpi->size());
+      cosima::serve_mpi_worker(catalog, mpi->rank(), mpi->size());
       return 0;
     }
   }
   if (chosen) std::cerr << "cosima: " << scenario.method_choice << '\n';
-  if (executor_spec == "mpi") {
-    executor = std::make_unique<cosima::MpiExecutor>(scenario, mpi->size());
-  } else if (executor_spec == "processes" || executor_spec.starts_with("processes:")) {
-    cosima::ProcessOptions options{.processes = 0, .timeout = fmu_timeout.value_or(0.0)};
-    if (executor_spec != "processes") {
-      options.processes = std::stoi(executor_spec.substr(10));  // checked by kExecutor
-    }
-    executor = std::make_unique<cosima::ProcessExecutor>(scenario, options);
-  } else {
-    if (fmu_timeout)
-      throw UsageError(
-          "--fmu-timeout needs --executor processes (an FMU in "
-          "this process cannot be stopped)");
-    executor = cosima::make_local_executor(executor_spec, static_cast<int>(scenario.systems.size()));
+  if (fmu_timeout && spec.kind != cosima::ExecutorSpec::Kind::processes) {
+    throw UsageError("--fmu-timeout needs --executor processes (an FMU in this process cannot be stopped)");
   }
+  std::unique_ptr<cosima::Executor> executor =
+      cosima::make_executor(spec, scenario, catalog, fmu_timeout, mpi ? mpi->size() : 0);
   // results stream to disk as the run goes; a stats file is created before the
   // run, like them
   const std::string csv = out.value_or(std::filesystem::path(scenario_file).stem().string() + ".csv");

@@ -1,4 +1,5 @@
 #include "exec/executor.hpp"
+#include "exec/executor_spec.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -255,22 +256,18 @@ void ThreadPoolExecutor::execute(PlainBatch& batch) {
   rethrow_failure(batch);
 }
 
-std::unique_ptr<Executor> make_local_executor(const std::string& spec, int systems) {
-  if (spec == "sequential") return std::make_unique<SequentialExecutor>();
-  if (spec.starts_with("threads:")) {
-    const std::string count = spec.substr(8);
-    int threads = 0;
-    const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), threads);
-    if (error != std::errc() || end != count.data() + count.size() || threads < 1) {
-      throw Error(fmt::format("--executor {}: expected threads:N with N ≥ 1", spec));
-    }
-    if (systems > 0 && threads > systems) {  // a thread without a system would only wait
-      log(LogLevel::warning, fmt::format("--executor {}: capped at threads:{}, the number of systems", spec, systems));
-      threads = systems;
-    }
-    return std::make_unique<ThreadPoolExecutor>(threads);
+std::unique_ptr<Executor> make_local_executor(const std::string& text, int systems) {
+  const ExecutorSpec spec = parse_executor_spec(text);
+  if (spec.kind == ExecutorSpec::Kind::sequential) return std::make_unique<SequentialExecutor>();
+  if (spec.kind != ExecutorSpec::Kind::threads) {
+    throw Error(fmt::format("executor '{}' is not one of this process (sequential, threads:N)", text));
   }
-  throw Error(fmt::format("unknown executor '{}' (executors: sequential, threads:N, processes[:N], mpi)", spec));
+  int threads = spec.count;
+  if (systems > 0 && threads > systems) {  // a thread without a system would only wait
+    log(LogLevel::warning, fmt::format("--executor {}: capped at threads:{}, the number of systems", text, systems));
+    threads = systems;
+  }
+  return std::make_unique<ThreadPoolExecutor>(threads);
 }
 
 }  // namespace cosima

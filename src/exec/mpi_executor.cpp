@@ -68,11 +68,11 @@ int owner_rank(int s, int systems, int ranks) {
 
 // --- rank 0 -------------------------------------------------------------------------------------
 
-MpiExecutor::MpiExecutor(const Scenario& scenario, int ranks) : ranks_(ranks) {
+MpiExecutor::MpiExecutor(const SystemCatalog& catalog, int ranks) : ranks_(ranks) {
   if (ranks_ < 2) {
     throw Error("the MPI executor needs rank 0 and at least one worker: mpirun -n 3 cosima run … --executor mpi");
   }
-  for (const auto& spec : scenario.systems) names_.push_back(spec.name);
+  names_ = catalog.names;
   const int systems = static_cast<int>(names_.size());
   descriptions_.assign(static_cast<std::size_t>(systems), {});
   counts_.assign(static_cast<std::size_t>(ranks_), 0);
@@ -149,13 +149,13 @@ void MpiExecutor::receive_from_workers() {
 
 namespace {
 
-void serve(const Scenario& scenario, int rank, int ranks) {
-  const int systems = static_cast<int>(scenario.systems.size());
+void serve(const SystemCatalog& catalog, int rank, int ranks) {
+  const int systems = catalog.size();
   std::vector<int> mine;
   for (int s = 0; s < systems; ++s) {
     if (owner_rank(s, systems, ranks) == rank) mine.push_back(s);
   }
-  SystemServer server(scenario, mine);
+  SystemServer server(catalog, mine);
   auto reply = [&](const std::vector<char>& bytes) {
     const int count = static_cast<int>(bytes.size());
     gather(count, nullptr);
@@ -179,9 +179,9 @@ void serve(const Scenario& scenario, int rank, int ranks) {
 
 }  // namespace
 
-void serve_mpi_worker(const Scenario& scenario, int rank, int ranks) {
+void serve_mpi_worker(const SystemCatalog& catalog, int rank, int ranks) {
   try {
-    serve(scenario, rank, ranks);
+    serve(catalog, rank, ranks);
   } catch (const std::exception& e) {
     // the protocol is broken: end the whole job rather than leave rank 0 waiting
     std::cerr << fmt::format("cosima: rank {}: {} — aborting the run\n", rank, e.what());

@@ -1,7 +1,7 @@
 #pragma once
 // The MPI executor: the orchestrator/worker layout of seed 001 §4. Rank 0 runs the method; ranks
 // 1…n own the systems — system s of S lives on rank 1 + ⌊s·n/S⌋ — and build them from the same
-// scenario there (an FMU is loaded on the rank that owns it). Per batch of orders:
+// catalog there (exec/system_catalog.hpp: an FMU is loaded on the rank that owns it). Per batch of orders:
 //   MPI_Bcast    the command (carry out orders / shut down)
 //   MPI_Scatterv each worker's orders           (rank 0 → workers)
 //   MPI_Gatherv  the replies                    (workers → rank 0)
@@ -11,15 +11,15 @@
 // the job (MPI_Abort), so a run never hangs.
 //
 //   MpiSession session(argc, argv);
-//   if (session.rank() == 0) { MpiExecutor executor(scenario, session.size()); run_scenario(scenario, &executor); }
-//   else serve_mpi_worker(scenario, session.rank(), session.size());
+//   if (session.rank() == 0) { MpiExecutor executor(catalog, session.size()); run_scenario(scenario, &executor); }
+//   else serve_mpi_worker(catalog, session.rank(), session.size());
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "exec/executor.hpp"
 #include "exec/protocol.hpp"
-#include "scenario/scenario.hpp"
+#include "exec/system_catalog.hpp"
 
 namespace cosima {
 
@@ -45,7 +45,7 @@ class MpiExecutor final : public RemoteExecutor {
  public:
   /// Rank 0: receives the structure of every system from its owner. Throws Error when a worker
   /// could not build its systems (the workers are then shut down).
-  MpiExecutor(const Scenario& scenario, int ranks);
+  MpiExecutor(const SystemCatalog& catalog, int ranks);
   ~MpiExecutor() override;
   MpiExecutor(const MpiExecutor&) = delete;
   MpiExecutor& operator=(const MpiExecutor&) = delete;
@@ -70,6 +70,6 @@ class MpiExecutor final : public RemoteExecutor {
 
 /// Ranks 1…n: builds the systems this rank owns, reports their structure to rank 0, then carries
 /// out orders until rank 0 shuts the run down.
-void serve_mpi_worker(const Scenario& scenario, int rank, int ranks);
+void serve_mpi_worker(const SystemCatalog& catalog, int rank, int ranks);
 
 }  // namespace cosima

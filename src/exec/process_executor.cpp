@@ -76,7 +76,7 @@ Received read_frame(int fd, std::vector<char>& bytes, std::optional<Clock::time_
 }
 
 /// The child: builds its systems, describes them, then carries out orders until shut down.
-[[noreturn]] void child_main(const Scenario& scenario, const std::vector<int>& systems, int socket, const std::string& tmp,
+[[noreturn]] void child_main(const SystemCatalog& catalog, const std::vector<int>& systems, int socket, const std::string& tmp,
                              ForeignCall* call, int* system_in_flight) {
   forget_emergency_flushes();  // the parent's result streams are the parent's
   mirror_foreign_calls(call);
@@ -84,7 +84,7 @@ Received read_frame(int fd, std::vector<char>& bytes, std::optional<Clock::time_
   setenv("TMPDIR", tmp.c_str(), 1);
   int code = 0;
   try {
-    SystemServer server(scenario, systems);
+    SystemServer server(catalog, systems);
     if (!send_frame(socket, server.descriptions())) std::_Exit(1);
     std::vector<char> in, out;
     while (read_frame(socket, in, std::nullopt) == Received::frame && !in.empty()) {
@@ -109,9 +109,9 @@ std::string signal_text(int signal) {
 
 }  // namespace
 
-ProcessExecutor::ProcessExecutor(const Scenario& scenario, ProcessOptions options)
-    : scenario_(scenario), options_(options) {
-  const int systems = static_cast<int>(scenario.systems.size());
+ProcessExecutor::ProcessExecutor(const SystemCatalog& catalog, ProcessOptions options)
+    : catalog_(catalog), options_(options) {
+  const int systems = catalog.size();
   if (options.processes < 0) throw Error(fmt::format("--executor processes:{}: give a positive count", options.processes));
   if (!(options.timeout >= 0.0)) throw Error(fmt::format("--fmu-timeout {} must not be negative", options.timeout));
   const int count = options.processes == 0 ? systems : std::min(options.processes, systems);
@@ -122,7 +122,7 @@ ProcessExecutor::ProcessExecutor(const Scenario& scenario, ProcessOptions option
     child_of_system_[static_cast<std::size_t>(s)] = k;
     children_[static_cast<std::size_t>(k)].systems.push_back(s);
   }
-  for (const SystemSpec& spec : scenario.systems) names_.push_back(spec.name);
+  names_ = catalog.names;
   descriptions_.assign(static_cast<std::size_t>(systems), {});
   frames_.assign(children_.size(), {});
   running_ = true;
@@ -145,7 +145,7 @@ ProcessExecutor::ProcessExecutor(const Scenario& scenario, ProcessOptions option
     if (pid == 0) {
       for (std::size_t j = 0; j < k; ++j) ::close(children_[j].socket);
       ::close(sockets[0]);
-      child_main(scenario, child.systems, sockets[1], child.temporary, &child.shared->call, &child.shared->system);
+      child_main(catalog, child.systems, sockets[1], child.temporary, &child.shared->call, &child.shared->system);
     }
     ::close(sockets[1]);
     child.pid = pid;
@@ -229,8 +229,9 @@ std::string ProcessExecutor::who(int k) const {
   if (s < 0) {
     return fmt::format("process {} (systems of index {}…)", child.pid, child.systems.empty() ? -1 : child.systems.front());
   }
-  const SystemSpec& spec = scenario_.systems[static_cast<std::size_t>(s)];
-  return fmt::format("system '{}'{}", spec.name, spec.fmu.empty() ? "" : fmt::format(" (FMU '{}')", spec.fmu.string()));
+  const std::filesystem::path& fmu = catalog_.fmus[static_cast<std::size_t>(s)];
+  return fmt::format("system '{}'{}", catalog_.names[static_cast<std::size_t>(s)],
+                     fmu.empty() ? "" : fmt::format(" (FMU '{}')", fmu.string()));
 }
 
 void ProcessExecutor::fail(int k, const std::string& what) {

@@ -19,7 +19,7 @@
 #include "core/crash.hpp"
 #include "exec/executor.hpp"
 #include "exec/protocol.hpp"
-#include "scenario/scenario.hpp"
+#include "exec/system_catalog.hpp"
 
 namespace cosima {
 
@@ -30,9 +30,9 @@ struct ProcessOptions {
 
 class ProcessExecutor final : public RemoteExecutor {
  public:
-  /// Forks the processes, which build their systems from the scenario and describe them. Throws
-  /// Error when one cannot (every process is then shut down).
-  ProcessExecutor(const Scenario& scenario, ProcessOptions options);
+  /// Forks the processes, which build their systems from the catalog and describe them. Throws
+  /// Error when one cannot (every process is then shut down). `catalog` must outlive the executor.
+  ProcessExecutor(const SystemCatalog& catalog, ProcessOptions options);
   ~ProcessExecutor() override;
   ProcessExecutor(const ProcessExecutor&) = delete;
   ProcessExecutor& operator=(const ProcessExecutor&) = delete;
@@ -71,7 +71,7 @@ class ProcessExecutor final : public RemoteExecutor {
   /// Who runs in child k, for messages: "system 's' (FMU 'f')".
   [[nodiscard]] std::string who(int k) const;
 
-  const Scenario& scenario_;
+  const SystemCatalog& catalog_;
   ProcessOptions options_;
   std::vector<Child> children_;
   std::vector<int> child_of_system_;

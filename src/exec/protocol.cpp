@@ -6,8 +6,6 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/method_factory.hpp"
-#include "scenario/scenario.hpp"
 
 namespace cosima {
 
@@ -384,16 +382,13 @@ std::string decode_descriptions(const char* data, std::size_t size, std::vector<
 
 // --- server ---------------------------------------------------------------------------------------
 
-SystemServer::SystemServer(const Scenario& scenario, const std::vector<int>& systems) {
+SystemServer::SystemServer(const SystemCatalog& catalog, const std::vector<int>& systems) {
   wire::Writer w(descriptions_);
-  std::vector<std::string> ignored;
-  std::unique_ptr<CouplingMethod> method;  // what it needs of each system decides the emulation
   for (int s : systems) {
     w.put(static_cast<std::int32_t>(s));
     try {
-      if (!method) method = make_method(scenario.method, scenario.run.dt, ignored);
       Owned entry;
-      entry.system = build_system(scenario.systems.at(static_cast<std::size_t>(s)), *method);
+      entry.system = catalog.build(s);
       entry.host.system = entry.system.get();
       std::vector<char> description;
       wire::Writer d(description);

@@ -3,7 +3,7 @@
 // replies and system descriptions as bytes (exec/wire.hpp), and the two ends that speak it.
 //   orchestrator: encode_orders → (transport) → decode_replies, with RemoteSystem proxies in the
 //                 model standing for the systems that live elsewhere
-//   server:       SystemServer builds its share of the scenario's systems, describes them, and
+//   server:       SystemServer builds its share of the systems (exec/system_catalog.hpp), describes them, and
 //                 carries out the orders it receives (carry_out, exec/order.hpp)
 // The transport only moves byte frames; how is the executor's business.
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include "exec/executor.hpp"
 #include "exec/order.hpp"
 #include "exec/wire.hpp"
-#include "scenario/scenario.hpp"
+#include "exec/system_catalog.hpp"
 
 namespace cosima {
 
@@ -139,10 +139,10 @@ std::string decode_descriptions(const char* data, std::size_t size, std::vector<
 
 // --- server ---------------------------------------------------------------------------------------
 
-/// The systems one server owns, built from the scenario where the server runs (FMUs are loaded there).
+/// The systems one server owns, built from the catalog where the server runs (FMUs are loaded there).
 class SystemServer {
  public:
-  SystemServer(const Scenario& scenario, const std::vector<int>& systems);
+  SystemServer(const SystemCatalog& catalog, const std::vector<int>& systems);
   /// (s, ok, description-or-error) for every owned system.
   [[nodiscard]] const std::vector<char>& descriptions() const { return descriptions_; }
   /// Carries out the (s, order) pairs of one frame, in the order received; writes (s, reply) pairs.

@@ -24,4 +24,7 @@ Json parse_json(std::string_view text, const std::string& what);
 /// `text` parsed when it is JSON (with parse_json's checks, which throw), nullopt when it is not.
 std::optional<Json> parse_json_if_json(std::string_view text, const std::string& what);
 
+/// A JSON value as text for a message; bytes that are not UTF-8 are replaced, never thrown on.
+inline std::string json_text(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 }  // namespace cosima

@@ -1,4 +1,5 @@
 #include "methods/defect_jacobi.hpp"
+#include "methods/method_registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -274,6 +275,36 @@ std::vector<std::pair<std::string, double>> DefectJacobi::totals() const {
           {"mean_step", steps_ > 0 ? elapsed_ / static_cast<double>(steps_) : 0.0},
           {"steps_at_h_min", static_cast<double>(steps_at_floor_)},
           {"h_min", options_.fixed_step ? 0.0 : options_.controller.h_min}};
+}
+
+void register_defect_jacobi() {
+  register_method(
+      {.name = "defect-jacobi",
+       .summary = "Jacobi with Taylor input polynomials and a defect-controlled step (seed 004)",
+       .options = {{"tol", "1e-2", "the defect tolerance of the step controller"},
+                   {"m", "0", "input polynomial order, for all systems or {\"system\": m}"},
+                   {"n", "0", "output polynomial order, for all systems or {\"system\": n}"},
+                   {"h1", "0", "the first (or fixed) step; 0: the run's dt"},
+                   {"h_min", "0", "the smallest step; 0: no limit"},
+                   {"h_max", "0", "the largest step; 0: no limit"},
+                   {"kp", "0.13", "proportional gain of the PI controller (eq. 39)"},
+                   {"ki", "1/15", "integral gain of the PI controller (eq. 39)"},
+                   {"theta_max", "2", "the largest step growth"},
+                   {"fixed", "false", "fixed steps of h1, without defect control"}},
+       .make = [](const OptionReader& options, double dt) -> std::unique_ptr<CouplingMethod> {
+         DefectJacobi::Options o;
+         o.input_order = options.orders("m");
+         o.output_order = options.orders("n");
+         o.fixed_step = options.flag("fixed", false);
+         o.h1 = options.non_negative("h1", 0.0);
+         o.controller.tol = options.positive("tol", o.controller.tol);
+         o.controller.kp = options.number("kp", o.controller.kp);
+         o.controller.ki = options.number("ki", o.controller.ki);
+         o.controller.theta_max = options.number("theta_max", o.controller.theta_max);
+         o.controller.h_min = options.non_negative("h_min", o.controller.h_min);
+         o.controller.h_max = options.non_negative("h_max", o.controller.h_max);
+         return std::make_unique<DefectJacobi>(std::move(o), dt);
+       }});
 }
 
 }  // namespace cosima

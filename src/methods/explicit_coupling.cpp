@@ -1,4 +1,5 @@
 #include "methods/explicit_coupling.hpp"
+#include "methods/method_registry.hpp"
 
 #include <cmath>
 
@@ -201,6 +202,72 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
   }
   ++base_step_;
   return report;
+}
+
+namespace {
+
+std::unique_ptr<CouplingMethod> make_explicit_coupling(const OptionReader& options, ExplicitCoupling::Scheme scheme) {
+  ExplicitCoupling::Options o;
+  o.scheme = scheme;
+  o.order = options.names("order");
+  o.allow_algebraic_loops = options.flag("allow_algebraic_loops", false);
+  if (options.has("extrapolation") && options.spec().at("extrapolation").is_object()) {  // by input, "default" for the rest
+    for (const auto& [input, value] : options.spec().at("extrapolation").items()) {
+      if (!value.is_string()) throw Error(fmt::format("method.extrapolation.{} must be a string", input));
+      if (input == "default") {
+        o.extrapolation = value.get<std::string>();
+      } else {
+        o.extrapolation_of[input] = value.get<std::string>();
+      }
+    }
+  } else {
+    o.extrapolation = options.text("extrapolation", "zoh");
+  }
+  (void)parse_extrapolation(o.extrapolation);
+  for (const auto& [input, text] : o.extrapolation_of) (void)parse_extrapolation(text);
+  o.cliff = options.number("cliff", o.cliff);
+  o.memory = options.integer("memory", o.memory, 1, 1000000);
+  o.plain_steps = options.flag("plain_steps", true);
+  if (options.has("rates")) {
+    if (!options.spec().at("rates").is_object()) throw Error("method.rates must be an object {\"system\": k}");
+    for (const auto& [system, value] : options.spec().at("rates").items()) {
+      o.rates[system] = OptionReader::integer_of(value, "rates." + system, -(1 << 30), 1 << 30);  // checked by the method
+    }
+  }
+  return std::make_unique<ExplicitCoupling>(std::move(o));
+}
+
+std::vector<MethodOption> explicit_options(bool gauss_seidel) {
+  std::vector<MethodOption> options;
+  if (gauss_seidel) {
+    options.push_back({"order", "scenario order", "the systems' order of the sweep, by name"});
+    options.push_back({"allow_algebraic_loops", "false", "run although the sweep order leaves an algebraic loop"});
+  }
+  options.push_back({"extrapolation", "zoh",
+                     "input extrapolation: zoh, choptrey, choptrey:W or poly:… (or an object by input, \"default\" "
+                     "for the rest)"});
+  options.push_back({"cliff", "0.9", "Γ of CHOPtrey (seed 002)"});
+  options.push_back({"memory", "16", "Λ of CHOPtrey: past samples kept"});
+  if (!gauss_seidel) options.push_back({"rates", "", "multi-rate: {\"system\": k}, each system's rate (default 1)"});
+  options.push_back({"plain_steps", "true", "step the common case as one plain batch (false: always as orders)"});
+  return options;
+}
+
+}  // namespace
+
+void register_explicit_coupling() {
+  register_method({.name = "jacobi",
+                   .summary = "non-iterative Jacobi: every system steps on its inputs extrapolated from t_N",
+                   .options = explicit_options(false),
+                   .make = [](const OptionReader& o, double /*dt*/) {
+                     return make_explicit_coupling(o, ExplicitCoupling::Scheme::jacobi);
+                   }});
+  register_method({.name = "gauss-seidel",
+                   .summary = "non-iterative Gauss–Seidel: systems step in turn on the outputs already computed",
+                   .options = explicit_options(true),
+                   .make = [](const OptionReader& o, double /*dt*/) {
+                     return make_explicit_coupling(o, ExplicitCoupling::Scheme::gauss_seidel);
+                   }});
 }
 
 }  // namespace cosima

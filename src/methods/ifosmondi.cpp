@@ -1,4 +1,5 @@
 #include "methods/ifosmondi.hpp"
+#include "methods/method_registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -282,6 +283,61 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
                                   : ""));
     }
   }
+}
+
+namespace {
+
+std::unique_ptr<CouplingMethod> make_ifosmondi(const OptionReader& options, double dt, bool jfm) {
+  Ifosmondi::Options o;
+  const double epsilon = options.positive("epsilon", 1e-4);
+  o.nonlinear.epsilon_abs = options.positive("epsilon_abs", epsilon);
+  o.nonlinear.epsilon_rel = options.positive("epsilon_rel", epsilon);
+  // the fixed point contracts slowly near ρ = 1: it gets more iterations by default
+  o.nonlinear.max_iterations = options.integer("max_iterations", jfm ? 100 : 500, 1, 1 << 30);
+  o.nonlinear.solver = jfm ? options.text("jfm", "anderson") : "fixed-point";
+  if (jfm && o.nonlinear.solver == "fixed-point") throw Error("method.jfm: use method 'ifosmondi' for the fixed point");
+  o.nonlinear.petsc_options = options.text("petsc_options", "");
+  const std::string criterion = options.text("criterion", "norm");
+  if (criterion != "norm" && criterion != "componentwise") {
+    throw Error(fmt::format("method.criterion is '{}': 'norm' (eq. 27, one norm over the unknowns) or 'componentwise' "
+                            "(each unknown against its own scale)",
+                            criterion));
+  }
+  o.nonlinear.criterion = criterion == "componentwise" ? Criterion::componentwise : Criterion::norm;
+  o.dt_ref = dt;
+  o.dt_min = options.non_negative("dt_min", 0.0);
+  o.estimator = estimator_options(options);
+  o.jumps = jump_options(options);
+  return std::make_unique<Ifosmondi>(std::move(o));
+}
+
+std::vector<MethodOption> ifosmondi_options(bool jfm) {
+  std::vector<MethodOption> options = {
+      {"epsilon", "1e-4", "the convergence tolerance of eq. 27 (both parts)"},
+      {"epsilon_abs", "epsilon", "its absolute part"},
+      {"epsilon_rel", "epsilon", "its relative part"},
+      {"max_iterations", jfm ? "100" : "500", "iterations per step before the step is halved"},
+      {"dt_min", "0", "the smallest step; below it the run fails"},
+      {"criterion", "norm", "norm (eq. 27 over all unknowns) or componentwise"},
+  };
+  if (jfm) {
+    options.push_back({"jfm", "anderson", "the solver (PETSc SNES): anderson, anderson-paper, ngmres, ngmres-ls, newtonls, petsc"});
+    options.push_back({"petsc_options", "", "extra PETSc options, as on a PETSc command line"});
+  }
+  return joined(std::move(options), {estimator_option_schema(), jump_option_schema()});
+}
+
+}  // namespace
+
+void register_ifosmondi() {
+  register_method({.name = "ifosmondi",
+                   .summary = "IFOSMONDI (seed 001): C¹ cubic interfaces iterated by a fixed point",
+                   .options = ifosmondi_options(false),
+                   .make = [](const OptionReader& o, double dt) { return make_ifosmondi(o, dt, false); }});
+  register_method({.name = "ifosmondi-jfm",
+                   .summary = "IFOSMONDI-JFM (seed 001): the same interfaces solved by a Jacobian-free method (PETSc)",
+                   .options = ifosmondi_options(true),
+                   .make = [](const OptionReader& o, double dt) { return make_ifosmondi(o, dt, true); }});
 }
 
 }  // namespace cosima

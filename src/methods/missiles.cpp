@@ -1,4 +1,5 @@
 #include "methods/missiles.hpp"
+#include "methods/method_registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -237,6 +238,20 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
     report.terminated = !report.reason.empty();
   }
   return report;
+}
+
+void register_missiles() {
+  register_method({.name = "missiles",
+                   .summary = "MISSILES (seed 003): the C¹ interface of every step solved as one linear system",
+                   .options = joined({{"sparse_above", "64", "unknowns from which the sparse LU is used"}},
+                                     {estimator_option_schema(), jump_option_schema()}),
+                   .make = [](const OptionReader& options, double /*dt*/) -> std::unique_ptr<CouplingMethod> {
+                     Missiles::Options o;
+                     o.estimator = estimator_options(options);
+                     o.sparse_above = options.integer("sparse_above", o.sparse_above, 0, 1 << 30);
+                     o.jumps = jump_options(options);
+                     return std::make_unique<Missiles>(o);
+                   }});
 }
 
 }  // namespace cosima

@@ -1,4 +1,5 @@
 #include "methods/monolithic.hpp"
+#include "methods/method_registry.hpp"
 
 #include <limits>
 
@@ -272,6 +273,18 @@ void Monolithic::push_to_systems(ModularModel& model, double t) {
     native.set_state(t, x_.segment(ode_->state_offset(s), native.state_count()));
     native.set_inputs(buffers_.zoh(model, s));
   }
+}
+
+void register_monolithic() {
+  register_method({.name = "monolithic",
+                   .summary = "the coupled system as one ODE, integrated by CVODE (the reference)",
+                   .options = {{"rtol", "1e-12", "CVODE's relative tolerance"}, {"atol", "1e-12", "its absolute tolerance"}},
+                   .make = [](const OptionReader& options, double /*dt*/) -> std::unique_ptr<CouplingMethod> {
+                     Monolithic::Options o;
+                     o.rtol = options.positive("rtol", o.rtol);
+                     o.atol = options.non_negative("atol", o.atol);
+                     return std::make_unique<Monolithic>(o);
+                   }});
 }
 
 }  // namespace cosima

@@ -6,10 +6,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "fmi/fmu_archive.hpp"
-#include "fmi/fmu_system.hpp"
-#include "fmi3/fmi3_cs_system.hpp"
-#include "fmi/me/me_model.hpp"
+#include "fmi/common/fmu_archive.hpp"
+#include "fmi/fmu_factory.hpp"
 #include "methods/coupling_method.hpp"
 #include "methods/method_choice.hpp"
 #include "models/registry.hpp"
@@ -69,8 +67,7 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
       const auto make = [&spec](const IntegratorOptions& o) { return integrator_of(spec, o); };
       system = fmi::make_me_system(spec.name, spec.fmu, make, options);
     } else {
-      if (md.is_fmi3()) system = std::make_unique<fmi3::Fmi3CsSystem>(spec.name, spec.fmu);
-      else system = std::make_unique<fmi::FmuSystem>(spec.name, spec.fmu);
+      system = fmi::make_cs_system(spec.name, spec.fmu);
     }
     for (const auto& [parameter, value] : spec.parameters) {
       if (const auto* text = std::get_if<std::string>(&value)) system->set_string_parameter(parameter, *text);

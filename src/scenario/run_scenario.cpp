@@ -5,7 +5,7 @@
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "methods/method_choice.hpp"
-#include "methods/method_factory.hpp"
+#include "methods/method_registry.hpp"
 
 namespace cosima {
 

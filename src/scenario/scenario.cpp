@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/whole_number.hpp"
-#include "fmi/fmu_archive.hpp"
+#include "fmi/common/fmu_archive.hpp"
 #include "io/json.hpp"
 #include "ssp/ssp_reader.hpp"
 

@@ -48,15 +48,13 @@
 
 #include "model/modular_model.hpp"
 #include "simulation/simulation.hpp"
-#include "fmi/model_description.hpp"
+#include "fmi/common/model_description.hpp"
 #include "system/emulation/emulated_system.hpp"
 #include "system/native/integrator.hpp"
 
 namespace cosima {
 
 
-/// A JSON value as text for a message; bytes that are not UTF-8 are replaced, never thrown on.
-inline std::string json_text(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 /// A parameter or constant input as written: a number (Booleans as 1/0) or a text.
 using ScalarValue = std::variant<double, std::string>;

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "fmi/description_reader.hpp"
-#include "fmi/fmu_archive.hpp"
+#include "fmi/common/description_reader.hpp"
+#include "fmi/common/fmu_archive.hpp"
 #include "io/json.hpp"
 
 namespace cosima::ssp {

@@ -34,7 +34,7 @@
 #include <string>
 #include <string_view>
 
-#include "fmi/model_description.hpp"
+#include "fmi/common/model_description.hpp"
 
 namespace cosima::ssp {
 
@@ -66,7 +66,7 @@ struct SspImport {
   std::shared_ptr<const void> resources;
 };
 
-/// Unpacks an .ssp (entries checked and bounded as FMUs are, fmi/fmu_archive.hpp) into a private
+/// Unpacks an .ssp (entries checked and bounded as FMUs are, fmi/common/fmu_archive.hpp) into a private
 /// temporary directory and reads its SystemStructure.ssd. Nothing stays on disk when it throws.
 SspImport read_ssp(const std::filesystem::path& ssp);
 

@@ -204,7 +204,7 @@ class System {
   /// Inputs held constant over the step; the default hands apply_inputs their constant polynomials.
   virtual void apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u);
   /// step_constant's work, counted and timed by it: apply_constant_inputs, integrate and, when the
-  /// step succeeded, outputs. A system may fuse them (fmi/fmu_system.hpp: three FMI calls in one scope).
+  /// step succeeded, outputs. A system may fuse them (fmi/v2/cs/fmi2_cs_system.hpp: three FMI calls in one scope).
   virtual StepResult integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y);
   virtual StepResult integrate(double h) = 0;
   virtual void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const;

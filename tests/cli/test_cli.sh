@@ -16,7 +16,7 @@ check compare-table 0 "right.F" -- "$cosima" compare b4.csv ref.csv
 check set-override 0 "dt = 0.002" -- "$cosima" run "$examples/b4_two_mass.json" --dt 2e-3 --stop 1 --set systems.right.parameters.c3=2e5 --out o.csv
 check models 0 "b1.damper" -- "$cosima" models
 check executor-threads 0 "executor threads:2" -- "$cosima" run "$examples/oscillator_ring_8.json" --executor threads:2 --out ring.csv
-check executor-bad 2 "--executor: 'gpu' is none of sequential" -- "$cosima" run "$examples/oscillator_ring_8.json" --executor gpu --out ring.csv
+check executor-bad 2 "--executor: unknown executor 'gpu' .executors: sequential" -- "$cosima" run "$examples/oscillator_ring_8.json" --executor gpu --out ring.csv
 check missiles-run 0 "method     missiles" -- "$cosima" run "$examples/b3_lotka_volterra.json" --method missiles --stop 1 --out m.csv
 check defect-run 0 "method     defect-jacobi" -- "$cosima" run "$examples/b5_rotational_oscillator.json" --method defect-jacobi --set method.tol=0.005 --out d.csv
 check choptrey-run 0 "macro-steps 144" -- "$cosima" run "$examples/b7_thermal_zones.json" --dt 150 --set method.extrapolation=choptrey --out b7.csv

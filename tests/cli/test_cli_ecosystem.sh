@@ -12,7 +12,7 @@ b3="$examples/b3_lotka_volterra.json"
 
 check version 0 "^cosima [0-9]+\.[0-9]+\.[0-9]+$" -- "$cosima" --version
 check run-help 0 "--executor TEXT:EXECUTOR=sequential" -- "$cosima" run --help
-check run-help-methods 0 "ifosmondi-jfm +affine_term.*epsilon.*jfm" -- "$cosima" run --help
+check run-help-methods 0 "^      jfm +anderson +the solver" -- "$cosima" run --help
 check plot-help 0 "--reference" -- "$cosima" plot --help
 check no-command 2 "subcommand is required" -- "$cosima"
 check unknown-command 2 "unknown command 'fly' \(commands: run, export-ssp, models" -- "$cosima" fly

@@ -6,7 +6,7 @@
 #include "test_support.hpp"
 
 #include "core/error.hpp"
-#include "methods/method_factory.hpp"
+#include "methods/method_registry.hpp"
 #include "scenario/scenario.hpp"
 
 namespace cosima {

@@ -15,7 +15,7 @@
 
 #include "core/metrics.hpp"
 #include "methods/method_choice.hpp"
-#include "methods/method_factory.hpp"
+#include "methods/method_registry.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 #include "system/emulation/emulated_system.hpp"

@@ -15,7 +15,7 @@
 
 #include "test_support.hpp"
 
-#include "fmi/fmu_archive.hpp"
+#include "fmi/common/fmu_archive.hpp"
 #include "observer/observer.hpp"
 #include "scenario/oscillator_network.hpp"
 #include "scenario/run_scenario.hpp"

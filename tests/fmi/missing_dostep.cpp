@@ -1,5 +1,5 @@
 // A shared library with some fmi2 functions but no fmi2DoStep: an FMU binary that cannot be used.
-#include "fmi/fmi2_api.hpp"
+#include "fmi/v2/fmi2_api.hpp"
 
 extern "C" __attribute__((visibility("default"))) fmi2Component fmi2Instantiate(fmi2String, fmi2Type, fmi2String, fmi2String,
                                                                                const fmi2CallbackFunctions*, fmi2Boolean,

@@ -7,8 +7,8 @@
 #include "test_support.hpp"
 
 #include "core/error.hpp"
-#include "fmi/export/variable_table.hpp"
-#include "fmi/fmu_system.hpp"
+#include "export/variable_table.hpp"
+#include "fmi/v2/cs/fmi2_cs_system.hpp"
 #include "fmu_fixtures.hpp"
 #include "models/registry.hpp"
 #include "scenario/run_scenario.hpp"
@@ -70,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(
 class FmuCapabilities : public ::testing::Test {
  protected:
   void SetUp() override {
-    fmu_ = std::make_unique<fmi::FmuSystem>("right", kFmuDir / "b4_right.fmu");
+    fmu_ = std::make_unique<fmi::Fmi2CsSystem>("right", kFmuDir / "b4_right.fmu");
     native_ = std::make_unique<NativeSystem>("right", models::make_model("b4.right"), make_integrator("dopri5", {}));
     for (System* s : {static_cast<System*>(fmu_.get()), static_cast<System*>(native_.get())}) {
       s->initialize(0.0);
@@ -85,7 +85,7 @@ class FmuCapabilities : public ::testing::Test {
       ASSERT_TRUE(s->do_step(h).ok());
     }
   }
-  std::unique_ptr<fmi::FmuSystem> fmu_;
+  std::unique_ptr<fmi::Fmi2CsSystem> fmu_;
   std::unique_ptr<NativeSystem> native_;
   InputPolynomials inputs_;
 };
@@ -109,7 +109,7 @@ TEST_F(FmuCapabilities, InputDerivativesDriveTheStepAsPolynomials) {
   EXPECT_NEAR(y_fmu(0), y_native(0), 1e-12 * std::abs(y_native(0)));
   EXPECT_NEAR((x_fmu - x_native).norm(), 0.0, 1e-12);
   // and the polynomial mattered: a ZOH step ends elsewhere
-  auto zoh = std::make_unique<fmi::FmuSystem>("zoh", kFmuDir / "b4_right.fmu");
+  auto zoh = std::make_unique<fmi::Fmi2CsSystem>("zoh", kFmuDir / "b4_right.fmu");
   zoh->initialize(0.0);
   InputPolynomials constant = InputPolynomials::Zero(2, kInputCoefficients);
   constant.col(0) = inputs_.col(0);
@@ -198,7 +198,7 @@ class BrokenFmu : public ::testing::Test {
   }
   /// Loads `fmu` and returns the error message (empty: no error).
   std::string load(const std::filesystem::path& fmu) {
-    return error_of([&] { fmi::FmuSystem system("s", fmu); });
+    return error_of([&] { fmi::Fmi2CsSystem system("s", fmu); });
   }
   std::filesystem::path file(const std::string& name) { return work_ / name; }
   std::string good_xml() { return testing::read_zip_entry(kFmuDir / "b3_prey.fmu", "modelDescription.xml"); }

@@ -11,9 +11,9 @@
 #include "test_support.hpp"
 
 #include "core/error.hpp"
-#include "fmi/fmu_archive.hpp"
-#include "fmi/fmu_system.hpp"
-#include "fmi/model_description.hpp"
+#include "fmi/common/fmu_archive.hpp"
+#include "fmi/v2/cs/fmi2_cs_system.hpp"
+#include "fmi/common/model_description.hpp"
 #include "fmu_fixtures.hpp"
 #include "io/csv.hpp"
 #include "scenario/run_scenario.hpp"
@@ -350,7 +350,7 @@ TEST_P(Fmi2Validation, EachDefectIsNamed) {
   testing::write_zip(broken, {{"modelDescription.xml", xml},
                               {"binaries/linux64/cosima_test_types.so",
                                testing::read_zip_entry(fmu("types"), "binaries/linux64/cosima_test_types.so")}});
-  const std::string what = error_of([&] { fmi::FmuSystem("s", broken); });
+  const std::string what = error_of([&] { fmi::Fmi2CsSystem("s", broken); });
   EXPECT_NE(what.find("broken.fmu"), std::string::npos) << what;
   EXPECT_NE(what.find(d.says), std::string::npos) << what;
   std::filesystem::remove(broken);

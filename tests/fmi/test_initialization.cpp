@@ -14,7 +14,8 @@
 #include "exec/executor.hpp"
 #include "core/log.hpp"
 #include "exec/process_executor.hpp"
-#include "fmi/fmu_archive.hpp"
+#include "fmi/common/fmu_archive.hpp"
+#include "scenario/executors.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 #include "test_support.hpp"
@@ -114,8 +115,9 @@ TEST(Initialization, EveryExecutorGivesTheSameStart) {
   const ScenarioRun sequential = run(doc, {});
   ThreadPoolExecutor threads(2, ThreadPoolExecutor::Sharing::always);
   const ScenarioRun threaded = run(doc, {}, &threads);
-  Scenario scenario = parse_scenario(doc, "inline.json");
-  ProcessExecutor processes(scenario, ProcessOptions{});
+  const Scenario scenario = parse_scenario(doc, "inline.json");
+  const SystemCatalog catalog = system_catalog(scenario);
+  ProcessExecutor processes(catalog, ProcessOptions{});
   const ScenarioRun forked = run(doc, {}, &processes);
   for (const ScenarioRun* other : {&threaded, &forked}) {
     EXPECT_EQ(other->results->column("m2.F"), sequential.results->column("m2.F"));
@@ -193,7 +195,9 @@ TEST(OwnSymbols, AnFmuWithItsOwnCopyOfASundialsSymbolRunsInProcessAndAsAProcess)
   Json doc = Json::parse(R"({"start": 0, "stop": 0.2, "method": {"type": "jacobi", "dt": 0.1}})");
   doc["systems"]["bundled"] = {{"fmu", fmu("cosima_test_bundled")}};
   EXPECT_EQ(run(doc, {}).results->column("bundled.own_copy").back(), 1.0);
-  ProcessExecutor processes(parse_scenario(doc, "inline.json"), ProcessOptions{});
+  const Scenario scenario = parse_scenario(doc, "inline.json");
+  const SystemCatalog catalog = system_catalog(scenario);
+  ProcessExecutor processes(catalog, ProcessOptions{});
   EXPECT_EQ(run(doc, {}, &processes).results->column("bundled.own_copy").back(), 1.0);
 }
 #endif

@@ -14,11 +14,11 @@
 
 #include <gtest/gtest.h>
 
-#include "fmi/export/variable_table.hpp"
-#include "fmi/fmu_system.hpp"
-#include "fmi/me/me_model.hpp"
-#include "fmi3/fmi3_api.hpp"
-#include "fmi3/fmi3_cs_system.hpp"
+#include "export/variable_table.hpp"
+#include "fmi/v2/cs/fmi2_cs_system.hpp"
+#include "fmi/fmu_factory.hpp"
+#include "fmi/v3/fmi3_api.hpp"
+#include "fmi/v3/cs/fmi3_cs_system.hpp"
 #include "fmu_fixtures.hpp"
 #include "models/registry.hpp"
 #include "system/native/integrator.hpp"
@@ -81,7 +81,7 @@ TEST(Fmi3Export, DescriptionReadsBackLikeTheFmi2One) {
   for (const std::string& name : kModels) {
     SCOPED_TRACE(name);
     const fmi3::Fmi3CsSystem fmu3("s", fmi3_fmu(name));
-    const fmi::FmuSystem fmu2("s", fmi2_fmu(name));
+    const fmi::Fmi2CsSystem fmu2("s", fmi2_fmu(name));
     EXPECT_EQ(fmu3.input_names(), fmu2.input_names());
     EXPECT_EQ(fmu3.output_names(), fmu2.output_names());
     EXPECT_EQ(fmu3.state_names(), fmu2.state_names());
@@ -132,7 +132,7 @@ class SameModel : public ::testing::TestWithParam<std::string> {};
 TEST_P(SameModel, CoSimulationIsBitwiseTheFmi2Fmu) {
   const std::string name = GetParam();
   fmi3::Fmi3CsSystem fmu3("s", fmi3_fmu(name));
-  fmi::FmuSystem fmu2("s", fmi2_fmu(name));
+  fmi::Fmi2CsSystem fmu2("s", fmi2_fmu(name));
   fmu3.initialize(0.0);
   fmu2.initialize(0.0);
   // dyadic steps: t + h is exact, so both importers hand the FMU the same communicationStepSize
@@ -224,7 +224,7 @@ INSTANTIATE_TEST_SUITE_P(ProjectFmus, SameModel, ::testing::ValuesIn(kModels),
 TEST(Fmi3Export, CoSimulationWithAnyStepSizeAgreesWithTheFmi2Fmu) {
   // 0.1 is not dyadic: the results agree to rounding (see the dyadic test for bitwise equality)
   fmi3::Fmi3CsSystem fmu3("s", fmi3_fmu("b4_right"));
-  fmi::FmuSystem fmu2("s", fmi2_fmu("b4_right"));
+  fmi::Fmi2CsSystem fmu2("s", fmi2_fmu("b4_right"));
   fmu3.initialize(0.0);
   fmu2.initialize(0.0);
   Eigen::VectorXd y3(1), y2(1);
@@ -294,7 +294,7 @@ TEST(Fmi3Export, ModelsWithoutArrayNamesKeepTheirVariables) {
 
 // --- the C API directly ------------------------------------------------------------------------------
 
-/// fmi3GetNumberOfContinuousStates, fmi3GetNumberOfEventIndicators (FMI 3.0 §3.2.1; not in fmi3/fmi3_api.hpp)
+/// fmi3GetNumberOfContinuousStates, fmi3GetNumberOfEventIndicators (FMI 3.0 §3.2.1; not in fmi/v3/fmi3_api.hpp)
 using CountTYPE = fmi3Status (*)(fmi3Instance, std::size_t*);
 
 /// The FMU's shared library, copied out of the FMI 3.0 archive and loaded, with an instance.

@@ -9,9 +9,10 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "fmi/fmu_archive.hpp"
-#include "fmi/fmu_system.hpp"
-#include "fmi3/fmi3_cs_system.hpp"
+#include "fmi/common/fmu_archive.hpp"
+#include "fmi/fmu_info.hpp"
+#include "fmi/v2/cs/fmi2_cs_system.hpp"
+#include "fmi/v3/cs/fmi3_cs_system.hpp"
 #include "fmu_fixtures.hpp"
 #include "scenario/run_scenario.hpp"
 #include "test_support.hpp"

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "fmu_fixtures.hpp"
-#include "fmi/fmu_archive.hpp"
+#include "fmi/common/fmu_archive.hpp"
 #include "scenario/run_scenario.hpp"
 
 namespace cosima {

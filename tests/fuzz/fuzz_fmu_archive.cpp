@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "fmi/fmu_archive.hpp"
+#include "fmi/common/fmu_archive.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "fmi/model_description.hpp"
+#include "fmi/common/model_description.hpp"
 #include "system/port.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

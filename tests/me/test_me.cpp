@@ -14,7 +14,8 @@
 #include "test_support.hpp"
 
 #include "core/metrics.hpp"
-#include "fmi/me/me_model.hpp"
+#include "fmi/common/me_model.hpp"
+#include "fmi/fmu_factory.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 

@@ -12,8 +12,9 @@
 
 #include "test_support.hpp"
 
-#include "fmi/fmu_archive.hpp"
-#include "fmi/fmu_system.hpp"
+#include "fmi/common/fmu_archive.hpp"
+#include "fmi/fmu_info.hpp"
+#include "fmi/v2/cs/fmi2_cs_system.hpp"
 #include "fmu_fixtures.hpp"
 
 namespace cosima {
@@ -70,7 +71,7 @@ TEST(Archive, TooManyEntriesAreRefusedBeforeAnyIsUnpacked) {
 TEST(Archive, TheSystemsOfOneFmuFileShareOneUnpackedCopy) {
   const PrivateTemp temp;
   {
-    fmi::FmuSystem first("a", kTypes), second("b", kTypes);
+    fmi::Fmi2CsSystem first("a", kTypes), second("b", kTypes);
     std::size_t directories = 0;
     for (const auto& entry : std::filesystem::directory_iterator(temp.path())) directories += entry.is_directory() ? 1 : 0;
     EXPECT_EQ(directories, 1U);

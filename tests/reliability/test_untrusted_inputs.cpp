@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "fmi/model_description.hpp"
+#include "fmi/common/model_description.hpp"
 #include "io/csv.hpp"
 #include "io/json.hpp"
 #include "scenario/run_scenario.hpp"

@@ -15,7 +15,7 @@
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 #include "ssp/ssp_reader.hpp"
-#include "ssp/ssp_writer.hpp"
+#include "scenario/ssp_export.hpp"
 
 namespace cosima {
 namespace {

@@ -17,7 +17,7 @@
 namespace cosima {
 
 namespace {
-constexpr long kMaxSteps = 1'000'000;  ///< per advance
+constexpr long kMaxCvodeSteps = 1'000'000;  ///< per advance
 /// CVodeGetReturnFlagName's name (it allocates the string; the caller frees it).
 std::string flag_name(int flag) {
   char* name = CVodeGetReturnFlagName(flag);
@@ -117,7 +117,7 @@ void CvodeIntegrator::allocate(Eigen::Index n, double t0) {
   matrix_ = SUNDenseMatrix(n, n, context_);
   solver_ = SUNLinSol_Dense(y_, matrix_, context_);
   check(CVodeSetLinearSolver(memory_, solver_, matrix_), "CVodeSetLinearSolver");
-  check(CVodeSetMaxNumSteps(memory_, kMaxSteps), "CVodeSetMaxNumSteps");
+  check(CVodeSetMaxNumSteps(memory_, kMaxCvodeSteps), "CVodeSetMaxNumSteps");
   if (options_.max_step > 0.0) check(CVodeSetMaxStep(memory_, options_.max_step), "CVodeSetMaxStep");
   size_ = n;
 }
@@ -149,10 +149,10 @@ StepResult CvodeIntegrator::advance(const StepRhs& rhs, double t0, double t1, Ei
   non_finite_.clear();
   recoverable_failures_ = 0;
   for (long steps = 0;; ++steps) {
-    if (steps == kMaxSteps) {
+    if (steps == kMaxCvodeSteps) {
       current_ = nullptr;
       needs_reinit_ = true;
-      return StepResult::failure(fmt::format("cvode: more than {} steps on [{}, {}], at t = {}", kMaxSteps, t0, t1, t_reached));
+      return StepResult::failure(fmt::format("cvode: more than {} steps on [{}, {}], at t = {}", kMaxCvodeSteps, t0, t1, t_reached));
     }
     // one internal step at a time when the model wants to hear of each (fmi2CompletedIntegratorStep)
     flag = CVode(memory_, t1, y_, &t_reached, report_steps ? CV_ONE_STEP : CV_NORMAL);

@@ -25,7 +25,7 @@ constexpr double d1 = -12715105075.0 / 11282082432.0, d3 = 87487479700.0 / 32700
                  d4 = -10690763975.0 / 1880347072.0, d5 = 701980252875.0 / 199316789632.0,
                  d6 = -1453857185.0 / 822651844.0, d7 = 69997945.0 / 29380423.0;
 constexpr double kSafety = 0.9, kMinFactor = 0.2, kMaxFactor = 10.0;
-constexpr int kMaxSteps = 1'000'000;
+constexpr int kMaxDopriSteps = 1'000'000;
 }  // namespace
 
 void Dopri5::resize(Eigen::Index n) {
@@ -73,7 +73,7 @@ StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::Vect
   if (options_.max_step > 0.0) h = std::min(h, options_.max_step);
   double t = t0;
   for (int steps = 0; t < t1; ++steps) {
-    if (steps > kMaxSteps) return StepResult::failure(fmt::format("dopri5: more than {} steps on [{}, {}]", kMaxSteps, t0, t1));
+    if (steps > kMaxDopriSteps) return StepResult::failure(fmt::format("dopri5: more than {} steps on [{}, {}]", kMaxDopriSteps, t0, t1));
     const bool last = t + h >= t1 - 1e-14 * std::abs(t1);
     if (last) h = t1 - t;
     y_stage_ = x + h * (a21 * k1_);

@@ -8,7 +8,7 @@
 // A model may be hybrid (FMI 2.0 ME §3.1 semantics): event indicators z(t, x, u), whose change
 // between z > 0 and z ≤ 0 is a state event; time events; step events requested after an accepted
 // integrator step; and an event handler that re-initialises x. A native model is pure — its event
-// handler is a function of (t, x, u, cause) — while an imported Model Exchange FMU (fmi/me/) also
+// handler is a function of (t, x, u, cause) — while an imported Model Exchange FMU (fmi/common/me_model.hpp) also
 // carries discrete state, which it saves and restores for rollback.
 #include <memory>
 #include <string>

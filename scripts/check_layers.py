@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The layers of src/, bottom up: a file may include headers of its own folder and of the layers
+below its own, never above and never a sibling folder of its layer (so no folder-level cycle can
+form). Run by CI (`ctest -L house`); prints each upward include with its file and line.
+
+  python3 scripts/check_layers.py [ROOT]
+"""
+import pathlib
+import re
+import sys
+
+# bottom up; the folders of one layer may not include each other
+LAYERS = [
+    ["core"],
+    ["io"],
+    ["system"],                    # the System contract, with system/native, system/source, system/emulation
+    ["fmi/common"],                # archive, library loading, description model, the version-neutral instance
+    ["fmi/v2", "fmi/v3"],          # one folder per FMI version: its C API, instance, cs/ system
+    ["fmi"],                       # fmu_factory, fmu_info: the only code that picks a version
+    ["model", "nonlinear", "extrapolation"],
+    ["estimator"],
+    ["exec"],                      # executors and the orders they carry out
+    ["methods"],                   # coupling methods, their registry
+    ["observer", "plot"],
+    ["simulation", "ssp"],         # the driver; SSP packages read into scenario documents
+    ["scenario"],                  # scenarios: parse, build models and executors, run, export
+    ["export"],                    # the FMU export kit (linked into the project's FMUs)
+    ["cli"],
+]
+# folders outside src/ that src/ may include, with the layer they sit on
+EXTERNAL = {"models": "fmi", "bench": "scenario"}
+
+
+def folder_of(path: str) -> str:
+    """The layer folder of a path relative to src/ ("fmi/v2/cs/x.hpp" → "fmi/v2")."""
+    parts = path.split("/")
+    if parts[0] == "fmi" and len(parts) > 2 and parts[1] in ("common", "v2", "v3"):
+        return "fmi/" + parts[1]
+    return parts[0]
+
+
+def main() -> int:
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+    src = root / "src"
+    rank = {folder: level for level, layer in enumerate(LAYERS) for folder in layer}
+    for folder, below in EXTERNAL.items():
+        rank[folder] = rank[below] + 0.5
+    include = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+    problems = []
+    for file in sorted(src.rglob("*")):
+        if file.suffix not in (".hpp", ".cpp", ".h"):
+            continue
+        relative = file.relative_to(src).as_posix()
+        here = folder_of(relative)
+        if here not in rank:
+            problems.append(f"{relative}: folder '{here}' is in no layer of scripts/check_layers.py")
+            continue
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            match = include.match(line)
+            if not match:
+                continue
+            target = match.group(1)
+            there = folder_of(target)
+            if there == here or there not in rank:
+                continue  # its own folder, or not a cosima header (test support, generated)
+            if rank[there] >= rank[here]:
+                what = "a sibling of its layer" if rank[there] == rank[here] else "a layer above"
+                problems.append(f"src/{relative}:{number}: includes \"{target}\" from {what} ('{there}' over '{here}')")
+    for problem in problems:
+        print(problem)
+    print(f"check_layers: {len(problems)} upward include(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

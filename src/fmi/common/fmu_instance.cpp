@@ -1,0 +1,372 @@
+#include "fmi/common/fmu_instance.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace cosima::fmi {
+
+namespace {
+constexpr std::size_t kLogLines = 20;
+}  // namespace
+
+FmuInstance::FmuInstance(std::string system, const std::filesystem::path& fmu, FmiInterface interface,
+                         const ApiNames& api)
+    : system_(std::move(system)), api_(api), interface_(interface), archive_(shared_archive(fmu)), file_text_(fmu.string()) {
+  if (capabilities().needs_execution_tool) {
+    throw Error(fmt::format("FMU '{}' needs its execution tool (needsExecutionTool=true)", fmu.string()));
+  }
+}
+
+FmuInstance::~FmuInstance() = default;
+
+std::filesystem::path FmuInstance::library_path(FmiInterface interface) {
+  const std::filesystem::path shared = archive_->binary(interface);
+  if (!capabilities().only_once_per_process || archive_.use_count() == 1) return shared;
+  own_library_.emplace("cosima-library");
+  const std::filesystem::path copy = own_library_->path() / shared.filename();
+  std::filesystem::copy_file(shared, copy);
+  return copy;
+}
+
+void FmuInstance::lay_out() {
+  const ModelDescription& md = description();
+  // ports in the order of the description, an array's elements in turn; batched by access type
+  std::map<std::pair<int, VariableType>, TypedPorts> batches;  // (0 out / 1 continuous in / 2 discrete in, type)
+  std::vector<std::vector<int>> input_ports_of(md.variables.size()), output_ports_of(md.variables.size());
+  for (std::size_t i = 0; i < md.variables.size(); ++i) {
+    const ScalarVariable& v = md.variables[i];
+    const bool input = v.causality == "input";
+    if (!input && v.causality != "output") continue;
+    std::vector<Port>& ports = input ? inputs_ : outputs_;
+    const std::size_t elements = md.element_count(v);
+    const bool text = v.type == VariableType::string || v.type == VariableType::binary;
+    const PortInfo first = md.port_info(v);
+    const int role = !input ? 0 : first.continuous ? 1 : 2;
+    TypedPorts* batch = nullptr;
+    if (!text && v.type != VariableType::clock) {
+      batch = &batches[{role, access_type(v.type)}];
+      batch->access = access_type(v.type);
+      batch->vrs.push_back(v.value_reference);
+    }
+    for (std::size_t e = 0; e < elements; ++e) {
+      const int port = static_cast<int>(ports.size());
+      (input ? input_ports_of : output_ports_of)[i].push_back(port);
+      if (batch != nullptr) batch->ports.push_back(port);
+      (input ? input_names_ : output_names_).push_back(md.element_name(v, e));
+      ports.push_back({v.value_reference, v.type, md.port_info(v, e), e, static_cast<int>(i)});
+    }
+  }
+  for (auto& [key, batch] : batches) {
+    const bool real = batch.access == VariableType::real;
+    if (key.first == 0) {
+      if (real) real_out_ = batch;
+      out_.push_back(batch);
+      continue;
+    }
+    all_in_.push_back(batch);
+    if (key.first == 1) {
+      continuous_in_.push_back(batch);
+      if (real) real_in_ = batch;
+    } else {
+      discrete_in_.push_back(batch);
+    }
+  }
+  const auto one_real_batch = [](const std::vector<TypedPorts>& of_kind, std::size_t ports) {
+    if (of_kind.size() != 1 || of_kind.front().access != VariableType::real) return false;
+    const TypedPorts& batch = of_kind.front();
+    if (batch.vrs.size() != ports || batch.ports.size() != ports) return false;
+    for (std::size_t k = 0; k < ports; ++k) {
+      if (batch.ports[k] != static_cast<int>(k)) return false;
+    }
+    return true;
+  };
+  inputs_one_real_ = one_real_batch(all_in_, inputs_.size());
+  outputs_one_real_ = one_real_batch(out_, outputs_.size());
+  // direct feedthrough from ModelStructure outputs (no dependencies attribute: depends on all)
+  feedthrough_.assign(outputs_.size(), std::vector<bool>(inputs_.size(), true));
+  for (const Unknown& unknown : md.outputs) {
+    if (!unknown.dependencies) continue;
+    for (const int o : output_ports_of[static_cast<std::size_t>(unknown.index - 1)]) {
+      feedthrough_[static_cast<std::size_t>(o)].assign(inputs_.size(), false);
+      for (const int dependency : *unknown.dependencies) {
+        for (const int in : input_ports_of[static_cast<std::size_t>(dependency - 1)]) {
+          feedthrough_[static_cast<std::size_t>(o)][static_cast<std::size_t>(in)] = true;
+        }
+      }
+    }
+  }
+  // states from the derivatives' list, in its order (FMI 2.0 §3.1, FMI 3.0 §2.4.8: the order of x)
+  for (const Unknown& d : md.derivatives) {
+    const ScalarVariable& derivative = md.variables[static_cast<std::size_t>(d.index - 1)];
+    const ScalarVariable& state = md.variables[static_cast<std::size_t>(*derivative.derivative_of - 1)];
+    if (md.element_count(state) != md.element_count(derivative)) {
+      throw Error(fmt::format("FMU '{}': state '{}' and its derivative '{}' differ in size", file().string(),
+                              state.name, derivative.name));
+    }
+    for (std::size_t e = 0; e < md.element_count(state); ++e) state_names_.push_back(md.element_name(state, e));
+    state_vrs_.push_back(state.value_reference);
+    derivative_vrs_.push_back(derivative.value_reference);
+  }
+}
+
+Eigen::VectorXd FmuInstance::state_nominals() const {
+  const ModelDescription& md = description();
+  Eigen::VectorXd nominals(static_cast<Eigen::Index>(state_names_.size()));
+  Eigen::Index k = 0;
+  for (const unsigned int vr : state_vrs_) {
+    const ScalarVariable& state = md.variables[static_cast<std::size_t>(md.find_by_reference(vr))];
+    const double nominal = std::abs(state.nominal.value_or(1.0));
+    for (std::size_t e = 0; e < md.element_count(state); ++e) nominals(k++) = nominal > 0.0 ? nominal : 1.0;
+  }
+  return nominals;
+}
+
+Eigen::VectorXd FmuInstance::state_starts() const {
+  const ModelDescription& md = description();
+  Eigen::VectorXd x(static_cast<Eigen::Index>(state_names_.size()));
+  Eigen::Index k = 0;
+  for (const unsigned int vr : state_vrs_) {
+    const ScalarVariable& state = md.variables[static_cast<std::size_t>(md.find_by_reference(vr))];
+    for (std::size_t e = 0; e < md.element_count(state); ++e) x(k++) = md.port_info(state, e).start.value_or(0.0);
+  }
+  return x;
+}
+
+// --- health and log ------------------------------------------------------------------------------
+
+std::string FmuInstance::status_text(CallStatus status) const {
+  static constexpr const char* kNames[] = {"OK", "Warning", "Discard", "Error", "Fatal"};
+  const auto index = static_cast<std::size_t>(status);
+  return fmt::format("{}{}", prefix(), index < std::size(kNames) ? kNames[index] : "Error");
+}
+
+void FmuInstance::on_log(CallStatus status, const char* category, const std::string& message) {
+  std::string line = fmt::format("[{}{}{}] {}", status_text(status), category != nullptr ? " " : "",
+                                 category != nullptr ? category : "", message);
+  log(status >= CallStatus::warning ? LogLevel::warning : LogLevel::debug,
+      fmt::format("system '{}': {}", system_, line));
+  log_.push_back(std::move(line));
+  if (log_.size() > kLogLines) log_.pop_front();
+}
+
+std::string FmuInstance::where() const { return fmt::format("FMU '{}' (system '{}')", file().string(), system_); }
+
+std::string FmuInstance::recent_log() const {
+  if (log_.empty()) return "";
+  std::string text = "; FMU log:";
+  for (const auto& line : log_) text += "\n  " + line;
+  return text;
+}
+
+void FmuInstance::ensure_usable(const char* call) const {
+  if (health_ == Health::ok && archive_->fatal()) {
+    // Fatal corrupts every instance of the FMU (FMI 2.0 §2.1.3, FMI 3.0 §2.2.3): its library is shared
+    health_ = Health::fatal;
+    health_call_ = "a call of another instance of the same FMU";
+  }
+  if (health_ == Health::ok) return;
+  throw Error(fmt::format("{}: {} not called: {} returned {} earlier, after which the FMU may not be used ({})",
+                          where(), call, health_call_,
+                          status_text(health_ == Health::fatal ? CallStatus::fatal : CallStatus::error),
+                          api_.unusable_after_error));
+}
+
+void FmuInstance::record(CallStatus status, const char* call) const {
+  if (status == CallStatus::error || status == CallStatus::fatal) {
+    health_ = status == CallStatus::fatal ? Health::fatal : Health::error;
+    health_call_ = call;
+    if (status == CallStatus::fatal) archive_->mark_fatal();
+  }
+}
+
+void FmuInstance::check(CallStatus status, const char* call) const {
+  if (status == CallStatus::ok || status == CallStatus::warning) return;
+  record(status, call);
+  throw Error(fmt::format("{}: {} returned {}{}", where(), call, status_text(status), recent_log()));
+}
+
+bool FmuInstance::output_depends_on_input(int output, int input) const {
+  return feedthrough_[static_cast<std::size_t>(output)][static_cast<std::size_t>(input)];
+}
+
+// --- values --------------------------------------------------------------------------------------
+
+const ScalarVariable& FmuInstance::settable(const std::string& parameter, bool element) const {
+  const int index = description().find(parameter);
+  if (index < 0) throw Error(fmt::format("{} has no variable '{}'", where(), parameter));
+  const ScalarVariable& v = description().variables[static_cast<std::size_t>(index)];
+  // FMI 2.0 §2.2.7, FMI 3.0 §2.4.7.4: before initialization, variables with initial exact/approx,
+  // parameters (structural ones too) and inputs
+  if (v.variability == "constant" || (v.causality != "parameter" && v.causality != "structuralParameter" &&
+                                      v.causality != "input" && v.initial != "exact" && v.initial != "approx")) {
+    throw Error(fmt::format("{}: variable '{}' ({} {}) cannot be set", where(), parameter, v.causality, v.variability));
+  }
+  if (!v.dimensions.empty() && !element) {
+    throw Error(fmt::format("{}: variable '{}' is an array; set its elements, e.g. '{}'", where(), parameter,
+                            description().element_name(v, 0)));
+  }
+  if (v.causality == "structuralParameter") {
+    // the ports of arrays are laid out at the structural parameters' start values (FMI 3.0 §2.4.7.2)
+    throw Error(fmt::format("{}: '{}' is a structural parameter; cosima runs the FMU with it at its start value {}",
+                            where(), parameter, v.start.value_or("-")));
+  }
+  return v;
+}
+
+namespace {
+
+/// "A[2,1]" → ("A", {2, 1}); nullopt when the name has no index list.
+std::optional<std::pair<std::string, std::vector<std::size_t>>> split_element(const std::string& name) {
+  const auto open = name.find('[');
+  if (open == std::string::npos || open == 0 || name.back() != ']') return std::nullopt;
+  std::vector<std::size_t> indices;
+  std::size_t begin = open + 1;
+  while (begin < name.size()) {
+    const std::size_t end = std::min(name.find(',', begin), name.size() - 1);
+    const std::string digits = name.substr(begin, end - begin);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    indices.push_back(std::stoul(digits));
+    begin = end + 1;
+  }
+  return std::pair{name.substr(0, open), indices};
+}
+
+}  // namespace
+
+void FmuInstance::set_parameter(const std::string& parameter, double value, double t) {
+  if (description().find(parameter) < 0) {
+    if (const auto element = split_element(parameter)) {
+      // one element of an array parameter (FMI 3.0), e.g. "A[2,1]": 1-based, row-major
+      const ScalarVariable& v = settable(element->first, true);
+      const std::vector<std::size_t> shape = description().shape(v);
+      std::size_t flat = 0;
+      bool inside = element->second.size() == shape.size();
+      for (std::size_t d = 0; inside && d < shape.size(); ++d) {
+        inside = element->second[d] >= 1 && element->second[d] <= shape[d];
+        flat = flat * shape[d] + element->second[d] - 1;
+      }
+      if (!inside) {
+        throw Error(fmt::format("{}: '{}' is not an element of '{}' ({} to {})", where(), parameter, v.name,
+                                description().element_name(v, 0),
+                                description().element_name(v, description().element_count(v) - 1)));
+      }
+      const ForeignCallScope in = enter("fmi3SetXXX", t);
+      check_value(description().port_info(v, flat), value, fmt::format("{}: parameter '{}'", where(), parameter));
+      set_element(v, flat, value);
+      return;
+    }
+  }
+  const ScalarVariable& v = settable(parameter);
+  const ForeignCallScope in = enter(api_.set_values, t);
+  if (v.type == VariableType::string || v.type == VariableType::binary) {
+    throw Error(fmt::format("{}: parameter '{}' is a {}; give it a text, not {}", where(), parameter,
+                            description().type_name(v.type), value));
+  }
+  check_value(description().port_info(v), value, fmt::format("{}: parameter '{}'", where(), parameter));
+  set_scalar(v, value);
+}
+
+void FmuInstance::set_string_parameter(const std::string& parameter, const std::string& value, double t) {
+  const ScalarVariable& v = settable(parameter);
+  const ForeignCallScope in = enter(api_.set_string, t);
+  if (v.type != VariableType::string && v.type != VariableType::binary) {
+    throw Error(fmt::format("{}: parameter '{}' ({}): \"{}\" is a String", where(), parameter,
+                            describe(description().port_info(v)), value));
+  }
+  set_text(v, nullptr, value);
+}
+
+std::string FmuInstance::string_output(int output, double t) const {
+  const Port& port = outputs_.at(static_cast<std::size_t>(output));
+  if (port.info.kind != PortKind::string) {
+    throw Error(fmt::format("system '{}': output '{}' is not a String output here", system_,
+                            output_names_[static_cast<std::size_t>(output)]));
+  }
+  const ForeignCallScope in = enter(api_.get_string, t);
+  return get_text(port);
+}
+
+void FmuInstance::set_string_input(int input, const std::string& value, double t) {
+  const Port& port = inputs_.at(static_cast<std::size_t>(input));
+  if (port.info.kind != PortKind::string) {
+    throw Error(fmt::format("system '{}': input '{}' is not a String input here", system_,
+                            input_names_[static_cast<std::size_t>(input)]));
+  }
+  const ForeignCallScope in = enter(api_.set_string, t);
+  set_text(description().variables[static_cast<std::size_t>(port.variable)], &port, value);
+}
+
+double FmuInstance::integral_input(double value, int input) const {
+  const double nearest = std::nearbyint(value);
+  if (std::abs(value - nearest) <= 1e-9 * std::max(1.0, std::abs(value))) value = nearest;
+  const PortInfo& info = inputs_[static_cast<std::size_t>(input)].info;
+  if (const std::string why = illegal_value(info, value); !why.empty()) {  // formatted only when refused
+    throw Error(fmt::format("{}: input '{}' ({}): {}", where(), input_names_[static_cast<std::size_t>(input)],
+                            describe(info), why));
+  }
+  return value;
+}
+
+void FmuInstance::get_outputs(Eigen::Ref<Eigen::VectorXd> y) const {
+  std::size_t numeric = 0;
+  for (const TypedPorts& batch : out_) {
+    get_typed(batch, y);
+    numeric += batch.ports.size();
+  }
+  if (numeric < outputs_.size()) {
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      if (outputs_[k].info.kind == PortKind::string || outputs_[k].type == VariableType::clock) {
+        y(static_cast<Eigen::Index>(k)) = 0.0;  // exchanged by name
+      }
+    }
+  }
+}
+
+void FmuInstance::set_inputs(PortValues u, Inputs which) {
+  for (const TypedPorts& batch : input_batches(which)) set_typed(batch, u);
+}
+
+void FmuInstance::linearize(Linearization& out) const {
+  // Columns of [A B; C D] by directional derivatives along each state and continuous Float64 input.
+  const auto nx = static_cast<Eigen::Index>(state_names_.size());
+  const auto n_in = static_cast<Eigen::Index>(inputs_.size()), n_out = static_cast<Eigen::Index>(outputs_.size());
+  const std::size_t n_known = state_names_.size() + real_in_.ports.size();
+  const std::size_t ny = real_out_.ports.size();
+  LinearizationWork& work = linearization_work_;  // built at the first call: no allocation per step
+  if (work.seed.size() != n_known) {
+    work.unknowns = derivative_vrs_;
+    work.unknowns.insert(work.unknowns.end(), real_out_.vrs.begin(), real_out_.vrs.end());
+    work.knowns = state_vrs_;
+    work.knowns.insert(work.knowns.end(), real_in_.vrs.begin(), real_in_.vrs.end());
+    work.seed.assign(n_known, 0.0);
+    work.column.resize(state_names_.size() + ny);
+  }
+  const std::vector<unsigned int>& unknowns = work.unknowns;
+  const std::vector<unsigned int>& knowns = work.knowns;
+  std::vector<double>& seed = work.seed;
+  std::vector<double>& column = work.column;
+  out.A.setZero(nx, nx);
+  out.B.setZero(nx, n_in);
+  out.C.setZero(n_out, nx);
+  out.D.setZero(n_out, n_in);
+  for (std::size_t j = 0; j < n_known; ++j) {
+    seed[j] = 1.0;
+    directional_derivative(unknowns, knowns, seed, column);
+    seed[j] = 0.0;
+    const bool is_state = j < state_names_.size();
+    const auto col =
+        static_cast<Eigen::Index>(is_state ? j : static_cast<std::size_t>(real_in_.ports[j - state_names_.size()]));
+    for (Eigen::Index i = 0; i < nx; ++i) (is_state ? out.A : out.B)(i, col) = column[static_cast<std::size_t>(i)];
+    for (std::size_t i = 0; i < ny; ++i) {
+      (is_state ? out.C : out.D)(real_out_.ports[i], col) = column[state_names_.size() + i];
+    }
+  }
+}
+
+}  // namespace cosima::fmi

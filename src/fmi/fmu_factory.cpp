@@ -1,0 +1,41 @@
+#include "fmi/fmu_factory.hpp"
+
+#include "fmi/common/me_model.hpp"
+#include "fmi/v2/cs/fmi2_cs_system.hpp"
+#include "fmi/v2/fmi2_instance.hpp"
+#include "fmi/v3/cs/fmi3_cs_system.hpp"
+#include "fmi/v3/fmi3_instance.hpp"
+
+namespace cosima::fmi {
+
+std::unique_ptr<FmuInstance> instantiate_fmu(const std::string& system, const std::filesystem::path& fmu,
+                                             FmiInterface interface) {
+  const ModelDescription md = read_model_description(fmu);
+  if (md.is_fmi3()) return std::make_unique<fmi3::Fmi3Instance>(system, fmu, interface);
+  return std::make_unique<Fmi2Instance>(system, fmu, interface);
+}
+
+std::unique_ptr<System> make_cs_system(const std::string& name, const std::filesystem::path& fmu) {
+  const ModelDescription md = read_model_description(fmu);
+  if (md.is_fmi3()) return std::make_unique<fmi3::Fmi3CsSystem>(name, fmu);
+  return std::make_unique<Fmi2CsSystem>(name, fmu);
+}
+
+std::unique_ptr<NativeSystem> make_me_system(const std::string& name, const std::filesystem::path& fmu,
+                                             const IntegratorMaker& make_integrator, IntegratorOptions options) {
+  auto model = std::make_unique<MeModel>(instantiate_fmu(name, fmu, FmiInterface::model_exchange), options);
+  if (!options.atol_given) options.state_atol = 1e-2 * options.rtol * model->instance().state_nominals();
+  auto system = std::make_unique<NativeSystem>(name, std::move(model), make_integrator(options));
+  system->set_max_events_per_step(options.max_events_per_step);
+  return system;
+}
+
+std::unique_ptr<NativeSystem> make_me_system(const std::string& name, const std::filesystem::path& fmu,
+                                             std::unique_ptr<Integrator> integrator, const IntegratorOptions& options) {
+  auto model = std::make_unique<MeModel>(instantiate_fmu(name, fmu, FmiInterface::model_exchange), options);
+  auto system = std::make_unique<NativeSystem>(name, std::move(model), std::move(integrator));
+  system->set_max_events_per_step(options.max_events_per_step);
+  return system;
+}
+
+}  // namespace cosima::fmi

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The house rules of docs/architecture.md: the checkers pass on the tree, and each one fails on a
+# tree that breaks its rule (an upward include; a function over the limit).
+set -u
+root=$1
+failures=0
+expect() {  # name, wanted exit status, command...
+  local name=$1 want=$2
+  shift 2
+  local output
+  output=$("$@" 2>&1)
+  local code=$?
+  if [ "$code" -ne "$want" ]; then
+    echo "FAIL $name: exit $code, wanted $want"; echo "$output" | tail -5; failures=$((failures + 1))
+  else
+    echo "ok   $name: $(echo "$output" | tail -1)"
+  fi
+}
+expect layers 0 python3 "$root/scripts/check_layers.py" "$root"
+expect function-length 0 python3 "$root/scripts/check_function_length.py" "$root"
+
+bad=$(mktemp -d)
+trap 'rm -rf "$bad"' EXIT
+mkdir -p "$bad/src/exec" "$bad/src/methods"
+printf '#include "methods/coupling_method.hpp"\n' > "$bad/src/exec/upward.hpp"
+printf '#pragma once\n' > "$bad/src/methods/coupling_method.hpp"
+expect layers-refuse-upward 1 python3 "$root/scripts/check_layers.py" "$bad"
+rm "$bad/src/exec/upward.hpp"
+printf '#include "exec/x.hpp"\n' > "$bad/src/methods/down.hpp"
+expect layers-allow-downward 0 python3 "$root/scripts/check_layers.py" "$bad"
+{ echo 'namespace cosima {'; echo 'int long_one(int x) {'; for i in $(seq 1 85); do echo "  x += $i;"; done; echo '  return x;'; echo '}'; echo '}'; } > "$bad/src/methods/long.cpp"
+if python3 "$root/scripts/check_function_length.py" "$bad" | grep -q "src/methods/long.cpp:2: long_one is 88 lines"; then
+  echo "ok   function-length-refuse: long_one named"
+else
+  echo "FAIL function-length-refuse: a function of 88 lines was not named"; failures=$((failures + 1))
+fi
+echo "house: $failures failure(s)"
+exit $((failures > 0))
