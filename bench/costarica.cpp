@@ -202,7 +202,7 @@ cosima::Json bench_costarica(const BenchOptions& options) {
     }
   }
 
-  // B2 with the switch unannounced, off every grid (issue #16: jumps no system announces)
+  // B2 with the switch unannounced, off every grid (jumps no system announces)
   {
     const std::string at = "systems.right.parameters.t_switch=100.3";
     const std::string silent = "systems.right.parameters.announce_switch=0";

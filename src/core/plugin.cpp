@@ -45,7 +45,7 @@ void* plugin_symbol(const char* plugin, const char* symbol) {
   if (const auto it = plugins.find(plugin); it != plugins.end()) return symbol_in(it->second, plugin, symbol);
   const std::filesystem::path file = plugin_directory() / plugin;
   // lazy binding: PETSc's plugin pulls in some forty libraries (MUMPS, HYPRE, …) whose functions
-  // it never calls here; binding all of them at load took most of a PETSc run's start-up (#19).
+  // it never calls here; binding all of them at load took most of a PETSc run's start-up.
   // The plugin is built with cosima against the same libraries, so no symbol is left unresolved.
   void* handle = dlopen(file.c_str(), RTLD_LAZY | RTLD_LOCAL);
   if (handle == nullptr) {

@@ -1,5 +1,5 @@
 #pragma once
-// Jumps in coupling signals that no system announced (issue #16, "discontinuity-aware interfaces").
+// Jumps in coupling signals that no system announced ("discontinuity-aware interfaces").
 // An announced time event ends a step on it and the interface restarts from the right limits
 // (handle_discontinuity). A jump nobody announced — an FMU switching inside doStep, a model that
 // tests `t >= t_switch` — is seen only in what a step returns; two tests, one per kind of method:

@@ -1,5 +1,7 @@
 // Building the systems and the model a scenario describes (the parsing is in scenario.cpp, which
 // links without the numerics so that the fuzzers stay small).
+#include <algorithm>
+#include <array>
 #include <set>
 #include <variant>
 
@@ -28,68 +30,102 @@ std::unique_ptr<Integrator> integrator_of(const SystemSpec& spec, const Integrat
   }
 }
 
+/// SystemSpec "csv": a table of signals (system/source).
+std::unique_ptr<System> build_csv_source(const SystemSpec& spec) {
+  std::map<std::string, SourceInterpolation> interpolation;
+  for (const auto& [column, mode] : spec.interpolation) {
+    interpolation[column] = mode == "hold" ? SourceInterpolation::hold : SourceInterpolation::linear;
+  }
+  return std::make_unique<CsvSource>(spec.name, spec.csv, interpolation);
+}
+
+/// The interface of an FMU the spec asks for (or the FMU's Co-Simulation one, else its Model
+/// Exchange one), checked against what the FMU offers.
+fmi::FmiInterface fmu_interface(const SystemSpec& spec, const fmi::ModelDescription& md) {
+  if (!md.co_simulation && !md.model_exchange) {
+    throw Error(fmt::format("system '{}': FMU '{}' offers Scheduled Execution only, which cosima does not import "
+                            "(FMI 3.0 §5); it needs a Co-Simulation or Model Exchange interface",
+                            spec.name, spec.fmu.string()));
+  }
+  const fmi::FmiInterface interface = spec.interface.value_or(md.co_simulation ? fmi::FmiInterface::co_simulation
+                                                                               : fmi::FmiInterface::model_exchange);
+  if ((interface == fmi::FmiInterface::co_simulation && !md.co_simulation) ||
+      (interface == fmi::FmiInterface::model_exchange && !md.model_exchange)) {
+    throw Error(fmt::format("system '{}': FMU '{}' has no {} interface", spec.name, spec.fmu.string(),
+                            fmi::to_string(interface)));
+  }
+  if (interface == fmi::FmiInterface::co_simulation && spec.integrator_given) {
+    throw Error(fmt::format("system '{}' is a Co-Simulation FMU: it embeds its own solver (set its parameters "
+                            "instead of 'integrator', or choose \"interface\": \"me\")",
+                            spec.name));
+  }
+  return interface;
+}
+
+/// SystemSpec "fmu": an FMU of any version, through the interface chosen (fmi/fmu_factory.hpp).
+std::unique_ptr<System> build_fmu_system(const SystemSpec& spec) {
+  const fmi::ModelDescription md = fmi::read_model_description(spec.fmu);
+  std::unique_ptr<System> system;
+  if (fmu_interface(spec, md) == fmi::FmiInterface::model_exchange) {
+    // the FMU's DefaultExperiment tolerance is the integrator's unless the scenario gives one
+    IntegratorOptions options = spec.integrator_options;
+    if (!options.rtol_given && md.default_experiment.tolerance && *md.default_experiment.tolerance > 0.0) {
+      options.rtol = *md.default_experiment.tolerance;
+      if (!options.atol_given) options.atol = 1e-2 * options.rtol;
+    }
+    const auto make = [&spec](const IntegratorOptions& o) { return integrator_of(spec, o); };
+    system = fmi::make_me_system(spec.name, spec.fmu, make, options);
+  } else {
+    system = fmi::make_cs_system(spec.name, spec.fmu);
+  }
+  for (const auto& [parameter, value] : spec.parameters) {
+    if (const auto* text = std::get_if<std::string>(&value)) system->set_string_parameter(parameter, *text);
+    else system->set_parameter(parameter, std::get<double>(value));
+  }
+  return system;
+}
+
+/// SystemSpec "model": a built-in model (models/registry.hpp) under one of cosima's integrators.
+std::unique_ptr<System> build_native_system(const SystemSpec& spec) {
+  auto ode = models::make_model(spec.model);
+  for (const auto& [parameter, value] : spec.parameters) {
+    try {
+      if (std::holds_alternative<std::string>(value)) {
+        throw Error(fmt::format("parameter '{}' is a number; \"{}\" is a text", parameter, std::get<std::string>(value)));
+      }
+      ode->set_parameter(parameter, std::get<double>(value));
+    } catch (const Error& e) {
+      throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
+    }
+  }
+  auto native = std::make_unique<NativeSystem>(spec.name, std::move(ode), integrator_of(spec, spec.integrator_options));
+  native->set_step_cost(spec.step_cost);
+  native->set_max_events_per_step(spec.integrator_options.max_events_per_step);
+  return native;
+}
+
+/// The kinds of system a scenario names, each by the key that selects it (one entry per kind: a
+/// new kind adds its builder and one line here). The scenario reader ensures exactly one is set.
+struct SystemKind {
+  const char* key;
+  bool (*selected)(const SystemSpec&);
+  std::unique_ptr<System> (*build)(const SystemSpec&);
+};
+constexpr std::array<SystemKind, 3> kSystemKinds = {{
+    {"csv", [](const SystemSpec& s) { return !s.csv.empty(); }, build_csv_source},
+    {"fmu", [](const SystemSpec& s) { return !s.fmu.empty(); }, build_fmu_system},
+    {"model", [](const SystemSpec& s) { return !s.model.empty(); }, build_native_system},
+}};
+
 }  // namespace
 
 std::unique_ptr<System> build_system(const SystemSpec& spec) {
-  std::unique_ptr<System> system;
-  if (!spec.csv.empty()) {
-    std::map<std::string, SourceInterpolation> interpolation;
-    for (const auto& [column, mode] : spec.interpolation) {
-      interpolation[column] = mode == "hold" ? SourceInterpolation::hold : SourceInterpolation::linear;
-    }
-    system = std::make_unique<CsvSource>(spec.name, spec.csv, interpolation);
-  } else if (!spec.fmu.empty()) {
-    const fmi::ModelDescription md = fmi::read_model_description(spec.fmu);
-    if (!md.co_simulation && !md.model_exchange) {
-      throw Error(fmt::format("system '{}': FMU '{}' offers Scheduled Execution only, which cosima does not import "
-                              "(FMI 3.0 §5); it needs a Co-Simulation or Model Exchange interface",
-                              spec.name, spec.fmu.string()));
-    }
-    const fmi::FmiInterface interface = spec.interface.value_or(md.co_simulation ? fmi::FmiInterface::co_simulation
-                                                                                 : fmi::FmiInterface::model_exchange);
-    if ((interface == fmi::FmiInterface::co_simulation && !md.co_simulation) ||
-        (interface == fmi::FmiInterface::model_exchange && !md.model_exchange)) {
-      throw Error(fmt::format("system '{}': FMU '{}' has no {} interface", spec.name, spec.fmu.string(),
-                              fmi::to_string(interface)));
-    }
-    if (interface == fmi::FmiInterface::co_simulation && spec.integrator_given) {
-      throw Error(fmt::format("system '{}' is a Co-Simulation FMU: it embeds its own solver (set its parameters "
-                              "instead of 'integrator', or choose \"interface\": \"me\")",
-                              spec.name));
-    }
-    if (interface == fmi::FmiInterface::model_exchange) {
-      // the FMU's DefaultExperiment tolerance is the integrator's unless the scenario gives one
-      IntegratorOptions options = spec.integrator_options;
-      if (!options.rtol_given && md.default_experiment.tolerance && *md.default_experiment.tolerance > 0.0) {
-        options.rtol = *md.default_experiment.tolerance;
-        if (!options.atol_given) options.atol = 1e-2 * options.rtol;
-      }
-      const auto make = [&spec](const IntegratorOptions& o) { return integrator_of(spec, o); };
-      system = fmi::make_me_system(spec.name, spec.fmu, make, options);
-    } else {
-      system = fmi::make_cs_system(spec.name, spec.fmu);
-    }
-    for (const auto& [parameter, value] : spec.parameters) {
-      if (const auto* text = std::get_if<std::string>(&value)) system->set_string_parameter(parameter, *text);
-      else system->set_parameter(parameter, std::get<double>(value));
-    }
-  } else {
-    auto ode = models::make_model(spec.model);
-    for (const auto& [parameter, value] : spec.parameters) {
-      try {
-        if (std::holds_alternative<std::string>(value)) {
-          throw Error(fmt::format("parameter '{}' is a number; \"{}\" is a text", parameter, std::get<std::string>(value)));
-        }
-        ode->set_parameter(parameter, std::get<double>(value));
-      } catch (const Error& e) {
-        throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
-      }
-    }
-    auto native = std::make_unique<NativeSystem>(spec.name, std::move(ode), integrator_of(spec, spec.integrator_options));
-    native->set_step_cost(spec.step_cost);
-    native->set_max_events_per_step(spec.integrator_options.max_events_per_step);
-    system = std::move(native);
+  const auto kind = std::find_if(kSystemKinds.begin(), kSystemKinds.end(),
+                                 [&](const SystemKind& k) { return k.selected(spec); });
+  if (kind == kSystemKinds.end()) {
+    throw Error(fmt::format("system '{}' names no \"model\", \"fmu\" or \"csv\"", spec.name));
   }
+  std::unique_ptr<System> system = kind->build(spec);
   for (Capability c : kAllCapabilities) {
     if (spec.withheld.has(c)) system->withhold(c);
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command line a user of FMPy, OMSimulator or libcosim expects (#18): per-command help, a
+# The command line a user of FMPy, OMSimulator or libcosim expects: per-command help, a
 # version, exit codes 0 / 1 / 2, usage errors that name the flag, results that say where they went,
 # plots, and a progress line on a terminal.
 set -u

@@ -1,4 +1,4 @@
-// The stepping loop allocates nothing (#19): the co-simulation methods on B3, native and as FMUs, with results
+// The stepping loop allocates nothing: the co-simulation methods on B3, native and as FMUs, with results
 // streamed to a file, counted between the 200th and the 1200th macro-step. The process's malloc is
 // replaced by a counting one that forwards to glibc's (glibc supports replacing malloc, free, calloc
 // and realloc together); operator new and Eigen's dynamic matrices both come through it. Not in the

@@ -1,4 +1,4 @@
-// Hardened FMU archives (issue #17): entries stay inside the private directory (compared by path
+// Hardened FMU archives: entries stay inside the private directory (compared by path
 // components, not by string prefix), unpacked size and compression ratio are bounded, and
 // `cosima info` unpacks nothing.
 #include <zip.h>  // libzip: a second implementation writes the archives

@@ -1,4 +1,4 @@
-// What the readers accepted and should refuse, or crashed on (#34: 6, 12, 13):
+// What the readers accepted and should refuse, or crashed on:
 // deep nesting, duplicate keys and columns, numbers beyond double, devices as
 // tables, a BOM, a dt too small for the run, FMI 3.0 array declarations that
 // contradict themselves. Each refusal names the file and the culprit.

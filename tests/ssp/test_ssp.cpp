@@ -1,4 +1,4 @@
-// SSP 1.0 import and export (issue #18): packages written here from SSD text in the shape of the
+// SSP 1.0 import and export: packages written here from SSD text in the shape of the
 // standard's examples, around the project's B3 FMUs (prey: input q, output p; predator: input p,
 // output q). Every test runs in a private TMPDIR that must be empty again at its end: nothing
 // unpacked is left behind, also when the import fails.
