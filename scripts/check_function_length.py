@@ -21,10 +21,8 @@ KNOWN = {
     "src/fmi/common/model_description.cpp:parse_model_description": 198,
     "src/fmi/common/model_description_v3.cpp:parse_fmi3_model_description": 297,
     "src/fmi/v3/fmi3_instance.cpp:Fmi3Instance::Fmi3Instance": 141,
-    "src/methods/ifosmondi.cpp:Ifosmondi::step": 122,
     "src/methods/missiles.cpp:Missiles::step": 84,
     "src/model/modular_model.cpp:ModularModel::finalize": 85,
-    "src/simulation/simulation.cpp:simulate": 129,
 }
 SCOPE = re.compile(r'\b(namespace|class|struct|union|enum)\b|extern\s*"C"')
 

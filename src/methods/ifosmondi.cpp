@@ -162,112 +162,128 @@ std::vector<std::pair<std::string, double>> Ifosmondi::totals() const {
   return {{"jumps_located", static_cast<double>(jumps_located_)}, {"estimated_jumps", static_cast<double>(estimated_jumps_)}};
 }
 
-StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
-  const Eigen::Index n = model.total_inputs();
-  StepReport report;
-  double h = h_max;  // proposed_step(), clipped to the stop time by the driver
+void Ifosmondi::save_snapshots(ModularModel& model) {
   buffers_.batch.clear();  // snapshots at t_N
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) buffers_.batch.order(s).save = true;
   }
   executor().execute(buffers_.batch);
-  bool begin_estimators = true;
-  while (true) {
-    // ζ at its first call on τ: "moving on" (eq. 20) — or constant inputs on the very first step
-    const HermiteKind moving_on = first_step_ ? HermiteKind::constant : HermiteKind::moving_on;
-    NonlinearResult result;
-    failure_.clear();
-    const bool prepared = prepare_estimators(model, h, begin_estimators ? &u_start_ : nullptr);
-    begin_estimators = false;
-    if (prepared && evaluate(model, moving_on, h, u_start_, du_start_)) {
-      model.dispatch(buffers_.y, buffers_.u);
-      model.dispatch_derivatives(dy_, du_);
-      x_ << buffers_.u, du_;  // initial guess Ψ(moving on)
-      const HermiteKind iterate = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
-      // (captures two pointers, which std::function holds without allocating)
-      const struct {
-        ModularModel& model;
-        HermiteKind kind;
-        double h;
-      } context{model, iterate, h};
-      const Residual gamma = [this, &context](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-        const Eigen::Index inputs = context.model.total_inputs();
-        last_x_ = x;
-        if (!evaluate(context.model, context.kind, context.h, x.head(inputs), x.tail(inputs))) return false;
-        context.model.dispatch(buffers_.y, buffers_.u);
-        context.model.dispatch_derivatives(dy_, du_);
-        out.resize(2 * inputs);
-        out << x.head(inputs) - buffers_.u, x.tail(inputs) - du_;  // eq. 24
-        return true;
-      };
-      if (n == 0) {
-        result.converged = true;  // no coupling unknowns: the moving-on evaluation is the step
-      } else {
-        if (options_.nonlinear.criterion == Criterion::componentwise) {  // u̇ weighted by the step
-          weights_.resize(2 * n);
-          weights_.head(n).setOnes();
-          weights_.tail(n).setConstant(h);
-          solver_->set_weights(weights_);
-        }
-        result = solver_->solve(gamma, x_);
-      }
-      report.iterations += result.iterations;
-      if (!result.converged && !failure_.empty()) result.reason = failure_;  // a system failed: name it
-      // leave the systems in the state of the converged inputs
-      if (result.converged && (last_x_.size() != x_.size() || last_x_ != x_)) {
-        if (!evaluate(model, iterate, h, x_.head(n), x_.tail(n))) {
-          result.converged = false;
-          result.reason = failure_;
-        }
-      }
-    } else {
+}
+
+NonlinearResult Ifosmondi::iterate(ModularModel& model, double h, bool begin_estimators, StepReport& report) {
+  const Eigen::Index n = model.total_inputs();
+  // ζ at its first call on τ: "moving on" (eq. 20) — or constant inputs on the very first step
+  const HermiteKind moving_on = first_step_ ? HermiteKind::constant : HermiteKind::moving_on;
+  NonlinearResult result;
+  failure_.clear();
+  const bool prepared = prepare_estimators(model, h, begin_estimators ? &u_start_ : nullptr);
+  if (!prepared || !evaluate(model, moving_on, h, u_start_, du_start_)) {
+    result.reason = failure_;
+    return result;
+  }
+  model.dispatch(buffers_.y, buffers_.u);
+  model.dispatch_derivatives(dy_, du_);
+  x_ << buffers_.u, du_;  // initial guess Ψ(moving on)
+  const HermiteKind iterate = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
+  // (captures two pointers, which std::function holds without allocating)
+  const struct {
+    ModularModel& model;
+    HermiteKind kind;
+    double h;
+  } context{model, iterate, h};
+  const Residual gamma = [this, &context](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+    const Eigen::Index inputs = context.model.total_inputs();
+    last_x_ = x;
+    if (!evaluate(context.model, context.kind, context.h, x.head(inputs), x.tail(inputs))) return false;
+    context.model.dispatch(buffers_.y, buffers_.u);
+    context.model.dispatch_derivatives(dy_, du_);
+    out.resize(2 * inputs);
+    out << x.head(inputs) - buffers_.u, x.tail(inputs) - du_;  // eq. 24
+    return true;
+  };
+  if (n == 0) {
+    result.converged = true;  // no coupling unknowns: the moving-on evaluation is the step
+  } else {
+    if (options_.nonlinear.criterion == Criterion::componentwise) {  // u̇ weighted by the step
+      weights_.resize(2 * n);
+      weights_.head(n).setOnes();
+      weights_.tail(n).setConstant(h);
+      solver_->set_weights(weights_);
+    }
+    result = solver_->solve(gamma, x_);
+  }
+  report.iterations += result.iterations;
+  if (!result.converged && !failure_.empty()) result.reason = failure_;  // a system failed: name it
+  // leave the systems in the state of the converged inputs
+  if (result.converged && (last_x_.size() != x_.size() || last_x_ != x_)) {
+    if (!evaluate(model, iterate, h, x_.head(n), x_.tail(n))) {
+      result.converged = false;
       result.reason = failure_;
     }
+  }
+  return result;
+}
+
+int Ifosmondi::jumped_input(double h, Eigen::Index n) {
+  // not tested on a first step, whose start derivatives are unknown
+  if (interface_jumps_.locating()) return interface_jumps_.contains(u_start_, x_.head(n));
+  if (first_step_) return -1;
+  return interface_jumps_.jumped(u_start_, du_start_, x_.head(n), x_.tail(n), h);
+}
+
+void Ifosmondi::accept(ModularModel& model, double t, double h, int jumped, StepReport& report) {
+  const Eigen::Index n = model.total_inputs();
+  report.estimate_gap = integrate_estimated(model, first_step_ ? HermiteKind::first_step : HermiteKind::cubic, h, t);
+  if (jumped < 0 && interface_jumps_.locating()) {
+    // short of the jump, the suspected signal's derivative may be read across it (a forward
+    // difference straddling it is a spike): the next piece starts from the secant instead
+    const int g = interface_jumps_.suspected_signal();
+    x_(n + g) = (x_(g) - u_start_(g)) / h;
+  }
+  u_start_ = x_.head(n);
+  du_start_ = x_.tail(n);
+  first_step_ = false;
+  h_next_ = std::min(options_.dt_ref, options_.growth * h);  // eq. 28 (min: erratum)
+  if (jumped >= 0) {  // located: the next step starts from the right limits, with the step before
+    ++jumps_located_;
+    log(LogLevel::info, fmt::format("{}: input '{}' jumps in [{}, {}] (h = {:.3g}): the interface restarts there",
+                                    name(), model.input_label(jumped), t, t + h, h));
+    h_next_ = std::max(h_next_, interface_jumps_.close_suspicion());
+  } else if (interface_jumps_.locating() && t + h >= interface_jumps_.suspected_until()) {
+    (void)interface_jumps_.close_suspicion();  // passed in shorter steps without a jump: a false alarm
+  }
+  interface_jumps_.observe(u_start_);
+  report.h = h;
+  if (std::find(jumped_.begin(), jumped_.end(), 1) != jumped_.end()) {
+    // an estimated system's real outputs jumped away from its estimate: what it feeds restarts
+    // from its real outputs at t + h (it has no rollback to locate the jump)
+    ++estimated_jumps_;
+    report.reason = restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
+    report.terminated = !report.reason.empty();
+  }
+}
+
+StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
+  StepReport report;
+  double h = h_max;  // proposed_step(), clipped to the stop time by the driver
+  save_snapshots(model);
+  for (bool first_try = true;; first_try = false) {
+    const NonlinearResult result = iterate(model, h, first_try, report);
     if (result.converged) {
-      // an unannounced jump in the interface: located by halving the step (jump_detector.hpp); not
-      // tested on a first step, whose start derivatives are unknown
-      const int jumped = interface_jumps_.locating()   ? interface_jumps_.contains(u_start_, x_.head(n))
-                         : first_step_                 ? -1
-                                                       : interface_jumps_.jumped(u_start_, du_start_, x_.head(n), x_.tail(n), h);
-      if (jumped >= 0 && !interface_jumps_.located(t, h)) {
-        if (!interface_jumps_.locating()) {
-          interface_jumps_.suspect(jumped, u_start_, x_.head(n), t + h, h);
-          log(LogLevel::info, fmt::format("{}: input '{}' jumps from {} to {} in [{}, {}]: locating it", name(),
-                                          model.input_label(jumped), u_start_(jumped), x_(jumped), t, t + h));
-        }
-        ++report.rejected;
-        h *= 0.5;
-        continue;
+      // an unannounced jump in the interface: located by halving the step (jump_detector.hpp)
+      const int jumped = jumped_input(h, model.total_inputs());
+      if (jumped < 0 || interface_jumps_.located(t, h)) {
+        accept(model, t, h, jumped, report);
+        return report;
       }
-      report.estimate_gap = integrate_estimated(model, first_step_ ? HermiteKind::first_step : HermiteKind::cubic, h, t);
-      if (jumped < 0 && interface_jumps_.locating()) {
-        // short of the jump, the suspected signal's derivative may be read across it (a forward
-        // difference straddling it is a spike): the next piece starts from the secant instead
-        const int g = interface_jumps_.suspected_signal();
-        x_(n + g) = (x_(g) - u_start_(g)) / h;
+      if (!interface_jumps_.locating()) {
+        interface_jumps_.suspect(jumped, u_start_, x_.head(model.total_inputs()), t + h, h);
+        log(LogLevel::info, fmt::format("{}: input '{}' jumps from {} to {} in [{}, {}]: locating it", name(),
+                                        model.input_label(jumped), u_start_(jumped), x_(jumped), t, t + h));
       }
-      u_start_ = x_.head(n);
-      du_start_ = x_.tail(n);
-      first_step_ = false;
-      h_next_ = std::min(options_.dt_ref, options_.growth * h);  // eq. 28 (min: erratum)
-      if (jumped >= 0) {  // located: the next step starts from the right limits, with the step before
-        ++jumps_located_;
-        log(LogLevel::info, fmt::format("{}: input '{}' jumps in [{}, {}] (h = {:.3g}): the interface restarts there",
-                                        name(), model.input_label(jumped), t, t + h, h));
-        h_next_ = std::max(h_next_, interface_jumps_.close_suspicion());
-      } else if (interface_jumps_.locating() && t + h >= interface_jumps_.suspected_until()) {
-        (void)interface_jumps_.close_suspicion();  // passed in shorter steps without a jump: a false alarm
-      }
-      interface_jumps_.observe(u_start_);
-      report.h = h;
-      if (std::find(jumped_.begin(), jumped_.end(), 1) != jumped_.end()) {
-        // an estimated system's real outputs jumped away from its estimate: what it feeds restarts
-        // from its real outputs at t + h (it has no rollback to locate the jump)
-        ++estimated_jumps_;
-        report.reason = restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
-        report.terminated = !report.reason.empty();
-      }
-      return report;
+      ++report.rejected;
+      h *= 0.5;
+      continue;
     }
     // rejected: retry on half the step from t_N ("moving on" again, subcase 2.2); every
     // evaluation restores the rollback systems, the estimated ones never left t_N

@@ -63,6 +63,16 @@ class Ifosmondi final : public CouplingMethod {
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
 
  private:
+  // the steps of step(): snapshots at t_N, the interface iteration on [t_N, t_N + h), the jump test,
+  // then acceptance — or a rejection that halves h
+  void save_snapshots(ModularModel& model);
+  /// Prepares the estimators, evaluates the "moving on" guess and solves eq. 24 from it; leaves the
+  /// systems in the state of the converged inputs. Counts its iterations into `report`.
+  NonlinearResult iterate(ModularModel& model, double h, bool begin_estimators, StepReport& report);
+  /// The interface input that jumped in the step just solved (jump_detector.hpp), or −1.
+  int jumped_input(double h, Eigen::Index n);
+  /// Accepts the converged step [t, t + h): estimated systems integrate, the interface moves on.
+  void accept(ModularModel& model, double t, double h, int jumped, StepReport& report);
   /// Restores every rollback system to t_N and integrates [t_N, t_N + h) with interface
   /// polynomials of `kind` ending at (u_end, du_end); estimates the others (COSTARICA). Reads
   /// ỹ, ỹ' at t_N + h. False (failure_) when a system failed.

@@ -30,10 +30,8 @@ bool any_event_pending(const std::vector<const System*>& announcing) {
   return std::any_of(announcing.begin(), announcing.end(), [](const System* system) { return system->event_pending(); });
 }
 
-}  // namespace
-
-RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOptions& options,
-                       const std::vector<Observer*>& observers) {
+/// Throws Error when the run's interval or step cannot be simulated.
+void check_run_options(const RunOptions& options) {
   if (!(options.stop > options.start)) {
     throw Error(fmt::format("stop time {} must be after start time {}", options.stop, options.start));
   }
@@ -44,8 +42,10 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     throw Error(fmt::format("step dt = {} is below {:.3g}, 1e-12 of the run [{}, {}]: give a larger dt", options.dt,
                             smallest, options.start, options.stop));
   }
-  const auto wall_start = std::chrono::steady_clock::now();
-  method.check(model);
+}
+
+/// What each system provides and what is emulated or stood in for, warning about the latter.
+std::vector<SystemCapabilities> capabilities_of(const ModularModel& model, const CouplingMethod& method) {
   std::vector<SystemCapabilities> capabilities;
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
@@ -66,13 +66,87 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
                                       capabilities.back().derivatives)
                         : ""));
   }
-  if (const auto& held = model.inputs_at_start_values(); !held.empty()) {
-    std::string list;
-    for (const auto& label : held) list += (list.empty() ? "" : ", ") + label;
-    log(LogLevel::warning, fmt::format("{} unconnected input{} held at {} start value{}: {}", held.size(),
-                                       held.size() > 1 ? "s" : "", held.size() > 1 ? "their" : "its",
-                                       held.size() > 1 ? "s" : "", list));
+  return capabilities;
+}
+
+void warn_inputs_at_start_values(const ModularModel& model) {
+  const auto& held = model.inputs_at_start_values();
+  if (held.empty()) return;
+  std::string list;
+  for (const auto& label : held) list += (list.empty() ? "" : ", ") + label;
+  log(LogLevel::warning, fmt::format("{} unconnected input{} held at {} start value{}: {}", held.size(),
+                                     held.size() > 1 ? "s" : "", held.size() > 1 ? "their" : "its",
+                                     held.size() > 1 ? "s" : "", list));
+}
+
+/// The end of the next step from t: the next grid point (or the method's proposal), without a
+/// sliver before the stop, shortened to the next announced time event.
+double next_step_end(const ModularModel& model, const CouplingMethod& method, const RunOptions& options,
+                     const std::vector<const System*>& announcing, double t, double grid_point, double tiny) {
+  double t_next = method.chooses_step() ? t + std::min(method.proposed_step(), options.stop - t) : grid_point;
+  // do not leave a sliver at the end (absolute, or relative to the step)
+  if (options.stop - t_next < std::max(tiny, 1e-6 * (t_next - t))) t_next = options.stop;
+  // land on the next announced time event (when every system can shorten its step for it)
+  if (const double event = next_event_time(model, announcing); event > t + tiny && event < t_next - tiny) t_next = event;
+  if (!(t_next > t) || !std::isfinite(t_next)) {
+    throw Error(fmt::format("{}: the step from t = {} to {} is not a positive finite step", method.name(), t, t_next));
   }
+  return t_next;
+}
+
+/// Adds a step's report to the run's counts (a step held at its floor warns once).
+void account(RunStatistics& stats, const StepReport& report, const CouplingMethod& method, double t, double asked,
+             double tiny) {
+  if (!(report.h >= 0.0) || !std::isfinite(report.h) || report.h > asked + tiny || (report.h == 0.0 && !report.terminated)) {
+    throw Error(
+        fmt::format("{}: took a step of h = {} from t = {} (asked for at most {})", method.name(), report.h, t, asked));
+  }
+  stats.rejected_steps += report.rejected;
+  stats.iterations += report.iterations;
+  if (!std::isnan(report.estimate_gap)) {
+    stats.max_estimate_gap =
+        std::isnan(stats.max_estimate_gap) ? report.estimate_gap : std::max(stats.max_estimate_gap, report.estimate_gap);
+  }
+  if (report.at_step_floor && stats.steps_at_step_floor++ == 0) {
+    log(LogLevel::warning, fmt::format("{}: from t = {} the step is held at its minimum h = {:.3g} although the error "
+                                       "asks for less: the error is no longer controlled there (method.h_min; the "
+                                       "step log's at_step_floor column marks those steps)",
+                                       method.name(), t, report.h));
+  }
+}
+
+/// The counts gathered from the systems at the end, and the closing warning.
+void finish(RunStatistics& stats, const ModularModel& model, const CouplingMethod& method, double t) {
+  for (int s = 0; s < model.system_count(); ++s) {
+    stats.integrations += model.system(s).integrations();
+    stats.integration_time_s += model.system(s).integration_seconds();
+  }
+  stats.end_time = t;
+  if (stats.steps_at_step_floor > 1) {
+    log(LogLevel::warning, fmt::format("{}: {} steps were held at the minimum step", method.name(), stats.steps_at_step_floor));
+  }
+  stats.method_totals = method.totals();
+}
+
+/// The systems that may announce events: asked about them at every step.
+std::vector<const System*> announcing_systems(const ModularModel& model) {
+  std::vector<const System*> announcing;
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (model.system(s).announces_events()) announcing.push_back(&model.system(s));
+  }
+  return announcing;
+}
+
+}  // namespace
+
+RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOptions& options,
+                       const std::vector<Observer*>& observers) {
+  check_run_options(options);
+  const auto wall_start = std::chrono::steady_clock::now();
+  method.check(model);
+  RunStatistics stats;
+  stats.capabilities = capabilities_of(model, method);
+  warn_inputs_at_start_values(model);
   for (int s = 0; s < model.system_count(); ++s) model.system(s).reset_counters();
   SequentialExecutor in_this_thread;
   Executor& executor = options.executor != nullptr ? *options.executor : in_this_thread;
@@ -83,13 +157,8 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   model.exchange_strings();
   for (Observer* observer : observers) observer->on_start(model, options.start);
 
-  std::vector<const System*> announcing;  // asked about events at every step
-  for (int s = 0; s < model.system_count(); ++s) {
-    if (model.system(s).announces_events()) announcing.push_back(&model.system(s));
-  }
-  RunStatistics stats;
+  const std::vector<const System*> announcing = announcing_systems(model);
   stats.method = std::string(method.name());
-  stats.capabilities = std::move(capabilities);
   stats.initialization = method.initialization();
   stats.inputs_at_start_values = model.inputs_at_start_values();
   double t = options.start;
@@ -103,32 +172,9 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
       break;
     }
     const double grid_point = std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);
-    double t_next = method.chooses_step() ? t + std::min(method.proposed_step(), options.stop - t) : grid_point;
-    // do not leave a sliver at the end (absolute, or relative to the step)
-    if (options.stop - t_next < std::max(tiny, 1e-6 * (t_next - t))) t_next = options.stop;
-    // land on the next announced time event (when every system can shorten its step for it)
-    if (const double event = next_event_time(model, announcing); event > t + tiny && event < t_next - tiny) t_next = event;
-    if (!(t_next > t) || !std::isfinite(t_next)) {
-      throw Error(fmt::format("{}: the step from t = {} to {} is not a positive finite step", method.name(), t, t_next));
-    }
+    const double t_next = next_step_end(model, method, options, announcing, t, grid_point, tiny);
     const StepReport report = method.step(model, t, t_next - t);
-    if (!(report.h >= 0.0) || !std::isfinite(report.h) || report.h > t_next - t + tiny ||
-        (report.h == 0.0 && !report.terminated)) {
-      throw Error(fmt::format("{}: took a step of h = {} from t = {} (asked for at most {})", method.name(), report.h, t,
-                              t_next - t));
-    }
-    stats.rejected_steps += report.rejected;
-    stats.iterations += report.iterations;
-    if (!std::isnan(report.estimate_gap)) {
-      stats.max_estimate_gap =
-          std::isnan(stats.max_estimate_gap) ? report.estimate_gap : std::max(stats.max_estimate_gap, report.estimate_gap);
-    }
-    if (report.at_step_floor && stats.steps_at_step_floor++ == 0) {
-      log(LogLevel::warning, fmt::format("{}: from t = {} the step is held at its minimum h = {:.3g} although the error "
-                                         "asks for less: the error is no longer controlled there (method.h_min; the "
-                                         "step log's at_step_floor column marks those steps)",
-                                         method.name(), t, report.h));
-    }
+    account(stats, report, method, t, t_next - t, tiny);
     if (report.terminated) {
       stats.terminated_early = true;
       stats.termination_reason = report.reason;
@@ -150,15 +196,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     model.exchange_strings();
   }
   for (Observer* observer : observers) observer->on_end(model, t);
-  for (int s = 0; s < model.system_count(); ++s) {
-    stats.integrations += model.system(s).integrations();
-    stats.integration_time_s += model.system(s).integration_seconds();
-  }
-  stats.end_time = t;
-  if (stats.steps_at_step_floor > 1) {
-    log(LogLevel::warning, fmt::format("{}: {} steps were held at the minimum step", method.name(), stats.steps_at_step_floor));
-  }
-  stats.method_totals = method.totals();
+  finish(stats, model, method, t);
   stats.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return stats;
 }
