@@ -14,15 +14,11 @@ LIMIT = 80
 # Functions still over the limit, with the length they may not exceed. The list may only shrink:
 # a function that drops under the limit must leave it, and no other may join.
 KNOWN = {
-    "src/cli/main.cpp:command_run": 106,
-    "src/cli/main.cpp:command_line": 134,
     "src/export/variable_table.cpp:model_description_xml": 94,
     "src/export/variable_table.cpp:model_description_xml_fmi3": 108,
     "src/fmi/common/model_description.cpp:parse_model_description": 198,
     "src/fmi/common/model_description_v3.cpp:parse_fmi3_model_description": 297,
     "src/fmi/v3/fmi3_instance.cpp:Fmi3Instance::Fmi3Instance": 141,
-    "src/methods/missiles.cpp:Missiles::step": 84,
-    "src/model/modular_model.cpp:ModularModel::finalize": 85,
 }
 SCOPE = re.compile(r'\b(namespace|class|struct|union|enum)\b|extern\s*"C"')
 

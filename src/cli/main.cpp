@@ -160,75 +160,110 @@ void refuse_clashing_paths(const std::vector<std::pair<std::string, std::string>
   }
 }
 
-int command_run(const RunArguments& arguments) {
-  const auto& [scenario_file, method, out, stats_file, steps_file, plot_file, log_level, executor_spec, dt, stop,
-               fmu_timeout, given_overrides, quiet, progress, strict_inputs] = arguments;
-  std::vector<std::string> overrides = given_overrides;
-  if (method) overrides.push_back("method.type=\"" + *method + "\"");
-  if (dt) overrides.push_back(fmt::format("method.dt={:.17g}", *dt));
-  if (stop) overrides.push_back(fmt::format("stop={:.17g}", *stop));
-  if (strict_inputs) overrides.emplace_back("strict_inputs=true");
-  cosima::Scenario scenario = cosima::load_scenario(scenario_file, overrides);
-  if (const std::string level = log_level.value_or(scenario.log_level); !level.empty()) {
+/// The scenario as the command line amends it (--method, --dt, --stop, --strict-inputs, --set),
+/// with its log level applied.
+cosima::Scenario load_run_scenario(const RunArguments& arguments) {
+  std::vector<std::string> overrides = arguments.overrides;
+  if (arguments.method) overrides.push_back("method.type=\"" + *arguments.method + "\"");
+  if (arguments.dt) overrides.push_back(fmt::format("method.dt={:.17g}", *arguments.dt));
+  if (arguments.stop) overrides.push_back(fmt::format("stop={:.17g}", *arguments.stop));
+  if (arguments.strict_inputs) overrides.emplace_back("strict_inputs=true");
+  cosima::Scenario scenario = cosima::load_scenario(arguments.scenario_file, overrides);
+  if (const std::string level = arguments.log_level.value_or(scenario.log_level); !level.empty()) {
     cosima::set_log_level(*cosima::parse_log_level(level));
   }
-  // "auto": chosen here, before any executor starts, so that every process
-  // builds the same method
-  const bool chosen = cosima::resolve_auto_method(scenario);
-  // --executor mpi under mpirun: rank 0 runs the method, the other ranks serve
-  // their systems
-  const cosima::ExecutorSpec spec = cosima::parse_executor_spec(executor_spec);
-  const cosima::SystemCatalog catalog = cosima::system_catalog(scenario);
-  std::optional<cosima::MpiSession> mpi;
-  if (spec.kind == cosima::ExecutorSpec::Kind::mpi) {
-    mpi.emplace();
-    if (mpi->rank() != 0) {
-      cosima::serve_mpi_worker(catalog, mpi->rank(), mpi->size());
-      return 0;
-    }
-  }
-  if (chosen) std::cerr << "cosima: " << scenario.method_choice << '\n';
-  if (fmu_timeout && spec.kind != cosima::ExecutorSpec::Kind::processes) {
-    throw UsageError("--fmu-timeout needs --executor processes (an FMU in this process cannot be stopped)");
-  }
-  std::unique_ptr<cosima::Executor> executor =
-      cosima::make_executor(spec, scenario, catalog, fmu_timeout, mpi ? mpi->size() : 0);
-  // results stream to disk as the run goes; a stats file is created before the
-  // run, like them
-  const std::string csv = out.value_or(std::filesystem::path(scenario_file).stem().string() + ".csv");
-  if (!out) {  // never silently: say where the results go, and what they replace
+  return scenario;
+}
+
+/// The results file (--out, or the scenario's name), said on stderr when it was not given; every
+/// output checked against the others and the scenario before anything is written.
+std::string results_file(const RunArguments& arguments) {
+  const std::string csv =
+      arguments.out.value_or(std::filesystem::path(arguments.scenario_file).stem().string() + ".csv");
+  if (!arguments.out) {  // never silently: say where the results go, and what they replace
     std::error_code ignored;
     std::cerr << fmt::format("cosima: results go to '{}'{} (--out chooses the file)\n", csv,
                              std::filesystem::exists(csv, ignored) ? ", replacing the file there" : "");
   }
   refuse_clashing_paths({{"--out", csv},
-                         {"--stats", stats_file.value_or("")},
-                         {"--steps", steps_file.value_or("")},
-                         {"--plot", plot_file.value_or("")}},
-                        scenario_file);
+                         {"--stats", arguments.stats_file.value_or("")},
+                         {"--steps", arguments.steps_file.value_or("")},
+                         {"--plot", arguments.plot_file.value_or("")}},
+                        arguments.scenario_file);
+  return csv;
+}
+
+/// The stats file, created before the run like the results.
+std::optional<std::ofstream> open_stats(const std::optional<std::string>& stats_file) {
   std::optional<std::ofstream> stats_stream;
   if (stats_file) {
     stats_stream.emplace(*stats_file);
     if (!*stats_stream) throw Error(fmt::format("cannot write '{}': {}", *stats_file, std::strerror(errno)));
   }
-  const EmergencyStats emergency_stats(stats_file);
+  return stats_stream;
+}
+
+void print_summary(std::ostream& summary, const cosima::Scenario& scenario, const cosima::ScenarioRun& run,
+                   const RunArguments& arguments, const std::string& csv) {
+  summary << fmt::format(
+      "scenario   {}\nmethod     {} (executor {})\ntime       [{}, {}] with "
+      "dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
+      "integrations {}\nwall time  {:.3f} s ({:.3f} s inside the "
+      "systems)\nresults    {} ({} rows, {} variables)\n",
+      scenario.name, run.stats.method, arguments.executor_spec, scenario.run.start, run.stats.end_time,
+      scenario.run.dt, run.stats.macro_steps, run.stats.rejected_steps, run.stats.iterations, run.stats.integrations,
+      run.stats.wall_time_s, run.stats.integration_time_s, csv, run.results->rows(), run.results->labels().size());
+  if (arguments.stats_file) summary << "stats      " << *arguments.stats_file << '\n';
+}
+
+/// The executor of --executor; under mpirun only rank 0 returns one (`mpi` holds the session), the
+/// other ranks serve their systems and get nullptr.
+std::unique_ptr<cosima::Executor> run_executor(const RunArguments& arguments, const cosima::Scenario& scenario,
+                                               const cosima::SystemCatalog& catalog, bool chosen,
+                                               std::optional<cosima::MpiSession>& mpi) {
+  const cosima::ExecutorSpec spec = cosima::parse_executor_spec(arguments.executor_spec);
+  if (spec.kind == cosima::ExecutorSpec::Kind::mpi) {
+    mpi.emplace();
+    if (mpi->rank() != 0) {
+      cosima::serve_mpi_worker(catalog, mpi->rank(), mpi->size());
+      return nullptr;
+    }
+  }
+  if (chosen) std::cerr << "cosima: " << scenario.method_choice << '\n';
+  if (arguments.fmu_timeout && spec.kind != cosima::ExecutorSpec::Kind::processes) {
+    throw UsageError("--fmu-timeout needs --executor processes (an FMU in this process cannot be stopped)");
+  }
+  return cosima::make_executor(spec, scenario, catalog, arguments.fmu_timeout, mpi ? mpi->size() : 0);
+}
+
+int command_run(const RunArguments& arguments) {
+  cosima::Scenario scenario = load_run_scenario(arguments);
+  // "auto": chosen here, before any executor starts, so that every process builds the same method
+  const bool chosen = cosima::resolve_auto_method(scenario);
+  const cosima::SystemCatalog catalog = cosima::system_catalog(scenario);
+  std::optional<cosima::MpiSession> mpi;
+  std::unique_ptr<cosima::Executor> executor = run_executor(arguments, scenario, catalog, chosen, mpi);
+  if (!executor) return 0;  // an MPI worker, done serving
+  const std::string csv = results_file(arguments);
+  std::optional<std::ofstream> stats_stream = open_stats(arguments.stats_file);
+  const EmergencyStats emergency_stats(arguments.stats_file);
   cosima::install_interrupt_handlers();
-  // a closed pipe is a write error (EPIPE) that names the output and ends the
-  // run, not a silent death
+  // a closed pipe is a write error (EPIPE) that names the output and ends the run, not a silent death
   std::signal(SIGPIPE, SIG_IGN);
   const bool terminal = isatty(STDERR_FILENO) != 0;
   cosima::ProgressLine progress_line(stderr, terminal, scenario.run.start, scenario.run.stop);
   cosima::RunOutputs outputs{.results_csv = csv,
-                             .steps_csv = steps_file ? std::optional<std::filesystem::path>(*steps_file) : std::nullopt,
+                             .steps_csv = arguments.steps_file
+                                              ? std::optional<std::filesystem::path>(*arguments.steps_file)
+                                              : std::nullopt,
                              .keep_in_memory = false,
                              .watched = terminal,
                              .observers = {}};
-  if (progress || (terminal && !quiet)) outputs.observers.push_back(&progress_line);
+  if (arguments.progress || (terminal && !arguments.quiet)) outputs.observers.push_back(&progress_line);
   cosima::ScenarioRun run;
   try {
     run = cosima::run_scenario(scenario, executor.get(), outputs);
-    // a system's process that dies on the way out (in fmi2FreeInstance) fails
-    // the run too
+    // a system's process that dies on the way out (in fmi2FreeInstance) fails the run too
     if (const std::string teardown = executor->finish(); !teardown.empty()) throw Error(teardown);
   } catch (const Error& e) {
     if (stats_stream) write_failed_stats(*stats_stream, e.what());
@@ -236,33 +271,23 @@ int command_run(const RunArguments& arguments) {
   }
   executor.reset();  // shuts the MPI workers down
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
-  const auto stats = cosima::stats_to_json(run.stats);
   if (stats_stream) {
-    *stats_stream << stats.dump(2) << '\n';
+    *stats_stream << cosima::stats_to_json(run.stats).dump(2) << '\n';
     stats_stream->flush();
-    if (!*stats_stream) throw Error(fmt::format("cannot write '{}': {}", *stats_file, std::strerror(errno)));
+    if (!*stats_stream) throw Error(fmt::format("cannot write '{}': {}", *arguments.stats_file, std::strerror(errno)));
   }
   // with the results on standard output, the summary goes to standard error
   std::ostream& summary = csv == "-" ? std::cerr : std::cout;
-  if (!quiet) {
-    summary << fmt::format(
-        "scenario   {}\nmethod     {} (executor {})\ntime       [{}, {}] with "
-        "dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
-        "integrations {}\nwall time  {:.3f} s ({:.3f} s inside the "
-        "systems)\nresults    {} ({} rows, {} variables)\n",
-        scenario.name, run.stats.method, executor_spec, scenario.run.start, run.stats.end_time, scenario.run.dt,
-        run.stats.macro_steps, run.stats.rejected_steps, run.stats.iterations, run.stats.integrations,
-        run.stats.wall_time_s, run.stats.integration_time_s, csv, run.results->rows(), run.results->labels().size());
-    if (stats_file) summary << "stats      " << *stats_file << '\n';
-  }
+  if (!arguments.quiet) print_summary(summary, scenario, run, arguments, csv);
   if (run.stats.terminated_early) std::cerr << "cosima: run ended early: " << run.stats.termination_reason << '\n';
-  if (plot_file) {
+  if (arguments.plot_file) {
     cosima::plot::plot_results({.results = csv,
                                 .variables = {},
                                 .reference = {},
-                                .steps = steps_file ? std::filesystem::path(*steps_file) : std::filesystem::path(),
-                                .image = *plot_file});
-    if (!quiet) summary << "plot       " << *plot_file << '\n';
+                                .steps = arguments.steps_file ? std::filesystem::path(*arguments.steps_file)
+                                                              : std::filesystem::path(),
+                                .image = *arguments.plot_file});
+    if (!arguments.quiet) summary << "plot       " << *arguments.plot_file << '\n';
   }
   return run.stats.interrupted_by != 0 ? 128 + run.stats.interrupted_by : 0;
 }
@@ -354,101 +379,120 @@ int command_plot(const cosima::plot::ResultPlot& plot) {
 
 /// The command line: parse, dispatch, and turn every failure into a message and
 /// an exit status.
-int command_line(int argc, char** argv) {
-  CLI::App app{
-      "cosima — co-simulation master: couples FMUs and native models "
-      "with the methods of the seed papers."};
-  app.set_version_flag("--version", std::string("cosima ") + COSIMA_VERSION);
-  app.require_subcommand(1);
-  app.footer(
-      "Run 'cosima COMMAND --help' for a command's options. Exit "
-      "status: 0 done, 1 error, 2 usage.");
-
+/// Every command's arguments, filled by CLI11, and the subcommands that parsed them.
+struct Commands {
   RunArguments run;
-  CLI::App* run_command = app.add_subcommand("run", "Run a scenario (JSON, or an SSP package .ssp).");
-  run_command->add_option("scenario", run.scenario_file, "Scenario file: JSON or .ssp")->required();
-  run_command->add_option("--method", run.method, "Coupling method (see below); overrides the scenario's");
-  run_command->add_option("--dt", run.dt, "Macro-step (δt_ref of the variable-step methods)")->check(kFinitePositive);
-  run_command->add_option("--stop", run.stop, "Stop time")->check(kFinite);
-  run_command->add_option("--set", run.overrides,
-                          "Override any value by its dot path: systems.damper.parameters.D_D=0.64, "
-                          "method.epsilon=1e-4, "
-                          "inputs.SYSTEM.PORT=VALUE");
-  run_command->add_option("--out", run.out,
-                          "Result CSV, '-' for standard output (default: "
-                          "./<scenario>.csv, announced)");
-  run_command->add_option("--stats", run.stats_file, "Statistics JSON");
-  run_command->add_option("--steps", run.steps_file, "Step log CSV: step sizes, iterations, defects");
-  run_command->add_option("--plot", run.plot_file, "Plot the results (and the step log) to a .png or .svg at the end");
-  run_command
-      ->add_option("--executor", run.executor_spec,
-                   "sequential | threads:N | processes[:N] (one child per "
-                   "system: a crashing or hanging FMU ends the run "
-                   "with a message naming it) | mpi (under mpirun)")
-      ->capture_default_str()
-      ->check(kExecutor);
-  run_command->add_option("--fmu-timeout", run.fmu_timeout, "Seconds a system may take (--executor processes)")
-      ->check(kFinitePositive);
-  run_command
-      ->add_option("--log-level", run.log_level, "Messages shown; at debug FMUs log too (default: the scenario's)")
-      ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
-  run_command->add_flag("--strict-inputs", run.strict_inputs,
-                        "Refuse unconnected inputs (by default they keep their "
-                        "declared start values)");
-  run_command->add_flag("--quiet", run.quiet, "No summary and no progress line");
-  run_command->add_flag("--progress", run.progress, "The progress line even when stderr is not a terminal");
-  run_command->footer(methods_help());
-
   std::string exported_scenario, ssp_file;
   std::vector<std::string> export_overrides;
-  CLI::App* export_command = app.add_subcommand("export-ssp",
-                                                "Write an FMU scenario as an SSP package (SSP 1.0) that "
-                                                "'cosima run' reads back.");
-  export_command->add_option("scenario", exported_scenario, "Scenario file (JSON, or .ssp)")->required();
-  export_command->add_option("-o,--output", ssp_file, "The .ssp to write")->required();
-  export_command->add_option("--set", export_overrides, "Override a value by its dot path first, as in 'run'");
-
-  CLI::App* models_command = app.add_subcommand("models", "List the built-in models with their ports and parameters.");
-
   std::string fmu;
-  CLI::App* info_command = app.add_subcommand("info", "Describe an FMU: interfaces, capabilities, variables.");
-  info_command->add_option("fmu", fmu, "FMU file")->required();
-
   std::vector<std::string> compared;
   bool compare_json = false;
-  CLI::App* compare_command = app.add_subcommand("compare", "Errors of a result against a reference (nl2, max).");
-  compare_command->add_option("files", compared, "RESULT.csv REFERENCE.csv")->required()->expected(2);
-  compare_command->add_flag("--json", compare_json, "JSON instead of a table");
-
   cosima::plot::ResultPlot plot;
   std::string plot_image;
-  CLI::App* plot_command = app.add_subcommand("plot", "Plot a result CSV with gnuplot.");
-  plot_command->add_option("results", plot.results, "RESULT.csv")->required();
-  plot_command->add_option("variables", plot.variables, "Columns to draw (default: all)");
-  plot_command->add_option("--reference", plot.reference, "A reference CSV, drawn dashed beside each signal");
-  plot_command->add_option("--steps", plot.steps, "A step log CSV (cosima run --steps): step sizes and iterations");
-  plot_command->add_option("-o,--output", plot_image, "Image: .png or .svg")->required();
-
   cosima::bench::BenchOptions bench;
   std::string bench_name;
-  CLI::App* bench_command = app.add_subcommand("bench", "Reproduce a seed's figures; reports under docs/results.");
-  bench_command->add_option("name", bench_name, cosima::bench::names())->required();
-  bench_command->add_flag("--quick", bench.quick, "A short smoke version");
-  bench_command->add_option("--json", bench.json_file, "Write the figures as JSON");
-  bench_command->add_option("--examples", bench.examples, "Folder of the example scenarios");
-  bench_command->add_option("--docs", bench.docs, "Write the report (markdown, PNG) into this folder");
-  bench_command->add_option("--baseline", bench.baseline, "Another cosima binary measured beside this one");
+  CLI::App *run_command = nullptr, *export_command = nullptr, *models_command = nullptr, *info_command = nullptr,
+           *compare_command = nullptr, *plot_command = nullptr, *bench_command = nullptr;
+};
 
-  if (argc > 1 && argv[1][0] != '-') {  // CLI11 would only say that a subcommand is required
-    std::string commands;
-    for (const CLI::App* command : app.get_subcommands({}))
-      commands += (commands.empty() ? "" : ", ") + command->get_name();
-    if (app.get_subcommands([&](const CLI::App* command) { return command->get_name() == argv[1]; }).empty()) {
-      std::cerr << fmt::format("cosima: unknown command '{}' (commands: {})\nRun 'cosima --help'.\n", argv[1],
-                               commands);
-      return 2;
-    }
+void add_run_command(CLI::App& app, Commands& c) {
+  RunArguments& run = c.run;
+  CLI::App* command = c.run_command = app.add_subcommand("run", "Run a scenario (JSON, or an SSP package .ssp).");
+  command->add_option("scenario", run.scenario_file, "Scenario file: JSON or .ssp")->required();
+  command->add_option("--method", run.method, "Coupling method (see below); overrides the scenario's");
+  command->add_option("--dt", run.dt, "Macro-step (δt_ref of the variable-step methods)")->check(kFinitePositive);
+  command->add_option("--stop", run.stop, "Stop time")->check(kFinite);
+  command->add_option("--set", run.overrides,
+                      "Override any value by its dot path: systems.damper.parameters.D_D=0.64, "
+                      "method.epsilon=1e-4, inputs.SYSTEM.PORT=VALUE");
+  command->add_option("--out", run.out, "Result CSV, '-' for standard output (default: ./<scenario>.csv, announced)");
+  command->add_option("--stats", run.stats_file, "Statistics JSON");
+  command->add_option("--steps", run.steps_file, "Step log CSV: step sizes, iterations, defects");
+  command->add_option("--plot", run.plot_file, "Plot the results (and the step log) to a .png or .svg at the end");
+  command
+      ->add_option("--executor", run.executor_spec,
+                   "sequential | threads:N | processes[:N] (one child per system: a crashing or hanging FMU ends "
+                   "the run with a message naming it) | mpi (under mpirun)")
+      ->capture_default_str()
+      ->check(kExecutor);
+  command->add_option("--fmu-timeout", run.fmu_timeout, "Seconds a system may take (--executor processes)")
+      ->check(kFinitePositive);
+  command->add_option("--log-level", run.log_level, "Messages shown; at debug FMUs log too (default: the scenario's)")
+      ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
+  command->add_flag("--strict-inputs", run.strict_inputs,
+                    "Refuse unconnected inputs (by default they keep their declared start values)");
+  command->add_flag("--quiet", run.quiet, "No summary and no progress line");
+  command->add_flag("--progress", run.progress, "The progress line even when stderr is not a terminal");
+  command->footer(methods_help());
+}
+
+void add_tool_commands(CLI::App& app, Commands& c) {
+  c.export_command = app.add_subcommand("export-ssp",
+                                        "Write an FMU scenario as an SSP package (SSP 1.0) that 'cosima run' reads back.");
+  c.export_command->add_option("scenario", c.exported_scenario, "Scenario file (JSON, or .ssp)")->required();
+  c.export_command->add_option("-o,--output", c.ssp_file, "The .ssp to write")->required();
+  c.export_command->add_option("--set", c.export_overrides, "Override a value by its dot path first, as in 'run'");
+  c.models_command = app.add_subcommand("models", "List the built-in models with their ports and parameters.");
+  c.info_command = app.add_subcommand("info", "Describe an FMU: interfaces, capabilities, variables.");
+  c.info_command->add_option("fmu", c.fmu, "FMU file")->required();
+  c.compare_command = app.add_subcommand("compare", "Errors of a result against a reference (nl2, max).");
+  c.compare_command->add_option("files", c.compared, "RESULT.csv REFERENCE.csv")->required()->expected(2);
+  c.compare_command->add_flag("--json", c.compare_json, "JSON instead of a table");
+  c.plot_command = app.add_subcommand("plot", "Plot a result CSV with gnuplot.");
+  c.plot_command->add_option("results", c.plot.results, "RESULT.csv")->required();
+  c.plot_command->add_option("variables", c.plot.variables, "Columns to draw (default: all)");
+  c.plot_command->add_option("--reference", c.plot.reference, "A reference CSV, drawn dashed beside each signal");
+  c.plot_command->add_option("--steps", c.plot.steps, "A step log CSV (cosima run --steps): step sizes and iterations");
+  c.plot_command->add_option("-o,--output", c.plot_image, "Image: .png or .svg")->required();
+  c.bench_command = app.add_subcommand("bench", "Reproduce a seed's figures; reports under docs/results.");
+  c.bench_command->add_option("name", c.bench_name, cosima::bench::names())->required();
+  c.bench_command->add_flag("--quick", c.bench.quick, "A short smoke version");
+  c.bench_command->add_option("--json", c.bench.json_file, "Write the figures as JSON");
+  c.bench_command->add_option("--examples", c.bench.examples, "Folder of the example scenarios");
+  c.bench_command->add_option("--docs", c.bench.docs, "Write the report (markdown, PNG) into this folder");
+  c.bench_command->add_option("--baseline", c.bench.baseline, "Another cosima binary measured beside this one");
+}
+
+/// False (with the message) when argv[1] names no command: CLI11 would only say that one is required.
+bool known_command(const CLI::App& app, int argc, char** argv) {
+  if (argc <= 1 || argv[1][0] == '-') return true;
+  if (!app.get_subcommands([&](const CLI::App* command) { return command->get_name() == argv[1]; }).empty()) {
+    return true;
   }
+  std::string commands;
+  for (const CLI::App* command : app.get_subcommands({})) commands += (commands.empty() ? "" : ", ") + command->get_name();
+  std::cerr << fmt::format("cosima: unknown command '{}' (commands: {})\nRun 'cosima --help'.\n", argv[1], commands);
+  return false;
+}
+
+/// Runs the command that parsed; its exit status.
+int dispatch(Commands& c) {
+  if (c.run_command->parsed()) return command_run(c.run);
+  if (c.export_command->parsed()) {
+    cosima::ssp::export_ssp(c.exported_scenario, c.ssp_file, c.export_overrides);
+    std::cout << "ssp " << c.ssp_file << '\n';
+    return 0;
+  }
+  if (c.models_command->parsed()) return command_models();
+  if (c.info_command->parsed()) return command_info(c.fmu);
+  if (c.compare_command->parsed()) return command_compare(c.compared, c.compare_json);
+  if (c.plot_command->parsed()) {
+    c.plot.image = c.plot_image;
+    return command_plot(c.plot);
+  }
+  if (c.bench_command->parsed()) return cosima::bench::run(c.bench_name, c.bench);
+  return 2;
+}
+
+int command_line(int argc, char** argv) {
+  CLI::App app{"cosima — co-simulation master: couples FMUs and native models with the methods of the seed papers."};
+  app.set_version_flag("--version", std::string("cosima ") + COSIMA_VERSION);
+  app.require_subcommand(1);
+  app.footer("Run 'cosima COMMAND --help' for a command's options. Exit status: 0 done, 1 error, 2 usage.");
+  Commands commands;
+  add_run_command(app, commands);
+  add_tool_commands(app, commands);
+  if (!known_command(app, argc, argv)) return 2;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -462,21 +506,7 @@ int command_line(int argc, char** argv) {
     return 2;
   }
   try {
-    if (run_command->parsed()) return command_run(run);
-    if (export_command->parsed()) {
-      cosima::ssp::export_ssp(exported_scenario, ssp_file, export_overrides);
-      std::cout << "ssp " << ssp_file << '\n';
-      return 0;
-    }
-    if (models_command->parsed()) return command_models();
-    if (info_command->parsed()) return command_info(fmu);
-    if (compare_command->parsed()) return command_compare(compared, compare_json);
-    if (plot_command->parsed()) {
-      plot.image = plot_image;
-      return command_plot(plot);
-    }
-    if (bench_command->parsed()) return cosima::bench::run(bench_name, bench);
-    return 2;
+    return dispatch(commands);
   } catch (const UsageError& e) {
     std::cerr << "cosima: " << e.what() << "\nRun 'cosima --help' or 'cosima COMMAND --help'.\n";
     return 2;

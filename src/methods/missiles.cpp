@@ -155,9 +155,7 @@ bool Missiles::solve() {
   return solution_.allFinite();
 }
 
-StepReport Missiles::step(ModularModel& model, double t, double h_max) {
-  const double h = h_max;
-  const int n_out = model.total_outputs();
+void Missiles::estimate(ModularModel& model, double h) {
   // COSTARICA updates 1–2 on every system with inputs, where it lives; the others integrate the step
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
@@ -172,38 +170,37 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
     order.estimate_h = h;
   }
   executor().execute(buffers_.batch);
-  StepReport report;
-  report.h = h;
-  report.estimate_gap = 0.0;
-  // a real integration that failed throws; one whose system asked to stop ends the step (true)
-  const auto stopped = [&](int s) {
-    const StepResult& result = buffers_.batch.reply(s).result;
-    if (result.status != StepResult::Status::terminated) {
-      throw_if_failed(result, model.system(s), t);
-      return false;
-    }
-    report.terminated = true;
-    report.reason = result.reason;
-    if (!result.step_completed) report.h = 0.0;
-    return true;
-  };
-  for (int s = 0; s < model.system_count(); ++s) {
-    if (model.system(s).input_count() == 0 && stopped(s)) return report;
+}
+
+bool Missiles::stopped(const ModularModel& model, int s, double t, StepReport& report) const {
+  const StepResult& result = buffers_.batch.reply(s).result;
+  if (result.status != StepResult::Status::terminated) {
+    throw_if_failed(result, model.system(s), t);
+    return false;
   }
+  report.terminated = true;
+  report.reason = result.reason;
+  if (!result.step_completed) report.h = 0.0;
+  return true;
+}
+
+void Missiles::solve_interface(ModularModel& model, HermiteKind kind, double t, double h) {
   for (int s = 0; s < model.system_count(); ++s) {
     if (!buffers_.batch.reply(s).estimate_ok) {
       throw Error(fmt::format("missiles: estimator of system '{}' at t = {}: {}", model.system(s).name(), t,
                               buffers_.batch.reply(s).result.reason));
     }
   }
-  const HermiteKind kind = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
+  const int n_out = model.total_outputs();
   assemble(model, kind, h);
   if (!solve()) throw Error(fmt::format("missiles: the linear system of eq. 53 is singular at t = {} (h = {})", t, h));
   buffers_.y = solution_.head(n_out);
   dy_ = solution_.tail(n_out);
   model.dispatch(buffers_.y, u_end_);
   model.dispatch_derivatives(dy_, du_end_);
+}
 
+void Missiles::integrate(ModularModel& model, HermiteKind kind, double h) {
   // one real integration per system with inputs, all in one batch
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
@@ -214,10 +211,25 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
     order.read_order = 0;
   }
   executor().execute(buffers_.batch);
+}
+
+StepReport Missiles::step(ModularModel& model, double t, double h_max) {
+  const double h = h_max;
+  estimate(model, h);
+  StepReport report;
+  report.h = h;
+  report.estimate_gap = 0.0;
+  // a real integration that failed throws; one whose system asked to stop ends the step
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (model.system(s).input_count() == 0 && stopped(model, s, t, report)) return report;
+  }
+  const HermiteKind kind = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
+  solve_interface(model, kind, t, h);
+  integrate(model, kind, h);
   std::fill(jumped_.begin(), jumped_.end(), 0);
   bool any_jump = false;
   for (const int s : buffers_.batch.active()) {
-    if (stopped(s)) return report;
+    if (stopped(model, s, t, report)) return report;
     const Reply& reply = buffers_.batch.reply(s);
     const int offset = model.output_offset(s);
     const auto estimate = buffers_.y.segment(offset, model.system(s).output_count());

@@ -54,6 +54,13 @@ class Missiles final : public CouplingMethod {
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
 
  private:
+  // the steps of step(): estimators (COSTARICA updates 1–2) and input-free systems' steps, the
+  // interface of eq. 53, the real integrations on it
+  void estimate(ModularModel& model, double h);
+  /// Whether system s's reply ends the run (its step throws when it failed); fills `report` then.
+  bool stopped(const ModularModel& model, int s, double t, StepReport& report) const;
+  void solve_interface(ModularModel& model, HermiteKind kind, double t, double h);
+  void integrate(ModularModel& model, HermiteKind kind, double h);
   /// Assembles eq. 53 for step h with interface kind `kind` into triplets_ and rhs_.
   void assemble(const ModularModel& model, HermiteKind kind, double h);
   /// Solves it into solution_; false when the matrix is singular.

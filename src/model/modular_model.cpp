@@ -192,7 +192,20 @@ void ModularModel::exchange_strings() {
   }
 }
 
+namespace {
+constexpr int kUndriven = -2;  ///< input_sources_ of an input nothing drives (yet)
+}  // namespace
+
 void ModularModel::finalize() {
+  lay_out_ports();
+  wire_inputs();
+  collect_transforms();
+  mark_held_inputs();
+  hold_undriven_at_start_values();
+  finalized_ = true;
+}
+
+void ModularModel::lay_out_ports() {
   input_offsets_.assign(1, 0);
   output_offsets_.assign(1, 0);
   has_feedthrough_ = false;
@@ -205,7 +218,9 @@ void ModularModel::finalize() {
     input_offsets_.push_back(input_offsets_.back() + sys->input_count());
     output_offsets_.push_back(output_offsets_.back() + sys->output_count());
   }
-  constexpr int kUndriven = -2;
+}
+
+void ModularModel::wire_inputs() {
   input_sources_.assign(static_cast<std::size_t>(total_inputs()), kUndriven);
   constants_.setZero(total_inputs());
   auto describe_driver = [&](int source) {
@@ -223,7 +238,10 @@ void ModularModel::finalize() {
   };
   for (const auto& c : connections_) drive(c.to, output_offset(c.from.system) + c.from.port, 0.0);
   for (const auto& [to, value] : constants_pending_) drive(to, -1, value);
-  // linear transformations, conversions asked for, and the inputs held over a macro-step
+}
+
+void ModularModel::collect_transforms() {
+  // linear transformations and the conversions asked for
   transforms_.clear();
   transform_of_input_.assign(static_cast<std::size_t>(total_inputs()), LinearTransform{});
   for (const auto& c : connections_) {
@@ -239,6 +257,10 @@ void ModularModel::finalize() {
                                                system(c.to.system).input_info(c.to.port));
     conversions_.emplace_back(input_offset(c.to.system) + c.to.port, conversion.value_or(Conversion::none));
   }
+}
+
+void ModularModel::mark_held_inputs() {
+  // the inputs held over a macro-step: discrete or not Real, or fed by such an output
   held_.assign(static_cast<std::size_t>(total_inputs()), 0);
   held_of_system_.assign(systems_.size(), {});
   for (int i = 0; i < total_inputs(); ++i) {
@@ -254,6 +276,9 @@ void ModularModel::finalize() {
     held_[static_cast<std::size_t>(i)] = 1;
     held_of_system_[static_cast<std::size_t>(s)].push_back(i - input_offset(s));
   }
+}
+
+void ModularModel::hold_undriven_at_start_values() {
   // FMI 2.0 §2.2.7 and FMI 3.0 §2.4.7 give every input a start value: an unconnected one keeps it
   std::vector<std::string> undriven;
   at_start_values_.clear();
@@ -275,7 +300,6 @@ void ModularModel::finalize() {
                             undriven.size() > 1 ? "s" : "", join(undriven),
                             strict_inputs_ ? "strict inputs: " : "no start value declared: "));
   }
-  finalized_ = true;
 }
 
 int ModularModel::system_of_input(int global_input) const {

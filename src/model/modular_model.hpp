@@ -122,6 +122,12 @@ class ModularModel {
   [[nodiscard]] bool has_feedthrough() const { return has_feedthrough_; }
 
  private:
+  // the steps of finalize()
+  void lay_out_ports();                  ///< offsets of every system's ports; direct feedthrough anywhere
+  void wire_inputs();                    ///< each input's source (an output or a constant), driven once
+  void collect_transforms();             ///< the connections' linear transformations and conversions
+  void mark_held_inputs();               ///< inputs held over a macro-step
+  void hold_undriven_at_start_values();  ///< or refuses them (strict inputs, no start value)
   PortRef resolve(std::string_view label, bool want_output) const;
   /// The element-wise connections of `output` → `input` when both name whole arrays of one shape;
   /// nullopt when either is not an array; Error when the shapes differ.
