@@ -88,6 +88,8 @@ struct RunArguments {
   std::string executor_spec = "sequential";
   std::optional<double> dt, stop, fmu_timeout;
   std::vector<std::string> overrides;
+  std::vector<std::string> start_values;  ///< of an FMU run on its own
+  std::optional<std::string> interface;   ///< of an FMU run on its own: cs or me
   bool quiet = false, progress = false, strict_inputs = false;
 };
 
@@ -168,7 +170,15 @@ cosima::Scenario load_run_scenario(const RunArguments& arguments) {
   if (arguments.dt) overrides.push_back(fmt::format("method.dt={:.17g}", *arguments.dt));
   if (arguments.stop) overrides.push_back(fmt::format("stop={:.17g}", *arguments.stop));
   if (arguments.strict_inputs) overrides.emplace_back("strict_inputs=true");
-  cosima::Scenario scenario = cosima::load_scenario(arguments.scenario_file, overrides);
+  if (arguments.interface) {
+    if (!cosima::is_fmu_file(arguments.scenario_file)) {
+      throw UsageError("--interface is for an FMU run on its own (cosima run X.fmu); in a scenario set "
+                       "systems.NAME.interface");
+    }
+    overrides.push_back(fmt::format("systems.{}.interface=\"{}\"", cosima::fmu_system_name(arguments.scenario_file),
+                                    *arguments.interface));
+  }
+  cosima::Scenario scenario = cosima::load_scenario(arguments.scenario_file, overrides, arguments.start_values);
   if (const std::string level = arguments.log_level.value_or(scenario.log_level); !level.empty()) {
     cosima::set_log_level(*cosima::parse_log_level(level));
   }
@@ -397,8 +407,9 @@ struct Commands {
 
 void add_run_command(CLI::App& app, Commands& c) {
   RunArguments& run = c.run;
-  CLI::App* command = c.run_command = app.add_subcommand("run", "Run a scenario (JSON, or an SSP package .ssp).");
-  command->add_option("scenario", run.scenario_file, "Scenario file: JSON or .ssp")->required();
+  CLI::App* command = c.run_command = app.add_subcommand("run", "Run a scenario (JSON, or an SSP package .ssp), or one FMU on its own.");
+  command->add_option("scenario", run.scenario_file, "Scenario file: JSON or .ssp, or an FMU run on its own (.fmu)")
+      ->required();
   command->add_option("--method", run.method, "Coupling method (see below); overrides the scenario's");
   command->add_option("--dt", run.dt, "Macro-step (δt_ref of the variable-step methods)")->check(kFinitePositive);
   command->add_option("--stop", run.stop, "Stop time")->check(kFinite);
@@ -421,6 +432,10 @@ void add_run_command(CLI::App& app, Commands& c) {
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
   command->add_flag("--strict-inputs", run.strict_inputs,
                     "Refuse unconnected inputs (by default they keep their declared start values)");
+  command->add_option("--start-values", run.start_values,
+                      "NAME=VALUE: variables of an FMU run on its own (cosima run X.fmu), as FMPy's --start-values");
+  command->add_option("--interface", run.interface, "cs or me: the interface of an FMU run on its own")
+      ->check(CLI::IsMember({"cs", "me"}));
   command->add_flag("--quiet", run.quiet, "No summary and no progress line");
   command->add_flag("--progress", run.progress, "The progress line even when stderr is not a terminal");
   command->footer(methods_help());

@@ -35,6 +35,7 @@ ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOut
   observers.insert(observers.end(), outputs.observers.begin(), outputs.observers.end());
   run.stats = simulate(run.model, *method, options, observers);
   run.stats.method_choice = scenario.method_choice;
+  run.stats.guessed = scenario.guessed;
   return run;
 }
 
@@ -53,6 +54,7 @@ cosima::Json stats_to_json(const RunStatistics& stats) {
   cosima::Json json;
   json["method"] = stats.method;
   if (!stats.method_choice.empty()) json["method_choice"] = stats.method_choice;
+  if (!stats.guessed.empty()) json["guessed"] = stats.guessed;
   auto& capabilities = json["capabilities"];
   capabilities = cosima::Json::object();
   for (const SystemCapabilities& system : stats.capabilities) {

@@ -1,6 +1,7 @@
 #include "scenario/scenario.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -218,6 +219,10 @@ void resolve_experiment(Scenario& scenario, std::optional<double> start, std::op
     double value;
   };
   std::vector<Declared> starts, stops, steps;
+  const auto guess = [](Scenario& s, std::string what) {
+    log(LogLevel::warning, "guessed " + what);
+    s.guessed.push_back(std::move(what));
+  };
   if (!start || !stop || !dt) {
     for (const SystemSpec& spec : scenario.systems) {
       if (spec.fmu.empty()) continue;
@@ -250,6 +255,12 @@ void resolve_experiment(Scenario& scenario, std::optional<double> start, std::op
     scenario.run.dt = *dt;
   } else if (!steps.empty()) {
     scenario.run.dt = std::min_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.value < b.value; })->value;
+  } else if (std::isfinite(scenario.run.stop - scenario.run.start) && scenario.run.stop > scenario.run.start) {
+    // FMPy's rule where nothing gives a step: 500 steps over the run
+    scenario.run.dt = (scenario.run.stop - scenario.run.start) / 500.0;
+    guess(scenario, fmt::format("method.dt = {:.6g}: (stop − start)/500, as neither the scenario nor an FMU's "
+                                "DefaultExperiment gives a step (set method.dt or --dt)",
+                                scenario.run.dt));
   }
   for (const auto& [key, value] : {std::pair{"start", scenario.run.start}, std::pair{"stop", scenario.run.stop},
                                    std::pair{"method.dt", scenario.run.dt}}) {
@@ -401,10 +412,56 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   return scenario;
 }
 
+bool is_fmu_file(const std::filesystem::path& file) {
+  std::string extension = file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return extension == ".fmu";
+}
+
+std::string fmu_system_name(const std::filesystem::path& fmu) {
+  std::string name = fmu.stem().string();
+  for (char& c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '_') c = '_';
+  }
+  return name.empty() ? std::string("fmu") : name;
+}
+
+namespace {
+
+/// An FMU on its own as a scenario, as FMPy simulates one: one system named after the file, the
+/// FMU's DefaultExperiment, every input at its start value, every output recorded.
+ScenarioDocument fmu_scenario_document(const std::filesystem::path& file) {
+  ScenarioDocument read;
+  read.document = Json::object();
+  read.document["name"] = file.stem().string();
+  read.document["systems"] = Json::object();
+  read.document["systems"][fmu_system_name(file)] = {{"fmu", std::filesystem::absolute(file).string()}};
+  return read;
+}
+
+/// The stop of an FMU run on its own that neither the command nor the FMU gives: start + 1 (FMPy's).
+void guess_single_fmu_stop(ScenarioDocument& read, const std::filesystem::path& file) {
+  if (read.document.contains("stop")) return;
+  const fmi::DefaultExperiment experiment = fmi::read_model_description(file).default_experiment;
+  if (experiment.stop_time) return;
+  const double start = read.document.contains("start") && read.document["start"].is_number()
+                           ? read.document["start"].get<double>()
+                           : experiment.start_time.value_or(0.0);
+  read.document["stop"] = start + 1.0;
+  std::string what =
+      fmt::format("stop = {}: start + 1, as the FMU's DefaultExperiment gives no stopTime (--stop)", start + 1.0);
+  log(LogLevel::warning, "guessed " + what);
+  read.guessed.push_back(std::move(what));
+}
+
+}  // namespace
+
 ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
   if (std::filesystem::is_directory(file)) {
     throw Error(fmt::format("scenario '{}' is a directory; give a scenario .json file", file.string()));
   }
+  if (is_fmu_file(file)) return fmu_scenario_document(file);
   if (ssp::is_ssp_file(file)) {
     ssp::SspImport package = ssp::read_ssp(file);
     return {std::move(package.document), std::move(package.resources)};
@@ -432,11 +489,28 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
   return {std::move(package.document), std::move(package.resources)};
 }
 
-Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides,
+                       const std::vector<std::string>& start_values) {
   ScenarioDocument read = read_scenario_document(file);
+  if (!start_values.empty() && !is_fmu_file(file)) {
+    throw Error(fmt::format("start values are for an FMU run on its own (cosima run X.fmu); in scenario '{}' use "
+                            "--set systems.NAME.parameters.VARIABLE=VALUE",
+                            file.string()));
+  }
+  for (const std::string& assignment : start_values) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw Error(fmt::format("start value '{}': expected NAME=VALUE", assignment));
+    }
+    const std::string text = assignment.substr(equals + 1);
+    read.document["systems"][fmu_system_name(file)]["parameters"][assignment.substr(0, equals)] =
+        parse_json_if_json(text, fmt::format("start value '{}'", assignment)).value_or(Json(text));
+  }
   for (const auto& assignment : overrides) apply_override(read.document, assignment);
+  if (is_fmu_file(file)) guess_single_fmu_stop(read, file);
   Scenario scenario = parse_scenario(read.document, file);
   scenario.resources = std::move(read.resources);
+  scenario.guessed.insert(scenario.guessed.begin(), read.guessed.begin(), read.guessed.end());
   return scenario;
 }
 

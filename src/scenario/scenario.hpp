@@ -106,6 +106,9 @@ struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implici
   bool strict_inputs = false;
   Json method;  ///< {"type": ..., options...}
   std::string method_choice;  ///< why, when "auto" chose the method (resolve_auto_method)
+  /// The values cosima chose where neither the scenario nor the FMUs gave one ("method.dt = 0.002:
+  /// (stop − start)/500, …"); each was also said as a warning. In the stats as "guessed".
+  std::vector<std::string> guessed;
   OutputSpec output;
   /// What the scenario's files live in and must outlive it: the unpacked SSP package its FMUs point
   /// into (ssp/ssp_reader.hpp); shared, as a Scenario is copied. Empty for a plain JSON scenario.
@@ -127,13 +130,23 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
 struct ScenarioDocument {
   Json document;
   std::shared_ptr<const void> resources;
+  std::vector<std::string> guessed;  ///< values chosen for the document (Scenario::guessed)
 };
+
+/// Whether `file` is an FMU run on its own (`cosima run X.fmu`): its name ends in .fmu.
+bool is_fmu_file(const std::filesystem::path& file);
+/// The system name of an FMU run on its own: the file's stem, each character that is not a letter,
+/// digit or '_' replaced by '_' ("Van der Pol.fmu" → "Van_der_Pol").
+std::string fmu_system_name(const std::filesystem::path& fmu);
 /// The document of a scenario file: JSON; an SSP package (.ssp, or a zip: ssp::read_ssp); or JSON
 /// naming one with "ssp" (relative to the JSON file) — the package's document with the JSON's other
 /// keys merged on top (a JSON merge patch; its "connections" are added to the package's).
 ScenarioDocument read_scenario_document(const std::filesystem::path& file);
-/// Reads, overrides and parses a scenario file (read_scenario_document).
-Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+/// Reads, overrides and parses a scenario file (read_scenario_document). `start_values`
+/// ("NAME=VALUE", VALUE as in apply_override) set variables of an FMU run on its own, whatever
+/// their names hold (dots, brackets); they are an Error for any other scenario.
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides = {},
+                       const std::vector<std::string>& start_values = {});
 
 /// One system of the scenario, as specified: a built-in model with its integrator, or an FMU;
 /// parameters set, withheld capabilities withheld.

@@ -33,6 +33,7 @@ struct SystemCapabilities {
 struct RunStatistics {
   std::string method;
   std::string method_choice;  ///< why "auto" chose `method` (empty when it was named)
+  std::vector<std::string> guessed;  ///< values the run chose itself (Scenario::guessed)
   std::vector<SystemCapabilities> capabilities;  ///< one per system, in model order
   InitializationReport initialization;  ///< how the initial values were made consistent
   std::vector<std::string> inputs_at_start_values;  ///< unconnected inputs (ModularModel::inputs_at_start_values)

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One FMU in one command, as FMPy users start: `cosima run X.fmu` with the FMU's DefaultExperiment,
+# inputs at their start values, FMPy's defaults where the FMU is silent (said as guessed, on stderr
+# and in the stats), --start-values, --interface; and the Reference FMUs (../shared/reference-fmus,
+# skipped with a reason in a clone without it) against the reference results their project ships.
+set -u
+cosima=$1
+fmus=$2        # the tests' C FMUs
+references=$3  # the Reference FMUs, when present
+source "$(dirname "$0")/../support/check.sh"
+cd "$work" || exit 1
+
+# an FMU with a DefaultExperiment (stop 20, step 1e-2): its experiment, nothing guessed
+check vanderpol-alone 0 "time +\[0, 20\] with dt = 0.01" -- "$cosima" run "$fmus/cosima_test_vanderpol.fmu" --out v.csv --stats v.json
+check vanderpol-columns 0 "^time,cosima_test_vanderpol[.]" -- head -1 v.csv
+check vanderpol-nothing-guessed 1 "^0$" -- grep -c guessed v.json
+"$cosima" run "$fmus/cosima_test_vanderpol.fmu" --stop 1 --start-values mu=3 --out v3.csv --quiet 2>/dev/null
+"$cosima" run "$fmus/cosima_test_vanderpol.fmu" --stop 1 --out v1.csv --quiet 2>/dev/null
+check vanderpol-start-value 1 "differ" -- cmp v3.csv v1.csv
+check vanderpol-me 0 "macro-steps 100 " -- "$cosima" run "$fmus/cosima_test_vanderpol.fmu" --interface me --stop 1 --out vme.csv
+check interface-not-an-fmu 2 "--interface is for an FMU run on its own" -- "$cosima" run scenario.json --interface me
+
+# an FMU without DefaultExperiment: stop = start + 1 and dt = (stop − start)/500, both guessed
+check gain-guessed-stop 0 "guessed stop = 1: start [+] 1" -- "$cosima" run "$fmus/cosima_test_gain_bare.fmu" --out g.csv --stats g.json
+check gain-guessed-dt 0 "guessed method.dt = 0.002: [(]stop − start[)]/500" -- "$cosima" run "$fmus/cosima_test_gain_bare.fmu" --out g.csv --stats g.json
+check gain-guessed-stats 0 '"guessed": \[' -- cat g.json
+check gain-rows 0 "^501$" -- sh -c "tail -n +2 g.csv | wc -l"
+# a stop given on the command line is not guessed
+check gain-stop-given 0 "guessed method.dt = 0.004" -- sh -c "\"$cosima\" run \"$fmus/cosima_test_gain_bare.fmu\" --stop 2 --out g2.csv 2>&1 | grep guessed"
+check gain-stop-not-guessed 1 "^0$" -- sh -c "\"$cosima\" run \"$fmus/cosima_test_gain_bare.fmu\" --stop 2 --out g2.csv 2>&1 | grep -c 'guessed stop'"
+# y = k u + q u² + b with u at its start 0: y = b; --start-values sets b (a name with dots would be one key)
+check gain-start-values 0 "^1,7$" -- sh -c "\"$cosima\" run \"$fmus/cosima_test_gain_bare.fmu\" --start-values b=7 --out - --quiet 2>/dev/null | tail -1 | cut -d, -f1,2"
+echo '{"stop": 1, "systems": {"prey": {"model": "b3.prey"}}, "inputs": {"prey.q": 1}}' > b3.json
+check start-values-need-an-fmu 1 "start values are for an FMU run on its own" -- "$cosima" run b3.json --start-values a=1
+
+# the Reference FMUs alone equal the reference results shipped by their project (FMI 2.0 CS)
+if [ -d "$references/fmi2" ]; then
+  for pair in BouncingBall:b Dahlquist:d VanDerPol:v Stair:s Feedthrough:f Resource:r; do
+    name=${pair%%:*} system=${pair##*:}
+    "$cosima" run "$references/fmi2/$name.fmu" --out "$name.csv" --quiet 2>/dev/null
+    sed -i "1s/\b$name\./$system./g" "$name.csv"
+    check "reference-$name" 0 "mean nl2 [0-9.]+e-(1[2-9]|[2-9][0-9])|mean nl2 0[.]0000e[+]00" -- \
+      "$cosima" compare "$name.csv" "$references/refs/${name}_$system.csv"
+  done
+else
+  echo "skip reference FMUs: $references is not here (a clone without ../shared)"
+fi
+exit $((failures > 0))
