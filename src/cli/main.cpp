@@ -90,6 +90,7 @@ struct RunArguments {
   std::vector<std::string> overrides;
   std::vector<std::string> start_values;  ///< of an FMU run on its own
   std::optional<std::string> interface;   ///< of an FMU run on its own: cs or me
+  std::string input;                      ///< of an FMU run on its own: a CSV driving its inputs
   bool quiet = false, progress = false, strict_inputs = false;
 };
 
@@ -178,7 +179,8 @@ cosima::Scenario load_run_scenario(const RunArguments& arguments) {
     overrides.push_back(fmt::format("systems.{}.interface=\"{}\"", cosima::fmu_system_name(arguments.scenario_file),
                                     *arguments.interface));
   }
-  cosima::Scenario scenario = cosima::load_scenario(arguments.scenario_file, overrides, arguments.start_values);
+  cosima::Scenario scenario = cosima::load_scenario(arguments.scenario_file, overrides,
+                                                    {.start_values = arguments.start_values, .input = arguments.input});
   if (const std::string level = arguments.log_level.value_or(scenario.log_level); !level.empty()) {
     cosima::set_log_level(*cosima::parse_log_level(level));
   }
@@ -434,6 +436,8 @@ void add_run_command(CLI::App& app, Commands& c) {
                     "Refuse unconnected inputs (by default they keep their declared start values)");
   command->add_option("--start-values", run.start_values,
                       "NAME=VALUE: variables of an FMU run on its own (cosima run X.fmu), as FMPy's --start-values");
+  command->add_option("--input", run.input,
+                      "CSV driving the inputs of an FMU run on its own: time, then columns named like its inputs");
   command->add_option("--interface", run.interface, "cs or me: the interface of an FMU run on its own")
       ->check(CLI::IsMember({"cs", "me"}));
   command->add_flag("--quiet", run.quiet, "No summary and no progress line");

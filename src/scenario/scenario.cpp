@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "io/csv.hpp"
 #include "core/whole_number.hpp"
 #include "fmi/common/fmu_archive.hpp"
 #include "io/json.hpp"
@@ -441,6 +443,46 @@ ScenarioDocument fmu_scenario_document(const std::filesystem::path& file) {
 }
 
 /// The stop of an FMU run on its own that neither the command nor the FMU gives: start + 1 (FMPy's).
+/// --start-values of an FMU run on its own, as the parameters of its system.
+void set_start_values(Json& document, const std::filesystem::path& file, const std::vector<std::string>& values) {
+  for (const std::string& assignment : values) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw Error(fmt::format("start value '{}': expected NAME=VALUE", assignment));
+    }
+    const std::string text = assignment.substr(equals + 1);
+    document["systems"][fmu_system_name(file)]["parameters"][assignment.substr(0, equals)] =
+        parse_json_if_json(text, fmt::format("start value '{}'", assignment)).value_or(Json(text));
+  }
+}
+
+/// --input of an FMU run on its own: a CSV source whose columns drive the inputs of the same names
+/// (FMPy's input files), continuous Real inputs interpolated linearly, the others held.
+void drive_from_csv(Json& document, const std::filesystem::path& file, const std::filesystem::path& csv) {
+  const std::string system = fmu_system_name(file);
+  const fmi::ModelDescription md = fmi::read_model_description(file);
+  std::map<std::string, const fmi::ScalarVariable*> inputs;
+  for (const fmi::ScalarVariable& v : md.variables) {
+    if (v.causality == "input") inputs.emplace(v.name, &v);
+  }
+  const Table table = read_csv(csv);
+  const std::string source = system == "input" ? "input_csv" : "input";
+  Json interpolation = {{"default", "linear"}};
+  for (const std::string& column : table.columns) {
+    const auto input = inputs.find(column);
+    if (input == inputs.end()) {
+      std::string names;
+      for (const auto& [name, variable] : inputs) names += (names.empty() ? "" : ", ") + name;
+      throw Error(fmt::format("input file '{}': column '{}' names no input of FMU '{}' (inputs: {})", csv.string(),
+                              column, file.string(), names.empty() ? "none" : names));
+    }
+    const bool continuous = input->second->type == fmi::VariableType::real && input->second->variability == "continuous";
+    if (!continuous) interpolation[column] = "hold";
+    document["connections"].push_back(Json::array({source + "." + column, system + "." + column}));
+  }
+  document["systems"][source] = {{"csv", std::filesystem::absolute(csv).string()}, {"interpolation", interpolation}};
+}
+
 void guess_single_fmu_stop(ScenarioDocument& read, const std::filesystem::path& file) {
   if (read.document.contains("stop")) return;
   const fmi::DefaultExperiment experiment = fmi::read_model_description(file).default_experiment;
@@ -490,22 +532,15 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
 }
 
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides,
-                       const std::vector<std::string>& start_values) {
+                       const FmuRunOptions& fmu_run) {
   ScenarioDocument read = read_scenario_document(file);
-  if (!start_values.empty() && !is_fmu_file(file)) {
-    throw Error(fmt::format("start values are for an FMU run on its own (cosima run X.fmu); in scenario '{}' use "
-                            "--set systems.NAME.parameters.VARIABLE=VALUE",
+  if ((!fmu_run.start_values.empty() || !fmu_run.input.empty()) && !is_fmu_file(file)) {
+    throw Error(fmt::format("start values and input files are for an FMU run on its own (cosima run X.fmu); in "
+                            "scenario '{}' use --set systems.NAME.parameters.VARIABLE=VALUE and a \"csv\" system",
                             file.string()));
   }
-  for (const std::string& assignment : start_values) {
-    const auto equals = assignment.find('=');
-    if (equals == std::string::npos || equals == 0) {
-      throw Error(fmt::format("start value '{}': expected NAME=VALUE", assignment));
-    }
-    const std::string text = assignment.substr(equals + 1);
-    read.document["systems"][fmu_system_name(file)]["parameters"][assignment.substr(0, equals)] =
-        parse_json_if_json(text, fmt::format("start value '{}'", assignment)).value_or(Json(text));
-  }
+  set_start_values(read.document, file, fmu_run.start_values);
+  if (!fmu_run.input.empty()) drive_from_csv(read.document, file, fmu_run.input);
   for (const auto& assignment : overrides) apply_override(read.document, assignment);
   if (is_fmu_file(file)) guess_single_fmu_stop(read, file);
   Scenario scenario = parse_scenario(read.document, file);

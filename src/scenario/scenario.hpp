@@ -142,11 +142,18 @@ std::string fmu_system_name(const std::filesystem::path& fmu);
 /// naming one with "ssp" (relative to the JSON file) — the package's document with the JSON's other
 /// keys merged on top (a JSON merge patch; its "connections" are added to the package's).
 ScenarioDocument read_scenario_document(const std::filesystem::path& file);
-/// Reads, overrides and parses a scenario file (read_scenario_document). `start_values`
-/// ("NAME=VALUE", VALUE as in apply_override) set variables of an FMU run on its own, whatever
-/// their names hold (dots, brackets); they are an Error for any other scenario.
+/// Reads, overrides and parses a scenario file (read_scenario_document). `fmu_run` applies to an
+/// FMU run on its own and is an Error for any other scenario.
+/// What an FMU run on its own takes besides overrides (FMPy's options).
+struct FmuRunOptions {
+  /// "NAME=VALUE" (VALUE as in apply_override): variables set whatever their names hold (dots, brackets)
+  std::vector<std::string> start_values;
+  /// A CSV (time, then columns named like the FMU's inputs) that drives those inputs: linear between
+  /// rows for continuous Real inputs, held for the others
+  std::filesystem::path input;
+};
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides = {},
-                       const std::vector<std::string>& start_values = {});
+                       const FmuRunOptions& fmu_run = {});
 
 /// One system of the scenario, as specified: a built-in model with its integrator, or an FMU;
 /// parameters set, withheld capabilities withheld.

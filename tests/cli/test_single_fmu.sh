@@ -31,7 +31,16 @@ check gain-stop-not-guessed 1 "^0$" -- sh -c "\"$cosima\" run \"$fmus/cosima_tes
 # y = k u + q u² + b with u at its start 0: y = b; --start-values sets b (a name with dots would be one key)
 check gain-start-values 0 "^1,7$" -- sh -c "\"$cosima\" run \"$fmus/cosima_test_gain_bare.fmu\" --start-values b=7 --out - --quiet 2>/dev/null | tail -1 | cut -d, -f1,2"
 echo '{"stop": 1, "systems": {"prey": {"model": "b3.prey"}}, "inputs": {"prey.q": 1}}' > b3.json
-check start-values-need-an-fmu 1 "start values are for an FMU run on its own" -- "$cosima" run b3.json --start-values a=1
+check start-values-need-an-fmu 1 "start values and input files are for an FMU run on its own" -- "$cosima" run b3.json --start-values a=1
+# --input drives the inputs from a CSV, as FMPy's input files: u linear from 0 to 2 over [0, 1],
+# y = 0.5 u + 1 (k = 0.5, q = 0, b = 1). A Co-Simulation step holds the input of its start (as
+# FMPy sets inputs before each doStep): the row at 0.5 has y = 0.5·u(0.25) + 1 = 1.25 and u(0.5) = 1
+printf 'time,u\n0,0\n1,2\n' > u.csv
+"$cosima" run "$fmus/cosima_test_gain_bare.fmu" --input u.csv --dt 0.25 --out driven.csv --quiet 2>/dev/null
+check input-drives 0 "^0.5,1.25,1$" -- grep "^0.5," driven.csv
+check input-drives-end 0 "^1,1.75,2$" -- tail -1 driven.csv
+printf 'time,w\n0,0\n1,2\n' > w.csv
+check input-unknown-column 1 "column 'w' names no input of FMU .* [(]inputs: u[)]" -- "$cosima" run "$fmus/cosima_test_gain_bare.fmu" --input w.csv --out w_out.csv
 
 # the Reference FMUs alone equal the reference results shipped by their project (FMI 2.0 CS)
 if [ -d "$references/fmi2" ]; then
