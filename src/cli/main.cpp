@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.hpp"
+#include "core/suggest.hpp"
 #include "core/crash.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -479,9 +480,34 @@ bool known_command(const CLI::App& app, int argc, char** argv) {
     return true;
   }
   std::string commands;
-  for (const CLI::App* command : app.get_subcommands({})) commands += (commands.empty() ? "" : ", ") + command->get_name();
-  std::cerr << fmt::format("cosima: unknown command '{}' (commands: {})\nRun 'cosima --help'.\n", argv[1], commands);
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands({})) {
+    commands += (commands.empty() ? "" : ", ") + command->get_name();
+    names.push_back(command->get_name());
+  }
+  std::cerr << fmt::format("cosima: unknown command '{}' (commands: {}){}\nRun 'cosima --help'.\n", argv[1], commands,
+                           cosima::did_you_mean(argv[1], names));
   return false;
+}
+
+/// "; did you mean '--method'?" for the first argument that is a flag no command of argv takes.
+std::string flag_hint(const CLI::App& app, int argc, char** argv) {
+  if (argc <= 1) return "";
+  const auto named = app.get_subcommands([&](const CLI::App* c) { return c->get_name() == argv[1]; });
+  if (named.empty()) return "";
+  const CLI::App* command = named.front();
+  std::vector<std::string> flags;
+  for (const CLI::Option* option : command->get_options()) {
+    for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+  }
+  for (int k = 2; k < argc; ++k) {
+    std::string given = argv[k];
+    if (!given.starts_with("--")) continue;
+    given = given.substr(0, given.find('='));
+    if (std::find(flags.begin(), flags.end(), given) != flags.end()) continue;
+    return cosima::did_you_mean(given, flags);
+  }
+  return "";
 }
 
 /// Runs the command that parsed; its exit status.
@@ -521,7 +547,8 @@ int command_line(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "cosima: " << e.what() << "\nRun 'cosima --help' or 'cosima COMMAND --help'.\n";
+    std::cerr << "cosima: " << e.what() << flag_hint(app, argc, argv)
+              << "\nRun 'cosima --help' or 'cosima COMMAND --help'.\n";
     return 2;
   }
   try {

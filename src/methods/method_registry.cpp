@@ -4,7 +4,9 @@
 #include <mutex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "core/suggest.hpp"
 #include "core/error.hpp"
 #include "methods/method_choice.hpp"
 
@@ -30,7 +32,13 @@ void sort_out_options(const Json& spec, const MethodEntry& entry, std::vector<st
     if (key == "type" || key == "dt" || known_by(entry, key)) continue;
     const auto& all = registered_methods();
     const bool elsewhere = std::any_of(all.begin(), all.end(), [&](const MethodEntry& e) { return known_by(e, key); });
-    if (!elsewhere) throw Error(fmt::format("unknown method option 'method.{}'", key));
+    if (!elsewhere) {
+      std::vector<std::string> options;
+      for (const MethodOption& o : entry.options) options.push_back(o.name);
+      throw Error(fmt::format("unknown method option 'method.{}' (options of {}: {}){}", key, entry.name,
+                              options.empty() ? "none" : fmt::format("{}", fmt::join(options, ", ")),
+                              did_you_mean(key, options)));
+    }
     ignored.push_back(fmt::format("method.{} is not used by method '{}'", key, entry.name));
   }
 }
@@ -71,7 +79,10 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
   }
   const MethodEntry* entry = find_method(type);
   if (entry == nullptr) {
-    throw Error(fmt::format("unknown method '{}' (methods: {}; or auto, auto:fast)", type, method_names()));
+    std::vector<std::string> names = {"auto", "auto:fast"};
+    for (const MethodEntry& e : registered_methods()) names.push_back(e.name);
+    throw Error(fmt::format("unknown method '{}' (methods: {}; or auto, auto:fast){}", type, method_names(),
+                            did_you_mean(type, names)));
   }
   sort_out_options(spec, *entry, ignored);
   return entry->make(OptionReader(spec, type), dt);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/suggest.hpp"
 #include "core/error.hpp"
 
 namespace cosima {
@@ -50,8 +51,9 @@ PortRef ModularModel::resolve(std::string_view label, bool want_output) const {
   if (splits.empty()) {
     std::vector<std::string> names;
     for (const auto& sys : systems_) names.push_back(sys->name());
-    throw Error(fmt::format("port '{}': no system '{}' (systems: {})", label, label.substr(0, label.find('.')),
-                            join(names)));
+    const std::string_view given = label.substr(0, label.find('.'));
+    throw Error(fmt::format("port '{}': no system '{}' (systems: {}){}", label, given, join(names),
+                            did_you_mean(given, names)));
   }
   // nested systems have dotted names: the longest system name under which the port exists
   const auto exists = [&](const LabelSplit& split) {
@@ -68,15 +70,15 @@ PortRef ModularModel::resolve(std::string_view label, bool want_output) const {
     if (in >= 0) {
       throw Error(fmt::format("port '{}' is an input; a connection goes from an output to an input", label));
     }
-    throw Error(fmt::format("system '{}' has no output '{}' (outputs: {})", system_name, port_name,
-                            join(sys.output_names())));
+    throw Error(fmt::format("system '{}' has no output '{}' (outputs: {}){}", system_name, port_name,
+                            join(sys.output_names()), did_you_mean(port_name, sys.output_names())));
   }
   if (in >= 0) return {s, in};
   if (out >= 0) {
     throw Error(fmt::format("port '{}' is an output; a connection goes to an input (output connected to output)", label));
   }
-  throw Error(fmt::format("system '{}' has no input '{}' (inputs: {})", system_name, port_name,
-                          join(sys.input_names())));
+  throw Error(fmt::format("system '{}' has no input '{}' (inputs: {}){}", system_name, port_name,
+                          join(sys.input_names()), did_you_mean(port_name, sys.input_names())));
 }
 
 namespace {

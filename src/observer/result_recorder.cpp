@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/suggest.hpp"
 #include "core/error.hpp"
 #include "io/csv.hpp"
 
@@ -44,8 +45,10 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
       sources_.push_back({s, Source::Kind::state, x});
       needs_states_[static_cast<std::size_t>(s)] = 1;
     } else {
-      throw Error(fmt::format("output variable '{}': system '{}' has no output or state '{}'", label,
-                              system.name(), name));
+      std::vector<std::string> known = system.output_names();
+      known.insert(known.end(), system.state_names().begin(), system.state_names().end());
+      throw Error(fmt::format("output variable '{}': system '{}' has no output or state '{}'{}", label,
+                              system.name(), name, did_you_mean(name, known)));
     }
     labels_.push_back(label);
   }

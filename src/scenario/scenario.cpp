@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/suggest.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/csv.hpp"
@@ -37,7 +38,8 @@ class ObjectReader {
     if (!object_.is_object()) fail(fmt::format("'{}' must be an object", path_));
     for (const auto& [key, value] : object_.items()) {
       if (!known_.contains(key)) {
-        fail(fmt::format("unknown key '{}{}' (known: {})", prefix(), key, join(known_)));
+        fail(fmt::format("unknown key '{}{}' (known: {}){}", prefix(), key, join(known_),
+                         did_you_mean(key, std::vector<std::string>(known_.begin(), known_.end()))));
       }
     }
   }
@@ -343,6 +345,31 @@ void apply_override(Json& document, const std::string& assignment) {
   }
 }
 
+/// The scenario's systems, in the document's order. A system that names no model is most often a
+/// mistyped one (--set systems.prei.…): its error suggests the closest name.
+static std::vector<SystemSpec> parse_systems(const Json& systems, const std::filesystem::path& file) {
+  std::vector<std::string> names;
+  for (const auto& [name, object] : systems.items()) names.push_back(name);
+  std::vector<SystemSpec> specs;
+  for (const auto& [name, object] : systems.items()) {
+    try {
+      specs.push_back(parse_system(name, object, file));
+    } catch (const Error& e) {
+      const bool nameless =
+          object.is_object() && !object.contains("model") && !object.contains("fmu") && !object.contains("csv");
+      if (!nameless) throw;
+      std::vector<std::string> others;
+      for (const std::string& other : names) {
+        if (other != name) others.push_back(other);
+      }
+      const std::string hint = did_you_mean(name, others);
+      if (hint.empty()) throw;
+      throw Error(fmt::format("{}{}", e.what(), hint));
+    }
+  }
+  return specs;
+}
+
 Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
   const ObjectReader top(document, "", file,
                          {"name", "description", "start", "stop", "systems", "connections", "inputs", "method",
@@ -358,9 +385,7 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   if (!top.has("systems") || !top.at("systems").is_object() || top.at("systems").empty()) {
     top.fail("'systems' must be a non-empty object of named systems");
   }
-  for (const auto& [name, object] : top.at("systems").items()) {
-    scenario.systems.push_back(parse_system(name, object, file));
-  }
+  scenario.systems = parse_systems(top.at("systems"), file);
   if (top.has("connections")) {
     const Json& connections = top.at("connections");
     if (!connections.is_array()) top.fail("'connections' must be an array of [\"sys.output\", \"sys.input\"]");

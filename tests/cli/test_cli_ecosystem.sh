@@ -84,5 +84,16 @@ if grep -q "steps/s" plain.out; then echo "FAIL progress into a file without --p
   echo "ok   no-progress-off-terminal"; fi
 check progress-forced 0 "steps/s  ETA" -- "$cosima" "${long[@]}" --progress --quiet
 
+# "did you mean": commands, flags, methods, method options, scenario keys, systems, ports, recorded variables
+check suggest-command 2 "unknown command 'rnu' .*did you mean 'run'[?]" -- "$cosima" rnu "$b3"
+check suggest-flag 2 "did you mean '--method'[?]" -- "$cosima" run "$b3" --mehtod jacobi
+check suggest-method 1 "unknown method 'jacobbi' .*did you mean 'jacobi'[?]" -- "$cosima" run "$b3" --method jacobbi --out s.csv
+check suggest-option 1 "unknown method option 'method.epsilonn' .*did you mean 'epsilon'[?]" -- \
+  "$cosima" run "$b3" --method ifosmondi --set method.epsilonn=1e-3 --out s.csv
+check suggest-key 1 "unknown key 'stpo' .*did you mean 'stop'[?]" -- "$cosima" run "$b3" --set stpo=1 --out s.csv
+check suggest-system 1 "system 'prei' .*did you mean 'prey'[?]" -- "$cosima" run "$b3" --set systems.prei.parameters.a=1 --out s.csv
+check suggest-variable 1 "has no output or state 'pp'; did you mean 'p'[?]" -- "$cosima" run "$b3" --set 'output.variables=["prey.pp"]' --out s.csv
+check suggest-none 1 "unknown method 'zzzzzzzz' .*auto:fast[)]$" -- "$cosima" run "$b3" --method zzzzzzzz --out s.csv
+
 echo "cli.ecosystem: $failures failure(s)"
 [ "$failures" -eq 0 ]
