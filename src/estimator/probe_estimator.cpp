@@ -63,6 +63,10 @@ bool ProbeEstimator::prepare(System& system, double h) {
   if (!probe(system, h, base_, y_base_, dy_base_)) return false;
   const double root_epsilon = std::sqrt(std::numeric_limits<double>::epsilon());
   for (Eigen::Index j = 0; j < base_.rows(); ++j) {
+    // a discrete or non-Real input is held over the step: no response to it (and a perturbed
+    // Integer, Boolean or Enumeration value would be refused by the system)
+    const PortInfo& input = system.input_info(static_cast<int>(j));
+    if (input.kind != PortKind::real || !input.continuous) continue;
     double delta = root_epsilon * std::max(1.0, std::abs(u_now_(j)));  // δ_j0; δ_jk = δ_j0 / h^k
     for (int k = 0; k < kInputCoefficients; ++k, delta /= h) {
       perturbed_ = base_;

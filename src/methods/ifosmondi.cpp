@@ -64,9 +64,12 @@ bool Ifosmondi::failed(const ModularModel& model) {
     if (!buffers_.batch.orders()[static_cast<std::size_t>(s)].active) continue;
     const StepResult& result = buffers_.batch.reply(s).result;
     if (result.ok()) continue;
-    failure_ = result.status == StepResult::Status::terminated
-                   ? result.reason
-                   : fmt::format("system '{}' failed: {}", model.system(s).name(), result.reason);
+    if (result.status == StepResult::Status::terminated) {
+      failure_ = result.reason;
+      terminated_ = result.reason;
+    } else {
+      failure_ = fmt::format("system '{}' failed: {}", model.system(s).name(), result.reason);
+    }
     return true;
   }
   return false;
@@ -176,6 +179,7 @@ NonlinearResult Ifosmondi::iterate(ModularModel& model, double h, bool begin_est
   const HermiteKind moving_on = first_step_ ? HermiteKind::constant : HermiteKind::moving_on;
   NonlinearResult result;
   failure_.clear();
+  terminated_.clear();
   const bool prepared = prepare_estimators(model, h, begin_estimators ? &u_start_ : nullptr);
   if (!prepared || !evaluate(model, moving_on, h, u_start_, du_start_)) {
     result.reason = failure_;
@@ -269,6 +273,14 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
   save_snapshots(model);
   for (bool first_try = true;; first_try = false) {
     const NonlinearResult result = iterate(model, h, first_try, report);
+    if (!result.converged && !terminated_.empty()) {
+      // a system asked to end the run inside the step: the run ends at t_N, the last point every
+      // system agreed on (as a Jacobi run ends where its system asked)
+      report.terminated = true;
+      report.reason = terminated_;
+      report.h = 0.0;
+      return report;
+    }
     if (result.converged) {
       // an unannounced jump in the interface: located by halving the step (jump_detector.hpp)
       const int jumped = jumped_input(h, model.total_inputs());

@@ -99,7 +99,8 @@ class Ifosmondi final : public CouplingMethod {
   Eigen::VectorXd weights_;  ///< of eq. 27, with step_weighted_derivatives
   bool first_step_ = true;
   double h_next_ = 0.0;
-  std::string failure_;  ///< reason of the last failed evaluation
+  std::string failure_;     ///< reason of the last failed evaluation
+  std::string terminated_;  ///< a system's request to end the run, met in the last iteration
   JumpDetector interface_jumps_;  ///< on the interface (ũ, ũ')
   JumpDetector output_jumps_;     ///< on the outputs of the estimated systems
   std::vector<char> jumped_;      ///< estimated systems whose outputs jumped on the last step

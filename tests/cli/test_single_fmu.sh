@@ -51,6 +51,11 @@ if [ -d "$references/fmi2" ]; then
     check "reference-$name" 0 "mean nl2 [0-9.]+e-(1[2-9]|[2-9][0-9])|mean nl2 0[.]0000e[+]00" -- \
       "$cosima" compare "$name.csv" "$references/refs/${name}_$system.csv"
   done
+  # the iterative methods on FMUs nobody here wrote: MISSILES probes Feedthrough without perturbing
+  # its Integer, Boolean and Enumeration inputs; IFOSMONDI ends where Stair asks to terminate (t = 9)
+  check missiles-held-inputs 0 "macro-steps" -- "$cosima" run "$references/fmi2/Feedthrough.fmu" --method missiles --out fm.csv
+  check ifosmondi-terminate 0 "run ended early: .*asked to terminate" -- "$cosima" run "$references/fmi2/Stair.fmu" --method ifosmondi --out si.csv
+  check ifosmondi-terminate-rows 0 "^8[.]8[0-9]*,9$" -- tail -1 si.csv
 else
   echo "skip reference FMUs: $references is not here (a clone without ../shared)"
 fi
