@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# clang-tidy over the project's sources with the checks of .clang-tidy; needs build/compile_commands.json.
+# clang-tidy over the project's sources with the checks of .clang-tidy. It needs a compilation
+# database with one entry per source: the build's lists unity batches, so a tree configured without
+# them is made here (configure only, nothing is compiled): BUILD-tidy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
+build=${1:-build}-tidy
+cmake -S . -B "$build" -DCOSIMA_UNITY_BUILD=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 files=$(git ls-files 'src/*.cpp' 'models/*.cpp' 'bench/*.cpp')
 echo "$files" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet 2>/dev/null | grep -E "warning:|error:" | sort -u
