@@ -191,8 +191,7 @@ cosima::Scenario load_run_scenario(const RunArguments& arguments) {
 /// The results file (--out, or the scenario's name), said on stderr when it was not given; every
 /// output checked against the others and the scenario before anything is written.
 std::string results_file(const RunArguments& arguments) {
-  const std::string csv =
-      arguments.out.value_or(std::filesystem::path(arguments.scenario_file).stem().string() + ".csv");
+  std::string csv = arguments.out.value_or(std::filesystem::path(arguments.scenario_file).stem().string() + ".csv");
   if (!arguments.out) {  // never silently: say where the results go, and what they replace
     std::error_code ignored;
     std::cerr << fmt::format("cosima: results go to '{}'{} (--out chooses the file)\n", csv,

@@ -28,7 +28,8 @@ bool known_by(const MethodEntry& entry, std::string_view option) {
 
 /// Options of `spec` that `entry` does not read: an Error when no method knows them, else `ignored`.
 void sort_out_options(const Json& spec, const MethodEntry& entry, std::vector<std::string>& ignored) {
-  for (const auto& [key, value] : spec.items()) {
+  for (const auto& item : spec.items()) {
+    const std::string& key = item.key();
     if (key == "type" || key == "dt" || known_by(entry, key)) continue;
     const auto& all = registered_methods();
     const bool elsewhere = std::any_of(all.begin(), all.end(), [&](const MethodEntry& e) { return known_by(e, key); });

@@ -120,7 +120,7 @@ SystemSpec parse_signal_source(const std::string& name, const ObjectReader& read
     const Json& interpolation = reader.at("interpolation");
     const std::string path = fmt::format("systems.{}.interpolation", name);
     if (interpolation.is_object()) {
-      for (const auto& [column, value] : interpolation.items()) spec.interpolation[column] = mode(value, path + "." + column);
+      for (const auto& [column, value] : interpolation.items()) spec.interpolation[column] = mode(value, fmt::format("{}.{}", path, column));
     } else {
       spec.interpolation["default"] = mode(interpolation, path);
     }
@@ -503,7 +503,8 @@ void drive_from_csv(Json& document, const std::filesystem::path& file, const std
     }
     const bool continuous = input->second->type == fmi::VariableType::real && input->second->variability == "continuous";
     if (!continuous) interpolation[column] = "hold";
-    document["connections"].push_back(Json::array({source + "." + column, system + "." + column}));
+    document["connections"].push_back(
+        Json::array({fmt::format("{}.{}", source, column), fmt::format("{}.{}", system, column)}));
   }
   document["systems"][source] = {{"csv", std::filesystem::absolute(csv).string()}, {"interpolation", interpolation}};
 }

@@ -127,7 +127,7 @@ void apply_override(Json& document, const std::string& assignment);
 /// Parses a scenario document; `file` names it in errors and anchors relative FMU paths.
 Scenario parse_scenario(const Json& document, const std::filesystem::path& file);
 /// A scenario document before overrides, and what its files live in (Scenario::resources).
-struct ScenarioDocument {
+struct ScenarioDocument {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this aggregate
   Json document;
   std::shared_ptr<const void> resources;
   std::vector<std::string> guessed;  ///< values chosen for the document (Scenario::guessed)

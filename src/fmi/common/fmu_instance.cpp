@@ -26,10 +26,10 @@ FmuInstance::FmuInstance(std::string system, const std::filesystem::path& fmu, F
 FmuInstance::~FmuInstance() = default;
 
 std::filesystem::path FmuInstance::library_path(FmiInterface interface) {
-  const std::filesystem::path shared = archive_->binary(interface);
+  std::filesystem::path shared = archive_->binary(interface);
   if (!capabilities().only_once_per_process || archive_.use_count() == 1) return shared;
   own_library_.emplace("cosima-library");
-  const std::filesystem::path copy = own_library_->path() / shared.filename();
+  std::filesystem::path copy = own_library_->path() / shared.filename();
   std::filesystem::copy_file(shared, copy);
   return copy;
 }
