@@ -257,14 +257,17 @@ void ThreadPoolExecutor::execute(PlainBatch& batch) {
 }
 
 std::unique_ptr<Executor> make_local_executor(const std::string& text, int systems) {
-  const ExecutorSpec spec = parse_executor_spec(text);
+  return make_local_executor(parse_executor_spec(text), systems);
+}
+
+std::unique_ptr<Executor> make_local_executor(const ExecutorSpec& spec, int systems) {
   if (spec.kind == ExecutorSpec::Kind::sequential) return std::make_unique<SequentialExecutor>();
   if (spec.kind != ExecutorSpec::Kind::threads) {
-    throw Error(fmt::format("executor '{}' is not one of this process (sequential, threads:N)", text));
+    throw Error(fmt::format("executor '{}' is not one of this process (sequential, threads:N)", spec.text));
   }
   int threads = spec.count;
   if (systems > 0 && threads > systems) {  // a thread without a system would only wait
-    log(LogLevel::warning, fmt::format("--executor {}: capped at threads:{}, the number of systems", text, systems));
+    log(LogLevel::warning, fmt::format("--executor {}: capped at threads:{}, the number of systems", spec.text, systems));
     threads = systems;
   }
   return std::make_unique<ThreadPoolExecutor>(threads);

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "exec/executor_spec.hpp"
 #include "exec/order.hpp"
 #include "model/modular_model.hpp"
 
@@ -148,5 +149,7 @@ class ThreadPoolExecutor final : public LocalExecutor {
 /// Throws Error naming a malformed spec.
 /// With `systems` > 0, threads:N is capped at that many threads (with a warning).
 std::unique_ptr<Executor> make_local_executor(const std::string& spec, int systems = 0);
+/// The same, from a spec already parsed (exec/executor_spec.hpp).
+std::unique_ptr<Executor> make_local_executor(const ExecutorSpec& spec, int systems = 0);
 
 }  // namespace cosima

@@ -20,8 +20,10 @@ namespace cosima::fmi {
 std::unique_ptr<FmuInstance> instantiate_fmu(const std::string& system, const std::filesystem::path& fmu,
                                              FmiInterface interface);
 
-/// A System stepping the FMU's Co-Simulation interface (Fmi2CsSystem, Fmi3CsSystem).
-std::unique_ptr<System> make_cs_system(const std::string& name, const std::filesystem::path& fmu);
+/// A System stepping the FMU's Co-Simulation interface (Fmi2CsSystem, Fmi3CsSystem); `description`
+/// is the FMU's, already read by the caller.
+std::unique_ptr<System> make_cs_system(const std::string& name, const std::filesystem::path& fmu,
+                                       const ModelDescription& description);
 
 using IntegratorMaker = std::function<std::unique_ptr<Integrator>(const IntegratorOptions&)>;
 /// A NativeSystem integrating the Model Exchange interface of `fmu` with the integrator that

@@ -76,7 +76,7 @@ std::unique_ptr<System> build_fmu_system(const SystemSpec& spec) {
     const auto make = [&spec](const IntegratorOptions& o) { return integrator_of(spec, o); };
     system = fmi::make_me_system(spec.name, spec.fmu, make, options);
   } else {
-    system = fmi::make_cs_system(spec.name, spec.fmu);
+    system = fmi::make_cs_system(spec.name, spec.fmu, md);
   }
   for (const auto& [parameter, value] : spec.parameters) {
     if (const auto* text = std::get_if<std::string>(&value)) system->set_string_parameter(parameter, *text);

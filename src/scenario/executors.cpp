@@ -43,7 +43,7 @@ std::unique_ptr<Executor> make_executor(const ExecutorSpec& spec, const Scenario
       return std::make_unique<ProcessExecutor>(
           catalog, ProcessOptions{.processes = spec.count, .timeout = fmu_timeout.value_or(0.0)});
     default:
-      return make_local_executor(spec.text, static_cast<int>(scenario.systems.size()));
+      return make_local_executor(spec, static_cast<int>(scenario.systems.size()));
   }
 }
 

@@ -24,6 +24,12 @@ namespace cosima {
 
 namespace {
 
+/// A value cosima chose itself: said as a warning and kept for the stats' "guessed".
+void note_guess(std::vector<std::string>& guessed, std::string what) {
+  log(LogLevel::warning, "guessed " + what);
+  guessed.push_back(std::move(what));
+}
+
 std::string join(const std::set<std::string>& names) {
   std::string text;
   for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
@@ -223,10 +229,6 @@ void resolve_experiment(Scenario& scenario, std::optional<double> start, std::op
     double value;
   };
   std::vector<Declared> starts, stops, steps;
-  const auto guess = [](Scenario& s, std::string what) {
-    log(LogLevel::warning, "guessed " + what);
-    s.guessed.push_back(std::move(what));
-  };
   if (!start || !stop || !dt) {
     for (const SystemSpec& spec : scenario.systems) {
       if (spec.fmu.empty()) continue;
@@ -262,9 +264,9 @@ void resolve_experiment(Scenario& scenario, std::optional<double> start, std::op
   } else if (std::isfinite(scenario.run.stop - scenario.run.start) && scenario.run.stop > scenario.run.start) {
     // FMPy's rule where nothing gives a step: 500 steps over the run
     scenario.run.dt = (scenario.run.stop - scenario.run.start) / 500.0;
-    guess(scenario, fmt::format("method.dt = {:.6g}: (stop − start)/500, as neither the scenario nor an FMU's "
-                                "DefaultExperiment gives a step (set method.dt or --dt)",
-                                scenario.run.dt));
+    note_guess(scenario.guessed, fmt::format("method.dt = {:.6g}: (stop − start)/500, as neither the scenario nor "
+                                             "an FMU's DefaultExperiment gives a step (set method.dt or --dt)",
+                                             scenario.run.dt));
   }
   for (const auto& [key, value] : {std::pair{"start", scenario.run.start}, std::pair{"stop", scenario.run.stop},
                                    std::pair{"method.dt", scenario.run.dt}}) {
@@ -345,9 +347,11 @@ void apply_override(Json& document, const std::string& assignment) {
   }
 }
 
+namespace {
+
 /// The scenario's systems, in the document's order. A system that names no model is most often a
 /// mistyped one (--set systems.prei.…): its error suggests the closest name.
-static std::vector<SystemSpec> parse_systems(const Json& systems, const std::filesystem::path& file) {
+std::vector<SystemSpec> parse_systems(const Json& systems, const std::filesystem::path& file) {
   std::vector<std::string> names;
   for (const auto& [name, object] : systems.items()) names.push_back(name);
   std::vector<SystemSpec> specs;
@@ -369,6 +373,8 @@ static std::vector<SystemSpec> parse_systems(const Json& systems, const std::fil
   }
   return specs;
 }
+
+}  // namespace
 
 Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
   const ObjectReader top(document, "", file,
@@ -467,7 +473,6 @@ ScenarioDocument fmu_scenario_document(const std::filesystem::path& file) {
   return read;
 }
 
-/// The stop of an FMU run on its own that neither the command nor the FMU gives: start + 1 (FMPy's).
 /// --start-values of an FMU run on its own, as the parameters of its system.
 void set_start_values(Json& document, const std::filesystem::path& file, const std::vector<std::string>& values) {
   for (const std::string& assignment : values) {
@@ -487,8 +492,11 @@ void drive_from_csv(Json& document, const std::filesystem::path& file, const std
   const std::string system = fmu_system_name(file);
   const fmi::ModelDescription md = fmi::read_model_description(file);
   std::map<std::string, const fmi::ScalarVariable*> inputs;
+  std::set<std::string> input_names;
   for (const fmi::ScalarVariable& v : md.variables) {
-    if (v.causality == "input") inputs.emplace(v.name, &v);
+    if (v.causality != "input") continue;
+    inputs.emplace(v.name, &v);
+    input_names.insert(v.name);
   }
   const Table table = read_csv(csv);
   const std::string source = system == "input" ? "input_csv" : "input";
@@ -496,10 +504,9 @@ void drive_from_csv(Json& document, const std::filesystem::path& file, const std
   for (const std::string& column : table.columns) {
     const auto input = inputs.find(column);
     if (input == inputs.end()) {
-      std::string names;
-      for (const auto& [name, variable] : inputs) names += (names.empty() ? "" : ", ") + name;
-      throw Error(fmt::format("input file '{}': column '{}' names no input of FMU '{}' (inputs: {})", csv.string(),
-                              column, file.string(), names.empty() ? "none" : names));
+      throw Error(fmt::format("input file '{}': column '{}' names no input of FMU '{}' (inputs: {}){}", csv.string(),
+                              column, file.string(), input_names.empty() ? "none" : join(input_names),
+                              did_you_mean(column, std::vector<std::string>(input_names.begin(), input_names.end()))));
     }
     const bool continuous = input->second->type == fmi::VariableType::real && input->second->variability == "continuous";
     if (!continuous) interpolation[column] = "hold";
@@ -509,6 +516,7 @@ void drive_from_csv(Json& document, const std::filesystem::path& file, const std
   document["systems"][source] = {{"csv", std::filesystem::absolute(csv).string()}, {"interpolation", interpolation}};
 }
 
+/// The stop of an FMU run on its own that neither the command nor the FMU gives: start + 1 (FMPy's).
 void guess_single_fmu_stop(ScenarioDocument& read, const std::filesystem::path& file) {
   if (read.document.contains("stop")) return;
   const fmi::DefaultExperiment experiment = fmi::read_model_description(file).default_experiment;
@@ -517,10 +525,8 @@ void guess_single_fmu_stop(ScenarioDocument& read, const std::filesystem::path& 
                            ? read.document["start"].get<double>()
                            : experiment.start_time.value_or(0.0);
   read.document["stop"] = start + 1.0;
-  std::string what =
-      fmt::format("stop = {}: start + 1, as the FMU's DefaultExperiment gives no stopTime (--stop)", start + 1.0);
-  log(LogLevel::warning, "guessed " + what);
-  read.guessed.push_back(std::move(what));
+  note_guess(read.guessed,
+             fmt::format("stop = {}: start + 1, as the FMU's DefaultExperiment gives no stopTime (--stop)", start + 1.0));
 }
 
 }  // namespace
