@@ -34,8 +34,10 @@ test: build
 # tests cover at ten times the cost, ~4 min of CI). use_tls=0: LeakSanitizer's tracer dies of SIGSEGV
 # reading the stale dynamic TLS of a module unloaded before the leak check (Open MPI's components, at
 # PETSc's MPI_Finalize); not scanning TLS can only add reports, never hide a leak.
+# -O1 -g1: ASan's advised level, with line tables for the reports; it compiles 2.3x faster than -O2 -g.
 test-sanitize: bootstrap
-	@cmake -S . -B $(BUILD)-sanitize -DCOSIMA_WERROR=ON -DCOSIMA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(BUILD)-sanitize -DCOSIMA_WERROR=ON -DCOSIMA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" >/dev/null
 	@cmake --build $(BUILD)-sanitize -j$(JOBS)
 	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:use_tls=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -22,6 +22,7 @@
 #include "bench/bench.hpp"
 #include "core/suggest.hpp"
 #include "core/crash.hpp"
+#include "core/output_file.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/log.hpp"
@@ -110,36 +111,31 @@ std::string methods_help() {
          "method the systems' capabilities allow\n";
 }
 
-/// The stats file's second descriptor, registered for the fatal paths
-/// (core/crash.hpp), for the lifetime of a run.
+/// The stats file, registered for the fatal paths (core/crash.hpp) for the lifetime of a run.
 class EmergencyStats {
  public:
-  explicit EmergencyStats(const std::optional<std::string>& file)
-      : fd_(file ? ::open(file->c_str(), O_WRONLY | O_CLOEXEC) : -1) {
-    cosima::register_emergency_stats(fd_);
-  }
-  ~EmergencyStats() {
-    cosima::register_emergency_stats(-1);
-    if (fd_ >= 0) ::close(fd_);
-  }
+  explicit EmergencyStats(cosima::OutputFile* file) { cosima::register_emergency_stats(file); }
+  ~EmergencyStats() { cosima::register_emergency_stats(nullptr); }
   EmergencyStats(const EmergencyStats&) = delete;
   EmergencyStats& operator=(const EmergencyStats&) = delete;
-
- private:
-  int fd_;
 };
 
+/// Writes the stats and puts the file in place.
+void write_stats(cosima::OutputFile& stats, const cosima::Json& json) {
+  stats.write(json.dump(2, ' ', false, cosima::Json::error_handler_t::replace) + '\n');
+  stats.publish();
+}
+
 /// The stats of a run that failed: why, and that it ended early.
-void write_failed_stats(std::ofstream& stats, const std::string& error) {
+void write_failed_stats(cosima::OutputFile& stats, const std::string& error) {
   cosima::Json json;
   json["terminated_early"] = true;
   json["error"] = error;
-  stats.seekp(0);
-  stats << json.dump(2, ' ', false, cosima::Json::error_handler_t::replace) << '\n';
-  stats.flush();
-  if (!stats)
-    std::cerr << fmt::format("cosima: the stats of the failed run could not be written either: {}\n",
-                             std::strerror(errno));
+  try {
+    write_stats(stats, json);
+  } catch (const Error& e) {
+    std::cerr << fmt::format("cosima: the stats of the failed run could not be written either: {}\n", e.what());
+  }
 }
 
 /// Throws UsageError when two of a run's output files are one file, or one is
@@ -205,16 +201,6 @@ std::string results_file(const RunArguments& arguments) {
   return csv;
 }
 
-/// The stats file, created before the run like the results.
-std::optional<std::ofstream> open_stats(const std::optional<std::string>& stats_file) {
-  std::optional<std::ofstream> stats_stream;
-  if (stats_file) {
-    stats_stream.emplace(*stats_file);
-    if (!*stats_stream) throw Error(fmt::format("cannot write '{}': {}", *stats_file, std::strerror(errno)));
-  }
-  return stats_stream;
-}
-
 void print_summary(std::ostream& summary, const cosima::Scenario& scenario, const cosima::ScenarioRun& run,
                    const RunArguments& arguments, const std::string& csv) {
   summary << fmt::format(
@@ -257,8 +243,9 @@ int command_run(const RunArguments& arguments) {
   std::unique_ptr<cosima::Executor> executor = run_executor(arguments, scenario, catalog, chosen, mpi);
   if (!executor) return 0;  // an MPI worker, done serving
   const std::string csv = results_file(arguments);
-  std::optional<std::ofstream> stats_stream = open_stats(arguments.stats_file);
-  const EmergencyStats emergency_stats(arguments.stats_file);
+  std::optional<cosima::OutputFile> stats_file;  // created (under a temporary name) before the run
+  if (arguments.stats_file) stats_file.emplace(*arguments.stats_file);
+  const EmergencyStats emergency_stats(stats_file ? &*stats_file : nullptr);
   cosima::install_interrupt_handlers();
   // a closed pipe is a write error (EPIPE) that names the output and ends the run, not a silent death
   std::signal(SIGPIPE, SIG_IGN);
@@ -278,16 +265,12 @@ int command_run(const RunArguments& arguments) {
     // a system's process that dies on the way out (in fmi2FreeInstance) fails the run too
     if (const std::string teardown = executor->finish(); !teardown.empty()) throw Error(teardown);
   } catch (const Error& e) {
-    if (stats_stream) write_failed_stats(*stats_stream, e.what());
+    if (stats_file) write_failed_stats(*stats_file, e.what());
     throw;
   }
   executor.reset();  // shuts the MPI workers down
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
-  if (stats_stream) {
-    *stats_stream << cosima::stats_to_json(run.stats).dump(2) << '\n';
-    stats_stream->flush();
-    if (!*stats_stream) throw Error(fmt::format("cannot write '{}': {}", *arguments.stats_file, std::strerror(errno)));
-  }
+  if (stats_file) write_stats(*stats_file, cosima::stats_to_json(run.stats));
   // with the results on standard output, the summary goes to standard error
   std::ostream& summary = csv == "-" ? std::cerr : std::cout;
   if (!arguments.quiet) print_summary(summary, scenario, run, arguments, csv);

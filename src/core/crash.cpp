@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/cleanup.hpp"
+#include "core/output_file.hpp"
 
 namespace cosima {
 
@@ -24,7 +25,7 @@ using detail::t_foreign_call;
 
 std::array<std::atomic<EmergencyFlushable*>, 16> g_streams{};
 std::atomic<bool> g_installed{false};
-std::atomic<int> g_stats_fd{-1};  ///< the run's stats file, rewritten on the fatal paths
+std::atomic<OutputFile*> g_stats{nullptr};  ///< the run's stats file, rewritten on the fatal paths
 /// The handlers' own stack: a stack overflow inside an FMU still gets its line
 constexpr std::size_t kAlternateStack = 1 << 16;
 alignas(16) char g_alternate_stack[kAlternateStack];
@@ -87,8 +88,9 @@ std::size_t append_json_text(char* buffer, std::size_t size, std::size_t at, con
 
 /// The stats of a run that did not end: {"terminated_early": true, "error": why}.
 void write_emergency_stats(const char* why) noexcept {
-  const int fd = g_stats_fd.load();
-  if (fd < 0) return;
+  OutputFile* file = g_stats.load();
+  if (file == nullptr) return;
+  const int fd = file->fd();
   char text[1400];
   std::size_t at = append(text, sizeof text, 0, "{\n  \"terminated_early\": true,\n  \"error\": \"");
   at = append_json_text(text, sizeof text, at, why);
@@ -100,6 +102,7 @@ void write_emergency_stats(const char* why) noexcept {
     if (n <= 0) return;
     done += static_cast<std::size_t>(n);
   }
+  file->publish_now();
 }
 
 }  // namespace
@@ -110,7 +113,7 @@ void emergency_flush_streams() noexcept {
   }
 }
 
-void register_emergency_stats(int fd) noexcept { g_stats_fd.store(fd); }
+void register_emergency_stats(OutputFile* file) noexcept { g_stats.store(file); }
 
 namespace detail {
 /// The alternate stack of this thread and the handlers: install_crash_handlers, rearm_crash_handlers.
@@ -181,7 +184,7 @@ void mirror_foreign_calls(ForeignCall* shared) noexcept { detail::g_foreign_call
 
 void forget_emergency_flushes() noexcept {
   for (auto& slot : g_streams) slot.store(nullptr);
-  g_stats_fd.store(-1);
+  g_stats.store(nullptr);
 }
 
 const ForeignCall& current_foreign_call() { return t_foreign_call; }

@@ -86,9 +86,10 @@ void install_crash_handlers();
 /// test binary keeps its own handlers, a sanitizer's among them).
 void rearm_crash_handlers() noexcept;
 
-/// The run's stats file (an open descriptor): on the fatal paths it is rewritten with
-/// {"terminated_early": true, "error": …} instead of being left empty. -1: none.
-void register_emergency_stats(int fd) noexcept;
+class OutputFile;
+/// The run's stats file: on the fatal paths it is rewritten with {"terminated_early": true,
+/// "error": …} and put in place, instead of being left empty. nullptr: none.
+void register_emergency_stats(OutputFile* file) noexcept;
 /// Every fatal path's duties, async-signal-safe: save the registered streams, write the emergency
 /// stats with `why`, kill the children and remove the temporary directories (core/cleanup.hpp).
 void end_abnormally(const char* why) noexcept;

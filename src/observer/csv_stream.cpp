@@ -24,16 +24,7 @@ void append_number(std::string& out, double v) {
   out.append(text.data(), static_cast<std::size_t>(end - text.data()));
 }
 
-CsvStream::CsvStream(const std::filesystem::path& path) : path_(path) {
-  if (path == "-") {  // standard output (a copy of the descriptor: closing the stream leaves it open)
-    fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
-    if (fd_ < 0) throw Error(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
-    path_ = "standard output";
-  } else {
-    if (std::filesystem::is_directory(path)) throw Error(fmt::format("cannot write '{}': it is a directory", path.string()));
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
-  }
+CsvStream::CsvStream(const std::filesystem::path& path) : file_(path) {
   buffer_.reserve(2 * kFlushBytes);
   last_flush_ = std::chrono::steady_clock::now();
   register_emergency_flush(this);
@@ -45,7 +36,6 @@ CsvStream::~CsvStream() {
     flush();
   } catch (const Error&) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; flush() was called before
   }
-  ::close(fd_);
 }
 
 void CsvStream::append(std::string_view text) {
@@ -54,6 +44,7 @@ void CsvStream::append(std::string_view text) {
 }
 
 void CsvStream::row_done() {
+  rows_ = true;
   if (buffer_.size() >= kFlushBytes || std::chrono::steady_clock::now() - last_flush_ >= period_) {
     flush();
   }
@@ -62,24 +53,32 @@ void CsvStream::row_done() {
 void CsvStream::flush() {
   std::size_t done = 0;
   while (done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    const ssize_t n = ::write(file_.fd(), buffer_.data() + done, buffer_.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      const int reason = errno;
       buffer_.erase(0, done);
-      throw Error(fmt::format("error while writing '{}': {}", path_.string(), std::strerror(errno)));
+      if (rows_) file_.publish_now();  // the rows that did reach the disk are kept
+      throw Error(fmt::format("error while writing '{}': {}", file_.name(), std::strerror(reason)));
     }
     done += static_cast<std::size_t>(n);
   }
   buffer_.clear();
   last_flush_ = std::chrono::steady_clock::now();
+  if (rows_) file_.publish();
 }
 
 void CsvStream::emergency_flush() noexcept {
   std::size_t done = 0;
   while (done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-    if (n <= 0) return;
+    const ssize_t n = ::write(file_.fd(), buffer_.data() + done, buffer_.size() - done);
+    if (n <= 0) break;
     done += static_cast<std::size_t>(n);
+  }
+  if (rows_) {
+    file_.publish_now();
+  } else {
+    file_.discard_now();
   }
 }
 

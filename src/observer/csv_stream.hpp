@@ -1,23 +1,28 @@
 #pragma once
 // A CSV file written as the run goes: rows are formatted into a buffer that reaches the disk when
 // it is large, at least every second (or the period set), and at the end — and, on a fatal signal, from the crash
-// handler (core/crash.hpp). The file is created when the stream is: a bad path fails before the run.
+// handler (core/crash.hpp). The file is created beside its path when the stream is (a bad path fails
+// before the run) and replaces what was at the path with its first flushed row (core/output_file.hpp):
+// a run that fails before its first row leaves the previous file as it was.
 #include <chrono>
 #include <filesystem>
 #include <string>
 
 #include "core/crash.hpp"
+#include "core/output_file.hpp"
 
 namespace cosima {
 
 class CsvStream final : public EmergencyFlushable {
  public:
-  /// Creates (truncates) the file; throws Error naming it when it cannot.
+  /// Creates the file (under a temporary name); throws Error naming it when it cannot.
   explicit CsvStream(const std::filesystem::path& path);
   ~CsvStream();
   CsvStream(const CsvStream&) = delete;
   CsvStream& operator=(const CsvStream&) = delete;
 
+  /// The header line(s), with their newline: written with the first row, not a row themselves.
+  void header(std::string_view text) { buffer_.append(text); }
   /// Appends text (a whole row, with its newline) and flushes when due.
   void append(std::string_view text);
   /// The buffer to format a row into directly; call row_done() after.
@@ -25,7 +30,7 @@ class CsvStream final : public EmergencyFlushable {
   void row_done();
   /// Writes everything buffered; throws Error when the disk refuses.
   void flush();
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  [[nodiscard]] const std::string& name() const { return file_.name(); }
   /// At most this long between a row and the disk (default 1 s; shorter when a terminal watches the
   /// file — not every row: a write per row costs more than the row's step).
   void set_flush_period(std::chrono::steady_clock::duration period) { period_ = period; }
@@ -33,9 +38,9 @@ class CsvStream final : public EmergencyFlushable {
   void emergency_flush() noexcept override;
 
  private:
-  std::filesystem::path path_;
-  int fd_ = -1;
+  OutputFile file_;
   std::string buffer_;
+  bool rows_ = false;  ///< a row was appended: the next flush publishes the file
   std::chrono::steady_clock::duration period_ = std::chrono::seconds(1);
   std::chrono::steady_clock::time_point last_flush_;
 };

@@ -68,7 +68,7 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
       header += ',';
       header += csv_cell(label);
     }
-    stream_->append(header + "\n");
+    stream_->header(header + "\n");
   }
 }
 

@@ -24,7 +24,7 @@ constexpr const char* kHeader = "time,step,iterations,rejected,integrations,esti
 StepLog::StepLog(const std::optional<std::filesystem::path>& csv, bool keep_in_memory) : keep_(keep_in_memory) {
   if (csv) {
     stream_ = std::make_unique<CsvStream>(*csv);
-    stream_->append(kHeader);
+    stream_->header(kHeader);
   }
 }
 

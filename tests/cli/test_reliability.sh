@@ -173,6 +173,21 @@ else
   echo "skip enospc-disk: cannot mount a small tmpfs here (not root)"
 fi
 
+# --- outputs replace the previous ones only with rows: created beside, renamed over ------------------
+cat > nan0.json <<JSON
+{"stop": 1, "method": {"type": "jacobi", "dt": 0.01}, "systems": {"n": {"fmu": "$fmus/cosima_test_nan.fmu", "parameters": {"nan_at": 0}}},
+ "inputs": {"n.u": 0}}
+JSON
+mkdir -p kept && echo old > kept/r.csv && chmod 600 kept/r.csv && ln -sf r.csv kept/link.csv
+check kept-failed-before-rows 1 "output 'y' is nan at t = 0" -- "$cosima" run nan0.json --out kept/r.csv --stats kept/r.json
+check kept-results 0 "^old$" -- cat kept/r.csv
+check kept-failed-stats 0 '"error": "system .n. at t = 0: output .y. is nan' -- cat kept/r.json
+check kept-nothing-beside 0 "^link.csv r.csv r.json $" -- sh -c "LC_ALL=C ls -A kept | tr '\n' ' '"
+"$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 0.5 --out kept/link.csv --quiet
+check replaced-through-link 0 "^link.csv -> r.csv 600 502$" -- \
+  sh -c "echo \$(readlink kept/link.csv | sed 's/^/link.csv -> /') \$(stat -c %a kept/r.csv) \$(wc -l < kept/r.csv)"
+check replaced-nothing-beside 0 "^link.csv r.csv r.json $" -- sh -c "LC_ALL=C ls -A kept | tr '\n' ' '"
+
 # --- outputs opened first, output grid ----------------------------------------------------------------
 check out-path-first 1 "cannot write '/nonexistent/x.csv'" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 1000 --out /nonexistent/x.csv
 check stats-path-first 1 "cannot write '/nonexistent/x.json'" -- "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 1000 --stats /nonexistent/x.json
