@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/log.hpp"
 
 namespace cosima {
@@ -197,6 +198,10 @@ NonlinearResult Ifosmondi::iterate(ModularModel& model, double h, bool begin_est
   } context{model, iterate, h};
   const Residual gamma = [this, &context](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
     const Eigen::Index inputs = context.model.total_inputs();
+    if (const int signal = stop_requested(); signal != 0) {  // SIGINT inside the iteration: end at t_N
+      terminated_ = failure_ = fmt::format("interrupted by {}", stop_signal_name(signal));
+      return false;
+    }
     last_x_ = x;
     if (!evaluate(context.model, context.kind, context.h, x.head(inputs), x.tail(inputs))) return false;
     context.model.dispatch(buffers_.y, buffers_.u);
@@ -274,8 +279,8 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
   for (bool first_try = true;; first_try = false) {
     const NonlinearResult result = iterate(model, h, first_try, report);
     if (!result.converged && !terminated_.empty()) {
-      // a system asked to end the run inside the step: the run ends at t_N, the last point every
-      // system agreed on (as a Jacobi run ends where its system asked)
+      // a system asked to end the run inside the step, or a stop signal came: the run ends at t_N,
+      // the last point every system agreed on (as a Jacobi run ends where its system asked)
       report.terminated = true;
       report.reason = terminated_;
       report.h = 0.0;

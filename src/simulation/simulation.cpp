@@ -178,6 +178,10 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     if (report.terminated) {
       stats.terminated_early = true;
       stats.termination_reason = report.reason;
+      if (const int signal = stop_requested(); signal != 0 && report.h == 0.0) {  // inside the step's iteration
+        stats.interrupted_by = signal;
+        stats.termination_reason = fmt::format("interrupted by {} at t = {}", stop_signal_name(signal), t);
+      }
       if (report.h == 0.0) break;  // else the step completed before the system asked to stop: keep it
     }
     ++stats.macro_steps;
