@@ -186,8 +186,9 @@ cosima::Scenario load_run_scenario(const RunArguments& arguments) {
 
 /// The results file (--out, or the scenario's name), said on stderr when it was not given; every
 /// output checked against the others and the scenario before anything is written.
-std::string results_file(const RunArguments& arguments) {
-  std::string csv = arguments.out.value_or(std::filesystem::path(arguments.scenario_file).stem().string() + ".csv");
+std::string results_file(const RunArguments& arguments, const std::string& format) {
+  std::string csv = arguments.out.value_or(std::filesystem::path(arguments.scenario_file).stem().string() +
+                                           (format == "mat" ? ".mat" : ".csv"));
   if (!arguments.out) {  // never silently: say where the results go, and what they replace
     std::error_code ignored;
     std::cerr << fmt::format("cosima: results go to '{}'{} (--out chooses the file)\n", csv,
@@ -242,7 +243,7 @@ int command_run(const RunArguments& arguments) {
   std::optional<cosima::MpiSession> mpi;
   std::unique_ptr<cosima::Executor> executor = run_executor(arguments, scenario, catalog, chosen, mpi);
   if (!executor) return 0;  // an MPI worker, done serving
-  const std::string csv = results_file(arguments);
+  const std::string csv = results_file(arguments, scenario.output.format);
   std::optional<cosima::OutputFile> stats_file;  // created (under a temporary name) before the run
   if (arguments.stats_file) stats_file.emplace(*arguments.stats_file);
   const EmergencyStats emergency_stats(stats_file ? &*stats_file : nullptr);
@@ -251,10 +252,13 @@ int command_run(const RunArguments& arguments) {
   std::signal(SIGPIPE, SIG_IGN);
   const bool terminal = isatty(STDERR_FILENO) != 0;
   cosima::ProgressLine progress_line(stderr, terminal, scenario.run.start, scenario.run.stop);
-  cosima::RunOutputs outputs{.results_csv = csv,
+  const bool mat = cosima::results_format(csv, scenario.output.format) == cosima::ResultsFormat::mat;
+  if (mat && arguments.plot_file) throw UsageError("--plot draws CSV results; write them with --out x.csv");
+  cosima::RunOutputs outputs{.results_csv = mat ? std::nullopt : std::optional<std::filesystem::path>(csv),
                              .steps_csv = arguments.steps_file
                                               ? std::optional<std::filesystem::path>(*arguments.steps_file)
                                               : std::nullopt,
+                             .results_mat = mat ? std::optional<std::filesystem::path>(csv) : std::nullopt,
                              .keep_in_memory = false,
                              .watched = terminal,
                              .observers = {}};

@@ -32,6 +32,7 @@ OutputFile::OutputFile(const std::filesystem::path& destination) : name_(destina
     fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
     if (fd_ < 0) throw Error(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
     name_ = "standard output";
+    destination_ = "/dev/stdout";
     published_ = true;
     return;
   }
@@ -40,13 +41,13 @@ OutputFile::OutputFile(const std::filesystem::path& destination) : name_(destina
       std::filesystem::is_symlink(destination, error) ? std::filesystem::canonical(destination, error) : destination;
   const std::filesystem::file_status status = std::filesystem::status(target, error);
   if (std::filesystem::is_directory(status)) throw Error(fmt::format("cannot write '{}': it is a directory", name_));
+  destination_ = target.string();
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
     fd_ = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);  // a device or a FIFO: written as it is
     if (fd_ < 0) throw Error(fmt::format("cannot write '{}': {}", name_, std::strerror(errno)));
     published_ = true;
     return;
   }
-  destination_ = target.string();
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
   std::string pattern = (folder / ("." + target.filename().string() + ".cosima-XXXXXX")).string();
   std::vector<char> text(pattern.begin(), pattern.end());

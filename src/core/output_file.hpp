@@ -29,6 +29,9 @@ class OutputFile {
   /// The destination as messages name it ("standard output" for "-").
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   [[nodiscard]] bool published() const noexcept { return published_; }
+  /// The path being written, for a library that opens files by name itself: the temporary file
+  /// until published, then the destination ("/dev/stdout" for "-").
+  [[nodiscard]] const std::string& path() const noexcept { return published_ ? destination_ : temporary_; }
 
   /// Writes all of text at the current offset; throws Error naming the file (with strerror).
   void write(std::string_view text);

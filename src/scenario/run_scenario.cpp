@@ -1,13 +1,62 @@
 #include "scenario/run_scenario.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "methods/method_choice.hpp"
 #include "methods/method_registry.hpp"
+#include "observer/mat_results.hpp"
 
 namespace cosima {
+
+namespace {
+
+/// The rows kept in memory as a MATLAB v4 file (String columns refused before the run starts).
+void write_mat(const std::filesystem::path& path, const ResultRecorder& results) {
+  MatResults mat{.names = results.labels(), .descriptions = {}, .times = results.times(), .values = {}};
+  mat.values.reserve(results.times().size() * mat.names.size());
+  for (std::size_t row = 0; row < results.times().size(); ++row) {
+    for (std::size_t column = 0; column < mat.names.size(); ++column) mat.values.push_back(results.value(row, column));
+  }
+  write_mat_results(path, mat);
+}
+
+void refuse_text_columns(const ResultRecorder& results, const std::filesystem::path& path) {
+  for (std::size_t column = 0; column < results.labels().size(); ++column) {
+    if (results.is_text(column)) {
+      throw Error(fmt::format("'{}': MAT results hold numbers, and '{}' is a String output; record it to a CSV file",
+                              path.string(), results.labels()[column]));
+    }
+  }
+}
+
+}  // namespace
+
+ResultsFormat results_format(const std::filesystem::path& path, const std::string& declared) {
+  std::string extension = path.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::error_code error;
+  const bool stream = path == "-" || (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error));
+  if (!declared.empty()) {
+    const bool known = extension == ".csv" || extension == ".mat";
+    if (known && extension != "." + declared) {
+      throw Error(fmt::format("results file '{}' is {} but output.format is \"{}\"", path.string(), extension, declared));
+    }
+    return declared == "mat" ? ResultsFormat::mat : ResultsFormat::csv;
+  }
+  if (extension == ".mat") return ResultsFormat::mat;
+  if (extension == ".csv" || stream) return ResultsFormat::csv;
+  throw Error(fmt::format("results file '{}': {} is not a results format: .csv or .mat (MATLAB v4), or set "
+                          "output.format",
+                          path.string(), extension.empty() ? "no extension" : "'" + extension + "'"));
+}
 
 ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOutputs& outputs) {
   Scenario resolved;
@@ -24,8 +73,11 @@ ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOut
   });
   run.results = std::make_unique<ResultRecorder>(
       run.model, scenario.output.variables,
-      RecorderOptions{.interval = scenario.output.interval, .csv = outputs.results_csv, .keep_in_memory = outputs.keep_in_memory,
+      RecorderOptions{.interval = scenario.output.interval,
+                      .csv = outputs.results_csv,
+                      .keep_in_memory = outputs.keep_in_memory || outputs.results_mat,
                       .watched = outputs.watched});
+  if (outputs.results_mat) refuse_text_columns(*run.results, *outputs.results_mat);
   const bool keep_steps = outputs.keep_in_memory && outputs.keep_step_log;
   run.steps = std::make_unique<StepLog>(outputs.steps_csv, keep_steps);
   RunOptions options = scenario.run;
@@ -33,7 +85,17 @@ ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOut
   std::vector<Observer*> observers = {run.results.get()};
   if (outputs.steps_csv || keep_steps) observers.push_back(run.steps.get());  // else it records nothing
   observers.insert(observers.end(), outputs.observers.begin(), outputs.observers.end());
-  run.stats = simulate(run.model, *method, options, observers);
+  if (!outputs.results_mat) {
+    run.stats = simulate(run.model, *method, options, observers);
+  } else {
+    try {
+      run.stats = simulate(run.model, *method, options, observers);
+    } catch (const Error&) {
+      write_mat(*outputs.results_mat, *run.results);  // the rows computed so far, as a CSV keeps them
+      throw;
+    }
+    write_mat(*outputs.results_mat, *run.results);
+  }
   run.stats.method_choice = scenario.method_choice;
   run.stats.guessed = scenario.guessed;
   return run;

@@ -1,5 +1,6 @@
 #pragma once
 // One scenario run end to end: build the model, the method and the recorder, simulate.
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -28,6 +29,8 @@ struct ScenarioRun {
 /// bad path fails at once) and/or kept in memory for the caller.
 struct RunOutputs {
   std::optional<std::filesystem::path> results_csv, steps_csv;
+  /// Results as MATLAB v4 (observer/mat_results.hpp): kept in memory, written when the run ends.
+  std::optional<std::filesystem::path> results_mat;
   bool keep_in_memory = true;  ///< results (and step log: keep_step_log) readable from the ScenarioRun
   /// With keep_in_memory, the step log too (ScenarioRun::steps->rows()): a row of 80 bytes per macro-step,
   /// whose growth (copies, and page faults of ≈ 10–20 µs under a hypervisor) costs about what a cheap
@@ -36,6 +39,12 @@ struct RunOutputs {
   bool watched = false;  ///< a terminal is watching: results reach the disk within 0.1 s (CsvStream)
   std::vector<Observer*> observers;  ///< the caller's own, called after the recorders (e.g. ProgressLine)
 };
+
+enum class ResultsFormat : std::uint8_t { csv, mat };
+/// The format of the results file `path`: `declared` (output.format) when set, else its extension,
+/// ".csv" or ".mat"; standard output ("-") and an existing device or FIFO take CSV. Throws Error
+/// naming the path for any other extension, and for a declared format its extension contradicts.
+ResultsFormat results_format(const std::filesystem::path& path, const std::string& declared);
 
 /// Builds and runs the scenario; the systems carry out their orders on `executor` (nullptr:
 /// sequential, in this thread).

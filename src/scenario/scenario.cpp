@@ -430,7 +430,14 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   }
   resolve_experiment(scenario, start, stop, dt);
   if (top.has("output")) {
-    const ObjectReader output(top.at("output"), "output", file, {"interval", "variables"});
+    const ObjectReader output(top.at("output"), "output", file, {"interval", "variables", "format"});
+    if (output.has("format")) {
+      const Json& format = output.at("format");
+      if (!format.is_string() || (format != "csv" && format != "mat")) {
+        output.fail(fmt::format("'output.format' is {}: \"csv\" or \"mat\" (MATLAB v4)", json_text(format)));
+      }
+      scenario.output.format = format.get<std::string>();
+    }
     scenario.output.interval = output.number("interval", 0.0);
     if (!(scenario.output.interval >= 0.0) || !std::isfinite(scenario.output.interval)) {
       output.fail(fmt::format("'output.interval' must be a finite number ≥ 0, not {}", scenario.output.interval));

@@ -92,6 +92,7 @@ struct SystemSpec {
 struct OutputSpec {
   double interval = 0.0;               ///< 0: every communication point
   std::vector<std::string> variables;  ///< empty: every output
+  std::string format;                  ///< "csv" or "mat"; empty: from the results file's extension
 };
 
 struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this aggregate
