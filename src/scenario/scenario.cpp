@@ -539,8 +539,14 @@ void guess_single_fmu_stop(ScenarioDocument& read, const std::filesystem::path& 
 }  // namespace
 
 ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
+  if (ssp::is_ssd(file)) {
+    ssp::SspImport ssd = ssp::read_ssd(file);
+    return {std::move(ssd.document), std::move(ssd.resources)};
+  }
   if (std::filesystem::is_directory(file)) {
-    throw Error(fmt::format("scenario '{}' is a directory; give a scenario .json file", file.string()));
+    throw Error(fmt::format("scenario '{}' is a directory without a SystemStructure.ssd; give a scenario .json, "
+                            ".fmu, .ssp or .ssd file",
+                            file.string()));
   }
   if (is_fmu_file(file)) return fmu_scenario_document(file);
   if (ssp::is_ssp_file(file)) {

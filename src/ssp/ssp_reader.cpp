@@ -936,14 +936,13 @@ Json parse_ssd(std::string_view ssd, const SsdResources& resources, const std::s
   return SsdReader(resources, source).read(ssd);
 }
 
-SspImport read_ssp(const std::filesystem::path& ssp) {
-  const std::string source = fmt::format("SSP '{}'", ssp.string());
-  auto directory = std::make_shared<fmi::TemporaryDirectory>("cosima-ssp");
-  fmi::unpack_zip(ssp, directory->path(), {},
-                  "SSP");  // SSP 1.0 Packaging: a zip, entries checked as an FMU's
-  const std::filesystem::path root = directory->path();
-  const std::optional<std::string> ssd = read_text_file(root / "SystemStructure.ssd");
-  if (!ssd) throw Error(fmt::format("{} has no SystemStructure.ssd", source));
+namespace {
+
+/// The SSD `ssd_name` of the package whose files are under `root` (unpacked, or a folder as it is).
+SspImport read_ssd_under(const std::filesystem::path& root, const std::string& ssd_name, const std::string& source,
+                         std::shared_ptr<const void> owner) {
+  const std::optional<std::string> ssd = read_text_file(root / ssd_name);
+  if (!ssd) throw Error(fmt::format("{} has no {}", source, ssd_name));
   SsdResources resources;
   resources.text = [&](const std::string& path) { return read_text_file(root / path); };
   resources.file = [&](const std::string& path) -> std::optional<std::filesystem::path> {
@@ -953,7 +952,37 @@ SspImport read_ssp(const std::filesystem::path& ssp) {
   resources.description = [](const std::filesystem::path& fmu) {
     return std::make_shared<const fmi::ModelDescription>(fmi::read_model_description(fmu));
   };
-  return {parse_ssd(*ssd, resources, source), std::move(directory)};
+  return {parse_ssd(*ssd, resources, source), std::move(owner)};
+}
+
+}  // namespace
+
+SspImport read_ssp(const std::filesystem::path& ssp) {
+  auto directory = std::make_shared<fmi::TemporaryDirectory>("cosima-ssp");
+  fmi::unpack_zip(ssp, directory->path(), {},
+                  "SSP");  // SSP 1.0 Packaging: a zip, entries checked as an FMU's
+  const std::filesystem::path root = directory->path();
+  return read_ssd_under(root, "SystemStructure.ssd", fmt::format("SSP '{}'", ssp.string()), std::move(directory));
+}
+
+SspImport read_ssd(const std::filesystem::path& ssd) {
+  if (std::filesystem::is_directory(ssd)) {  // (absolute: the FMU paths of the document are used as they are)
+    return read_ssd_under(std::filesystem::absolute(ssd), "SystemStructure.ssd",
+                          fmt::format("SSP folder '{}'", ssd.string()), nullptr);
+  }
+  const std::filesystem::path folder = std::filesystem::absolute(ssd).parent_path();
+  return read_ssd_under(folder, ssd.filename().string(), fmt::format("SSD '{}'", ssd.string()), nullptr);
+}
+
+bool is_ssd(const std::filesystem::path& file) {
+  std::error_code error;
+  if (std::filesystem::is_directory(file, error)) {
+    return std::filesystem::is_regular_file(file / "SystemStructure.ssd", error);
+  }
+  std::string extension = file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return extension == ".ssd";
 }
 
 bool is_ssp_file(const std::filesystem::path& file) {

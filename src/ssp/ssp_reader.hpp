@@ -70,6 +70,13 @@ struct SspImport {
 /// temporary directory and reads its SystemStructure.ssd. Nothing stays on disk when it throws.
 SspImport read_ssp(const std::filesystem::path& ssp);
 
+/// Reads an SSD as it lies on disk: a bare .ssd file, its resources (FMUs, .ssv, .ssm) relative to
+/// its folder, or a folder holding SystemStructure.ssd (an unpacked package). Relative URIs are
+/// checked to stay inside that folder, as they are inside a package. Nothing is unpacked.
+SspImport read_ssd(const std::filesystem::path& ssd);
+/// Whether a scenario path is an SSD: the extension .ssd, or a folder with a SystemStructure.ssd.
+bool is_ssd(const std::filesystem::path& file);
+
 /// Whether a scenario file is an SSP package: the extension .ssp, or a regular file that is a zip
 /// (local file header magic).
 bool is_ssp_file(const std::filesystem::path& file);

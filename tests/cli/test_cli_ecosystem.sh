@@ -54,6 +54,14 @@ if [ -p not_a_file.ssp ] && [ -z "$(find . -name '.*cosima-*')" ]; then echo "ok
 check run-ssp 0 "macro-steps" -- "$cosima" run b3.ssp --out from_ssp.csv
 if cmp -s from_json.csv from_ssp.csv; then echo "ok   ssp-round-trip-bitwise"; else
   echo "FAIL the exported SSP gives other results"; failures=$((failures + 1)); fi
+# the same package unpacked: run as a folder, and as its bare SystemStructure.ssd
+mkdir -p unpacked && (cd unpacked && unzip -q ../b3.ssp)
+check run-ssd-folder 0 "macro-steps" -- "$cosima" run unpacked --out from_folder.csv
+check run-bare-ssd 0 "macro-steps" -- "$cosima" run unpacked/SystemStructure.ssd --out from_ssd.csv
+if cmp -s from_json.csv from_folder.csv && cmp -s from_json.csv from_ssd.csv; then echo "ok   ssd-folder-and-file-bitwise"; else
+  echo "FAIL the unpacked SSD gives other results"; failures=$((failures + 1)); fi
+mkdir -p empty_folder
+check folder-without-ssd 1 "'empty_folder' is a directory without a SystemStructure.ssd" -- "$cosima" run empty_folder
 
 # plots: a result against a reference, and a step log
 check run-plot 0 "plot +run.png" -- "$cosima" run "$b3" --stop 5 --out r.csv --steps s.csv --plot run.png
