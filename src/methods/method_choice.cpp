@@ -26,9 +26,20 @@ bool is_auto_method(const cosima::Json& spec) {
   return type == "auto" || type.starts_with("auto:");
 }
 
-MethodChoice choose_method(std::string_view request, const std::vector<const System*>& systems) {
+int choice_rank(const MethodChoice& choice) {
+  if (choice.type == "ifosmondi-jfm") return 2;
+  return choice.type == "missiles" ? 1 : 0;
+}
+
+MethodChoice choose_method(std::string_view request, const std::vector<const System*>& systems,
+                           bool continuous_coupling) {
   if (request != "auto" && request != "auto:fast") {
     throw Error(fmt::format("method '{}': ask for \"auto\" (the most accurate method) or \"auto:fast\" (the cheapest)", request));
+  }
+  if (!continuous_coupling) {
+    return {"jacobi",
+            "no continuous signal couples the systems (no connection, or only discrete, non-Real or held ones): "
+            "nothing to iterate or estimate, Jacobi"};
   }
   // COSTARICA estimates a system from its states and linearization; MISSILES just integrates one
   // without inputs

@@ -6,7 +6,12 @@
 //                linearization (seed 003); else Jacobi.
 //   "auto:fast"  the cheapest of the accurate ones: MISSILES (one integration per system and step,
 //                no iteration) when every system has states and a linearization or no inputs; else Jacobi.
+// Both iterate or estimate only where a continuous signal couples two systems: when none does (no
+// connections, or only discrete, non-Real or held ones), "auto" and "auto:fast" take Jacobi.
 // What cosima can emulate (kEmulable: input interpolation, output derivatives) counts as available.
+// Resolving "auto" for a scenario (scenario/build_model.cpp, resolve_auto_method) adds what needs
+// the files: declared capabilities probed (system/capability_probe.hpp), Model Exchange FMUs taken
+// through `monolithic`, dual-interface FMUs switched to Model Exchange when that ranks higher.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,7 +31,11 @@ struct MethodChoice {
 
 /// Whether a scenario's "method" asks for "auto" or "auto:fast".
 bool is_auto_method(const cosima::Json& spec);
-/// Throws Error for a request other than "auto" / "auto:fast" or no systems.
-MethodChoice choose_method(std::string_view request, const std::vector<const System*>& systems);
+/// Throws Error for a request other than "auto" / "auto:fast" or no systems. `continuous_coupling`:
+/// whether some continuous Real output feeds a continuous input of another system.
+MethodChoice choose_method(std::string_view request, const std::vector<const System*>& systems,
+                           bool continuous_coupling = true);
+/// How much more accurate a choice of "auto" is: ifosmondi-jfm 2, missiles 1, jacobi 0.
+int choice_rank(const MethodChoice& choice);
 
 }  // namespace cosima

@@ -8,12 +8,14 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "fmi/common/fmu_archive.hpp"
 #include "fmi/fmu_factory.hpp"
 #include "methods/coupling_method.hpp"
 #include "methods/method_choice.hpp"
 #include "models/registry.hpp"
 #include "scenario/scenario.hpp"
+#include "system/capability_probe.hpp"
 #include "system/emulation/emulated_system.hpp"
 #include "system/native/native_system.hpp"
 #include "system/source/csv_source.hpp"
@@ -139,16 +141,111 @@ std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMetho
                          EmulationOptions{.substeps = spec.emulation_substeps, .derivatives = spec.emulation_derivatives});
 }
 
+namespace {
+
+/// Declared capabilities whose calls fail are withheld (emulated, or done without), each said as a
+/// warning naming the system, FMU and call (system/capability_probe.hpp).
+void withhold_failing_capabilities(Scenario& scenario) {
+  for (SystemSpec& spec : scenario.systems) {
+    if (spec.fmu.empty()) continue;
+    const auto make = [&spec] { return build_system(spec); };
+    for (const CapabilityFailure& failure : probe_declared_capabilities(make, scenario.run.start)) {
+      spec.withheld.add(failure.capability);
+      log(LogLevel::warning, fmt::format("system '{}' (FMU '{}') declares {} ({}), but its call failed at "
+                                         "initialization: {}; it is withheld and emulated where a method needs it",
+                                         spec.name, spec.fmu.string(), to_string(failure.capability),
+                                         fmi_flag(failure.capability), failure.error));
+    }
+  }
+}
+
+/// Whether some continuous Real output feeds a continuous input (not held) of another system.
+bool continuously_coupled(const ModularModel& model) {
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    const int source = model.input_sources()[static_cast<std::size_t>(g)];
+    if (source < 0 || model.input_held(g)) continue;
+    const int system = model.system_of_output(source);
+    if (model.system(system).output_info(source - model.output_offset(system)).continuous) return true;
+  }
+  return false;
+}
+
+MethodChoice choose_for(const Scenario& scenario, const std::string& request) {
+  const ModularModel model = build_model(scenario);
+  std::vector<const System*> view;
+  for (int s = 0; s < model.system_count(); ++s) view.push_back(&model.system(s));
+  return choose_method(request, view, continuously_coupled(model));
+}
+
+/// The FMU systems left to their default interface (Co-Simulation) that also have Model Exchange.
+std::vector<std::size_t> dual_interface_systems(const Scenario& scenario) {
+  std::vector<std::size_t> dual;
+  for (std::size_t i = 0; i < scenario.systems.size(); ++i) {
+    const SystemSpec& spec = scenario.systems[i];
+    if (spec.fmu.empty() || spec.interface) continue;
+    const fmi::ModelDescription md = fmi::read_model_description(spec.fmu);
+    if (md.co_simulation && md.model_exchange) dual.push_back(i);
+  }
+  return dual;
+}
+
+/// Whether every system is an FMU with a Model Exchange interface that the scenario does not pin
+/// to Co-Simulation: cosima can then integrate them all as one ODE.
+bool all_model_exchange(const Scenario& scenario) {
+  for (const SystemSpec& spec : scenario.systems) {
+    if (spec.fmu.empty() || spec.interface == fmi::FmiInterface::co_simulation) return false;
+    if (!fmi::read_model_description(spec.fmu).model_exchange) return false;
+  }
+  return true;
+}
+
+/// "auto" over Model Exchange FMUs only: the monolithic method integrates their coupled equations
+/// as one ODE (CVODE, events kept), which no iteration of co-simulation steps matches.
+bool choose_monolithic(Scenario& scenario, MethodChoice& choice) {
+  if (!all_model_exchange(scenario)) return false;
+  std::string names;
+  for (SystemSpec& spec : scenario.systems) {
+    spec.interface = fmi::FmiInterface::model_exchange;
+    names += fmt::format("{}'{}'", names.empty() ? "" : ", ", spec.name);
+  }
+  choice = {"monolithic", fmt::format("every system ({}) is an FMU with a Model Exchange interface: cosima integrates "
+                                      "their coupled equations as one ODE (CVODE at tight tolerance, events kept), "
+                                      "the coupled solution without a coupling error",
+                                      names)};
+  return true;
+}
+
+/// When the FMUs that offer both interfaces allow a more accurate method through Model Exchange
+/// (cosima integrates it and provides rollback, states and linearization), they run through it.
+void prefer_model_exchange(Scenario& scenario, const std::string& request, MethodChoice& choice) {
+  const std::vector<std::size_t> dual = dual_interface_systems(scenario);
+  if (dual.empty() || choice_rank(choice) == 2) return;
+  Scenario trial = scenario;
+  std::string names;
+  for (const std::size_t i : dual) {
+    trial.systems[i].interface = fmi::FmiInterface::model_exchange;
+    names += fmt::format("{}'{}'", names.empty() ? "" : ", ", trial.systems[i].name);
+  }
+  MethodChoice better = choose_for(trial, request);
+  if (choice_rank(better) <= choice_rank(choice)) return;
+  for (const std::size_t i : dual) scenario.systems[i].interface = fmi::FmiInterface::model_exchange;
+  better.reason = fmt::format("{} through Model Exchange, as their Co-Simulation interface allows only {} ({}); {}",
+                              names, choice.type, choice.reason, better.reason);
+  choice = std::move(better);
+}
+
+}  // namespace
+
 bool resolve_auto_method(Scenario& scenario) {
   if (!is_auto_method(scenario.method)) return false;
-  std::vector<std::unique_ptr<System>> systems;
-  std::vector<const System*> view;
-  for (const SystemSpec& spec : scenario.systems) {
-    systems.push_back(build_system(spec));
-    view.push_back(systems.back().get());
+  if (scenario.systems.empty()) throw Error("method auto: the scenario has no systems");
+  withhold_failing_capabilities(scenario);
+  const std::string request = scenario.method["type"].get<std::string>();
+  MethodChoice choice;
+  if (request != "auto" || !choose_monolithic(scenario, choice)) {
+    choice = choose_for(scenario, request);
+    if (request == "auto") prefer_model_exchange(scenario, request, choice);
   }
-  if (view.empty()) throw Error("method auto: the scenario has no systems");
-  const MethodChoice choice = choose_method(scenario.method["type"].get<std::string>(), view);
   scenario.method["type"] = choice.type;
   scenario.method_choice = fmt::format("method {}: {}", choice.type, choice.reason);
   return true;

@@ -1,0 +1,119 @@
+// `auto` on FMUs written the way exporters write them (label auto), each a C test FMU of
+// tests/fmus: a dual-interface pair whose Co-Simulation side has neither rollback nor variable
+// steps, stiffly coupled; an FMU declaring output derivatives whose call fails; ports all discrete.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <unsupported/Eigen/MatrixFunctions>
+
+#include "core/log.hpp"
+#include "scenario/run_scenario.hpp"
+#include "scenario/scenario.hpp"
+#include "test_support.hpp"
+
+namespace cosima {
+namespace {
+
+const std::filesystem::path kFmus = COSIMA_C_FMU_DIR;
+
+std::string fmu(const std::string& name) { return (kFmus / (name + ".fmu")).string(); }
+
+/// The two-mass oscillator of tests/fmus/coupled with a stiff damper between the masses (d2 = 1000:
+/// a mode decaying at ≈ 2000/s, which explicit coupling at δt = 1e-2 cannot follow).
+Json stiff_pair(const std::string& method) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 1, "method": {"dt": 1e-2},
+    "connections": [["m1.s1_out", "m2.s1"], ["m1.v1_out", "m2.v1"], ["m1.a1_out", "m2.a1"], ["m2.F", "m1.F"]]})");
+  doc["method"]["type"] = method;
+  doc["systems"]["m1"] = {{"fmu", fmu("cosima_test_mass1_cs_fixed")}};
+  doc["systems"]["m2"] = {{"fmu", fmu("cosima_test_mass2_cs_fixed")}, {"parameters", {{"d2", 1000.0}}}};
+  return doc;
+}
+
+/// s1(t) of the coupled equations (tests/fmus/coupled/dual_mass.h): exp(A t) x0, s2(0) = s1(0) + 0.5.
+double exact_s1(double t) {
+  const double m1 = 1, c1 = 10, d1 = 1, m2 = 1, c2 = 100, d2 = 1000, c3 = 10, d3 = 1;
+  Eigen::Matrix4d A;
+  A << 0, 1, 0, 0,                                         //
+      (-c1 - c2) / m1, (-d1 - d2) / m1, c2 / m1, d2 / m1,  //
+      0, 0, 0, 1,                                          //
+      c2 / m2, d2 / m2, (-c2 - c3) / m2, (-d2 - d3) / m2;
+  return ((A * t).exp() * Eigen::Vector4d(1.0, 0.0, 1.5, 0.0))(0);
+}
+
+double worst_error(const ScenarioRun& run) {
+  const std::vector<double> s1 = run.results->column("m1.s1_out");
+  double worst = 0.0;
+  for (std::size_t k = 0; k < s1.size(); ++k) {
+    const double error = std::abs(s1[k] - exact_s1(run.results->times()[k]));
+    worst = std::isfinite(error) ? std::max(worst, error) : INFINITY;
+  }
+  return worst;
+}
+
+TEST(Auto, StifflyCoupledDualInterfacePairRunsThroughModelExchange) {
+  // what `auto` chose before: Jacobi on the Co-Simulation interfaces, which diverges
+  const ScenarioRun jacobi = run_scenario(parse_scenario(stiff_pair("jacobi"), "stiff.json"));
+  EXPECT_GT(worst_error(jacobi), 1e3);
+  Scenario scenario = parse_scenario(stiff_pair("auto"), "stiff.json");
+  ASSERT_TRUE(resolve_auto_method(scenario));
+  EXPECT_EQ(scenario.method["type"], "monolithic") << scenario.method_choice;
+  EXPECT_NE(scenario.method_choice.find("Model Exchange interface"), std::string::npos) << scenario.method_choice;
+  for (const SystemSpec& spec : scenario.systems) EXPECT_EQ(spec.interface, fmi::FmiInterface::model_exchange);
+  const ScenarioRun chosen = run_scenario(scenario);
+  EXPECT_LT(worst_error(chosen), 1e-6);
+  EXPECT_EQ(chosen.results->times().size(), 101U);
+}
+
+TEST(Auto, DeclaredOutputDerivativesThatFailAreEmulatedWithAWarning) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "auto", "dt": 0.05},
+    "connections": [["osc.x_out", "g.u"]]})");
+  doc["systems"]["osc"] = {{"fmu", fmu("cosima_test_oscillator_derivatives")}};
+  doc["systems"]["g"] = {{"fmu", fmu("cosima_test_gain")}};
+  Scenario scenario = parse_scenario(doc, "derivatives.json");
+  const std::size_t warnings_before = logged_warnings().size();
+  ASSERT_TRUE(resolve_auto_method(scenario));
+  EXPECT_TRUE(scenario.systems[0].withheld.has(Capability::output_derivatives));
+  const std::vector<std::string> warnings = logged_warnings();
+  const bool named = std::any_of(
+      warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before), warnings.end(), [](const std::string& w) {
+        return w.find("cosima_test_oscillator_derivatives.fmu") != std::string::npos &&
+               w.find("fmi2GetRealOutputDerivatives") != std::string::npos && w.find("emulated") != std::string::npos;
+      });
+  EXPECT_TRUE(named) << "no warning names the FMU and the call";
+  // the method auto chose reads output derivatives: without the probe this run fails in the call
+  EXPECT_EQ(scenario.method["type"], "ifosmondi-jfm") << scenario.method_choice;
+  const ScenarioRun run = run_scenario(scenario);
+  EXPECT_DOUBLE_EQ(run.results->times().back(), 3.0);
+  const auto& osc = run.stats.capabilities.front();
+  EXPECT_TRUE(osc.emulated.has(Capability::output_derivatives));
+  // and it is what the failing call would have ended without
+  Scenario pinned = parse_scenario(doc, "derivatives.json");
+  pinned.method["type"] = "ifosmondi-jfm";
+  EXPECT_NE(
+      testing::error_of([&] { (void)run_scenario(pinned); }).find("fmi2GetRealOutputDerivatives returned fmi2Error"),
+      std::string::npos);
+}
+
+TEST(Auto, ModelWhosePortsAreAllDiscreteIsNotIterated) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 1, "method": {"type": "auto", "dt": 0.1},
+    "inputs": {"a.u": 2}, "connections": [["a.y", "b.u"]]})");
+  doc["systems"]["a"] = {{"fmu", fmu("cosima_test_gain_discrete")}};
+  doc["systems"]["b"] = {{"fmu", fmu("cosima_test_gain_discrete")}};
+  Scenario scenario = parse_scenario(doc, "discrete.json");
+  ASSERT_TRUE(resolve_auto_method(scenario));
+  EXPECT_EQ(scenario.method["type"], "jacobi");
+  EXPECT_NE(scenario.method_choice.find("no continuous signal couples the systems"), std::string::npos);
+  const ScenarioRun run = run_scenario(scenario);
+  EXPECT_EQ(run.stats.iterations, 0);
+  EXPECT_EQ(run.stats.rejected_steps, 0);
+  EXPECT_DOUBLE_EQ(run.results->column("b.y").back(), 0.5 * (0.5 * 2 + 1) + 1);
+}
+
+}  // namespace
+}  // namespace cosima
