@@ -166,8 +166,9 @@ void ModularModel::set_constant_input(std::string_view input, double value) {
 void ModularModel::set_constant_input(std::string_view input, const std::string& text) {
   const PortRef to = resolve(input, false);
   const PortInfo& info = system(to.system).input_info(to.port);
-  if (info.kind != PortKind::string) {
-    throw Error(fmt::format("constant input '{}' ({}): \"{}\" is a String", input, describe(info), text));
+  if (info.kind != PortKind::string) {  // an Enumeration by item name, else refused by name
+    set_constant_input(input, info.enumeration_value(text, fmt::format("constant input '{}'", input)));
+    return;
   }
   string_constants_.emplace_back(to, text);
   constants_pending_.emplace_back(to, 0.0);

@@ -6,12 +6,26 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace cosima {
 
 namespace {
 std::string range_text(double min, double max) { return fmt::format("[{:.17g}, {:.17g}]", min, max); }
 }  // namespace
+
+double PortInfo::enumeration_value(const std::string& name, const std::string& what) const {
+  if (kind != PortKind::enumeration)
+    throw Error(fmt::format("{} ({}): \"{}\" is a String", what, describe(*this), name));
+  const auto item = std::find(item_names.begin(), item_names.end(), name);
+  if (item != item_names.end()) return allowed[static_cast<std::size_t>(item - item_names.begin())];
+  std::string items;
+  for (std::size_t i = 0; i < item_names.size(); ++i) {
+    items += fmt::format("{}{} = {}", items.empty() ? "" : ", ", item_names[i], allowed[i]);
+  }
+  throw Error(fmt::format("{} (Enumeration {}): \"{}\" is no item of it (items: {}){}", what, declared_type, name,
+                          items.empty() ? "none declared" : items, did_you_mean(name, item_names)));
+}
 
 const PortInfo& real_port() {
   static const PortInfo info;
@@ -20,11 +34,16 @@ const PortInfo& real_port() {
 
 std::string_view to_string(PortKind kind) {
   switch (kind) {
-    case PortKind::real: return "Real";
-    case PortKind::integer: return "Integer";
-    case PortKind::boolean: return "Boolean";
-    case PortKind::enumeration: return "Enumeration";
-    case PortKind::string: return "String";
+    case PortKind::real:
+      return "Real";
+    case PortKind::integer:
+      return "Integer";
+    case PortKind::boolean:
+      return "Boolean";
+    case PortKind::enumeration:
+      return "Enumeration";
+    case PortKind::string:
+      return "String";
   }
   return "?";
 }
@@ -50,7 +69,8 @@ std::string illegal_value(const PortInfo& info, double value) {
       return fmt::format("{:.17g} is not an integer (allowed: integers in {})", value, range_text(min, max));
     }
   }
-  if (value < min || value > max) return fmt::format("{:.17g} is outside the allowed range {}", value, range_text(min, max));
+  if (value < min || value > max)
+    return fmt::format("{:.17g} is outside the allowed range {}", value, range_text(min, max));
   if (!info.allowed.empty() && std::find(info.allowed.begin(), info.allowed.end(), value) == info.allowed.end()) {
     std::string items;
     for (double v : info.allowed) items += fmt::format("{}{:.17g}", items.empty() ? "" : ", ", v);
@@ -73,9 +93,12 @@ std::optional<Conversion> conversion_between(const PortInfo& from, const PortInf
 
 double convert(Conversion conversion, double value) {
   switch (conversion) {
-    case Conversion::none: return value;
-    case Conversion::round: return std::isfinite(value) ? std::nearbyint(value) : value;
-    case Conversion::to_boolean: return std::isnan(value) ? value : (value != 0.0 ? 1.0 : 0.0);
+    case Conversion::none:
+      return value;
+    case Conversion::round:
+      return std::isfinite(value) ? std::nearbyint(value) : value;
+    case Conversion::to_boolean:
+      return std::isnan(value) ? value : (value != 0.0 ? 1.0 : 0.0);
   }
   return value;
 }

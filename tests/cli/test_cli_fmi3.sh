@@ -38,6 +38,19 @@ check csv-matrix-header-quoted 0 '"a.M\[1,1\]","a.M\[1,2\]"' -- head -1 types.cs
 check csv-binary-and-string 0 '"hi!!","00ff10"' -- tail -1 types.csv
 check int8-range 1 "constant input 'a.u_Int8' \(Integer \[-100, 100\]\): 120 is outside" -- "$cosima" run types.json --set inputs.a.u_Int8=120
 check shapes-differ 1 "connection a.M -> b.ua: the arrays differ in shape" -- "$cosima" run types.json --set 'connections=[["a.M", "b.ua"]]'
+
+# an Enumeration by item name, as the README promises; an unknown name is refused with the items
+cat > enum.json <<JSON
+{"stop": 0.2, "method": {"type": "jacobi", "dt": 0.1}, "systems": {"a": {"fmu": "$fmus/cosima_fmi3_types.fmu"}},
+ "inputs": {"a.u_Enumeration": "blue"}, "output": {"variables": ["a.y_Enumeration"]}}
+JSON
+check enum-by-name 0 "macro-steps 2" -- "$cosima" run enum.json --out enum.csv
+check enum-by-name-value 0 "^0.20000000000000001,3$" -- tail -1 enum.csv
+check enum-unknown-name 1 "\"blu\" is no item of it \(items: red = 1, green = 2, blue = 3\); did you mean 'blue'" -- \
+  "$cosima" run enum.json --set 'inputs.a.u_Enumeration="blu"' --out enum.csv
+# the item name survives an SSP round trip (ssv:Enumeration value="blue"), bitwise
+check enum-export-ssp 0 "ssp enum.ssp" -- "$cosima" export-ssp enum.json -o enum.ssp
+check enum-ssp-bitwise 0 "^same$" -- sh -c "'$cosima' run enum.ssp --out enum_ssp.csv --quiet 2>/dev/null && cmp enum.csv enum_ssp.csv && echo same"
 no_temp_left types
 
 # out of process: the ME ball (integrated by cosima in the child) driven by the CS event FMU (event mode in

@@ -275,9 +275,10 @@ void FmuInstance::set_parameter(const std::string& parameter, double value, doub
 void FmuInstance::set_string_parameter(const std::string& parameter, const std::string& value, double t) {
   const ScalarVariable& v = settable(parameter);
   const ForeignCallScope in = enter(api_.set_string, t);
-  if (v.type != VariableType::string && v.type != VariableType::binary) {
-    throw Error(fmt::format("{}: parameter '{}' ({}): \"{}\" is a String", where(), parameter,
-                            describe(description().port_info(v)), value));
+  if (v.type != VariableType::string && v.type != VariableType::binary) {  // an Enumeration by item name
+    const double number = description().port_info(v).enumeration_value(value, fmt::format("{}: parameter '{}'", where(), parameter));
+    set_parameter(parameter, number, t);
+    return;
   }
   set_text(v, nullptr, value);
 }

@@ -326,7 +326,10 @@ PortInfo ModelDescription::port_info(const ScalarVariable& variable, std::size_t
   if (variable.type == VariableType::enumeration) {
     info.declared_type = variable.declared_type;
     if (const SimpleType* type = type_of(variable)) {
-      for (const auto& item : type->items) info.allowed.push_back(item.second);
+      for (const auto& item : type->items) {
+        info.allowed.push_back(item.second);
+        info.item_names.push_back(item.first);
+      }
     }
   }
   std::optional<std::string> start;
