@@ -48,6 +48,11 @@ check enum-by-name 0 "macro-steps 2" -- "$cosima" run enum.json --out enum.csv
 check enum-by-name-value 0 "^0.20000000000000001,3$" -- tail -1 enum.csv
 check enum-unknown-name 1 "\"blu\" is no item of it \(items: red = 1, green = 2, blue = 3\); did you mean 'blue'" -- \
   "$cosima" run enum.json --set 'inputs.a.u_Enumeration="blu"' --out enum.csv
+# 64-bit integers travel as doubles: one a double holds passes exactly, UInt64's maximum is refused by name
+check uint64-exact 0 "^0.20000000000000001,1e\+18$" -- sh -c "'$cosima' run enum.json --set inputs.a.u_UInt64=1000000000000000000 \
+  --set 'output.variables=[\"a.y_UInt64\"]' --out u64.csv --quiet 2>/dev/null; tail -1 u64.csv"
+check uint64-max-refused 1 "'inputs.a.u_UInt64' is 18446744073709551615, which cosima cannot carry exactly" -- \
+  "$cosima" run enum.json --set inputs.a.u_UInt64=18446744073709551615 --out u64.csv
 # the item name survives an SSP round trip (ssv:Enumeration value="blue"), bitwise
 check enum-export-ssp 0 "ssp enum.ssp" -- "$cosima" export-ssp enum.json -o enum.ssp
 check enum-ssp-bitwise 0 "^same$" -- sh -c "'$cosima' run enum.ssp --out enum_ssp.csv --quiet 2>/dev/null && cmp enum.csv enum_ssp.csv && echo same"
