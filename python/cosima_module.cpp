@@ -10,6 +10,7 @@
 // document of a dict) and is parsed again for every run, so an override acts exactly as `--set`.
 // Errors of cosima (cosima::Error) are raised as cosima.Error, a RuntimeError, with cosima's message.
 #include <fmt/format.h>
+#include <pybind11/eval.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -31,6 +32,8 @@
 #include "core/whole_number.hpp"
 #include "exec/executor.hpp"
 #include "scenario/executors.hpp"
+#include "fmi/common/fmu_archive.hpp"
+#include "fmi/common/model_description.hpp"
 #include "fmi/fmu_info.hpp"
 #include "methods/method_registry.hpp"
 #include "models/registry.hpp"
@@ -401,6 +404,80 @@ PyResult run(const PyScenario& source, const std::optional<std::string>& method,
   return result;
 }
 
+/// An optional number as a Python float or None.
+py::object number_or_none(const std::optional<double>& value) { return value ? py::object(py::float_(*value)) : py::none(); }
+
+/// What an interface declares (FMI 2.0 §3.3 / §4.3, FMI 3.0 §3 / §4), named as in Python.
+py::dict interface_dict(const cosima::fmi::InterfaceCapabilities& common) {
+  py::dict out;
+  out["model_identifier"] = common.model_identifier;
+  out["can_get_and_set_fmu_state"] = common.can_get_and_set_state;
+  out["provides_directional_derivative"] = common.provides_directional_derivative;
+  out["needs_execution_tool"] = common.needs_execution_tool;
+  out["can_be_instantiated_only_once_per_process"] = common.only_once_per_process;
+  return out;
+}
+
+/// One variable: name, value reference, type, causality, variability, initial, start (a float for a
+/// numeric scalar, else its text), unit, description, declared type, shape (arrays).
+py::dict variable_dict(const cosima::fmi::ModelDescription& md, const cosima::fmi::ScalarVariable& v) {
+  py::dict out;
+  out["name"] = v.name;
+  out["value_reference"] = v.value_reference;
+  out["type"] = std::string(md.type_name(v.type));
+  out["causality"] = v.causality;
+  out["variability"] = v.variability;
+  out["initial"] = v.initial.empty() ? py::object(py::none()) : py::object(py::str(v.initial));
+  py::object start = py::none();
+  if (v.start) {
+    const cosima::PortInfo info = md.port_info(v);
+    const bool numeric = info.kind != cosima::PortKind::string && v.dimensions.empty() && info.start;
+    start = numeric ? py::object(py::float_(*info.start)) : py::object(py::str(*v.start));
+  }
+  out["start"] = start;
+  out["unit"] = v.unit;
+  out["description"] = v.description;
+  out["declared_type"] = v.declared_type;
+  if (!v.dimensions.empty()) out["shape"] = md.shape(v);
+  return out;
+}
+
+/// cosima.info(): the modelDescription as a dict.
+py::dict fmu_info_dict(const std::string& file) {
+  const cosima::fmi::ModelDescription md = cosima::fmi::read_model_description(file);
+  py::dict out;
+  out["file"] = file;
+  out["fmi_version"] = md.fmi_version;
+  out["model_name"] = md.model_name;
+  out["description"] = md.description;
+  out["guid"] = md.guid;
+  out["generation_tool"] = md.generation_tool;
+  py::dict interfaces;
+  if (const auto& cs = md.co_simulation) {
+    py::dict d = interface_dict(*cs);
+    d["can_handle_variable_communication_step_size"] = cs->can_handle_variable_step;
+    d["can_interpolate_inputs"] = cs->can_interpolate_inputs;
+    d["max_output_derivative_order"] = cs->max_output_derivative_order;
+    interfaces["co_simulation"] = d;
+  }
+  if (const auto& me = md.model_exchange) {
+    py::dict d = interface_dict(*me);
+    d["completed_integrator_step_not_needed"] = me->completed_integrator_step_not_needed;
+    d["number_of_event_indicators"] = md.event_indicator_count;
+    interfaces["model_exchange"] = d;
+  }
+  out["interfaces"] = interfaces;
+  const auto& de = md.default_experiment;
+  out["default_experiment"] = py::dict(py::arg("start_time") = number_or_none(de.start_time),
+                                       py::arg("stop_time") = number_or_none(de.stop_time),
+                                       py::arg("tolerance") = number_or_none(de.tolerance),
+                                       py::arg("step_size") = number_or_none(de.step_size));
+  py::list variables;
+  for (const cosima::fmi::ScalarVariable& v : md.variables) variables.append(variable_dict(md, v));
+  out["variables"] = variables;
+  return out;
+}
+
 std::vector<std::string> method_list() {
   std::vector<std::string> names;
   const std::string text = cosima::method_names();  // "a, b, c"
@@ -531,14 +608,22 @@ PYBIND11_MODULE(cosima, m) {  // NOLINT
 
   m.def(
       "info",
-      [](const py::object& path) {
+      [](const py::object& path, bool text) -> py::object {
         const std::string file = py::module_::import("os").attr("fsdecode")(path).cast<std::string>();
-        const py::gil_scoped_release release;
-        return cosima::fmi::describe_fmu(file);
+        if (!text) return fmu_info_dict(file);
+        std::string described;
+        {
+          const py::gil_scoped_release release;
+          described = cosima::fmi::describe_fmu(file);
+        }
+        return py::str(described);
       },
-      py::arg("fmu"),
-      "An FMU's interfaces, variables and capabilities as text (as `cosima info`), read from its "
-      "modelDescription.xml only.");
+      py::arg("fmu"), py::arg("text") = false,
+      "An FMU's description, read from its modelDescription.xml only (nothing is unpacked): a dict with "
+      "fmi_version, model_name, description, guid, generation_tool, interfaces (co_simulation, model_exchange: "
+      "what each declares), default_experiment and variables (dicts: name, value_reference, type, causality, "
+      "variability, initial, start, unit, description, declared_type, shape for arrays). text=True: the text "
+      "of `cosima info`.");
 
   m.def(
       "models",
@@ -562,6 +647,41 @@ PYBIND11_MODULE(cosima, m) {  // NOLINT
       },
       "The built-in models (as `cosima models`): dicts with name, description, states, inputs, outputs and "
       "parameters (name → default).");
+
+  // plot(): matplotlib, optional (Debian python3-matplotlib), imported only when called
+  py::exec(R"py(
+def plot(result, variables=None, file=None, title=None):
+    """Plots a Result's columns against time with matplotlib and returns the Figure.
+
+    variables  the columns to draw (default: every numeric column)
+    file       write the figure there (PNG, SVG, PDF: by its extension) instead of keeping it open
+    title      the figure's title
+
+    Raises cosima.Error naming the missing package when matplotlib is not installed
+    (Debian: python3-matplotlib)."""
+    try:
+        import matplotlib
+        if file is not None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as pyplot
+    except ImportError as missing:
+        raise Error("cosima.plot needs matplotlib (Debian: apt-get install python3-matplotlib)") from missing
+    names = list(variables) if variables is not None else [c for c in result.columns if result[c].dtype.kind == "f"]
+    figure, axes = pyplot.subplots()
+    for name in names:
+        axes.plot(result.time, result[name], label=name)
+    axes.set_xlabel("time [s]")
+    axes.grid(True)
+    if names:
+        axes.legend()
+    if title is not None:
+        axes.set_title(title)
+    if file is not None:
+        figure.savefig(file)
+        pyplot.close(figure)
+    return figure
+)py",
+           m.attr("__dict__"));
 
   m.def("methods", &method_list,
         "The coupling methods a scenario's method.type may name, then 'auto' and 'auto:fast' (chosen from the "

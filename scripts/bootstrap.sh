@@ -19,6 +19,7 @@ packages=(
   libcli11-dev           # the command line (src/cli/)
   libmatio-dev           # MATLAB v4 results (--out x.mat)
   python3-scipy          # tests: MAT results read back with scipy.io.loadmat
+  python3-matplotlib     # cosima.plot() in Python (optional for users; its test needs it)
   pybind11-dev python3-dev python3-numpy  # the Python module (python/), run by Debian's /usr/bin/python3
   clang-14 libfuzzer-14-dev libclang-rt-14-dev  # make fuzz: libFuzzer harnesses (tests/fuzz/)
 )

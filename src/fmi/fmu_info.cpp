@@ -11,10 +11,37 @@
 
 namespace cosima::fmi {
 
+namespace {
+
+/// One variable: name, value reference, type (FMI 3.0: its type name and shape), causality,
+/// variability, start, unit and description.
+std::string variable_line(const ModelDescription& md, const ScalarVariable& v) {
+  std::string type = describe(md.port_info(v));
+  if (md.is_fmi3()) {
+    // the FMI 3.0 type name in place of the port kind, and the array's shape
+    const std::string_view kind = to_string(md.port_info(v).kind);
+    type = std::string(md.type_name(v.type)) + type.substr(std::min(type.size(), kind.size()));
+    if (!v.dimensions.empty()) {
+      std::string shape;
+      for (const std::size_t size : md.shape(v)) shape += fmt::format("{}{}", shape.empty() ? "" : ",", size);
+      type += fmt::format(" [{}]", shape);
+    }
+  }
+  std::string line = fmt::format("  {:<24} vr={:<4} {:<28} {:<10} {:<10}", v.name, v.value_reference, type, v.causality,
+                                 v.variability);
+  if (v.start) line += " start=" + *v.start;
+  if (!v.unit.empty()) line += fmt::format(" [{}]", v.unit);
+  if (!v.description.empty()) line += fmt::format(" \"{}\"", v.description);
+  return line + "\n";
+}
+
+}  // namespace
+
 std::string describe_fmu(const std::filesystem::path& fmu) {
   const ModelDescription md = read_model_description(fmu);
-  std::string text = fmt::format("FMU         {}\nmodel       {} (FMI {}, {})\nguid        {}\n", fmu.string(), md.model_name,
-                                 md.fmi_version, md.generation_tool.empty() ? "unknown tool" : md.generation_tool, md.guid);
+  std::string text =
+      fmt::format("FMU         {}\nmodel       {} (FMI {}, {})\nguid        {}\n", fmu.string(), md.model_name,
+                  md.fmi_version, md.generation_tool.empty() ? "unknown tool" : md.generation_tool, md.guid);
   std::vector<std::string> binaries;
   if (const auto& cs = md.co_simulation) {
     if (md.is_fmi3()) {
@@ -30,8 +57,8 @@ std::string describe_fmu(const std::filesystem::path& fmu) {
       text += fmt::format(
           "Co-Simulation   identifier={} canHandleVariableCommunicationStepSize={} canInterpolateInputs={} "
           "maxOutputDerivativeOrder={} canGetAndSetFMUstate={} providesDirectionalDerivative={}\n",
-          cs->model_identifier, cs->can_handle_variable_step, cs->can_interpolate_inputs, cs->max_output_derivative_order,
-          cs->can_get_and_set_state, cs->provides_directional_derivative);
+          cs->model_identifier, cs->can_handle_variable_step, cs->can_interpolate_inputs,
+          cs->max_output_derivative_order, cs->can_get_and_set_state, cs->provides_directional_derivative);
     }
     binaries.push_back(cs->model_identifier);
   }
@@ -47,9 +74,9 @@ std::string describe_fmu(const std::filesystem::path& fmu) {
         me->completed_integrator_step_not_needed,
         me->provides_directional_derivative ? fmt::format("{}GetDirectionalDerivative", p) : "finite differences",
         me->can_get_and_set_state ? fmt::format("by {}Get/SetFMU{}tate", p, md.is_fmi3() ? "S" : "s")
-        : discrete_state          ? fmt::format("only until the first event (no {}GetFMU{}tate, discrete state)", p,
-                                                md.is_fmi3() ? "S" : "s")
-                                  : std::string("by its continuous states (no discrete state)"));
+        : discrete_state
+            ? fmt::format("only until the first event (no {}GetFMU{}tate, discrete state)", p, md.is_fmi3() ? "S" : "s")
+            : std::string("by its continuous states (no discrete state)"));
     if (binaries.empty() || binaries.front() != me->model_identifier) binaries.push_back(me->model_identifier);
   }
   if (md.scheduled_execution) text += "Scheduled Execution  (not imported by cosima)\n";
@@ -63,23 +90,10 @@ std::string describe_fmu(const std::filesystem::path& fmu) {
   text += fmt::format("experiment  start={} stop={} tolerance={} step={}\n", opt(de.start_time), opt(de.stop_time),
                       opt(de.tolerance), opt(de.step_size));
   std::size_t states = 0;
-  for (const Unknown& d : md.derivatives) states += md.element_count(md.variables[static_cast<std::size_t>(d.index - 1)]);
+  for (const Unknown& d : md.derivatives)
+    states += md.element_count(md.variables[static_cast<std::size_t>(d.index - 1)]);
   text += fmt::format("states      {}\nvariables   {}\n", states, md.variables.size());
-  for (const ScalarVariable& v : md.variables) {
-    std::string type = describe(md.port_info(v));
-    if (md.is_fmi3()) {
-      // the FMI 3.0 type name in place of the port kind, and the array's shape
-      const std::string_view kind = to_string(md.port_info(v).kind);
-      type = std::string(md.type_name(v.type)) + type.substr(std::min(type.size(), kind.size()));
-      if (!v.dimensions.empty()) {
-        std::string shape;
-        for (const std::size_t size : md.shape(v)) shape += fmt::format("{}{}", shape.empty() ? "" : ",", size);
-        type += fmt::format(" [{}]", shape);
-      }
-    }
-    text += fmt::format("  {:<24} vr={:<4} {:<28} {:<10} {:<10} {}\n", v.name, v.value_reference, type, v.causality,
-                        v.variability, v.start ? "start=" + *v.start : std::string());
-  }
+  for (const ScalarVariable& v : md.variables) text += variable_line(md, v);
   for (const std::string& identifier : binaries) {
     if (const std::string entry = binary_entry(md, identifier); !archive_has_entry(fmu, entry)) {
       text += fmt::format("note        no binary for this platform ({}): cannot run here\n", entry);

@@ -201,9 +201,17 @@ class Listings(unittest.TestCase):
     """(4) info, models, methods, version."""
 
     def test_info(self):
-        text = cosima.info(FMU_DIR / "b3_prey.fmu")
-        self.assertIsInstance(text, str)
-        self.assertIn("p", text)
+        info = cosima.info(FMU_DIR / "b3_prey.fmu")
+        self.assertIsInstance(info, dict)
+        self.assertEqual(info["fmi_version"], "2.0")
+        self.assertTrue(info["interfaces"]["co_simulation"]["can_get_and_set_fmu_state"])
+        variables = {v["name"]: v for v in info["variables"]}
+        self.assertEqual(variables["p"]["causality"], "output")
+        self.assertEqual(variables["q"]["causality"], "input")
+        self.assertEqual(variables["q"]["type"], "Real")
+        self.assertEqual(variables["q"]["start"], 0.0)
+        self.assertEqual(variables["solver_steps_per_call"]["description"], "euler steps per doStep")
+        text = cosima.info(FMU_DIR / "b3_prey.fmu", text=True)
         out = subprocess.run([EXE, "info", str(FMU_DIR / "b3_prey.fmu")], capture_output=True, text=True, check=True)
         self.assertEqual(text, out.stdout)
         with self.assertRaises(cosima.Error):
@@ -235,6 +243,24 @@ class Listings(unittest.TestCase):
         for f in (cosima.load, cosima.run, cosima.info, cosima.models, cosima.methods, cosima.Scenario.set,
                   cosima.Scenario.run, cosima.Result.to_dict):
             self.assertTrue(f.__doc__, f)
+
+
+class Plot(unittest.TestCase):
+    """cosima.plot(): a PNG of the result's columns (matplotlib, Debian python3-matplotlib)."""
+
+    def test_plot_writes_a_png(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib is absent (Debian: python3-matplotlib; make bootstrap installs it)")
+        result = cosima.run(B3_FMU, stop=2.0)
+        with tempfile.TemporaryDirectory() as tmp:
+            png = pathlib.Path(tmp) / "b3.png"
+            figure = cosima.plot(result, variables=["prey.p"], file=png, title="B3")
+            self.assertEqual(png.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+            self.assertEqual([line.get_label() for line in figure.axes[0].lines], ["prey.p"])
+            figure = cosima.plot(result, file=pathlib.Path(tmp) / "all.svg")
+            self.assertEqual([line.get_label() for line in figure.axes[0].lines], result.columns)
 
 
 class Executors(unittest.TestCase):

@@ -5,6 +5,7 @@
 #include <pugixml.hpp>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "fmi/common/model_description.hpp"
@@ -29,6 +30,10 @@ class Reader {
   [[noreturn]] void fail(const std::string& what) const;
   std::optional<double> optional_number(const pugi::xml_node& node, const char* attribute,
                                         std::string_view where) const;
+  /// A variable's causality (one of `causalities`, default "local"), variability (one of FMI's five,
+  /// default `default_variability`), initial and description, read from `node` and checked.
+  void roles(const pugi::xml_node& node, const std::unordered_set<std::string>& causalities,
+             const char* default_variability, std::string_view where, ScalarVariable& v) const;
   /// FMI 2.0 ModelStructure <Unknown index=… dependencies=…/> children of `parent`.
   std::vector<Unknown> unknowns(const pugi::xml_node& parent, std::size_t variables, const char* section) const;
 

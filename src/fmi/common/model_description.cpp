@@ -230,6 +230,17 @@ void Reader::fail(const std::string& what) const {
   throw Error(fmt::format("{}: modelDescription.xml: {}", source_, what));
 }
 
+void Reader::roles(const pugi::xml_node& node, const std::unordered_set<std::string>& causalities,
+                   const char* default_variability, std::string_view where, ScalarVariable& v) const {
+  static const std::unordered_set<std::string> kVariabilities = {"constant", "fixed", "tunable", "discrete", "continuous"};
+  v.causality = node.attribute("causality").as_string("local");
+  v.variability = node.attribute("variability").as_string(default_variability);
+  v.initial = node.attribute("initial").as_string("");
+  v.description = node.attribute("description").value();
+  if (!causalities.contains(v.causality)) fail(fmt::format("{}: unknown causality \"{}\"", where, v.causality));
+  if (!kVariabilities.contains(v.variability)) fail(fmt::format("{}: unknown variability \"{}\"", where, v.variability));
+}
+
 std::optional<double> Reader::optional_number(const pugi::xml_node& node, const char* attribute,
                                               std::string_view where) const {
   const pugi::xml_attribute a = node.attribute(attribute);
@@ -372,6 +383,7 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
   md.model_name = root.attribute("modelName").value();
   md.guid = root.attribute("guid").value();
   md.generation_tool = root.attribute("generationTool").value();
+  md.description = root.attribute("description").value();
 
   // the interface elements (FMI 2.0 §3.3, §4.3): at least one
   auto common = [&](const pugi::xml_node node, InterfaceCapabilities& c) {
@@ -440,7 +452,6 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
 
   static const std::unordered_set<std::string> kCausalities = {"parameter", "calculatedParameter", "input",
                                                                "output",    "local",               "independent"};
-  static const std::unordered_set<std::string> kVariabilities = {"constant", "fixed", "tunable", "discrete", "continuous"};
   std::unordered_set<std::string> names;
   for (const pugi::xml_node node : root.child("ModelVariables").children("ScalarVariable")) {
     ScalarVariable v;
@@ -454,11 +465,7 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
                               node.attribute("valueReference").value()));
     }
     v.value_reference = static_cast<unsigned int>(*vr);
-    v.causality = node.attribute("causality").as_string("local");
-    v.variability = node.attribute("variability").as_string("continuous");
-    v.initial = node.attribute("initial").as_string("");
-    if (!kCausalities.contains(v.causality)) reader.fail(fmt::format("{}: unknown causality \"{}\"", where, v.causality));
-    if (!kVariabilities.contains(v.variability)) reader.fail(fmt::format("{}: unknown variability \"{}\"", where, v.variability));
+    reader.roles(node, kCausalities, "continuous", where, v);
     pugi::xml_node element;
     for (const auto& [tag, type] : kTypeTags) {
       if (node.child(tag)) {

@@ -52,6 +52,7 @@ struct ScalarVariable {
   /// Real (FMI 3.0: Float32/Float64): the name of its unit (a Unit of UnitDefinitions), from the
   /// variable's own `unit` attribute, else its declared type's; empty when neither declares one.
   std::string unit;
+  std::string description;  ///< its `description` attribute (may be empty)
 };
 
 /// A SimpleType of TypeDefinitions (FMI 2.0 §2.2.3): what cosima needs of it.
@@ -121,6 +122,7 @@ struct ModelDescription {
   std::string model_name;
   std::string guid;
   std::string generation_tool;
+  std::string description;  ///< the model's `description` attribute (may be empty)
   std::optional<CoSimulationCapabilities> co_simulation;  ///< at least one of the two is present
   std::optional<ModelExchangeCapabilities> model_exchange;
   bool scheduled_execution = false;  ///< FMI 3.0: a ScheduledExecution element

@@ -93,6 +93,7 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
   md.model_name = root.attribute("modelName").value();
   md.guid = root.attribute("instantiationToken").value();
   md.generation_tool = root.attribute("generationTool").value();
+  md.description = root.attribute("description").value();
 
   // the interface elements (FMI 3.0 §3.2, §4.2, §5.2)
   auto common = [&](const pugi::xml_node node, InterfaceCapabilities& c) {
@@ -168,8 +169,6 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
   // ModelVariables (§2.4.7)
   static const std::unordered_set<std::string> kCausalities = {
       "parameter", "calculatedParameter", "input", "output", "local", "independent", "structuralParameter"};
-  static const std::unordered_set<std::string> kVariabilities = {"constant", "fixed", "tunable", "discrete",
-                                                                 "continuous"};
   std::unordered_set<std::string> names;
   std::unordered_map<unsigned int, std::size_t> by_reference;
   std::vector<std::optional<unsigned int>> derivative_references;
@@ -193,14 +192,8 @@ ModelDescription parse_fmi3_model_description(const pugi::xml_node& root, const 
                               md.variables[by_reference[v.value_reference]].name));
     }
     const bool is_float = v.type == VariableType::real || v.type == VariableType::float32;
-    v.causality = node.attribute("causality").as_string("local");
     // §2.4.7.4: continuous by default for floats, discrete for every other type
-    v.variability = node.attribute("variability").as_string(is_float ? "continuous" : "discrete");
-    v.initial = node.attribute("initial").as_string("");
-    if (!kCausalities.contains(v.causality))
-      reader.fail(fmt::format("{}: unknown causality \"{}\"", where, v.causality));
-    if (!kVariabilities.contains(v.variability))
-      reader.fail(fmt::format("{}: unknown variability \"{}\"", where, v.variability));
+    reader.roles(node, kCausalities, is_float ? "continuous" : "discrete", where, v);
     if (!is_float && v.variability == "continuous") {
       reader.fail(fmt::format("{}: a {} cannot be continuous (FMI 3.0 §2.4.7.4)", where, node.name()));
     }
