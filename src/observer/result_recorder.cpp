@@ -1,17 +1,59 @@
 #include "observer/result_recorder.hpp"
 
+#include <fnmatch.h>
+
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
-#include "core/suggest.hpp"
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "io/csv.hpp"
 
 namespace cosima {
 
-ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::string> variables, RecorderOptions options)
+namespace {
+
+/// A glob: "*" or "?" (not "[": array elements are named "A[1,2]")
+bool is_pattern(const std::string& label) { return label.find_first_of("*?") != std::string::npos; }
+
+/// Every label a system offers: outputs, states, other variables.
+std::vector<std::string> offered_labels(const System& system) {
+  std::vector<std::string> labels;
+  for (const auto& names : {system.output_names(), system.state_names(), system.variable_names()}) {
+    for (const std::string& name : names) labels.push_back(system.name() + "." + name);
+  }
+  return labels;
+}
+
+/// The labels with each glob pattern replaced by the labels it matches (fnmatch), each label once.
+std::vector<std::string> expand_patterns(const ModularModel& model, const std::vector<std::string>& variables) {
+  std::vector<std::string> labels;
+  std::set<std::string> seen;
+  for (const std::string& entry : variables) {
+    if (!is_pattern(entry)) {
+      if (seen.insert(entry).second) labels.push_back(entry);
+      continue;
+    }
+    bool matched = false;
+    for (int s = 0; s < model.system_count(); ++s) {
+      for (const std::string& label : offered_labels(model.system(s))) {
+        if (::fnmatch(entry.c_str(), label.c_str(), 0) != 0) continue;
+        matched = true;
+        if (seen.insert(label).second) labels.push_back(label);
+      }
+    }
+    if (!matched) throw Error(fmt::format("output variable pattern '{}' matches no variable of any system", entry));
+  }
+  return labels;
+}
+
+}  // namespace
+
+ResultRecorder::ResultRecorder(ModularModel& model, std::vector<std::string> variables, RecorderOptions options)
     : options_(std::move(options)) {
   if (!(options_.interval >= 0.0) || !std::isfinite(options_.interval)) {
     throw Error(fmt::format("output.interval = {} must be a finite number ≥ 0", options_.interval));
@@ -22,35 +64,13 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
   const auto systems = static_cast<std::size_t>(model.system_count());
   needs_outputs_.assign(systems, 0);
   needs_states_.assign(systems, 0);
-  for (const auto& label : variables) {
-    const auto splits = model.split_label(label);
-    if (splits.empty()) throw Error(fmt::format("output variable '{}': no such system (write 'system.variable')", label));
-    // nested systems have dotted names: the longest system name under which the variable exists
-    const auto found = std::find_if(splits.begin(), splits.end(), [&](const ModularModel::LabelSplit& split) {
-      const System& system = model.system(split.system);
-      return system.output_index(split.port) >= 0 || system.state_index(split.port) >= 0;
-    });
-    const int s = (found != splits.end() ? *found : splits.front()).system;
-    const std::string name((found != splits.end() ? *found : splits.front()).port);
-    const System& system = model.system(s);
-    if (const int o = system.output_index(name); o >= 0) {
-      if (system.output_info(o).kind == PortKind::string) {
-        sources_.push_back({s, Source::Kind::text, o, text_columns_++});
-      } else {
-        sources_.push_back({s, Source::Kind::output, o});
-        needs_outputs_[static_cast<std::size_t>(s)] = 1;
-      }
-    } else if (const int x = system.state_index(name); x >= 0) {
-      system.require(Capability::state_access, fmt::format("recording state '{}'", label));
-      sources_.push_back({s, Source::Kind::state, x});
-      needs_states_[static_cast<std::size_t>(s)] = 1;
-    } else {
-      std::vector<std::string> known = system.output_names();
-      known.insert(known.end(), system.state_names().begin(), system.state_names().end());
-      throw Error(fmt::format("output variable '{}': system '{}' has no output or state '{}'{}", label,
-                              system.name(), name, did_you_mean(name, known)));
-    }
-    labels_.push_back(label);
+  watched_.assign(systems, {});
+  for (const auto& label : expand_patterns(model, variables)) add_column(model, label);
+  system_variables_.resize(systems);
+  for (std::size_t s = 0; s < systems; ++s) {
+    if (watched_[s].empty()) continue;
+    model.system(static_cast<int>(s)).watch_variables(watched_[s]);
+    system_variables_[s].resize(static_cast<Eigen::Index>(watched_[s].size()));
   }
   system_outputs_.resize(systems);
   system_states_.resize(systems);
@@ -70,6 +90,45 @@ ResultRecorder::ResultRecorder(const ModularModel& model, std::vector<std::strin
     }
     stream_->header(header + "\n");
   }
+}
+
+void ResultRecorder::add_column(ModularModel& model, const std::string& label) {
+  const auto splits = model.split_label(label);
+  if (splits.empty()) throw Error(fmt::format("output variable '{}': no such system (write 'system.variable')", label));
+  // nested systems have dotted names: the longest system name under which the variable exists
+  const auto found = std::find_if(splits.begin(), splits.end(), [&](const ModularModel::LabelSplit& split) {
+    const System& system = model.system(split.system);
+    const std::vector<std::string> others = system.variable_names();
+    return system.output_index(split.port) >= 0 || system.state_index(split.port) >= 0 ||
+           std::find(others.begin(), others.end(), split.port) != others.end();
+  });
+  const int s = (found != splits.end() ? *found : splits.front()).system;
+  const std::string name((found != splits.end() ? *found : splits.front()).port);
+  const System& system = model.system(s);
+  if (const int o = system.output_index(name); o >= 0) {
+    if (system.output_info(o).kind == PortKind::string) {
+      sources_.push_back({s, Source::Kind::text, o, text_columns_++});
+    } else {
+      sources_.push_back({s, Source::Kind::output, o});
+      needs_outputs_[static_cast<std::size_t>(s)] = 1;
+    }
+  } else if (const int x = system.state_index(name); x >= 0) {
+    system.require(Capability::state_access, fmt::format("recording state '{}'", label));
+    sources_.push_back({s, Source::Kind::state, x});
+    needs_states_[static_cast<std::size_t>(s)] = 1;
+  } else if (found != splits.end()) {  // another variable of the system
+    std::vector<std::string>& watched = watched_[static_cast<std::size_t>(s)];
+    sources_.push_back({s, Source::Kind::variable, static_cast<int>(watched.size())});
+    watched.push_back(name);
+  } else {
+    std::vector<std::string> known = system.output_names();
+    known.insert(known.end(), system.state_names().begin(), system.state_names().end());
+    const std::vector<std::string> others = system.variable_names();
+    known.insert(known.end(), others.begin(), others.end());
+    throw Error(fmt::format("output variable '{}': system '{}' has no output, state or variable '{}'{}", label,
+                            system.name(), name, did_you_mean(name, known)));
+  }
+  labels_.push_back(label);
 }
 
 void ResultRecorder::format_row(std::string& out, double t, const double* values, const std::string* texts) const {
@@ -96,16 +155,25 @@ void ResultRecorder::record(const ModularModel& model, double t) {
   for (std::size_t s = 0; s < system_outputs_.size(); ++s) {
     if (needs_outputs_[s] != 0) model.system(static_cast<int>(s)).outputs(system_outputs_[s]);
     if (needs_states_[s] != 0) model.system(static_cast<int>(s)).states(system_states_[s]);
+    if (!watched_[s].empty()) model.system(static_cast<int>(s)).read_variables(system_variables_[s]);
   }
   for (std::size_t c = 0; c < sources_.size(); ++c) {
     const Source& source = sources_[c];
     const auto s = static_cast<std::size_t>(source.system);
     switch (source.kind) {
-      case Source::Kind::output: row_values_[c] = system_outputs_[s](source.index); break;
-      case Source::Kind::state: row_values_[c] = system_states_[s](source.index); break;
+      case Source::Kind::output:
+        row_values_[c] = system_outputs_[s](source.index);
+        break;
+      case Source::Kind::state:
+        row_values_[c] = system_states_[s](source.index);
+        break;
+      case Source::Kind::variable:
+        row_values_[c] = system_variables_[s](source.index);
+        break;
       case Source::Kind::text:
         row_values_[c] = 0.0;
-        row_texts_[static_cast<std::size_t>(source.text_column)] = model.system(source.system).string_output(source.index);
+        row_texts_[static_cast<std::size_t>(source.text_column)] =
+            model.system(source.system).string_output(source.index);
         break;
     }
   }

@@ -27,8 +27,11 @@ struct RecorderOptions {
 
 class ResultRecorder final : public Observer {
  public:
-  /// variables: labels "system.name"; empty: every output of every system.
-  ResultRecorder(const ModularModel& model, std::vector<std::string> variables, RecorderOptions options = {});
+  /// variables: labels "system.name" — an output, a state, or any other variable the system offers
+  /// (System::variable_names: an FMU's parameters, locals, inputs, derivatives) — or glob patterns
+  /// over those labels with * and ? ("system2.*", "*.s?"); empty: every output of every system. The
+  /// systems are told which of their other variables to read (System::watch_variables).
+  ResultRecorder(ModularModel& model, std::vector<std::string> variables, RecorderOptions options = {});
 
   void on_start(const ModularModel& model, double t) override;
   void on_step(const ModularModel& model, double t, const StepReport& report) override;
@@ -54,10 +57,12 @@ class ResultRecorder final : public Observer {
 
  private:
   void record(const ModularModel& model, double t);
+  /// One label's column (an output, a state or another variable), or Error naming what is known.
+  void add_column(ModularModel& model, const std::string& label);
   void format_row(std::string& out, double t, const double* values, const std::string* texts) const;
 
   struct Source {
-    enum class Kind : std::uint8_t { output, state, text };
+    enum class Kind : std::uint8_t { output, state, text, variable };
     int system;
     Kind kind;
     int index;
@@ -76,7 +81,8 @@ class ResultRecorder final : public Observer {
   std::vector<std::string> texts_;  // row-major over the text columns
   int text_columns_ = 0;
   // one row's scratch space: each system's outputs and states read once per row
-  std::vector<Eigen::VectorXd> system_outputs_, system_states_;
+  std::vector<Eigen::VectorXd> system_outputs_, system_states_, system_variables_;
+  std::vector<std::vector<std::string>> watched_;  ///< per system: its other variables recorded
   std::vector<char> needs_outputs_, needs_states_;
   std::vector<double> row_values_;
   std::vector<std::string> row_texts_;

@@ -38,6 +38,10 @@ int System::state_index(std::string_view state) const { return states_by_name_.f
 const PortInfo& System::input_info(int /*input*/) const { return real_port(); }
 const PortInfo& System::output_info(int /*output*/) const { return real_port(); }
 
+void System::watch_variables(const std::vector<std::string>& names) {
+  if (!names.empty()) throw Error(fmt::format("system '{}' has no variable '{}' to record", name(), names.front()));
+}
+
 void System::set_string_parameter(const std::string& parameter, const std::string& /*value*/) {
   throw Error(fmt::format("system '{}' has no String parameter '{}'", name_, parameter));
 }

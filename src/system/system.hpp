@@ -131,6 +131,16 @@ class System {
   [[nodiscard]] virtual std::string string_output(int output) const;
   virtual void set_string_input(int input, const std::string& value);
 
+  // --- other variables, for recording ----------------------------------------------------------
+  /// Variables beyond the ports and states that a recorder may read by name (an FMU: every numeric
+  /// scalar of its description, parameters, locals, inputs and derivatives among them). Default: none.
+  [[nodiscard]] virtual std::vector<std::string> variable_names() const { return {}; }
+  /// Chooses, before the run, the variables read_variables() reads (each from variable_names()).
+  /// The default refuses any: the system has none.
+  virtual void watch_variables(const std::vector<std::string>& names);
+  /// The watched variables' current values, in the order given to watch_variables().
+  virtual void read_variables(Eigen::Ref<Eigen::VectorXd> /*out*/) const {}
+
   // --- simulation ------------------------------------------------------------------------------
   /// Initialization Mode at t_start: parameters and start values are applied; set_inputs and
   /// outputs() then exchange initial values (only the inputs' values at t_start count).

@@ -100,7 +100,7 @@ check suggest-option 1 "unknown method option 'method.epsilonn' .*did you mean '
   "$cosima" run "$b3" --method ifosmondi --set method.epsilonn=1e-3 --out s.csv
 check suggest-key 1 "unknown key 'stpo' .*did you mean 'stop'[?]" -- "$cosima" run "$b3" --set stpo=1 --out s.csv
 check suggest-system 1 "system 'prei' .*did you mean 'prey'[?]" -- "$cosima" run "$b3" --set systems.prei.parameters.a=1 --out s.csv
-check suggest-variable 1 "has no output or state 'pp'; did you mean 'p'[?]" -- "$cosima" run "$b3" --set 'output.variables=["prey.pp"]' --out s.csv
+check suggest-variable 1 "has no output, state or variable 'pp'; did you mean 'p'[?]" -- "$cosima" run "$b3" --set 'output.variables=["prey.pp"]' --out s.csv
 check suggest-none 1 "unknown method 'zzzzzzzz' .*auto:fast[)]$" -- "$cosima" run "$b3" --method zzzzzzzz --out s.csv
 
 echo "cli.ecosystem: $failures failure(s)"

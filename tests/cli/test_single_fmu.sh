@@ -10,6 +10,26 @@ references=$3  # the Reference FMUs, when present
 source "$(dirname "$0")/../support/check.sh"
 cd "$work" || exit 1
 
+# any variable recorded, by name or glob: a parameter (m1), derivatives of states (der(s1), der(v1)),
+# an input (F), parameters of the other FMU (c2, c3), through Co-Simulation and Model Exchange
+cat > record.json <<JSON
+{"start": 0, "stop": 0.1, "method": {"type": "jacobi", "dt": 1e-2},
+ "systems": {"m1": {"fmu": "$fmus/cosima_test_mass1.fmu"}, "m2": {"fmu": "$fmus/cosima_test_mass2.fmu"}},
+ "connections": [["m1.s1_out", "m2.s1"], ["m1.v1_out", "m2.v1"], ["m1.a1_out", "m2.a1"], ["m2.F", "m1.F"]],
+ "output": {"variables": ["m1.m?", "m1.der(*)", "m1.F", "m2.c?", "m1.s1_out"]}}
+JSON
+for interface in cs me; do
+  "$cosima" run record.json --set "systems.m1.interface=\"$interface\"" --set "systems.m2.interface=\"$interface\"" \
+    --out "record_$interface.csv" --quiet
+  check "record-glob-header-$interface" 0 "^time,m1.m1,m1.der\(s1\),m1.der\(v1\),m1.F,m2.c2,m2.c3,m1.s1_out$" -- head -1 "record_$interface.csv"
+  # at t = 0: m1 = 1, der(s1) = v1 = 0, der(v1) = (−c1·s1 + F)/m1 = 40 with F = c2·0.5 = 50
+  check "record-glob-start-$interface" 0 "^0,1,0,40,50,100,10,1$" -- sed -n 2p "record_$interface.csv"
+done
+check record-no-match 1 "output variable pattern 'm1.zz\*' matches no variable of any system" -- \
+  "$cosima" run record.json --set 'output.variables=["m1.zz*"]' --out x.csv
+check record-unknown 1 "system 'm1' has no output, state or variable 'c11'; did you mean 'c1'" -- \
+  "$cosima" run record.json --set 'output.variables=["m1.c11"]' --out x.csv
+
 # an FMU with a DefaultExperiment (stop 20, step 1e-2): its experiment, nothing guessed
 check vanderpol-alone 0 "time +\[0, 20\] with dt = 0.01" -- "$cosima" run "$fmus/cosima_test_vanderpol.fmu" --out v.csv --stats v.json
 check vanderpol-columns 0 "^time,cosima_test_vanderpol[.]" -- head -1 v.csv

@@ -17,7 +17,11 @@ constexpr std::size_t kLogLines = 20;
 
 FmuInstance::FmuInstance(std::string system, const std::filesystem::path& fmu, FmiInterface interface,
                          const ApiNames& api)
-    : system_(std::move(system)), api_(api), interface_(interface), archive_(shared_archive(fmu)), file_text_(fmu.string()) {
+    : system_(std::move(system)),
+      api_(api),
+      interface_(interface),
+      archive_(shared_archive(fmu)),
+      file_text_(fmu.string()) {
   if (capabilities().needs_execution_tool) {
     throw Error(fmt::format("FMU '{}' needs its execution tool (needsExecutionTool=true)", fmu.string()));
   }
@@ -276,7 +280,8 @@ void FmuInstance::set_string_parameter(const std::string& parameter, const std::
   const ScalarVariable& v = settable(parameter);
   const ForeignCallScope in = enter(api_.set_string, t);
   if (v.type != VariableType::string && v.type != VariableType::binary) {  // an Enumeration by item name
-    const double number = description().port_info(v).enumeration_value(value, fmt::format("{}: parameter '{}'", where(), parameter));
+    const double number =
+        description().port_info(v).enumeration_value(value, fmt::format("{}: parameter '{}'", where(), parameter));
     set_parameter(parameter, number, t);
     return;
   }
@@ -312,6 +317,42 @@ double FmuInstance::integral_input(double value, int input) const {
                             describe(info), why));
   }
   return value;
+}
+
+namespace {
+
+bool recordable(const ScalarVariable& v) {
+  return v.dimensions.empty() && v.type != VariableType::string && v.type != VariableType::binary &&
+         v.type != VariableType::clock;
+}
+
+}  // namespace
+
+std::vector<std::string> FmuInstance::variable_names() const {
+  std::vector<std::string> names;
+  for (const ScalarVariable& v : description().variables) {
+    if (recordable(v)) names.push_back(v.name);
+  }
+  return names;
+}
+
+std::vector<FmuInstance::TypedPorts> FmuInstance::variable_batches(const std::vector<std::string>& names) const {
+  std::map<VariableType, TypedPorts> by_type;
+  for (std::size_t slot = 0; slot < names.size(); ++slot) {
+    const int index = description().find(names[slot]);
+    if (index < 0 || !recordable(description().variables[static_cast<std::size_t>(index)])) {
+      throw Error(fmt::format("{}: no numeric scalar variable '{}' to record", where(), names[slot]));
+    }
+    const ScalarVariable& v = description().variables[static_cast<std::size_t>(index)];
+    TypedPorts& batch = by_type[access_type(v.type)];
+    batch.access = access_type(v.type);
+    batch.vrs.push_back(v.value_reference);
+    batch.ports.push_back(static_cast<int>(slot));
+  }
+  std::vector<TypedPorts> batches;
+  for (auto& [type, batch] : by_type) batches.push_back(std::move(batch));
+  reserve_scratch(names.size());
+  return batches;
 }
 
 void FmuInstance::get_outputs(Eigen::Ref<Eigen::VectorXd> y) const {

@@ -151,6 +151,17 @@ class FmuInstance {
   /// The states' declared nominals, |nominal| (1 where none is declared or it is 0).
   [[nodiscard]] Eigen::VectorXd state_nominals() const;
 
+  // --- any variable, for recording ---------------------------------------------------------------
+  /// Every numeric scalar variable of the description (any causality: parameters, locals, inputs,
+  /// derivatives, …), by name; Strings, Binaries, Clocks and arrays are not among them.
+  [[nodiscard]] std::vector<std::string> variable_names() const;
+  /// The calls that read `names` (each from variable_names()) into consecutive slots 0, 1, …
+  [[nodiscard]] std::vector<TypedPorts> variable_batches(const std::vector<std::string>& names) const;
+  /// Reads those batches' variables into their slots of `out`.
+  void read_batches(const std::vector<TypedPorts>& batches, Eigen::Ref<Eigen::VectorXd> out) const {
+    for (const TypedPorts& batch : batches) get_typed(batch, out);
+  }
+
   // --- values --------------------------------------------------------------------------------------
   /// A parameter (or a variable with initial exact/approx) before initialization, range-checked;
   /// "A[2,1]" sets one element of an array parameter.
@@ -237,6 +248,8 @@ class FmuInstance {
   void lay_out();
 
   // the version's calls behind the shared operations
+  /// Makes room for batches of up to `count` values in the scratch space of the typed calls.
+  virtual void reserve_scratch(std::size_t /*count*/) const {}
   virtual void get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const = 0;
   virtual void set_typed(const TypedPorts& batch, PortValues u) = 0;
   virtual void set_scalar(const ScalarVariable& variable, double value) = 0;

@@ -143,6 +143,12 @@ void MeModel::outputs(double t, ConstVectorRef x, ConstVectorRef u, VectorRef y)
   fmu_->get_outputs(y);
 }
 
+void MeModel::read_variables(double t, ConstVectorRef x, ConstVectorRef u, Eigen::Ref<Eigen::VectorXd> out) const {
+  const ForeignCallScope in = fmu_->enter("GetXXX", t);
+  prepare(t, x, u);
+  fmu_->read_batches(watched_, out);
+}
+
 bool MeModel::jacobians(double t, ConstVectorRef x, ConstVectorRef u, Linearization& out) const {
   if (!fmu_->provides_linearization()) return false;  // finite differences through Set Continuous States
   const ForeignCallScope in = fmu_->enter("GetDirectionalDerivative", t);

@@ -45,6 +45,9 @@ class MeModel final : public OdeModel {
     fmu_->set_string_parameter(name, value, t_set_);
   }
   [[nodiscard]] std::string string_output(int output) const override;
+  [[nodiscard]] std::vector<std::string> variable_names() const override { return fmu_->variable_names(); }
+  void watch_variables(const std::vector<std::string>& names) override { watched_ = fmu_->variable_batches(names); }
+  void read_variables(double t, ConstVectorRef x, ConstVectorRef u, Eigen::Ref<Eigen::VectorXd> out) const override;
   void set_string_input(int input, const std::string& value) override;
 
   [[nodiscard]] Eigen::VectorXd initial_state() const override;
@@ -82,6 +85,7 @@ class MeModel final : public OdeModel {
   void leave_event_mode(const FmuInstance::DiscreteUpdate& update, VectorRef x, bool states_changed);
 
   std::unique_ptr<FmuInstance> fmu_;
+  std::vector<FmuInstance::TypedPorts> watched_;  ///< the variables a recorder reads
   int max_event_iterations_;
   double tolerance_;
   // what the instance was last given (Continuous-Time Mode), so that each call sets only what changed

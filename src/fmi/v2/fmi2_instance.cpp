@@ -187,6 +187,13 @@ std::string Fmi2Instance::get_text(const Port& port) const {
   return text != nullptr ? std::string(text) : std::string();
 }
 
+void Fmi2Instance::reserve_scratch(std::size_t count) const {
+  if (real_buffer_.size() >= count) return;
+  real_buffer_.resize(count, 0.0);
+  int_buffer_.resize(count, 0);
+  bool_buffer_.resize(count, fmi2False);
+}
+
 void Fmi2Instance::get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const {
   const std::size_t n = batch.vrs.size();
   switch (batch.access) {

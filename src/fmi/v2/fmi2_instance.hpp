@@ -58,6 +58,7 @@ class Fmi2Instance final : public FmuInstance {
 
  protected:
   [[nodiscard]] VariableType access_type(VariableType type) const override;
+  void reserve_scratch(std::size_t count) const override;
   void get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const override;
   void set_typed(const TypedPorts& batch, PortValues u) override;
   void set_scalar(const ScalarVariable& variable, double value) override;

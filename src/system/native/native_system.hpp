@@ -41,6 +41,11 @@ class NativeSystem final : public System {
     model_->set_string_parameter(name, value);
   }
   [[nodiscard]] std::string string_output(int output) const override { return model_->string_output(output); }
+  [[nodiscard]] std::vector<std::string> variable_names() const override { return model_->variable_names(); }
+  void watch_variables(const std::vector<std::string>& names) override { model_->watch_variables(names); }
+  void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override {
+    model_->read_variables(t_, x_, current_inputs(), out);
+  }
   void set_string_input(int input, const std::string& value) override { model_->set_string_input(input, value); }
   void enter_initialization(double t_start) override;
   void exit_initialization() override;

@@ -58,6 +58,10 @@ std::string OdeModel::string_output(int output) const {
                           structure_.outputs.at(static_cast<std::size_t>(output))));
 }
 
+void OdeModel::watch_variables(const std::vector<std::string>& names) {
+  if (!names.empty()) throw Error(fmt::format("this model has no variable '{}' to record", names.front()));
+}
+
 void OdeModel::set_string_input(int input, const std::string& /*value*/) {
   throw Error(fmt::format("model '{}': input '{}' is not a String input", type_,
                           structure_.inputs.at(static_cast<std::size_t>(input))));

@@ -92,6 +92,13 @@ class OdeModel {
   [[nodiscard]] virtual std::string string_output(int output) const;
   virtual void set_string_input(int input, const std::string& value);
   [[nodiscard]] double parameter(const std::string& name) const;
+  /// Variables beyond ports and states for a recorder (System::variable_names); default: none.
+  [[nodiscard]] virtual std::vector<std::string> variable_names() const { return {}; }
+  /// The default refuses any name: the model has no such variables.
+  virtual void watch_variables(const std::vector<std::string>& names);
+  /// The watched variables at (t, x, u).
+  virtual void read_variables(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef /*u*/,
+                              Eigen::Ref<Eigen::VectorXd> /*out*/) const {}
 
   [[nodiscard]] virtual Eigen::VectorXd initial_state() const = 0;
   virtual void derivatives(double t, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const = 0;

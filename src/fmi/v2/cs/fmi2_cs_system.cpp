@@ -184,4 +184,9 @@ const Linearization& Fmi2CsSystem::compute_linearization() {
   return linearization_;
 }
 
+void Fmi2CsSystem::read_variables(Eigen::Ref<Eigen::VectorXd> out) const {
+  const ForeignCallScope in = fmu_.enter("fmi2GetXXX", t_);
+  fmu_.read_batches(watched_, out);
+}
+
 }  // namespace cosima::fmi

@@ -37,6 +37,9 @@ class Fmi2CsSystem final : public System {
     fmu_.set_string_parameter(name, value, t_);
   }
   [[nodiscard]] std::string string_output(int output) const override { return fmu_.string_output(output, t_); }
+  [[nodiscard]] std::vector<std::string> variable_names() const override { return fmu_.variable_names(); }
+  void watch_variables(const std::vector<std::string>& names) override { watched_ = fmu_.variable_batches(names); }
+  void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override;
   void set_string_input(int input, const std::string& value) override { fmu_.set_string_input(input, value, t_); }
   void enter_initialization(double t_start) override;
   void exit_initialization() override;
@@ -71,6 +74,7 @@ class Fmi2CsSystem final : public System {
   StepResult call_do_step(double h);
 
   Fmi2Instance fmu_;
+  std::vector<FmuInstance::TypedPorts> watched_;  ///< the variables a recorder reads
   const Fmi2Functions& f_;
   CapabilitySet capabilities_;
   bool initialized_ = false;

@@ -157,4 +157,9 @@ const Linearization& Fmi3CsSystem::compute_linearization() {
   return linearization_;
 }
 
+void Fmi3CsSystem::read_variables(Eigen::Ref<Eigen::VectorXd> out) const {
+  const ForeignCallScope in = fmu_.enter("fmi3GetXXX", t_);
+  fmu_.read_batches(watched_, out);
+}
+
 }  // namespace cosima::fmi3

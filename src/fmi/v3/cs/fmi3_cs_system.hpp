@@ -39,6 +39,9 @@ class Fmi3CsSystem final : public System {
     fmu_.set_string_parameter(name, value, t_);
   }
   [[nodiscard]] std::string string_output(int output) const override { return fmu_.string_output(output, t_); }
+  [[nodiscard]] std::vector<std::string> variable_names() const override { return fmu_.variable_names(); }
+  void watch_variables(const std::vector<std::string>& names) override { watched_ = fmu_.variable_batches(names); }
+  void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override;
   void set_string_input(int input, const std::string& value) override { fmu_.set_string_input(input, value, t_); }
   void enter_initialization(double t_start) override;
   void exit_initialization() override;
@@ -72,6 +75,7 @@ class Fmi3CsSystem final : public System {
   bool handle_event();
 
   Fmi3Instance fmu_;
+  std::vector<fmi::FmuInstance::TypedPorts> watched_;  ///< the variables a recorder reads
   CapabilitySet capabilities_;
   bool initialized_ = false;
   bool stop_requested_ = false;  ///< the FMU asked to terminate: no further fmi3DoStep
