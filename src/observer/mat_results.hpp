@@ -13,16 +13,18 @@
 // The rows are kept in memory during the run and written when it ends (also when it fails or is
 // interrupted: the rows computed so far), replacing the file at the path only then (OutputFile).
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace cosima {
 
+/// Views of the recorded rows (nothing copied).
 struct MatResults {
-  std::vector<std::string> names;         ///< the recorded variables, without "time"
-  std::vector<std::string> descriptions;  ///< one per name (may be empty strings)
-  std::vector<double> times;
-  std::vector<double> values;  ///< row-major: values[k · names.size() + j] at times[k]
+  std::span<const std::string> names;         ///< the recorded variables, without "time"
+  std::span<const std::string> descriptions;  ///< one per name, or fewer (the rest empty)
+  std::span<const double> times;
+  std::span<const double> values;  ///< row-major: values[k · names.size() + j] at times[k]
 };
 
 /// Writes the results; throws Error naming the file when libmatio or the disk refuses.

@@ -98,9 +98,9 @@ void ResultRecorder::add_column(ModularModel& model, const std::string& label) {
   // nested systems have dotted names: the longest system name under which the variable exists
   const auto found = std::find_if(splits.begin(), splits.end(), [&](const ModularModel::LabelSplit& split) {
     const System& system = model.system(split.system);
-    const std::vector<std::string> others = system.variable_names();
-    return system.output_index(split.port) >= 0 || system.state_index(split.port) >= 0 ||
-           std::find(others.begin(), others.end(), split.port) != others.end();
+    if (system.output_index(split.port) >= 0 || system.state_index(split.port) >= 0) return true;
+    const std::vector<std::string> others = system.variable_names();  // listed only for the rare other variable
+    return std::find(others.begin(), others.end(), split.port) != others.end();
   });
   const int s = (found != splits.end() ? *found : splits.front()).system;
   const std::string name((found != splits.end() ? *found : splits.front()).port);

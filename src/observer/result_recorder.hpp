@@ -41,6 +41,8 @@ class ResultRecorder final : public Observer {
   /// Rows recorded (also when they are not kept in memory).
   [[nodiscard]] std::int64_t rows() const { return rows_; }
   [[nodiscard]] const std::vector<double>& times() const { return times_; }
+  /// Every kept value, row-major (a String column's slots hold 0).
+  [[nodiscard]] const std::vector<double>& values() const { return values_; }
   /// Values of one variable over time; throws Error for an unknown label.
   [[nodiscard]] std::vector<double> column(const std::string& label) const;
   [[nodiscard]] double value(std::size_t row, std::size_t column) const {

@@ -19,12 +19,8 @@ namespace {
 
 /// The rows kept in memory as a MATLAB v4 file (String columns refused before the run starts).
 void write_mat(const std::filesystem::path& path, const ResultRecorder& results) {
-  MatResults mat{.names = results.labels(), .descriptions = {}, .times = results.times(), .values = {}};
-  mat.values.reserve(results.times().size() * mat.names.size());
-  for (std::size_t row = 0; row < results.times().size(); ++row) {
-    for (std::size_t column = 0; column < mat.names.size(); ++column) mat.values.push_back(results.value(row, column));
-  }
-  write_mat_results(path, mat);
+  write_mat_results(
+      path, {.names = results.labels(), .descriptions = {}, .times = results.times(), .values = results.values()});
 }
 
 void refuse_text_columns(const ResultRecorder& results, const std::filesystem::path& path) {
@@ -43,19 +39,22 @@ ResultsFormat results_format(const std::filesystem::path& path, const std::strin
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   std::error_code error;
-  const bool stream = path == "-" || (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error));
+  const bool stream =
+      path == "-" || (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error));
   if (!declared.empty()) {
     const bool known = extension == ".csv" || extension == ".mat";
     if (known && extension != "." + declared) {
-      throw Error(fmt::format("results file '{}' is {} but output.format is \"{}\"", path.string(), extension, declared));
+      throw Error(
+          fmt::format("results file '{}' is {} but output.format is \"{}\"", path.string(), extension, declared));
     }
     return declared == "mat" ? ResultsFormat::mat : ResultsFormat::csv;
   }
   if (extension == ".mat") return ResultsFormat::mat;
   if (extension == ".csv" || stream) return ResultsFormat::csv;
-  throw Error(fmt::format("results file '{}': {} is not a results format: .csv or .mat (MATLAB v4), or set "
-                          "output.format",
-                          path.string(), extension.empty() ? "no extension" : "'" + extension + "'"));
+  throw Error(
+      fmt::format("results file '{}': {} is not a results format: .csv or .mat (MATLAB v4), or set "
+                  "output.format",
+                  path.string(), extension.empty() ? "no extension" : "'" + extension + "'"));
 }
 
 ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOutputs& outputs) {
@@ -71,12 +70,12 @@ ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOut
     auto remote = executor != nullptr ? executor->remote_system(spec.name) : nullptr;
     return remote ? std::move(remote) : build_system(spec, *method);
   });
-  run.results = std::make_unique<ResultRecorder>(
-      run.model, scenario.output.variables,
-      RecorderOptions{.interval = scenario.output.interval,
-                      .csv = outputs.results_csv,
-                      .keep_in_memory = outputs.keep_in_memory || outputs.results_mat,
-                      .watched = outputs.watched});
+  run.results =
+      std::make_unique<ResultRecorder>(run.model, scenario.output.variables,
+                                       RecorderOptions{.interval = scenario.output.interval,
+                                                       .csv = outputs.results_csv,
+                                                       .keep_in_memory = outputs.keep_in_memory || outputs.results_mat,
+                                                       .watched = outputs.watched});
   if (outputs.results_mat) refuse_text_columns(*run.results, *outputs.results_mat);
   const bool keep_steps = outputs.keep_in_memory && outputs.keep_step_log;
   run.steps = std::make_unique<StepLog>(outputs.steps_csv, keep_steps);
