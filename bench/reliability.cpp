@@ -26,7 +26,6 @@
 
 namespace cosima::bench {
 
-
 namespace {
 
 /// A chain of b1.damper systems, each one's velocity the next one's force: every output reads its
@@ -45,22 +44,32 @@ cosima::Json damper_chain(int size) {
 }
 
 struct ScalingPoint {
-  double parse_s = 0.0, setup_s = 0.0, ms_per_step = 0.0;
+  double parse_s = 0.0, scenario_s = 0.0, build_s = 0.0, teardown_s = 0.0, setup_s = 0.0, ms_per_step = 0.0;
 };
 
 /// The scenario's text parsed, the model built (set-up, the parse included; the fastest of
 /// `repeats`: a millisecond at 10³ systems is at the mercy of the host), then a short run.
 ScalingPoint measure_chain(const cosima::Json& doc, const BenchOptions& options, int repeats) {
   const std::string text = doc.dump();
-  ScalingPoint point{.parse_s = 1e300, .setup_s = 1e300, .ms_per_step = 0.0};
+  ScalingPoint point{.parse_s = 1e300, .scenario_s = 1e300, .build_s = 1e300, .teardown_s = 1e300, .setup_s = 1e300};
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     const cosima::Json parsed_doc = parse_json(text, "chain");
-    const double parse = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double parse = since(start);
     const Scenario parsed = parse_scenario(parsed_doc, options.examples / "chain.json");
-    { const ModularModel model = build_model(parsed); }
-    const double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double scenario = since(start);
+    double build = 0.0;
+    {
+      const ModularModel model = build_model(parsed);
+      build = since(start);
+    }
+    const double setup = since(start);
     point.parse_s = std::min(point.parse_s, parse);
+    point.scenario_s = std::min(point.scenario_s, scenario - parse);
+    point.build_s = std::min(point.build_s, build - scenario);
+    point.teardown_s = std::min(point.teardown_s, setup - build);
     point.setup_s = std::min(point.setup_s, setup);
   }
   const ScenarioRun run = run_scenario(parse_scenario(doc, options.examples / "chain.json"), nullptr, kTimedOutputs);
@@ -78,26 +87,40 @@ std::string scaling_section(const BenchOptions& options, cosima::Json& json) {
     const char* chain = feedthrough ? "dampers (feedthrough)" : "oscillators";
     std::vector<ScalingPoint> points;
     for (const int size : sizes) {
-      cosima::Json doc = feedthrough ? damper_chain(size) : oscillator_network({.size = size, .stop = 0.03, .dt = 1e-2});
+      cosima::Json doc =
+          feedthrough ? damper_chain(size) : oscillator_network({.size = size, .stop = 0.03, .dt = 1e-2});
       if (!feedthrough) apply_override(doc, "output.variables=[\"osc0.x\"]");
-      points.push_back(measure_chain(doc, options, size <= 10000 ? 5 : 2));
+      points.push_back(measure_chain(doc, options, size <= 1000 ? 20 : 5));
       const ScalingPoint& p = points.back();
-      rows.push_back({chain, fmt::format("{}", size), fmt::format("{:.3f}", p.parse_s), fmt::format("{:.3f}", p.setup_s),
+      rows.push_back({chain, fmt::format("{}", size), fmt::format("{:.3f}", p.parse_s),
+                      fmt::format("{:.3f}", p.scenario_s), fmt::format("{:.3f}", p.build_s),
+                      fmt::format("{:.3f}", p.teardown_s), fmt::format("{:.3f}", p.setup_s),
                       fmt::format("{:.3f}", p.ms_per_step)});
-      data.push_back({{"chain", chain}, {"systems", size}, {"parse_s", p.parse_s}, {"setup_s", p.setup_s},
+      data.push_back({{"chain", chain},
+                      {"systems", size},
+                      {"parse_s", p.parse_s},
+                      {"scenario_s", p.scenario_s},
+                      {"build_s", p.build_s},
+                      {"teardown_s", p.teardown_s},
+                      {"setup_s", p.setup_s},
                       {"ms_per_step", p.ms_per_step}});
     }
     const double exponent = std::log(points.back().setup_s / points.front().setup_s) /
                             std::log(static_cast<double>(sizes.back()) / sizes.front());
-    rows.push_back({chain, "exponent", "", fmt::format("{:.2f}", exponent), ""});
+    rows.push_back({chain, "exponent", "", "", "", "", fmt::format("{:.2f}", exponent), ""});
     json[feedthrough ? "setup_exponent_feedthrough" : "setup_exponent"] = exponent;
   }
   json["chain"] = data;
-  std::string text = "## Set-up and stepping against the number of systems (Jacobi)\n\n" +
-                     markdown_table({"chain", "systems", "parse [s]", "set-up [s]", "ms per macro-step"}, rows) +
-                     "\nSet-up is parsing the scenario text and building and checking the model (connections, types, "
-                     "the algebraic-loop search), the fastest of 5 (2 at 10⁵); the exponent is that of set-up from the "
-                     "smallest to the largest chain. A feedthrough chain settles each communication point in one pass in topological order.\n";
+  std::string text =
+      "## Set-up and stepping against the number of systems (Jacobi)\n\n" +
+      markdown_table({"chain", "systems", "JSON [s]", "scenario [s]", "model [s]", "teardown [s]", "set-up [s]",
+                      "ms per macro-step"},
+                     rows) +
+      "\nSet-up is parsing the scenario text (JSON), reading it into a scenario, building and checking the "
+      "model (connections, types, the algebraic-loop search) and destroying it; each part is the fastest of 20 at 10³ "
+      "systems, of 5 above; the exponent is that of set-up from the "
+      "smallest to the largest chain. A feedthrough chain settles each communication point in one pass in topological "
+      "order.\n";
   if (!options.quick) {
     const std::string big = oscillator_network({.size = 1000000, .stop = 0.01, .dt = 1e-2}).dump();
     const auto start = std::chrono::steady_clock::now();
@@ -128,10 +151,14 @@ cosima::Json bench_reliability(const BenchOptions& options) {
     cosima::Json data = cosima::Json::array();
     for (const auto& [label, extra] :
          {std::pair<std::string, std::vector<std::string>>{"output every 0.1 s", {}},
-          std::pair<std::string, std::vector<std::string>>{"output every 0.1 s, --steps", {"--steps", (scratch.path() / "steps.csv").string()}},
+          std::pair<std::string, std::vector<std::string>>{"output every 0.1 s, --steps",
+                                                           {"--steps", (scratch.path() / "steps.csv").string()}},
           std::pair<std::string, std::vector<std::string>>{"every step recorded", {"--set", "output.interval=0"}}}) {
-      std::vector<std::string> args = {"run", scenario.string(), "--dt", fmt::format("{}", dt), "--stop", "20",
-                                       "--set", "output.interval=0.1", "--out", (scratch.path() / "out.csv").string(),
+      std::vector<std::string> args = {"run",    scenario.string(),
+                                       "--dt",   fmt::format("{}", dt),
+                                       "--stop", "20",
+                                       "--set",  "output.interval=0.1",
+                                       "--out",  (scratch.path() / "out.csv").string(),
                                        "--quiet"};
       args.insert(args.end(), extra.begin(), extra.end());
       const ChildRun r = run_child(args, scratch.path() / "log.txt");
@@ -140,7 +167,8 @@ cosima::Json bench_reliability(const BenchOptions& options) {
         std::cerr << "cosima bench reliability: run failed (" << r.status << "):\n" << log.rdbuf() << '\n';
       }
       const auto steps = static_cast<long long>(std::llround(20.0 / dt));
-      rows.push_back({label, fmt::format("{}", steps), fmt::format("{:.1f}", r.peak_rss_mb), fmt::format("{:.2f}", r.wall_s),
+      rows.push_back({label, fmt::format("{}", steps), fmt::format("{:.1f}", r.peak_rss_mb),
+                      fmt::format("{:.2f}", r.wall_s),
                       fmt::format("{:.0f}", 1e9 * r.wall_s / static_cast<double>(steps))});
       data.push_back({{"case", label}, {"macro_steps", steps}, {"peak_rss_mb", r.peak_rss_mb}, {"wall_s", r.wall_s}});
     }
@@ -161,7 +189,8 @@ cosima::Json bench_reliability(const BenchOptions& options) {
           "<?xml version=\"1.0\"?>\n<fmiModelDescription fmiVersion=\"2.0\" modelName=\"wide\" guid=\"{wide}\">\n"
           "<CoSimulation modelIdentifier=\"wide\"/>\n<ModelVariables>\n";
       for (int i = 0; i < n; ++i) {
-        xml += fmt::format("<ScalarVariable name=\"y{}\" valueReference=\"{}\" causality=\"output\"><Real/></ScalarVariable>\n", i, i);
+        xml += fmt::format(
+            "<ScalarVariable name=\"y{}\" valueReference=\"{}\" causality=\"output\"><Real/></ScalarVariable>\n", i, i);
       }
       xml += "</ModelVariables>\n<ModelStructure><Outputs>\n";
       for (int i = 1; i <= n; ++i) xml += fmt::format("<Unknown index=\"{}\" dependencies=\"\"/>\n", i);

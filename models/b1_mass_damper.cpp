@@ -58,13 +58,15 @@ class Damper final : public ModelBase<Damper> {
  public:
   enum Param { D_D, x_D0 };
   Damper()
-      : ModelBase("b1.damper", {.states = {"x_D"},
-                                .inputs = {"f_C"},
-                                .outputs = {"v_C", "x_C"},
-                                .parameters = {{"D_D", 4.0, "damper rating [N/(m/s)], in [0.01, 4]"},
-                                               {"x_D0", 0.0, "initial plate position [m]"}},
-                                .feedthrough = {{0, 0}},
-                                .linear_time_invariant = true}) {}
+      : ModelBase("b1.damper", shared_structure([] {
+                    return Structure{.states = {"x_D"},
+                                     .inputs = {"f_C"},
+                                     .outputs = {"v_C", "x_C"},
+                                     .parameters = {{"D_D", 4.0, "damper rating [N/(m/s)], in [0.01, 4]"},
+                                                    {"x_D0", 0.0, "initial plate position [m]"}},
+                                     .feedthrough = {{0, 0}},
+                                     .linear_time_invariant = true};
+                  })) {}
 
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::VectorXd::Constant(1, p(x_D0)); }
   void derivatives(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef u, VectorRef dx) const override {

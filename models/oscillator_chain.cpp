@@ -13,14 +13,16 @@ class Oscillator final : public ModelBase<Oscillator> {
  public:
   enum Param { m, k, c, x0 };
   Oscillator()
-      : ModelBase("scaling.oscillator", {.states = {"x", "v"},
-                                         .inputs = {"x_left", "x_right"},
-                                         .outputs = {"x"},
-                                         .parameters = {{"m", 1.0, "mass [kg]"},
-                                                        {"k", 1.0, "spring rate to each neighbour [N/m]"},
-                                                        {"c", 0.1, "damping [N/(m/s)]"},
-                                                        {"x0", 0.0, "initial position [m]"}},
-                                         .linear_time_invariant = true}) {}
+      : ModelBase("scaling.oscillator", shared_structure([] {
+                    return Structure{.states = {"x", "v"},
+                                     .inputs = {"x_left", "x_right"},
+                                     .outputs = {"x"},
+                                     .parameters = {{"m", 1.0, "mass [kg]"},
+                                                    {"k", 1.0, "spring rate to each neighbour [N/m]"},
+                                                    {"c", 0.1, "damping [N/(m/s)]"},
+                                                    {"x0", 0.0, "initial position [m]"}},
+                                     .linear_time_invariant = true};
+                  })) {}
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(x0), 0.0); }
   void derivatives(double /*t*/, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
     dx(0) = x(1);

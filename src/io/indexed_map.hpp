@@ -6,8 +6,9 @@
 // did not parse in 300 s.
 //
 // Small objects (most of a document's) are searched linearly; from kIndexedFrom keys on, a hash
-// index maps each key to its position. The index is rebuilt lazily after an erase (which shifts the
-// positions), so a document that erases one key after another from a large object pays O(n) each.
+// index over positions (core/position_index.hpp) finds a key's position. The index is rebuilt lazily after an erase
+// (which shifts the positions), so a document that erases one key after another from a large object pays O(n) each.
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
@@ -17,9 +18,10 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "core/position_index.hpp"
 
 namespace cosima {
 
@@ -48,6 +50,7 @@ class IndexedMap : public std::vector<std::pair<const Key, T>, Allocator> {
   template <class K, class V>
   std::pair<iterator, bool> emplace(K&& key, V&& value) {
     if (const auto at = position(key); at != npos) return {this->begin() + static_cast<std::ptrdiff_t>(at), false};
+    grow_if_full();
     Container::emplace_back(std::forward<K>(key), std::forward<V>(value));
     note_appended();
     return {std::prev(this->end()), true};
@@ -130,41 +133,39 @@ class IndexedMap : public std::vector<std::pair<const Key, T>, Allocator> {
  private:
   static constexpr size_type npos = static_cast<size_type>(-1);
 
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view key) const noexcept { return std::hash<std::string_view>{}(key); }
-  };
+  /// std::vector grows by copying a pair with a const key (its move may throw), which copies the whole
+  /// value — a document's every system subtree, at every doubling. Here the values are moved and only
+  /// the keys copied.
+  void grow_if_full() {
+    if (this->size() < this->capacity()) return;
+    Container grown(this->get_allocator());
+    grown.reserve(std::max<size_type>(4, 2 * this->capacity()));
+    for (auto& entry : static_cast<Container&>(*this)) grown.emplace_back(entry.first, std::move(entry.second));
+    Container::swap(grown);
+  }
+
+  const Key& key_at(size_type position) const { return Container::operator[](position).first; }
 
   template <class K>
   size_type position(const K& key) const {
     const std::string_view wanted(key);
     if (this->size() < kIndexedFrom) {
       for (size_type k = 0; k < this->size(); ++k) {
-        if (std::string_view(Container::operator[](k).first) == wanted) return k;
+        if (std::string_view(key_at(k)) == wanted) return k;
       }
       return npos;
     }
-    if (index_.size() != this->size()) rebuild();
-    const auto found = index_.find(wanted);
-    return found == index_.end() ? npos : found->second;
+    const auto name_at = [this](size_type k) -> const Key& { return key_at(k); };
+    if (index_.size() != this->size()) index_.rebuild(this->size(), name_at);
+    return index_.find(wanted, name_at);
   }
 
   void note_appended() {
     if (this->size() < kIndexedFrom) return;
-    if (index_.size() + 1 == this->size()) {
-      index_.emplace(this->back().first, this->size() - 1);
-    } else {
-      rebuild();
-    }
+    index_.append(this->size(), [this](size_type k) -> const Key& { return key_at(k); });
   }
 
-  void rebuild() const {
-    index_.clear();
-    index_.reserve(this->size());
-    for (size_type k = 0; k < this->size(); ++k) index_.emplace(Container::operator[](k).first, k);
-  }
-
-  mutable std::unordered_map<Key, size_type, Hash, std::equal_to<>> index_;
+  mutable PositionIndex index_;  ///< from kIndexedFrom entries on (core/position_index.hpp)
 };
 
 }  // namespace cosima

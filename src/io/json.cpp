@@ -1,6 +1,6 @@
 #include "io/json.hpp"
 
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,65 +11,81 @@ namespace cosima {
 
 namespace {
 
-/// nlohmann's DOM builder behind the checks: nesting depth and duplicate keys, per event. (Its
-/// callback parser would do, but it scans the parent object at every object's end to drop discarded
-/// values: O(n²) for an object of n objects, as a scenario's systems are.)
+/// A DOM builder for nlohmann's SAX parser, with the checks: nesting depth, and duplicate keys found
+/// by the object's own index as the key is inserted (nlohmann's builder overwrites them; its callback
+/// parser scans the parent object at every object's end: O(n²) for an object of n objects, as a
+/// scenario's systems are).
 class CheckedDom {
  public:
-  using Dom = nlohmann::detail::json_sax_dom_parser<Json>;
   using number_integer_t = Json::number_integer_t;
   using number_unsigned_t = Json::number_unsigned_t;
   using number_float_t = Json::number_float_t;
   using string_t = Json::string_t;
   using binary_t = Json::binary_t;
 
-  CheckedDom(Json& result, const std::string& what) : dom_(result, true), what_(what) {}
+  CheckedDom(Json& result, const std::string& what) : root_(result), what_(what) {}
 
-  bool null() { return dom_.null(); }
-  bool boolean(bool value) { return dom_.boolean(value); }
-  bool number_integer(number_integer_t value) { return dom_.number_integer(value); }
-  bool number_unsigned(number_unsigned_t value) { return dom_.number_unsigned(value); }
-  bool number_float(number_float_t value, const string_t& text) { return dom_.number_float(value, text); }
-  bool string(string_t& value) { return dom_.string(value); }
-  bool binary(binary_t& value) { return dom_.binary(value); }
-  bool start_object(std::size_t elements) {
-    deeper();
-    keys_.emplace_back();
-    return dom_.start_object(elements);
-  }
+  bool null() { return value(nullptr) != nullptr; }
+  bool boolean(bool v) { return value(v) != nullptr; }
+  bool number_integer(number_integer_t v) { return value(v) != nullptr; }
+  bool number_unsigned(number_unsigned_t v) { return value(v) != nullptr; }
+  bool number_float(number_float_t v, const string_t& /*text*/) { return value(v) != nullptr; }
+  bool string(string_t& v) { return value(std::move(v)) != nullptr; }
+  bool binary(binary_t& v) { return value(Json::binary(std::move(v))) != nullptr; }
+  bool start_object(std::size_t /*elements*/) { return open(Json::value_t::object); }
   bool key(string_t& key) {
-    if (!keys_.back().insert(key).second) {
+    auto& object = open_.back()->get_ref<Json::object_t&>();
+    const auto [at, inserted] = object.emplace(std::move(key), Json());
+    if (!inserted) {
       throw Error(fmt::format("{}: the key '{}' appears twice in one object (which one counts would be a guess)", what_,
-                              key));
+                              at->first));
     }
-    return dom_.key(key);
+    element_ = &at->second;
+    return true;
   }
-  bool end_object() {
-    keys_.pop_back();
-    --depth_;
-    return dom_.end_object();
-  }
-  bool start_array(std::size_t elements) {
-    deeper();
-    return dom_.start_array(elements);
-  }
-  bool end_array() {
-    --depth_;
-    return dom_.end_array();
-  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t /*elements*/) { return open(Json::value_t::array); }
+  bool end_array() { return close(); }
   template <class Exception>
-  bool parse_error(std::size_t position, const std::string& token, const Exception& error) {
-    return dom_.parse_error(position, token, error);
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/, const Exception& error) {
+    throw error;
   }
 
  private:
-  void deeper() {
-    if (++depth_ > kMaxJsonDepth) throw Error(fmt::format("{}: nested deeper than {} levels", what_, kMaxJsonDepth));
+  /// Places `v` where the document expects the next value: the root, an array's end or the value of
+  /// the key just read.
+  template <class V>
+  Json* value(V&& v) {
+    if (open_.empty()) {
+      root_ = Json(std::forward<V>(v));
+      return &root_;
+    }
+    if (open_.back()->is_array()) {
+      auto& array = open_.back()->get_ref<Json::array_t&>();
+      array.emplace_back(std::forward<V>(v));
+      return &array.back();
+    }
+    *element_ = Json(std::forward<V>(v));
+    return element_;
   }
-  Dom dom_;
+  bool open(Json::value_t type) {
+    if (open_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
+      throw Error(fmt::format("{}: nested deeper than {} levels", what_, kMaxJsonDepth));
+    }
+    Json* opened = value(type);
+    // most arrays of a scenario are short (a connection's two ports): one allocation, not three
+    if (opened->is_array()) opened->get_ref<Json::array_t&>().reserve(4);
+    open_.push_back(opened);
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
+    return true;
+  }
+  Json& root_;
   const std::string& what_;
-  int depth_ = 0;
-  std::vector<std::unordered_set<std::string>> keys_;  ///< per object being read, innermost last
+  std::vector<Json*> open_;  ///< the objects and arrays being read, innermost last
+  Json* element_ = nullptr;  ///< the value slot of the key just read
 };
 
 }  // namespace

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "core/suggest.hpp"
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace cosima {
 
@@ -24,15 +24,16 @@ int ModularModel::add_system(std::unique_ptr<System> system) {
     throw Error(fmt::format("system name '{}' must be non-empty, and its '.'s must separate names", name));
   }
   if (system_index(system->name()) >= 0) throw Error(fmt::format("two systems are named '{}'", system->name()));
-  index_of_system_.emplace(system->name(), system_count());
   systems_.push_back(std::move(system));
+  system_by_name_.append(systems_.size(), [this](std::size_t k) -> const std::string& { return systems_[k]->name(); });
   finalized_ = false;
   return system_count() - 1;
 }
 
 int ModularModel::system_index(std::string_view name) const {
-  const auto it = index_of_system_.find(std::string(name));
-  return it == index_of_system_.end() ? -1 : it->second;
+  const std::size_t at =
+      system_by_name_.find(name, [this](std::size_t k) -> const std::string& { return systems_[k]->name(); });
+  return at == PositionIndex::npos ? -1 : static_cast<int>(at);
 }
 
 std::vector<ModularModel::LabelSplit> ModularModel::split_label(std::string_view label) const {
@@ -75,7 +76,8 @@ PortRef ModularModel::resolve(std::string_view label, bool want_output) const {
   }
   if (in >= 0) return {s, in};
   if (out >= 0) {
-    throw Error(fmt::format("port '{}' is an output; a connection goes to an input (output connected to output)", label));
+    throw Error(
+        fmt::format("port '{}' is an output; a connection goes to an input (output connected to output)", label));
   }
   throw Error(fmt::format("system '{}' has no input '{}' (inputs: {}){}", system_name, port_name,
                           join(sys.input_names()), did_you_mean(port_name, sys.input_names())));
@@ -109,14 +111,16 @@ std::optional<std::vector<std::pair<std::string, std::string>>> ModularModel::ar
   const std::vector<std::string> in_elements = array_elements(to.input_names(), in_port);
   if (out_elements.empty() || in_elements.empty()) return std::nullopt;
   if (out_elements != in_elements) {
-    throw Error(fmt::format("connection {} -> {}: the arrays differ in shape ({} has {} elements, {} to {}; {} has {}, "
-                            "{} to {})",
-                            output, input, output, out_elements.size(), out_elements.front(), out_elements.back(), input,
-                            in_elements.size(), in_elements.front(), in_elements.back()));
+    throw Error(
+        fmt::format("connection {} -> {}: the arrays differ in shape ({} has {} elements, {} to {}; {} has {}, "
+                    "{} to {})",
+                    output, input, output, out_elements.size(), out_elements.front(), out_elements.back(), input,
+                    in_elements.size(), in_elements.front(), in_elements.back()));
   }
   std::vector<std::pair<std::string, std::string>> pairs;
   pairs.reserve(out_elements.size());
-  for (const std::string& suffix : out_elements) pairs.emplace_back(std::string(output) + suffix, std::string(input) + suffix);
+  for (const std::string& suffix : out_elements)
+    pairs.emplace_back(std::string(output) + suffix, std::string(input) + suffix);
   return pairs;
 }
 
@@ -127,8 +131,8 @@ void ModularModel::connect(std::string_view output, std::string_view input, bool
     return;
   }
   if (!std::isfinite(transform.scale) || !std::isfinite(transform.offset)) {
-    throw Error(fmt::format("connection {} -> {}: scale {} and offset {} must be finite", output, input, transform.scale,
-                            transform.offset));
+    throw Error(fmt::format("connection {} -> {}: scale {} and offset {} must be finite", output, input,
+                            transform.scale, transform.offset));
   }
   const PortRef from = resolve(output, true), to = resolve(input, false);
   const PortInfo& out = system(from.system).output_info(from.port);
@@ -214,21 +218,24 @@ void ModularModel::lay_out_ports() {
   has_feedthrough_ = false;
   for (const auto& sys : systems_) {
     for (int o = 0; o < sys->output_count(); ++o) {
-      for (int i = 0; i < sys->input_count(); ++i) has_feedthrough_ = has_feedthrough_ || sys->output_depends_on_input(o, i);
+      for (int i = 0; i < sys->input_count(); ++i)
+        has_feedthrough_ = has_feedthrough_ || sys->output_depends_on_input(o, i);
     }
   }
-  for (const auto& sys : systems_) {
-    input_offsets_.push_back(input_offsets_.back() + sys->input_count());
-    output_offsets_.push_back(output_offsets_.back() + sys->output_count());
+  input_owner_.clear();
+  output_owner_.clear();
+  for (std::size_t s = 0; s < systems_.size(); ++s) {
+    input_offsets_.push_back(input_offsets_.back() + systems_[s]->input_count());
+    output_offsets_.push_back(output_offsets_.back() + systems_[s]->output_count());
+    input_owner_.resize(static_cast<std::size_t>(input_offsets_.back()), static_cast<int>(s));
+    output_owner_.resize(static_cast<std::size_t>(output_offsets_.back()), static_cast<int>(s));
   }
 }
 
 void ModularModel::wire_inputs() {
   input_sources_.assign(static_cast<std::size_t>(total_inputs()), kUndriven);
   constants_.setZero(total_inputs());
-  auto describe_driver = [&](int source) {
-    return source == -1 ? std::string("a constant") : output_label(source);
-  };
+  auto describe_driver = [&](int source) { return source == -1 ? std::string("a constant") : output_label(source); };
   auto drive = [&](PortRef to, int source, double constant) {
     const int global = input_offset(to.system) + to.port;
     int& slot = input_sources_[static_cast<std::size_t>(global)];
@@ -256,8 +263,8 @@ void ModularModel::collect_transforms() {
   conversions_.clear();
   for (const auto& c : connections_) {
     if (!c.convert) continue;
-    const auto conversion = conversion_between(system(c.from.system).output_info(c.from.port),
-                                               system(c.to.system).input_info(c.to.port));
+    const auto conversion =
+        conversion_between(system(c.from.system).output_info(c.from.port), system(c.to.system).input_info(c.to.port));
     conversions_.emplace_back(input_offset(c.to.system) + c.to.port, conversion.value_or(Conversion::none));
   }
 }
@@ -306,13 +313,11 @@ void ModularModel::hold_undriven_at_start_values() {
 }
 
 int ModularModel::system_of_input(int global_input) const {
-  const auto it = std::upper_bound(input_offsets_.begin(), input_offsets_.end(), global_input);
-  return static_cast<int>(it - input_offsets_.begin()) - 1;
+  return input_owner_[static_cast<std::size_t>(global_input)];
 }
 
 int ModularModel::system_of_output(int global_output) const {
-  const auto it = std::upper_bound(output_offsets_.begin(), output_offsets_.end(), global_output);
-  return static_cast<int>(it - output_offsets_.begin()) - 1;
+  return output_owner_[static_cast<std::size_t>(global_output)];
 }
 
 std::string ModularModel::input_label(int global_input) const {
@@ -322,8 +327,7 @@ std::string ModularModel::input_label(int global_input) const {
 
 std::string ModularModel::output_label(int global_output) const {
   const int s = system_of_output(global_output);
-  return system(s).name() + "." +
-         system(s).output_names()[static_cast<std::size_t>(global_output - output_offset(s))];
+  return system(s).name() + "." + system(s).output_names()[static_cast<std::size_t>(global_output - output_offset(s))];
 }
 
 void ModularModel::gather_outputs(Eigen::VectorXd& y_all) const {
@@ -402,7 +406,8 @@ std::vector<std::string> ModularModel::find_algebraic_loop() const {
       }
       const int next = out[next_edge++];
       if (mark[static_cast<std::size_t>(next)] == Mark::active) {
-        const auto start = std::find_if(stack.begin(), stack.end(), [&](const auto& entry) { return entry.first == next; });
+        const auto start =
+            std::find_if(stack.begin(), stack.end(), [&](const auto& entry) { return entry.first == next; });
         for (auto it = start; it != stack.end(); ++it) loop.push_back(label(it->first));
         loop.push_back(label(next));
       } else if (mark[static_cast<std::size_t>(next)] == Mark::unvisited) {

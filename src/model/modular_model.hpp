@@ -8,19 +8,19 @@
 // Connections join ports of the same type (system/port.hpp): Real, Integer, Boolean, String, or
 // Enumerations of the same declared type. A connection may ask for a numeric conversion explicitly
 // (connect(..., convert = true)); it is then applied by dispatch. A connection may also carry a linear
-// transformation u = scale·y + offset (SSP 1.0's LinearTransformation), applied before a conversion. Inputs that are not continuous
-// Reals, or are driven by an output that is not, are "held": methods give them their value at the
-// start of each macro-step and never extrapolate them (input_held). String connections and String
-// constants are applied by exchange_strings at each communication point.
+// transformation u = scale·y + offset (SSP 1.0's LinearTransformation), applied before a conversion. Inputs that are
+// not continuous Reals, or are driven by an output that is not, are "held": methods give them their value at the start
+// of each macro-step and never extrapolate them (input_held). String connections and String constants are applied by
+// exchange_strings at each communication point.
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <Eigen/Dense>
 
+#include "core/position_index.hpp"
 #include "system/system.hpp"
 
 namespace cosima {
@@ -109,7 +109,9 @@ class ModularModel {
   /// Whether global input g is held over a macro-step (discrete or non-Real, at either end).
   [[nodiscard]] bool input_held(int global_input) const { return held_[static_cast<std::size_t>(global_input)] != 0; }
   /// The held inputs of system s, as local indices (empty for most systems).
-  [[nodiscard]] const std::vector<int>& held_inputs(int system) const { return held_of_system_[static_cast<std::size_t>(system)]; }
+  [[nodiscard]] const std::vector<int>& held_inputs(int system) const {
+    return held_of_system_[static_cast<std::size_t>(system)];
+  }
   /// Copies every String output to the String inputs it drives, and String constants to theirs.
   /// Called by the driver at every communication point (Strings are held over a macro-step).
   void exchange_strings();
@@ -135,7 +137,7 @@ class ModularModel {
       std::string_view output, std::string_view input) const;
 
   std::vector<std::unique_ptr<System>> systems_;
-  std::unordered_map<std::string, int> index_of_system_;
+  PositionIndex system_by_name_;  ///< over systems_, by name
   struct PendingConnection {
     PortRef from, to;
     bool convert = false;
@@ -145,8 +147,8 @@ class ModularModel {
   std::vector<std::pair<PortRef, double>> constants_pending_;
   std::vector<std::pair<PortRef, std::string>> string_constants_;
   std::vector<PendingConnection> string_links_;
-  std::vector<std::optional<std::string>> string_values_;  ///< last value handed over by each link
-  std::vector<std::pair<int, Conversion>> conversions_;  ///< global input and how its source converts
+  std::vector<std::optional<std::string>> string_values_;    ///< last value handed over by each link
+  std::vector<std::pair<int, Conversion>> conversions_;      ///< global input and how its source converts
   std::vector<std::pair<int, LinearTransform>> transforms_;  ///< the connected inputs with one that is not the identity
   std::vector<LinearTransform> transform_of_input_;
   std::vector<char> held_;
@@ -156,6 +158,7 @@ class ModularModel {
   bool strict_inputs_ = false;
   std::vector<std::string> at_start_values_;
   std::vector<int> output_offsets_{0};
+  std::vector<int> input_owner_, output_owner_;  ///< the system of each global input and output
   std::vector<int> input_sources_;
   Eigen::VectorXd constants_;
   bool finalized_ = false;

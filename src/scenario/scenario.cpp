@@ -1,23 +1,23 @@
 #include "scenario/scenario.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <cctype>
-#include <map>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "core/suggest.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "io/csv.hpp"
+#include "core/suggest.hpp"
 #include "core/whole_number.hpp"
 #include "fmi/common/fmu_archive.hpp"
+#include "io/csv.hpp"
 #include "io/json.hpp"
 #include "ssp/ssp_reader.hpp"
 
@@ -40,13 +40,15 @@ std::string join(const std::set<std::string>& names) {
 /// Reads a JSON object whose keys must all be known; errors name the file and the dot path.
 class ObjectReader {
  public:
-  ObjectReader(const Json& object, std::string path, const std::filesystem::path& file, std::set<std::string> known)
-      : object_(object), path_(std::move(path)), file_(file), known_(std::move(known)) {
+  /// Checks that every key of `object` is `known`.
+  ObjectReader(const Json& object, std::string path, const std::filesystem::path& file,
+               const std::set<std::string>& known)
+      : object_(object), path_(std::move(path)), file_(file) {
     if (!object_.is_object()) fail(fmt::format("'{}' must be an object", path_));
     for (const auto& [key, value] : object_.items()) {
-      if (!known_.contains(key)) {
-        fail(fmt::format("unknown key '{}{}' (known: {}){}", prefix(), key, join(known_),
-                         did_you_mean(key, std::vector<std::string>(known_.begin(), known_.end()))));
+      if (!known.contains(key)) {
+        fail(fmt::format("unknown key '{}{}' (known: {}){}", prefix(), key, join(known),
+                         did_you_mean(key, std::vector<std::string>(known.begin(), known.end()))));
       }
     }
   }
@@ -62,7 +64,8 @@ class ObjectReader {
     if (!has(key)) return fallback;
     const Json& value = at(key);
     const auto whole = value.is_number() ? whole_number(value.get<double>(), min, max) : std::nullopt;
-    if (!whole) fail(fmt::format("'{}{}' must be an integer in [{}, {}], not {}", prefix(), key, min, max, json_text(value)));
+    if (!whole)
+      fail(fmt::format("'{}{}' must be an integer in [{}, {}], not {}", prefix(), key, min, max, json_text(value)));
     return *whole;
   }
   [[nodiscard]] std::string text(const std::string& key, const std::string& fallback) const {
@@ -84,7 +87,6 @@ class ObjectReader {
   const Json& object_;
   std::string path_;
   const std::filesystem::path& file_;
-  std::set<std::string> known_;
 };
 
 /// A parameter or constant input: a number, true/false (1/0), or a text.
@@ -94,13 +96,15 @@ ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const st
     // values travel as doubles: an integer a double cannot hold (beyond 2^53, e.g. UInt64's maximum)
     // would arrive as another number
     const double number = value.get<double>();
-    const bool exact = value.is_number_unsigned()
-                           ? number < 18446744073709551616.0 && static_cast<std::uint64_t>(number) == value.get<std::uint64_t>()
-                           : number < 9223372036854775808.0 && static_cast<std::int64_t>(number) == value.get<std::int64_t>();
+    const bool exact =
+        value.is_number_unsigned()
+            ? number < 18446744073709551616.0 && static_cast<std::uint64_t>(number) == value.get<std::uint64_t>()
+            : number < 9223372036854775808.0 && static_cast<std::int64_t>(number) == value.get<std::int64_t>();
     if (!exact) {
-      reader.fail(fmt::format("'{}' is {}, which cosima cannot carry exactly: integers travel as doubles, exact up "
-                              "to 2^53 (the nearest double is {:.17g})",
-                              path, json_text(value), number));
+      reader.fail(
+          fmt::format("'{}' is {}, which cosima cannot carry exactly: integers travel as doubles, exact up "
+                      "to 2^53 (the nearest double is {:.17g})",
+                      path, json_text(value), number));
     }
     return number;
   }
@@ -115,9 +119,10 @@ DerivativeSource emulation_derivatives(const ObjectReader& reader, const std::st
   const Json& value = reader.at("emulation_derivatives");
   const auto source = value.is_string() ? parse_derivative_source(value.get<std::string>()) : std::nullopt;
   if (!source) {
-    reader.fail(fmt::format("'systems.{}.emulation_derivatives' is {}: \"substeps\" (the outputs at the sub-steps of "
-                            "each macro-step) or \"history\" (the outputs at the last communication points)",
-                            name, json_text(value)));
+    reader.fail(
+        fmt::format("'systems.{}.emulation_derivatives' is {}: \"substeps\" (the outputs at the sub-steps of "
+                    "each macro-step) or \"history\" (the outputs at the last communication points)",
+                    name, json_text(value)));
   }
   return *source;
 }
@@ -141,7 +146,8 @@ SystemSpec parse_signal_source(const std::string& name, const ObjectReader& read
     const Json& interpolation = reader.at("interpolation");
     const std::string path = fmt::format("systems.{}.interpolation", name);
     if (interpolation.is_object()) {
-      for (const auto& [column, value] : interpolation.items()) spec.interpolation[column] = mode(value, fmt::format("{}.{}", path, column));
+      for (const auto& [column, value] : interpolation.items())
+        spec.interpolation[column] = mode(value, fmt::format("{}.{}", path, column));
     } else {
       spec.interpolation["default"] = mode(interpolation, path);
     }
@@ -154,42 +160,64 @@ SystemSpec parse_signal_source(const std::string& name, const ObjectReader& read
   return spec;
 }
 
+/// The keys a system's object may have (built once: a scenario may have 10⁵ systems).
+const std::set<std::string>& system_keys() {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> known = {"model",
+                                   "fmu",
+                                   "interface",
+                                   "parameters",
+                                   "integrator",
+                                   "integrator_options",
+                                   "step_cost",
+                                   "emulation_substeps",
+                                   "emulation_derivatives",
+                                   "csv",
+                                   "interpolation"};
+    for (Capability c : kAllCapabilities) known.insert(std::string(to_string(c)));
+    return known;
+  }();
+  return keys;
+}
+
+/// The keys of an FMU system: its interface, and no solver for a Co-Simulation FMU.
+void read_fmu_keys(const ObjectReader& reader, const std::string& name, SystemSpec& spec) {
+  if (reader.has("interface")) {
+    const std::string interface = reader.text("interface", "");
+    if (interface != "cs" && interface != "me") {
+      reader.fail(fmt::format("'systems.{}.interface' is \"{}\": \"cs\" (Co-Simulation) or \"me\" (Model Exchange)",
+                              name, interface));
+    }
+    spec.interface = interface == "cs" ? fmi::FmiInterface::co_simulation : fmi::FmiInterface::model_exchange;
+  }
+  if (reader.has("step_cost")) reader.fail(fmt::format("system '{}': 'step_cost' applies to built-in models", name));
+  spec.integrator_given = reader.has("integrator") || reader.has("integrator_options");
+  if (spec.integrator_given && spec.interface == fmi::FmiInterface::co_simulation) {
+    reader.fail(
+        fmt::format("system '{}' is a Co-Simulation FMU: it embeds its own solver (set its parameters "
+                    "instead of 'integrator', or choose \"interface\": \"me\")",
+                    name));
+  }
+  spec.integrator = "cvode";
+}
+
 SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
-  std::set<std::string> known = {"model",      "fmu",        "interface", "parameters", "integrator",
-                                 "integrator_options", "step_cost", "emulation_substeps", "emulation_derivatives",
-                                 "csv", "interpolation"};
-  for (Capability c : kAllCapabilities) known.insert(std::string(to_string(c)));
-  const ObjectReader reader(object, "systems." + name, file, known);
+  const ObjectReader reader(object, "systems." + name, file, system_keys());
   SystemSpec spec;
   spec.name = name;
   spec.model = reader.text("model", "");
   if (reader.has("fmu")) spec.fmu = resolve_fmu_path(reader.text("fmu", ""), file);
-  if (static_cast<int>(!spec.model.empty()) + static_cast<int>(!spec.fmu.empty()) + static_cast<int>(reader.has("csv")) != 1) {
-    reader.fail(fmt::format("system '{}' needs exactly one of 'model' (built-in), 'fmu' (file) or 'csv' (a signal source)",
-                            name));
+  if (static_cast<int>(!spec.model.empty()) + static_cast<int>(!spec.fmu.empty()) +
+          static_cast<int>(reader.has("csv")) !=
+      1) {
+    reader.fail(fmt::format(
+        "system '{}' needs exactly one of 'model' (built-in), 'fmu' (file) or 'csv' (a signal source)", name));
   }
   if (reader.has("csv")) return parse_signal_source(name, reader, file);
   if (spec.fmu.empty() && reader.has("interface")) {
     reader.fail(fmt::format("system '{}': 'interface' applies to FMUs only", name));
   }
-  if (!spec.fmu.empty()) {
-    if (reader.has("interface")) {
-      const std::string interface = reader.text("interface", "");
-      if (interface != "cs" && interface != "me") {
-        reader.fail(fmt::format("'systems.{}.interface' is \"{}\": \"cs\" (Co-Simulation) or \"me\" (Model Exchange)",
-                                name, interface));
-      }
-      spec.interface = interface == "cs" ? fmi::FmiInterface::co_simulation : fmi::FmiInterface::model_exchange;
-    }
-    if (reader.has("step_cost")) reader.fail(fmt::format("system '{}': 'step_cost' applies to built-in models", name));
-    spec.integrator_given = reader.has("integrator") || reader.has("integrator_options");
-    if (spec.integrator_given && spec.interface == fmi::FmiInterface::co_simulation) {
-      reader.fail(fmt::format("system '{}' is a Co-Simulation FMU: it embeds its own solver (set its parameters "
-                              "instead of 'integrator', or choose \"interface\": \"me\")",
-                              name));
-    }
-    spec.integrator = "cvode";
-  }
+  if (!spec.fmu.empty()) read_fmu_keys(reader, name, spec);
   if (reader.has("parameters")) {
     const Json& parameters = reader.at("parameters");
     if (!parameters.is_object()) reader.fail(fmt::format("'systems.{}.parameters' must be an object", name));
@@ -221,12 +249,14 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
         options.integer("max_event_iterations", spec.integrator_options.max_event_iterations, 1, 1 << 30);
     const IntegratorOptions& o = spec.integrator_options;
     if (!(o.rtol > 0.0) || !std::isfinite(o.rtol)) options.fail(fmt::format("'rtol' = {} must be positive", o.rtol));
-    if (!(o.atol >= 0.0) || !std::isfinite(o.atol)) options.fail(fmt::format("'atol' = {} must not be negative", o.atol));
+    if (!(o.atol >= 0.0) || !std::isfinite(o.atol))
+      options.fail(fmt::format("'atol' = {} must not be negative", o.atol));
     if (!(o.max_step >= 0.0)) options.fail(fmt::format("'max_step' = {} must not be negative", o.max_step));
     if (o.calls_per_step > 1 && (spec.integrator != "euler" || o.steps_per_call > 1)) {
-      options.fail(fmt::format("'calls_per_step' = {} is for the integrator 'euler' with steps_per_call = 1 (one Euler "
-                               "step over several calls), not '{}' with steps_per_call = {}",
-                               o.calls_per_step, spec.integrator, o.steps_per_call));
+      options.fail(
+          fmt::format("'calls_per_step' = {} is for the integrator 'euler' with steps_per_call = 1 (one Euler "
+                      "step over several calls), not '{}' with steps_per_call = {}",
+                      o.calls_per_step, spec.integrator, o.steps_per_call));
     }
   }
   for (Capability c : kAllCapabilities) {
@@ -253,14 +283,16 @@ void resolve_experiment(Scenario& scenario, std::optional<double> start, std::op
       if (experiment.step_size) steps.push_back({spec.name, *experiment.step_size});
     }
   }
-  auto agreed = [&](const std::vector<Declared>& declared, const char* key, const char* attribute) -> std::optional<double> {
+  auto agreed = [&](const std::vector<Declared>& declared, const char* key,
+                    const char* attribute) -> std::optional<double> {
     if (declared.empty()) return std::nullopt;
     for (const Declared& d : declared) {
       if (d.value != declared.front().value) {
-        throw Error(fmt::format("scenario '{}': '{}' is not given and the FMUs disagree: system '{}' declares {}={}, "
-                                "system '{}' {}={}; set '{}' in the scenario",
-                                scenario.file.string(), key, declared.front().system, attribute, declared.front().value,
-                                d.system, attribute, d.value, key));
+        throw Error(
+            fmt::format("scenario '{}': '{}' is not given and the FMUs disagree: system '{}' declares {}={}, "
+                        "system '{}' {}={}; set '{}' in the scenario",
+                        scenario.file.string(), key, declared.front().system, attribute, declared.front().value,
+                        d.system, attribute, d.value, key));
       }
     }
     return declared.front().value;
@@ -275,7 +307,9 @@ void resolve_experiment(Scenario& scenario, std::optional<double> start, std::op
   if (dt) {
     scenario.run.dt = *dt;
   } else if (!steps.empty()) {
-    scenario.run.dt = std::min_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.value < b.value; })->value;
+    scenario.run.dt = std::min_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
+                        return a.value < b.value;
+                      })->value;
   } else if (std::isfinite(scenario.run.stop - scenario.run.start) && scenario.run.stop > scenario.run.start) {
     // FMPy's rule where nothing gives a step: 500 steps over the run
     scenario.run.dt = (scenario.run.stop - scenario.run.start) / 500.0;
@@ -285,10 +319,12 @@ void resolve_experiment(Scenario& scenario, std::optional<double> start, std::op
   }
   for (const auto& [key, value] : {std::pair{"start", scenario.run.start}, std::pair{"stop", scenario.run.stop},
                                    std::pair{"method.dt", scenario.run.dt}}) {
-    if (!std::isfinite(value)) throw Error(fmt::format("scenario '{}': '{}' = {} is not finite", scenario.file.string(), key, value));
+    if (!std::isfinite(value))
+      throw Error(fmt::format("scenario '{}': '{}' = {} is not finite", scenario.file.string(), key, value));
   }
   if (!(scenario.run.dt > 0.0)) {
-    throw Error(fmt::format("scenario '{}': 'method.dt' = {} must be positive", scenario.file.string(), scenario.run.dt));
+    throw Error(
+        fmt::format("scenario '{}': 'method.dt' = {} must be positive", scenario.file.string(), scenario.run.dt));
   }
 }
 
@@ -312,7 +348,8 @@ std::filesystem::path resolve_fmu_path(const std::filesystem::path& fmu, const s
     if (std::filesystem::exists(candidate)) return candidate;
     searched += (searched.empty() ? "" : ", ") + place.string();
   }
-  throw Error(fmt::format("scenario '{}': FMU '{}' not found (searched {})", scenario_file.string(), fmu.string(), searched));
+  throw Error(
+      fmt::format("scenario '{}': FMU '{}' not found (searched {})", scenario_file.string(), fmu.string(), searched));
 }
 
 void apply_override(Json& document, const std::string& assignment) {
@@ -416,7 +453,8 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
         if (!connection.has("from") || !connection.has("to")) {
           top.fail(fmt::format("connection {} needs \"from\" and \"to\"", json_text(c)));
         }
-        scenario.connections.push_back({connection.text("from", ""), connection.text("to", ""),
+        scenario.connections.push_back({connection.text("from", ""),
+                                        connection.text("to", ""),
                                         connection.flag("convert", false),
                                         {connection.number("scale", 1.0), connection.number("offset", 0.0)}});
         continue;
@@ -431,7 +469,8 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   if (top.has("inputs")) {
     const Json& inputs = top.at("inputs");
     if (!inputs.is_object()) top.fail("'inputs' must be an object {\"sys.input\": value}");
-    for (const auto& [port, value] : inputs.items()) scenario.constant_inputs[port] = scalar_value(value, top, "inputs." + port);
+    for (const auto& [port, value] : inputs.items())
+      scenario.constant_inputs[port] = scalar_value(value, top, "inputs." + port);
   }
   scenario.method = top.has("method") ? top.at("method") : Json::object();
   if (!scenario.method.is_object()) top.fail("'method' must be an object");
@@ -530,7 +569,8 @@ void drive_from_csv(Json& document, const std::filesystem::path& file, const std
                               column, file.string(), input_names.empty() ? "none" : join(input_names),
                               did_you_mean(column, std::vector<std::string>(input_names.begin(), input_names.end()))));
     }
-    const bool continuous = input->second->type == fmi::VariableType::real && input->second->variability == "continuous";
+    const bool continuous =
+        input->second->type == fmi::VariableType::real && input->second->variability == "continuous";
     if (!continuous) interpolation[column] = "hold";
     document["connections"].push_back(
         Json::array({fmt::format("{}.{}", source, column), fmt::format("{}.{}", system, column)}));
@@ -547,8 +587,9 @@ void guess_single_fmu_stop(ScenarioDocument& read, const std::filesystem::path& 
                            ? read.document["start"].get<double>()
                            : experiment.start_time.value_or(0.0);
   read.document["stop"] = start + 1.0;
-  note_guess(read.guessed,
-             fmt::format("stop = {}: start + 1, as the FMU's DefaultExperiment gives no stopTime (--stop)", start + 1.0));
+  note_guess(
+      read.guessed,
+      fmt::format("stop = {}: start + 1, as the FMU's DefaultExperiment gives no stopTime (--stop)", start + 1.0));
 }
 
 }  // namespace
@@ -559,9 +600,10 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
     return {std::move(ssd.document), std::move(ssd.resources)};
   }
   if (std::filesystem::is_directory(file)) {
-    throw Error(fmt::format("scenario '{}' is a directory without a SystemStructure.ssd; give a scenario .json, "
-                            ".fmu, .ssp or .ssd file",
-                            file.string()));
+    throw Error(
+        fmt::format("scenario '{}' is a directory without a SystemStructure.ssd; give a scenario .json, "
+                    ".fmu, .ssp or .ssd file",
+                    file.string()));
   }
   if (is_fmu_file(file)) return fmu_scenario_document(file);
   if (ssp::is_ssp_file(file)) {
@@ -577,7 +619,8 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
   if (!document["ssp"].is_string()) throw Error(fmt::format("scenario '{}': 'ssp' must be a file name", file.string()));
   const std::filesystem::path package_file = file.parent_path() / document["ssp"].get<std::string>();
   if (!ssp::is_ssp_file(package_file)) {
-    throw Error(fmt::format("scenario '{}': 'ssp' names '{}', which is not an .ssp package", file.string(), package_file.string()));
+    throw Error(fmt::format("scenario '{}': 'ssp' names '{}', which is not an .ssp package", file.string(),
+                            package_file.string()));
   }
   ssp::SspImport package = ssp::read_ssp(package_file);
   document.erase("ssp");
@@ -595,9 +638,10 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
                        const FmuRunOptions& fmu_run) {
   ScenarioDocument read = read_scenario_document(file);
   if ((!fmu_run.start_values.empty() || !fmu_run.input.empty()) && !is_fmu_file(file)) {
-    throw Error(fmt::format("start values and input files are for an FMU run on its own (cosima run X.fmu); in "
-                            "scenario '{}' use --set systems.NAME.parameters.VARIABLE=VALUE and a \"csv\" system",
-                            file.string()));
+    throw Error(
+        fmt::format("start values and input files are for an FMU run on its own (cosima run X.fmu); in "
+                    "scenario '{}' use --set systems.NAME.parameters.VARIABLE=VALUE and a \"csv\" system",
+                    file.string()));
   }
   set_start_values(read.document, file, fmu_run.start_values);
   if (!fmu_run.input.empty()) drive_from_csv(read.document, file, fmu_run.input);

@@ -1,8 +1,8 @@
 #include "system/system.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/tick_clock.hpp"
@@ -21,14 +21,12 @@ int find_name(const std::vector<std::string>& names, std::string_view name) {
 const std::vector<std::string>& System::state_names() const { return kNoNames; }
 
 int System::NameIndex::find(const std::vector<std::string>& names, std::string_view name) const {
-  // a few names: a scan; many (an FMU with 10⁵ outputs): a hash map built once
+  // a few names: a scan; many (an FMU with 10⁵ outputs): a hash index built once
   if (names.size() < 32) return find_name(names, name);
-  if (map.size() != names.size()) {
-    map.clear();
-    for (std::size_t i = 0; i < names.size(); ++i) map.emplace(names[i], static_cast<int>(i));
-  }
-  const auto it = map.find(std::string(name));
-  return it == map.end() ? -1 : it->second;
+  const auto name_at = [&names](std::size_t k) -> const std::string& { return names[k]; };
+  if (index.size() != names.size()) index.rebuild(names.size(), name_at);
+  const std::size_t at = index.find(name, name_at);
+  return at == PositionIndex::npos ? -1 : static_cast<int>(at);
 }
 
 int System::input_index(std::string_view port) const { return inputs_by_name_.find(input_names(), port); }
@@ -67,9 +65,8 @@ CapabilitySet System::capabilities() const {
 void System::require(Capability c, std::string_view needed_by) const {
   if (has(c)) return;
   const bool withheld = provided_capabilities().has(c);
-  throw CapabilityError(fmt::format("system '{}' lacks capability '{}' ({}){}, needed by {}", name_,
-                                    to_string(c), fmi_flag(c),
-                                    withheld ? ", withheld by the scenario" : "", needed_by));
+  throw CapabilityError(fmt::format("system '{}' lacks capability '{}' ({}){}, needed by {}", name_, to_string(c),
+                                    fmi_flag(c), withheld ? ", withheld by the scenario" : "", needed_by));
 }
 
 int System::max_output_derivative_order() const {
@@ -79,11 +76,10 @@ int System::max_output_derivative_order() const {
 
 void System::set_inputs(const InputPolynomials& polynomials) {
   if (polynomials.rows() != input_count()) {
-    throw Error(fmt::format("system '{}': {} input polynomials given, {} inputs declared", name_,
-                            polynomials.rows(), input_count()));
+    throw Error(fmt::format("system '{}': {} input polynomials given, {} inputs declared", name_, polynomials.rows(),
+                            input_count()));
   }
-  if (!has(Capability::interpolate_inputs) &&
-      (polynomials.rightCols(kMaxInputDegree).array() != 0.0).any()) {
+  if (!has(Capability::interpolate_inputs) && (polynomials.rightCols(kMaxInputDegree).array() != 0.0).any()) {
     require(Capability::interpolate_inputs, "a polynomial (non-constant) input");
   }
   apply_inputs(polynomials);
@@ -131,15 +127,13 @@ StepResult System::do_step(double h) {
   return counted([&] { return integrate(h); });
 }
 
-double System::integration_seconds() const {
-  return integration_seconds_ + tick_clock::to_seconds(integration_ticks_);
-}
+double System::integration_seconds() const { return integration_seconds_ + tick_clock::to_seconds(integration_ticks_); }
 
 void System::output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
   require(Capability::output_derivatives, "a method reading output derivatives");
   if (order < 1 || order > max_output_derivative_order()) {
-    throw CapabilityError(fmt::format("system '{}' provides output derivatives up to order {}, order {} asked",
-                                      name_, max_output_derivative_order(), order));
+    throw CapabilityError(fmt::format("system '{}' provides output derivatives up to order {}, order {} asked", name_,
+                                      max_output_derivative_order(), order));
   }
   if (output_names().empty()) return;
   compute_output_derivatives(order, dy);

@@ -34,12 +34,12 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include "core/polynomial.hpp"
+#include "core/position_index.hpp"
 #include "system/capability.hpp"
 #include "system/port.hpp"
 
@@ -238,7 +238,7 @@ class System {
   StepResult counted(Work&& work);
   /// Port and state names to indices (names are fixed once the system is built).
   struct NameIndex {
-    mutable std::unordered_map<std::string, int> map;
+    mutable PositionIndex index;
     int find(const std::vector<std::string>& names, std::string_view name) const;
   };
   std::string name_;

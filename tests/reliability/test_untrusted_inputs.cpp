@@ -2,14 +2,17 @@
 // deep nesting, duplicate keys and columns, numbers beyond double, devices as
 // tables, a BOM, a dt too small for the run, FMI 3.0 array declarations that
 // contradict themselves. Each refusal names the file and the culprit.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/position_index.hpp"
 #include "fmi/common/model_description.hpp"
 #include "io/csv.hpp"
 #include "io/json.hpp"
@@ -81,6 +84,50 @@ TEST(JsonObjects, KeepTheirOrderAndFindKeysInConstantTime) {
   EXPECT_EQ((--doc.end()).key(), "new");
   EXPECT_EQ(doc.size(), static_cast<std::size_t>(kKeys));
   EXPECT_EQ(Json::parse(R"({"b": 1, "a": 2})").dump(), R"({"b":1,"a":2})");
+}
+
+/// A value that counts its copies.
+struct Counted {
+  static inline int copies = 0;
+  Counted() = default;
+  Counted(const Counted& /*other*/) { ++copies; }
+  Counted(Counted&&) noexcept = default;
+  Counted& operator=(const Counted& /*other*/) {
+    ++copies;
+    return *this;
+  }
+  Counted& operator=(Counted&&) noexcept = default;
+  ~Counted() = default;
+};
+
+TEST(JsonObjects, GrowWithoutCopyingTheirValues) {
+  // std::vector grows by copying a pair with a const key, value included: a scenario's systems object
+  // copied every system's subtree at every doubling
+  IndexedMap<std::string, Counted> map;
+  Counted::copies = 0;
+  for (int k = 0; k < 5000; ++k) map.emplace(fmt::format("key{}", k), Counted{});
+  EXPECT_EQ(Counted::copies, 0);
+  ASSERT_EQ(map.size(), 5000U);
+  EXPECT_EQ(map.find(std::string("key4321")) - map.begin(), 4321);
+  EXPECT_EQ(map.find(std::string("key5000")), map.end());
+}
+
+TEST(PositionIndex, FindsEveryNameAndNothingElse) {
+  std::vector<std::string> names;
+  PositionIndex index;
+  const auto name_at = [&names](std::size_t k) -> const std::string& { return names[k]; };
+  for (int k = 0; k < 3000; ++k) {
+    names.push_back(fmt::format("s{}", k));
+    index.append(names.size(), name_at);
+  }
+  for (std::size_t k = 0; k < names.size(); ++k) ASSERT_EQ(index.find(names[k], name_at), k) << names[k];
+  EXPECT_EQ(index.find("s3000", name_at), PositionIndex::npos);
+  EXPECT_EQ(index.find("", name_at), PositionIndex::npos);
+  names.erase(names.begin());  // positions shift: the owner rebuilds
+  index.clear();
+  index.rebuild(names.size(), name_at);
+  EXPECT_EQ(index.find("s1", name_at), 0U);
+  EXPECT_EQ(index.find("s0", name_at), PositionIndex::npos);
 }
 
 TEST_F(Untrusted, ANumberBeyondDoubleIsNamedAsSuch) {

@@ -10,43 +10,47 @@
 
 namespace cosima {
 
-OdeModel::OdeModel(std::string type, Structure structure) : type_(std::move(type)), structure_(std::move(structure)) {
-  values_.reserve(structure_.parameters.size());
-  for (const auto& spec : structure_.parameters) values_.push_back(spec.value);
+OdeModel::OdeModel(std::string type, Structure structure)
+    : OdeModel(std::move(type), SharedStructure{std::make_shared<const Structure>(std::move(structure))}) {}
+
+OdeModel::OdeModel(std::string type, SharedStructure shared)
+    : type_(std::move(type)), structure_(std::move(shared.structure)) {
+  values_.reserve(structure_->parameters.size());
+  for (const auto& spec : structure_->parameters) values_.push_back(spec.value);
 }
 
 bool OdeModel::output_depends_on_input(int output, int input) const {
-  return std::find(structure_.feedthrough.begin(), structure_.feedthrough.end(), std::pair{output, input}) !=
-         structure_.feedthrough.end();
+  return std::find(structure_->feedthrough.begin(), structure_->feedthrough.end(), std::pair{output, input}) !=
+         structure_->feedthrough.end();
 }
 
 void OdeModel::set_parameter(const std::string& name, double value) {
-  for (std::size_t i = 0; i < structure_.parameters.size(); ++i) {
-    if (structure_.parameters[i].name == name) {
+  for (std::size_t i = 0; i < structure_->parameters.size(); ++i) {
+    if (structure_->parameters[i].name == name) {
       values_[i] = value;
       return;
     }
   }
   std::string valid;
-  for (const auto& spec : structure_.parameters) valid += (valid.empty() ? "" : ", ") + spec.name;
+  for (const auto& spec : structure_->parameters) valid += (valid.empty() ? "" : ", ") + spec.name;
   throw Error(fmt::format("model '{}' has no parameter '{}' (parameters: {})", type_, name, valid));
 }
 
 double OdeModel::parameter(const std::string& name) const {
-  for (std::size_t i = 0; i < structure_.parameters.size(); ++i) {
-    if (structure_.parameters[i].name == name) return values_[i];
+  for (std::size_t i = 0; i < structure_->parameters.size(); ++i) {
+    if (structure_->parameters[i].name == name) return values_[i];
   }
   throw Error(fmt::format("model '{}' has no parameter '{}'", type_, name));
 }
 
 const PortInfo& OdeModel::input_info(int input) const {
   static const PortInfo kContinuousReal;
-  return structure_.input_info.empty() ? kContinuousReal : structure_.input_info[static_cast<std::size_t>(input)];
+  return structure_->input_info.empty() ? kContinuousReal : structure_->input_info[static_cast<std::size_t>(input)];
 }
 
 const PortInfo& OdeModel::output_info(int output) const {
   static const PortInfo kContinuousReal;
-  return structure_.output_info.empty() ? kContinuousReal : structure_.output_info[static_cast<std::size_t>(output)];
+  return structure_->output_info.empty() ? kContinuousReal : structure_->output_info[static_cast<std::size_t>(output)];
 }
 
 void OdeModel::set_string_parameter(const std::string& name, const std::string& value) {
@@ -55,7 +59,7 @@ void OdeModel::set_string_parameter(const std::string& name, const std::string& 
 
 std::string OdeModel::string_output(int output) const {
   throw Error(fmt::format("model '{}': output '{}' is not a String output", type_,
-                          structure_.outputs.at(static_cast<std::size_t>(output))));
+                          structure_->outputs.at(static_cast<std::size_t>(output))));
 }
 
 void OdeModel::watch_variables(const std::vector<std::string>& names) {
@@ -64,7 +68,7 @@ void OdeModel::watch_variables(const std::vector<std::string>& names) {
 
 void OdeModel::set_string_input(int input, const std::string& /*value*/) {
   throw Error(fmt::format("model '{}': input '{}' is not a String input", type_,
-                          structure_.inputs.at(static_cast<std::size_t>(input))));
+                          structure_->inputs.at(static_cast<std::size_t>(input))));
 }
 
 void OdeModel::initialization_outputs(double t_start, ConstVectorRef u, VectorRef y) const {
@@ -77,7 +81,9 @@ void OdeModel::event_indicators(double /*t*/, ConstVectorRef /*x*/, ConstVectorR
 
 double OdeModel::next_time_event(double /*t*/) const { return std::numeric_limits<double>::infinity(); }
 
-IntegratorStepReport OdeModel::step_completed(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef /*u*/) const { return {}; }
+IntegratorStepReport OdeModel::step_completed(double /*t*/, ConstVectorRef /*x*/, ConstVectorRef /*u*/) const {
+  return {};
+}
 
 bool OdeModel::discrete_inputs_changed(ConstVectorRef /*u*/) const { return false; }
 

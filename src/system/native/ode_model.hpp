@@ -67,19 +67,26 @@ class OdeModel {
     std::vector<PortInfo> input_info, output_info;
   };
 
+  /// A structure shared by every instance of a model type (a scenario may have 10⁵ of them).
+  struct SharedStructure {
+    explicit SharedStructure(std::shared_ptr<const Structure> shared) : structure(std::move(shared)) {}
+    std::shared_ptr<const Structure> structure;
+  };
+
   OdeModel(std::string type, Structure structure);
+  OdeModel(std::string type, SharedStructure shared);
   virtual ~OdeModel() = default;
   OdeModel(const OdeModel&) = default;
   OdeModel& operator=(const OdeModel&) = delete;
 
   [[nodiscard]] const std::string& type() const { return type_; }
-  [[nodiscard]] const Structure& structure() const { return structure_; }
-  [[nodiscard]] int state_count() const { return static_cast<int>(structure_.states.size()); }
-  [[nodiscard]] int input_count() const { return static_cast<int>(structure_.inputs.size()); }
-  [[nodiscard]] int output_count() const { return static_cast<int>(structure_.outputs.size()); }
+  [[nodiscard]] const Structure& structure() const { return *structure_; }
+  [[nodiscard]] int state_count() const { return static_cast<int>(structure_->states.size()); }
+  [[nodiscard]] int input_count() const { return static_cast<int>(structure_->inputs.size()); }
+  [[nodiscard]] int output_count() const { return static_cast<int>(structure_->outputs.size()); }
   [[nodiscard]] bool output_depends_on_input(int output, int input) const;
   [[nodiscard]] bool has_linear_dynamics() const {
-    return structure_.linear_dynamics || structure_.linear_time_invariant;
+    return structure_->linear_dynamics || structure_->linear_time_invariant;
   }
 
   [[nodiscard]] const PortInfo& input_info(int input) const;
@@ -149,7 +156,7 @@ class OdeModel {
 
  private:
   std::string type_;
-  Structure structure_;
+  std::shared_ptr<const Structure> structure_;  ///< immutable: shared by instances and clones
   std::vector<double> values_;
 };
 
