@@ -2,10 +2,14 @@
 // links without the numerics so that the fuzzers stay small).
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <set>
+#include <string_view>
 #include <variant>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -45,28 +49,79 @@ std::unique_ptr<System> build_csv_source(const SystemSpec& spec) {
 /// Exchange one), checked against what the FMU offers.
 fmi::FmiInterface fmu_interface(const SystemSpec& spec, const fmi::ModelDescription& md) {
   if (!md.co_simulation && !md.model_exchange) {
-    throw Error(fmt::format("system '{}': FMU '{}' offers Scheduled Execution only, which cosima does not import "
-                            "(FMI 3.0 §5); it needs a Co-Simulation or Model Exchange interface",
-                            spec.name, spec.fmu.string()));
+    throw Error(
+        fmt::format("system '{}': FMU '{}' offers Scheduled Execution only, which cosima does not import "
+                    "(FMI 3.0 §5); it needs a Co-Simulation or Model Exchange interface",
+                    spec.name, spec.fmu.string()));
   }
-  const fmi::FmiInterface interface = spec.interface.value_or(md.co_simulation ? fmi::FmiInterface::co_simulation
-                                                                               : fmi::FmiInterface::model_exchange);
+  const fmi::FmiInterface interface =
+      spec.interface.value_or(md.co_simulation ? fmi::FmiInterface::co_simulation : fmi::FmiInterface::model_exchange);
   if ((interface == fmi::FmiInterface::co_simulation && !md.co_simulation) ||
       (interface == fmi::FmiInterface::model_exchange && !md.model_exchange)) {
     throw Error(fmt::format("system '{}': FMU '{}' has no {} interface", spec.name, spec.fmu.string(),
                             fmi::to_string(interface)));
   }
   if (interface == fmi::FmiInterface::co_simulation && spec.integrator_given) {
-    throw Error(fmt::format("system '{}' is a Co-Simulation FMU: it embeds its own solver (set its parameters "
-                            "instead of 'integrator', or choose \"interface\": \"me\")",
-                            spec.name));
+    throw Error(
+        fmt::format("system '{}' is a Co-Simulation FMU: it embeds its own solver (set its parameters "
+                    "instead of 'integrator', or choose \"interface\": \"me\")",
+                    spec.name));
   }
   return interface;
+}
+
+/// The shape of the FMU's array `name`: an FMI 3.0 array variable's Dimensions (a structural
+/// parameter at the value the scenario gives it, else at its start), or, in an FMI 2.0 description,
+/// the largest index per dimension of the scalars "name[i,j,…]". Empty when the FMU has no such array.
+std::vector<std::size_t> declared_shape(const fmi::ModelDescription& md, const SystemSpec& spec,
+                                        const std::string& name) {
+  if (const int at = md.find(name); at >= 0 && !md.variables[static_cast<std::size_t>(at)].dimensions.empty()) {
+    fmi::ModelDescription patched = md;
+    for (fmi::ScalarVariable& v : patched.variables) {
+      const auto given = spec.parameters.find(v.name);
+      if (given != spec.parameters.end() && std::holds_alternative<double>(given->second)) {
+        v.start = fmt::format("{}", std::get<double>(given->second));
+      }
+    }
+    return patched.shape(patched.variables[static_cast<std::size_t>(at)]);
+  }
+  std::vector<std::size_t> shape;
+  const std::string prefix = name + "[";
+  for (const fmi::ScalarVariable& v : md.variables) {
+    if (!v.name.starts_with(prefix) || !v.name.ends_with("]")) continue;
+    std::vector<std::size_t> index;
+    std::string_view rest = std::string_view(v.name).substr(prefix.size(), v.name.size() - prefix.size() - 1);
+    for (std::size_t comma = 0; comma != std::string_view::npos; rest.remove_prefix(comma + 1)) {
+      comma = rest.find(',');
+      index.push_back(std::strtoull(std::string(rest.substr(0, comma)).c_str(), nullptr, 10));
+      if (comma == std::string_view::npos) break;
+    }
+    shape.resize(std::max(shape.size(), index.size()), 0);
+    for (std::size_t d = 0; d < index.size(); ++d) shape[d] = std::max(shape[d], index[d]);
+  }
+  return shape;
+}
+
+/// Parameters given as JSON arrays have the shape the FMU declares (the elements alone would set a
+/// part of a larger array and leave the rest at its start values without a word).
+void check_array_shapes(const SystemSpec& spec, const fmi::ModelDescription& md) {
+  for (const auto& [name, given] : spec.array_shapes) {
+    const std::vector<std::size_t> declared = declared_shape(md, spec, name);
+    if (declared.empty()) {
+      throw Error(fmt::format("system '{}': parameter '{}' is given as an array, but FMU '{}' has no array '{}'",
+                              spec.name, name, spec.fmu.string(), name));
+    }
+    if (declared != given) {
+      throw Error(fmt::format("system '{}': parameter '{}' is {} in FMU '{}'; the scenario gives {}", spec.name, name,
+                              fmt::join(declared, "×"), spec.fmu.string(), fmt::join(given, "×")));
+    }
+  }
 }
 
 /// SystemSpec "fmu": an FMU of any version, through the interface chosen (fmi/fmu_factory.hpp).
 std::unique_ptr<System> build_fmu_system(const SystemSpec& spec) {
   const fmi::ModelDescription md = fmi::read_model_description(spec.fmu);
+  check_array_shapes(spec, md);
   std::unique_ptr<System> system;
   if (fmu_interface(spec, md) == fmi::FmiInterface::model_exchange) {
     // the FMU's DefaultExperiment tolerance is the integrator's unless the scenario gives one
@@ -81,8 +136,10 @@ std::unique_ptr<System> build_fmu_system(const SystemSpec& spec) {
     system = fmi::make_cs_system(spec.name, spec.fmu, md);
   }
   for (const auto& [parameter, value] : spec.parameters) {
-    if (const auto* text = std::get_if<std::string>(&value)) system->set_string_parameter(parameter, *text);
-    else system->set_parameter(parameter, std::get<double>(value));
+    if (const auto* text = std::get_if<std::string>(&value))
+      system->set_string_parameter(parameter, *text);
+    else
+      system->set_parameter(parameter, std::get<double>(value));
   }
   return system;
 }
@@ -90,10 +147,17 @@ std::unique_ptr<System> build_fmu_system(const SystemSpec& spec) {
 /// SystemSpec "model": a built-in model (models/registry.hpp) under one of cosima's integrators.
 std::unique_ptr<System> build_native_system(const SystemSpec& spec) {
   auto ode = models::make_model(spec.model);
+  if (!spec.array_shapes.empty()) {
+    throw Error(
+        fmt::format("system '{}': parameter '{}' is given as an array; built-in model '{}' has scalar "
+                    "parameters only",
+                    spec.name, spec.array_shapes.begin()->first, spec.model));
+  }
   for (const auto& [parameter, value] : spec.parameters) {
     try {
       if (std::holds_alternative<std::string>(value)) {
-        throw Error(fmt::format("parameter '{}' is a number; \"{}\" is a text", parameter, std::get<std::string>(value)));
+        throw Error(
+            fmt::format("parameter '{}' is a number; \"{}\" is a text", parameter, std::get<std::string>(value)));
       }
       ode->set_parameter(parameter, std::get<double>(value));
     } catch (const Error& e) {
@@ -122,8 +186,8 @@ constexpr std::array<SystemKind, 3> kSystemKinds = {{
 }  // namespace
 
 std::unique_ptr<System> build_system(const SystemSpec& spec) {
-  const auto kind = std::find_if(kSystemKinds.begin(), kSystemKinds.end(),
-                                 [&](const SystemKind& k) { return k.selected(spec); });
+  const auto kind =
+      std::find_if(kSystemKinds.begin(), kSystemKinds.end(), [&](const SystemKind& k) { return k.selected(spec); });
   if (kind == kSystemKinds.end()) {
     throw Error(fmt::format("system '{}' names no \"model\", \"fmu\" or \"csv\"", spec.name));
   }
@@ -137,8 +201,9 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
 std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMethod& method) {
   auto system = build_system(spec);
   const CapabilitySet wanted = method.wanted(*system);
-  return emulate_missing(std::move(system), wanted,
-                         EmulationOptions{.substeps = spec.emulation_substeps, .derivatives = spec.emulation_derivatives});
+  return emulate_missing(
+      std::move(system), wanted,
+      EmulationOptions{.substeps = spec.emulation_substeps, .derivatives = spec.emulation_derivatives});
 }
 
 namespace {

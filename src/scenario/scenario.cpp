@@ -11,6 +11,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -111,6 +112,58 @@ ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const st
   if (value.is_number()) return value.get<double>();
   if (value.is_string()) return value.get<std::string>();
   reader.fail(fmt::format("'{}' must be a number, true/false or a text, not {}", path, json_text(value)));
+}
+
+/// The sizes of a JSON array along its first elements ([[1, 2, 3], [4, 5, 6]]: 2, 3).
+std::vector<std::size_t> json_shape(const Json& array) {
+  std::vector<std::size_t> shape;
+  for (const Json* level = &array; level->is_array() && !level->empty(); level = &level->front()) {
+    shape.push_back(level->size());
+  }
+  return shape;
+}
+
+/// Fails unless every row of `level` (at `depth` of `shape`) has the shape's length and the
+/// innermost rows hold values, not arrays.
+void check_rows(const Json& level, const std::vector<std::size_t>& shape, std::size_t depth,
+                std::vector<std::size_t>& index, const ObjectReader& reader, const std::string& path) {
+  const bool leaf = depth == shape.size();
+  if (leaf ? level.is_structured() : !level.is_array() || level.size() != shape[depth]) {
+    reader.fail(fmt::format("'{}' is not a {} array: at [{}] {}", path, fmt::join(shape, "×"),
+                            fmt::join(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(depth), ","),
+                            leaf               ? json_text(level) + " where a value belongs"
+                            : level.is_array() ? fmt::format("a row of {}", level.size())
+                                               : json_text(level)));
+  }
+  if (leaf) return;
+  for (std::size_t k = 0; k < level.size(); ++k) {
+    index[depth] = k + 1;
+    check_rows(level[k], shape, depth + 1, index, reader, path);
+  }
+}
+
+/// The elements of `array` (values, one nested array per dimension) as `out["name[i,j,…]"]`,
+/// 1-based and row-major: the element names of FMI 3.0 arrays (§2.4.7.2) and of Modelica arrays in
+/// FMI 2.0 descriptions. Returns the shape.
+std::vector<std::size_t> array_elements(const Json& array, const std::string& name, const ObjectReader& reader,
+                                        const std::string& path, std::map<std::string, ScalarValue>& out) {
+  const std::vector<std::size_t> shape = json_shape(array);
+  if (shape.empty()) reader.fail(fmt::format("'{}' is an empty array", path));
+  std::vector<std::size_t> index(shape.size(), 0);
+  check_rows(array, shape, 0, index, reader, path);
+  std::vector<std::size_t> at(shape.size(), 1);  // 1-based, the last dimension fastest
+  for (bool more = true; more;) {
+    const Json* element = &array;
+    for (const std::size_t i : at) element = &(*element)[i - 1];
+    const std::string suffix = fmt::format("[{}]", fmt::join(at, ","));
+    out[name + suffix] = scalar_value(*element, reader, path + suffix);
+    more = false;
+    for (std::size_t d = shape.size(); d-- > 0 && !more;) {
+      more = ++at[d] <= shape[d];
+      if (!more) at[d] = 1;
+    }
+  }
+  return shape;
 }
 
 /// "emulation_derivatives": "substeps" | "history" (system/emulation/emulated_system.hpp); absent: automatic.
@@ -222,7 +275,12 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
     const Json& parameters = reader.at("parameters");
     if (!parameters.is_object()) reader.fail(fmt::format("'systems.{}.parameters' must be an object", name));
     for (const auto& [key, value] : parameters.items()) {
-      spec.parameters[key] = scalar_value(value, reader, fmt::format("systems.{}.parameters.{}", name, key));
+      const std::string path = fmt::format("systems.{}.parameters.{}", name, key);
+      if (value.is_array()) {
+        spec.array_shapes[key] = array_elements(value, key, reader, path, spec.parameters);
+      } else {
+        spec.parameters[key] = scalar_value(value, reader, path);
+      }
     }
   }
   spec.integrator = reader.text("integrator", spec.integrator);

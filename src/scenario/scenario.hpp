@@ -77,6 +77,9 @@ struct SystemSpec {
   std::optional<fmi::FmiInterface> interface;
   bool integrator_given = false;  ///< "integrator", "integrator_options" present (not for a CS FMU)
   std::map<std::string, ScalarValue> parameters;
+  /// Parameters given as JSON arrays: name → shape. Their elements are in `parameters` as "name[i]" /
+  /// "name[i,j]" (1-based, row-major); the shape is checked against the FMU's when it is built.
+  std::map<std::string, std::vector<std::size_t>> array_shapes;
   /// Built-in models and Model Exchange FMUs (default cvode for those); a Co-Simulation FMU embeds
   /// its own solver.
   std::string integrator = "dopri5";

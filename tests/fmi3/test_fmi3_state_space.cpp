@@ -8,9 +8,10 @@
 
 #include <gtest/gtest.h>
 
-#include "fmu_fixtures.hpp"
 #include "fmi/common/fmu_archive.hpp"
+#include "fmu_fixtures.hpp"
 #include "scenario/run_scenario.hpp"
+#include "test_support.hpp"
 
 namespace cosima {
 namespace {
@@ -44,7 +45,9 @@ TEST(Fmi3StateSpace, TheDescriptionHasArrays) {
   for (const char* name : {"A", "B", "C", "D", "u", "y"}) {
     const int index = md.find(name);
     ASSERT_GE(index, 0) << name;
-    EXPECT_EQ(md.shape(md.variables[static_cast<std::size_t>(index)]).size(), std::string(name) == "u" || std::string(name) == "y" ? 1U : 2U) << name;
+    EXPECT_EQ(md.shape(md.variables[static_cast<std::size_t>(index)]).size(),
+              std::string(name) == "u" || std::string(name) == "y" ? 1U : 2U)
+        << name;
   }
 }
 
@@ -59,8 +62,8 @@ TEST(Fmi3StateSpace, TwoInFeedbackAgainstTheMonolithicSolution) {
     };
     // (FMI 3.0 has no input derivatives: ifosmondi-jfm's and missiles' interpolated inputs are
     // emulated by sub-steps, second order, hence 1e-5 where the FMI 2.0 FMU reaches 1e-6)
-    for (const Expectation& e : {Expectation{"jacobi", 2e-2}, Expectation{"ifosmondi-jfm", 1e-5},
-                                 Expectation{"missiles", 1e-5}}) {
+    for (const Expectation& e :
+         {Expectation{"jacobi", 2e-2}, Expectation{"ifosmondi-jfm", 1e-5}, Expectation{"missiles", 1e-5}}) {
       const ScenarioRun r = run(feedback(fmu_system()), {std::string("method.type=") + e.method});
       EXPECT_LT(mean_nl2(r, reference), e.bound) << e.method;
     }
@@ -89,6 +92,41 @@ TEST(Fmi3StateSpace, TheFmuIsTheNativeModel) {
     }
     EXPECT_LE(worst, 1e-12);
   }
+  EXPECT_TRUE(temp.empty());
+}
+
+TEST(Fmi3StateSpace, ArrayParametersAsJsonArraysAreTheirElements) {
+  const testing::PrivateTemp temp;
+  {
+    // row-major: A[1,1] A[1,2] / A[2,1] A[2,2]
+    const ScenarioRun by_element =
+        run(feedback(fmu_system()), {"systems.s1.parameters.A[1,2]=2", "systems.s1.parameters.A[2,1]=-3",
+                                     "systems.s1.parameters.A[2,2]=-0.5", "systems.s1.parameters.A[1,1]=0"});
+    const ScenarioRun by_array = run(feedback(fmu_system()), {"systems.s1.parameters.A=[[0, 2], [-3, -0.5]]"});
+    ASSERT_EQ(by_element.results->times().size(), by_array.results->times().size());
+    for (std::size_t r = 0; r < by_array.results->times().size(); ++r) {
+      for (std::size_t c = 0; c < by_array.results->labels().size(); ++c) {
+        ASSERT_EQ(by_element.results->value(r, c), by_array.results->value(r, c)) << r << ", " << c;
+      }
+    }
+    const ScenarioRun original = run(feedback(fmu_system()), {});
+    EXPECT_NE(original.results->value(original.results->times().size() - 1, 0),
+              by_array.results->value(by_array.results->times().size() - 1, 0));
+  }
+  const auto refused = [](const std::string& override) {
+    return testing::error_of([&] { (void)run(feedback(fmu_system()), {override}); });
+  };
+  const std::string small = refused("systems.s1.parameters.A=[1, 2]");
+  EXPECT_NE(small.find("parameter 'A' is 2×2 in FMU"), std::string::npos) << small;
+  EXPECT_NE(small.find("the scenario gives 2"), std::string::npos) << small;
+  const std::string ragged = refused("systems.s1.parameters.A=[[1, 2], [3]]");
+  EXPECT_NE(ragged.find("'systems.s1.parameters.A' is not a 2×2 array: at [2] a row of 1"), std::string::npos)
+      << ragged;
+  const std::string deeper = refused("systems.s1.parameters.A=[[1, 2], [3, [4]]]");
+  EXPECT_NE(deeper.find("at [2,2] [4] where a value belongs"), std::string::npos) << deeper;
+  const std::string none = refused("systems.s1.parameters.Q=[1, 2]");
+  EXPECT_NE(none.find("has no array 'Q'"), std::string::npos) << none;
+  EXPECT_NE(refused("systems.s1.parameters.A=[]").find("is an empty array"), std::string::npos);
   EXPECT_TRUE(temp.empty());
 }
 
