@@ -70,20 +70,12 @@ fmi::FmiInterface fmu_interface(const SystemSpec& spec, const fmi::ModelDescript
   return interface;
 }
 
-/// The shape of the FMU's array `name`: an FMI 3.0 array variable's Dimensions (a structural
-/// parameter at the value the scenario gives it, else at its start), or, in an FMI 2.0 description,
-/// the largest index per dimension of the scalars "name[i,j,…]". Empty when the FMU has no such array.
-std::vector<std::size_t> declared_shape(const fmi::ModelDescription& md, const SystemSpec& spec,
-                                        const std::string& name) {
+/// The shape of the FMU's array `name`: an FMI 3.0 array variable's Dimensions (structural
+/// parameters stay at their start values), or, in an FMI 2.0 description, the largest index per
+/// dimension of the scalars "name[i,j,…]". Empty when the FMU has no such array.
+std::vector<std::size_t> declared_shape(const fmi::ModelDescription& md, const std::string& name) {
   if (const int at = md.find(name); at >= 0 && !md.variables[static_cast<std::size_t>(at)].dimensions.empty()) {
-    fmi::ModelDescription patched = md;
-    for (fmi::ScalarVariable& v : patched.variables) {
-      const auto given = spec.parameters.find(v.name);
-      if (given != spec.parameters.end() && std::holds_alternative<double>(given->second)) {
-        v.start = fmt::format("{}", std::get<double>(given->second));
-      }
-    }
-    return patched.shape(patched.variables[static_cast<std::size_t>(at)]);
+    return md.shape(md.variables[static_cast<std::size_t>(at)]);
   }
   std::vector<std::size_t> shape;
   const std::string prefix = name + "[";
@@ -106,7 +98,7 @@ std::vector<std::size_t> declared_shape(const fmi::ModelDescription& md, const S
 /// part of a larger array and leave the rest at its start values without a word).
 void check_array_shapes(const SystemSpec& spec, const fmi::ModelDescription& md) {
   for (const auto& [name, given] : spec.array_shapes) {
-    const std::vector<std::size_t> declared = declared_shape(md, spec, name);
+    const std::vector<std::size_t> declared = declared_shape(md, name);
     if (declared.empty()) {
       throw Error(fmt::format("system '{}': parameter '{}' is given as an array, but FMU '{}' has no array '{}'",
                               spec.name, name, spec.fmu.string(), name));
