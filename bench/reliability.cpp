@@ -75,6 +75,7 @@ void measure_setup(const std::string& text, const BenchOptions& options, Scaling
 /// millisecond is at the mercy of the host); then a short run of each.
 std::vector<ScalingPoint> measure_chains(const std::vector<cosima::Json>& docs, const BenchOptions& options) {
   std::vector<std::string> texts;
+  texts.reserve(docs.size());
   for (const cosima::Json& doc : docs) texts.push_back(doc.dump());
   std::vector<ScalingPoint> points(
       docs.size(),

@@ -230,6 +230,7 @@ bool continuously_coupled(const ModularModel& model) {
 MethodChoice choose_for(const Scenario& scenario, const std::string& request) {
   const ModularModel model = build_model(scenario);
   std::vector<const System*> view;
+  view.reserve(static_cast<std::size_t>(model.system_count()));
   for (int s = 0; s < model.system_count(); ++s) view.push_back(&model.system(s));
   return choose_method(request, view, continuously_coupled(model));
 }

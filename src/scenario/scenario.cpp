@@ -147,7 +147,7 @@ void check_rows(const Json& level, const std::vector<std::size_t>& shape, std::s
 /// FMI 2.0 descriptions. Returns the shape.
 std::vector<std::size_t> array_elements(const Json& array, const std::string& name, const ObjectReader& reader,
                                         const std::string& path, std::map<std::string, ScalarValue>& out) {
-  const std::vector<std::size_t> shape = json_shape(array);
+  std::vector<std::size_t> shape = json_shape(array);
   if (shape.empty()) reader.fail(fmt::format("'{}' is an empty array", path));
   std::vector<std::size_t> index(shape.size(), 0);
   check_rows(array, shape, 0, index, reader, path);
