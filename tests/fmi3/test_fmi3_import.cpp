@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "fmi/common/fmu_archive.hpp"
 #include "fmi/fmu_info.hpp"
 #include "fmi/v2/cs/fmi2_cs_system.hpp"
@@ -72,6 +73,24 @@ const char* kTwoTypes = R"({
 
 // --- types and arrays --------------------------------------------------------------------------------
 
+TEST(Fmi3Types, A64BitOutputBeyondWhatADoubleHoldsIsWarnedAboutOnce) {
+  const PrivateTemp temp;
+  const auto warnings_about = [](const std::string& what) {
+    int count = 0;
+    for (const auto& w : logged_warnings()) count += w.find(what) != std::string::npos ? 1 : 0;
+    return count;
+  };
+  const std::string inexact =
+      "system 'a': UInt64 variable 'y_UInt64' is 10000000000000000001, which cosima carries "
+      "as the double 10000000000000000000";
+  // 10¹⁹ is a double exactly (5¹⁹ < 2⁵³); y = u + 1 is not
+  (void)run(document(kTwoTypes), {"inputs.a.u_UInt64=10000000000000000000", "stop=0.3"});
+  EXPECT_EQ(warnings_about(inexact), 1);  // a's output, once over its 4 communication points
+  EXPECT_EQ(warnings_about("Int64 variable 'y_Int64'"), 0);
+  EXPECT_EQ(warnings_about("system 'b': UInt64"), 1);  // b's y = 10¹⁹ + 1 again, from the rounded 10¹⁹
+  EXPECT_TRUE(temp.empty());
+}
+
 TEST(Fmi3Types, EveryTypeCrossesAConnectionExactly) {
   const PrivateTemp temp;
   for (const char* method : {"jacobi", "gauss-seidel"}) {
@@ -130,7 +149,8 @@ TEST(Fmi3Types, RangesAndShapesAreChecked) {
   EXPECT_NE(what.find("'n' is a structural parameter"), std::string::npos) << what;
   // an element of an array parameter: P[2,3] (→ M[2,3]); a whole array or an element outside is refused
   {
-    const ScenarioRun r = run(document(kTwoTypes), {"systems.a.parameters.P[2,3]=-1.5", "systems.a.parameters.P[1,1]=7"});
+    const ScenarioRun r =
+        run(document(kTwoTypes), {"systems.a.parameters.P[2,3]=-1.5", "systems.a.parameters.P[1,1]=7"});
     EXPECT_EQ(at(r, "a.M[2,3]", 3), -1.5);
     EXPECT_EQ(at(r, "a.M[1,1]", 3), 7.0);
     EXPECT_EQ(at(r, "a.M[1,2]", 3), 2.0);
@@ -350,8 +370,9 @@ TEST(Fmi3BadInput, EachDefectIsAClearErrorAndLeavesNoTempFile) {
           {binary, so}},
          {"Dimension"});
   expect("huge.fmu",
-         {{"modelDescription.xml", replaced(xml, "reset to 0 at t_event\"/>",
-                                            "reset to 0 at t_event\"><Dimension start=\"4000000\"/><Dimension start=\"4000000\"/></Float64>")},
+         {{"modelDescription.xml",
+           replaced(xml, "reset to 0 at t_event\"/>",
+                    "reset to 0 at t_event\"><Dimension start=\"4000000\"/><Dimension start=\"4000000\"/></Float64>")},
           {binary, so}},
          {"variable 'x' has more than 1000000 elements"});
   expect("element.fmu",

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "fmi/common/fmu_instance.hpp"
@@ -162,6 +163,10 @@ class Fmi3Instance final : public fmi::FmuInstance {
   };
   std::vector<Saved> saved_;
   mutable std::vector<std::byte> scratch_;  ///< typed values of one call, sized once
+  /// 64-bit integers read beyond what a double holds exactly: each warned about once.
+  template <class T>
+  void warn_if_inexact(const TypedPorts& batch, const T* values, const char* type) const;
+  mutable std::set<unsigned int> inexact_reported_;  ///< value references warned about
   mutable std::vector<fmi3Int32> orders_;
   std::map<unsigned int, std::vector<double>> array_parameters_;  ///< by value reference: what was set
 };
