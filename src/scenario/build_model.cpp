@@ -292,6 +292,30 @@ void prefer_model_exchange(Scenario& scenario, const std::string& request, Metho
   choice = std::move(better);
 }
 
+/// A constant input given as a JSON array covers the whole array port: as many elements as the
+/// system's inputs named "port[…]" (each element given exists: set_constant_input checked it).
+void check_input_array_sizes(const Scenario& scenario, const ModularModel& model) {
+  for (const auto& [label, shape] : scenario.input_array_shapes) {
+    std::size_t given = 1;
+    for (const std::size_t size : shape) given *= size;
+    for (auto dot = label.rfind('.'); dot != std::string::npos && dot > 0; dot = label.rfind('.', dot - 1)) {
+      const int s = model.system_index(std::string_view(label).substr(0, dot));
+      if (s < 0) continue;
+      const std::string prefix = label.substr(dot + 1) + "[";
+      const auto& inputs = model.system(s).input_names();
+      const auto declared =
+          static_cast<std::size_t>(std::count_if(inputs.begin(), inputs.end(), [&](const std::string& n) {
+            return n.starts_with(prefix) && n.ends_with("]");
+          }));
+      if (declared != given) {
+        throw Error(fmt::format("input '{}' has {} elements; the scenario gives {} ({})", label, declared, given,
+                                fmt::join(shape, "×")));
+      }
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 bool resolve_auto_method(Scenario& scenario) {
@@ -337,6 +361,7 @@ ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {
   for (const auto& [port, value] : scenario.constant_inputs) {
     std::visit([&, &port = port](const auto& v) { model.set_constant_input(port, v); }, value);
   }
+  check_input_array_sizes(scenario, model);
   drive_inputs_set_as_parameters(scenario, model);
   model.set_strict_inputs(scenario.strict_inputs);
   model.finalize();

@@ -486,6 +486,45 @@ std::vector<SystemSpec> parse_systems(const Json& systems, const std::filesystem
 
 }  // namespace
 
+/// "connections": [["sys.output", "sys.input"], {"from": …, "to": …, "scale": …}, …].
+std::vector<ConnectionSpec> parse_connections(const ObjectReader& top, const std::filesystem::path& file) {
+  std::vector<ConnectionSpec> read;
+  const Json& connections = top.at("connections");
+  if (!connections.is_array()) top.fail("'connections' must be an array of [\"sys.output\", \"sys.input\"]");
+  for (const Json& c : connections) {
+    if (c.is_object()) {
+      const ObjectReader connection(c, "connections[]", file, {"from", "to", "convert", "scale", "offset"});
+      if (!connection.has("from") || !connection.has("to")) {
+        top.fail(fmt::format("connection {} needs \"from\" and \"to\"", json_text(c)));
+      }
+      read.push_back({connection.text("from", ""),
+                      connection.text("to", ""),
+                      connection.flag("convert", false),
+                      {connection.number("scale", 1.0), connection.number("offset", 0.0)}});
+      continue;
+    }
+    if (!c.is_array() || c.size() != 2 || !c[0].is_string() || !c[1].is_string()) {
+      top.fail(fmt::format("connection {} must be [\"sys.output\", \"sys.input\"] or {{\"from\": …, \"to\": …}}",
+                           json_text(c)));
+    }
+    read.push_back({c[0].get<std::string>(), c[1].get<std::string>(), false, {}});
+  }
+  return read;
+}
+
+/// "inputs": {"sys.input": value or array of values}.
+void parse_constant_inputs(const ObjectReader& top, Scenario& scenario) {
+  const Json& inputs = top.at("inputs");
+  if (!inputs.is_object()) top.fail("'inputs' must be an object {\"sys.input\": value}");
+  for (const auto& [port, value] : inputs.items()) {
+    if (value.is_array()) {
+      scenario.input_array_shapes[port] = array_elements(value, port, top, "inputs." + port, scenario.constant_inputs);
+    } else {
+      scenario.constant_inputs[port] = scalar_value(value, top, "inputs." + port);
+    }
+  }
+}
+
 Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
   const ObjectReader top(document, "", file,
                          {"name", "description", "start", "stop", "systems", "connections", "inputs", "method",
@@ -502,34 +541,8 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
     top.fail("'systems' must be a non-empty object of named systems");
   }
   scenario.systems = parse_systems(top.at("systems"), file);
-  if (top.has("connections")) {
-    const Json& connections = top.at("connections");
-    if (!connections.is_array()) top.fail("'connections' must be an array of [\"sys.output\", \"sys.input\"]");
-    for (const Json& c : connections) {
-      if (c.is_object()) {
-        const ObjectReader connection(c, "connections[]", file, {"from", "to", "convert", "scale", "offset"});
-        if (!connection.has("from") || !connection.has("to")) {
-          top.fail(fmt::format("connection {} needs \"from\" and \"to\"", json_text(c)));
-        }
-        scenario.connections.push_back({connection.text("from", ""),
-                                        connection.text("to", ""),
-                                        connection.flag("convert", false),
-                                        {connection.number("scale", 1.0), connection.number("offset", 0.0)}});
-        continue;
-      }
-      if (!c.is_array() || c.size() != 2 || !c[0].is_string() || !c[1].is_string()) {
-        top.fail(fmt::format("connection {} must be [\"sys.output\", \"sys.input\"] or {{\"from\": …, \"to\": …}}",
-                             json_text(c)));
-      }
-      scenario.connections.push_back({c[0].get<std::string>(), c[1].get<std::string>(), false, {}});
-    }
-  }
-  if (top.has("inputs")) {
-    const Json& inputs = top.at("inputs");
-    if (!inputs.is_object()) top.fail("'inputs' must be an object {\"sys.input\": value}");
-    for (const auto& [port, value] : inputs.items())
-      scenario.constant_inputs[port] = scalar_value(value, top, "inputs." + port);
-  }
+  if (top.has("connections")) scenario.connections = parse_connections(top, file);
+  if (top.has("inputs")) parse_constant_inputs(top, scenario);
   scenario.method = top.has("method") ? top.at("method") : Json::object();
   if (!scenario.method.is_object()) top.fail("'method' must be an object");
   if (!scenario.method.contains("type")) scenario.method["type"] = "jacobi";

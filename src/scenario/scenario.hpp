@@ -46,30 +46,28 @@
 
 #include "io/json.hpp"
 
+#include "fmi/common/model_description.hpp"
 #include "model/modular_model.hpp"
 #include "simulation/simulation.hpp"
-#include "fmi/common/model_description.hpp"
 #include "system/emulation/emulated_system.hpp"
 #include "system/native/integrator.hpp"
 
 namespace cosima {
-
-
 
 /// A parameter or constant input as written: a number (Booleans as 1/0) or a text.
 using ScalarValue = std::variant<double, std::string>;
 
 struct ConnectionSpec {
   std::string from, to;
-  bool convert = false;  ///< allow a numeric conversion between different port types
+  bool convert = false;       ///< allow a numeric conversion between different port types
   LinearTransform transform;  ///< "scale", "offset": to = scale·from + offset
 };
 
 struct SystemSpec {
   std::string name;
-  std::string model;                  ///< built-in model name, or
-  std::filesystem::path fmu;          ///< FMU file, resolved (see resolve_fmu_path), or
-  std::filesystem::path csv;          ///< a signal source's table (system/source/csv_source.hpp), resolved
+  std::string model;          ///< built-in model name, or
+  std::filesystem::path fmu;  ///< FMU file, resolved (see resolve_fmu_path), or
+  std::filesystem::path csv;  ///< a signal source's table (system/source/csv_source.hpp), resolved
   /// A signal source's "interpolation": column → "linear" | "hold"; "default" for the others.
   std::map<std::string, std::string> interpolation;
   /// FMU only: "interface": "cs" | "me". Unset: Co-Simulation when the FMU has it, else Model
@@ -105,10 +103,13 @@ struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implici
   std::vector<SystemSpec> systems;
   std::vector<ConnectionSpec> connections;
   std::map<std::string, ScalarValue> constant_inputs;
+  /// Constant inputs given as JSON arrays: "system.port" → shape; the elements are in constant_inputs
+  /// as "system.port[i,j]", and the system's array must have as many.
+  std::map<std::string, std::vector<std::size_t>> input_array_shapes;
   std::string log_level;  ///< error | warning | info | debug; empty: as set by the caller
   /// "strict_inputs": refuse unconnected inputs instead of holding them at their start values.
   bool strict_inputs = false;
-  Json method;  ///< {"type": ..., options...}
+  Json method;                ///< {"type": ..., options...}
   std::string method_choice;  ///< why, when "auto" chose the method (resolve_auto_method)
   /// The values cosima chose where neither the scenario nor the FMUs gave one ("method.dt = 0.002:
   /// (stop − start)/500, …"); each was also said as a warning. In the stats as "guessed".
@@ -131,7 +132,8 @@ void apply_override(Json& document, const std::string& assignment);
 /// Parses a scenario document; `file` names it in errors and anchors relative FMU paths.
 Scenario parse_scenario(const Json& document, const std::filesystem::path& file);
 /// A scenario document before overrides, and what its files live in (Scenario::resources).
-struct ScenarioDocument {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this aggregate
+struct ScenarioDocument {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this
+                           // aggregate
   Json document;
   std::shared_ptr<const void> resources;
   std::vector<std::string> guessed;  ///< values chosen for the document (Scenario::guessed)

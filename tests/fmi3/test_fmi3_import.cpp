@@ -73,6 +73,28 @@ const char* kTwoTypes = R"({
 
 // --- types and arrays --------------------------------------------------------------------------------
 
+TEST(Fmi3Types, AnArrayInputIsGivenAsAJsonArray) {
+  const PrivateTemp temp;
+  {
+    Json doc = document(kTwoTypes);
+    for (const char* element : {"a.ua[1]", "a.ua[2]", "a.ua[3]"}) doc["inputs"].erase(element);
+    doc["inputs"]["a.ua"] = Json::parse("[1, 2, 3]");
+    const ScenarioRun by_array = run(doc);
+    const ScenarioRun by_element = run(document(kTwoTypes));
+    for (int i = 1; i <= 3; ++i) {
+      const std::string label = fmt::format("b.ya[{}]", i);
+      EXPECT_EQ(by_array.results->column(label), by_element.results->column(label)) << label;
+    }
+    doc["inputs"]["a.ua"] = Json::parse("[1, 2]");
+    const std::string fewer = error_of([&] { (void)run(doc); });
+    EXPECT_NE(fewer.find("input 'a.ua' has 3 elements; the scenario gives 2"), std::string::npos) << fewer;
+    doc["inputs"]["a.ua"] = Json::parse("[1, 2, 3, 4]");
+    const std::string more = error_of([&] { (void)run(doc); });
+    EXPECT_NE(more.find("ua[4]"), std::string::npos) << more;
+  }
+  EXPECT_TRUE(temp.empty());
+}
+
 TEST(Fmi3Types, A64BitOutputBeyondWhatADoubleHoldsIsWarnedAboutOnce) {
   const PrivateTemp temp;
   const auto warnings_about = [](const std::string& what) {
