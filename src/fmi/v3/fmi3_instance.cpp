@@ -1,11 +1,11 @@
 #include "fmi/v3/fmi3_instance.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <type_traits>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -71,26 +71,21 @@ std::optional<std::vector<fmi3Byte>> from_hex(std::string_view text) {
 
 CallStatus call_status(fmi3Status status) {
   switch (status) {
-    case fmi3OK:
-      return CallStatus::ok;
-    case fmi3Warning:
-      return CallStatus::warning;
-    case fmi3Discard:
-      return CallStatus::discard;
-    case fmi3Fatal:
-      return CallStatus::fatal;
-    default:
-      return CallStatus::error;
+    case fmi3OK: return CallStatus::ok;
+    case fmi3Warning: return CallStatus::warning;
+    case fmi3Discard: return CallStatus::discard;
+    case fmi3Fatal: return CallStatus::fatal;
+    default: return CallStatus::error;
   }
 }
 
 namespace {
 const fmi::FmuInstance::ApiNames kFmi3Names{.prefix = "fmi3",
-                                            .unusable_after_error = "FMI 3.0 §2.2.3",
-                                            .set_values = "fmi3SetXXX",
-                                            .set_string = "fmi3SetString",
-                                            .get_string = "fmi3GetString",
-                                            .update_discrete_states = "fmi3UpdateDiscreteStates"};
+                                       .unusable_after_error = "FMI 3.0 §2.2.3",
+                                       .set_values = "fmi3SetXXX",
+                                       .set_string = "fmi3SetString",
+                                       .get_string = "fmi3GetString",
+                                       .update_discrete_states = "fmi3UpdateDiscreteStates"};
 }  // namespace
 
 Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::path& fmu, FmiInterface interface)
@@ -277,7 +272,7 @@ void Fmi3Instance::exit_initialization() {
   const ForeignCallScope in = enter("fmi3ExitInitializationMode", start_time());
   check(f_.exit_initialization_mode(instance_), "fmi3ExitInitializationMode");
   set_in_initialization(false, start_time());
-  set_initialized();       // Terminate is due from here on, not in Initialization Mode
+  set_initialized();  // Terminate is due from here on, not in Initialization Mode
   rearm_crash_handlers();  // ... or when initialized
   if (event_mode_used_) {
     // FMI 3.0 §4.2: with eventModeUsed, Co-Simulation leaves Initialization Mode into Event Mode
@@ -340,9 +335,7 @@ void Fmi3Instance::get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd
   fmi3Status status = fmi3OK;
   const char* call = "fmi3GetFloat64";
   switch (batch.access) {
-    case VariableType::real:
-      status = get_into(f_.get_float64, instance_, batch, scratch<fmi3Float64>(n), y);
-      break;
+    case VariableType::real: status = get_into(f_.get_float64, instance_, batch, scratch<fmi3Float64>(n), y); break;
     case VariableType::float32:
       call = "fmi3GetFloat32";
       status = get_into(f_.get_float32, instance_, batch, scratch<fmi3Float32>(n), y);
@@ -385,8 +378,7 @@ void Fmi3Instance::get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd
       call = "fmi3GetBoolean";
       status = get_into(f_.get_boolean, instance_, batch, scratch<fmi3Boolean>(n), y);
       break;
-    default:
-      return;
+    default: return;
   }
   check(status, call);
 }
@@ -456,8 +448,7 @@ void Fmi3Instance::set_typed(const TypedPorts& batch, fmi::PortValues u) {
       status = set_from(f_.set_boolean, instance_, batch, scratch<fmi3Boolean>(n), u,
                         [this](double v, int port) { return integral_input(v, port) != 0.0; });
       break;
-    default:
-      return;
+    default: return;
   }
   check(status, call);
 }
@@ -469,39 +460,17 @@ void Fmi3Instance::set_scalar(const ScalarVariable& v, double value) {
     check(function(instance_, &v.value_reference, 1, &typed, 1), call);
   };
   switch (access_type(v.type)) {
-    case VariableType::real:
-      set(f_.set_float64, value, "fmi3SetFloat64");
-      break;
-    case VariableType::float32:
-      set(f_.set_float32, static_cast<fmi3Float32>(value), "fmi3SetFloat32");
-      break;
-    case VariableType::int8:
-      set(f_.set_int8, static_cast<fmi3Int8>(value), "fmi3SetInt8");
-      break;
-    case VariableType::uint8:
-      set(f_.set_uint8, static_cast<fmi3UInt8>(value), "fmi3SetUInt8");
-      break;
-    case VariableType::int16:
-      set(f_.set_int16, static_cast<fmi3Int16>(value), "fmi3SetInt16");
-      break;
-    case VariableType::uint16:
-      set(f_.set_uint16, static_cast<fmi3UInt16>(value), "fmi3SetUInt16");
-      break;
-    case VariableType::integer:
-      set(f_.set_int32, static_cast<fmi3Int32>(value), "fmi3SetInt32");
-      break;
-    case VariableType::uint32:
-      set(f_.set_uint32, static_cast<fmi3UInt32>(value), "fmi3SetUInt32");
-      break;
-    case VariableType::int64:
-      set(f_.set_int64, static_cast<fmi3Int64>(value), "fmi3SetInt64");
-      break;
-    case VariableType::uint64:
-      set(f_.set_uint64, static_cast<fmi3UInt64>(value), "fmi3SetUInt64");
-      break;
-    case VariableType::boolean:
-      set(f_.set_boolean, static_cast<fmi3Boolean>(value != 0.0), "fmi3SetBoolean");
-      break;
+    case VariableType::real: set(f_.set_float64, value, "fmi3SetFloat64"); break;
+    case VariableType::float32: set(f_.set_float32, static_cast<fmi3Float32>(value), "fmi3SetFloat32"); break;
+    case VariableType::int8: set(f_.set_int8, static_cast<fmi3Int8>(value), "fmi3SetInt8"); break;
+    case VariableType::uint8: set(f_.set_uint8, static_cast<fmi3UInt8>(value), "fmi3SetUInt8"); break;
+    case VariableType::int16: set(f_.set_int16, static_cast<fmi3Int16>(value), "fmi3SetInt16"); break;
+    case VariableType::uint16: set(f_.set_uint16, static_cast<fmi3UInt16>(value), "fmi3SetUInt16"); break;
+    case VariableType::integer: set(f_.set_int32, static_cast<fmi3Int32>(value), "fmi3SetInt32"); break;
+    case VariableType::uint32: set(f_.set_uint32, static_cast<fmi3UInt32>(value), "fmi3SetUInt32"); break;
+    case VariableType::int64: set(f_.set_int64, static_cast<fmi3Int64>(value), "fmi3SetInt64"); break;
+    case VariableType::uint64: set(f_.set_uint64, static_cast<fmi3UInt64>(value), "fmi3SetUInt64"); break;
+    case VariableType::boolean: set(f_.set_boolean, static_cast<fmi3Boolean>(value != 0.0), "fmi3SetBoolean"); break;
     default:
       throw Error(
           fmt::format("{}: cannot set '{}' ({}) from a number", where(), v.name, description().type_name(v.type)));
