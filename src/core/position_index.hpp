@@ -19,6 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
 namespace cosima {
 
 class PositionIndex {
@@ -44,13 +48,14 @@ class PositionIndex {
   /// The sequence now holds `n` names, one more than the index: the last is added.
   template <class NameAt>
   void append(std::size_t n, const NameAt& name_at) {
-    if (n != indexed_ + 1 || 2 * n > slots_.size()) return rebuild(n, name_at);
+    if (n != indexed_ + 1 || 2 * n > slots_.size() || n >= kMaxNames) return rebuild(n, name_at);
     place(n - 1, name_at);
     indexed_ = n;
   }
 
   template <class NameAt>
   void rebuild(std::size_t n, const NameAt& name_at) {
+    if (n >= kMaxNames) throw Error(fmt::format("{} names exceed what a name index holds ({})", n, kMaxNames - 1));
     std::size_t capacity = 64;
     while (capacity < 2 * n) capacity *= 2;
     slots_.assign(capacity, 0);
@@ -64,6 +69,8 @@ class PositionIndex {
   }
 
  private:
+  static constexpr std::size_t kMaxNames = 0xffffffffU;  ///< a slot holds position + 1 in 32 bits
+
   static std::uint64_t hash(std::string_view name) noexcept { return std::hash<std::string_view>{}(name); }
 
   template <class NameAt>

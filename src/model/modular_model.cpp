@@ -24,31 +24,41 @@ int ModularModel::add_system(std::unique_ptr<System> system) {
     throw Error(fmt::format("system name '{}' must be non-empty, and its '.'s must separate names", name));
   }
   if (system_index(system->name()) >= 0) throw Error(fmt::format("two systems are named '{}'", system->name()));
+  system_names_.push_back(name);
   systems_.push_back(std::move(system));
-  system_by_name_.append(systems_.size(), [this](std::size_t k) -> const std::string& { return systems_[k]->name(); });
+  system_by_name_.append(systems_.size(), [this](std::size_t k) -> const std::string& { return system_names_[k]; });
   finalized_ = false;
   return system_count() - 1;
 }
 
 int ModularModel::system_index(std::string_view name) const {
   const std::size_t at =
-      system_by_name_.find(name, [this](std::size_t k) -> const std::string& { return systems_[k]->name(); });
+      system_by_name_.find(name, [this](std::size_t k) -> const std::string& { return system_names_[k]; });
   return at == PositionIndex::npos ? -1 : static_cast<int>(at);
 }
 
-std::vector<ModularModel::LabelSplit> ModularModel::split_label(std::string_view label) const {
-  std::vector<LabelSplit> splits;
+void ModularModel::LabelSplits::push_back(const LabelSplit& split) {
+  if (size_ < inline_.size()) {
+    inline_[size_++] = split;
+    return;
+  }
+  if (more_.empty()) more_.assign(inline_.begin(), inline_.end());
+  more_.push_back(split);
+  ++size_;
+}
+
+ModularModel::LabelSplits ModularModel::split_label(std::string_view label) const {
+  LabelSplits splits;
   for (auto dot = label.rfind('.'); dot != std::string_view::npos && dot > 0; dot = label.rfind('.', dot - 1)) {
     if (const int s = system_index(label.substr(0, dot)); s >= 0) splits.push_back({s, label.substr(dot + 1)});
   }
   return splits;
 }
 
-PortRef ModularModel::resolve(std::string_view label, bool want_output) const {
+PortRef ModularModel::resolve(std::string_view label, const LabelSplits& splits, bool want_output) const {
   if (label.find('.') == std::string_view::npos) {
     throw Error(fmt::format("port '{}' must be written 'system.port'", label));
   }
-  const auto splits = split_label(label);
   if (splits.empty()) {
     std::vector<std::string> names;
     for (const auto& sys : systems_) names.push_back(sys->name());
@@ -100,8 +110,8 @@ std::vector<std::string> array_elements(const std::vector<std::string>& names, s
 }  // namespace
 
 std::optional<std::vector<std::pair<std::string, std::string>>> ModularModel::array_connection(
-    std::string_view output, std::string_view input) const {
-  const auto out_splits = split_label(output), in_splits = split_label(input);
+    std::string_view output, const LabelSplits& out_splits, std::string_view input,
+    const LabelSplits& in_splits) const {
   if (out_splits.size() != 1 || in_splits.size() != 1) return std::nullopt;  // not a system, or ambiguous
   const System& from = system(out_splits.front().system);
   const System& to = system(in_splits.front().system);
@@ -126,7 +136,8 @@ std::optional<std::vector<std::pair<std::string, std::string>>> ModularModel::ar
 
 void ModularModel::connect(std::string_view output, std::string_view input, bool convert, LinearTransform transform) {
   // whole arrays of equal shape: element by element
-  if (const auto pairs = array_connection(output, input)) {
+  const LabelSplits out_splits = split_label(output), in_splits = split_label(input);
+  if (const auto pairs = array_connection(output, out_splits, input, in_splits)) {
     for (const auto& [from, to] : *pairs) connect(from, to, convert, transform);
     return;
   }
@@ -134,7 +145,7 @@ void ModularModel::connect(std::string_view output, std::string_view input, bool
     throw Error(fmt::format("connection {} -> {}: scale {} and offset {} must be finite", output, input,
                             transform.scale, transform.offset));
   }
-  const PortRef from = resolve(output, true), to = resolve(input, false);
+  const PortRef from = resolve(output, out_splits, true), to = resolve(input, in_splits, false);
   const PortInfo& out = system(from.system).output_info(from.port);
   const PortInfo& in = system(to.system).input_info(to.port);
   const bool same_type = out.kind == in.kind && (out.kind != PortKind::enumeration || out.declared_type.empty() ||
@@ -209,24 +220,31 @@ void ModularModel::finalize() {
   collect_transforms();
   mark_held_inputs();
   hold_undriven_at_start_values();
+  input_infos_.clear();  // they point into the systems: read during finalize() only
+  output_infos_.clear();
   finalized_ = true;
 }
 
 void ModularModel::lay_out_ports() {
+  // one pass over the systems: each is an object of its own, and at 10⁵ systems every pass over
+  // them misses the cache once per system; the later steps read the port infos gathered here
   input_offsets_.assign(1, 0);
   output_offsets_.assign(1, 0);
-  has_feedthrough_ = false;
-  for (const auto& sys : systems_) {
-    for (int o = 0; o < sys->output_count(); ++o) {
-      for (int i = 0; i < sys->input_count(); ++i)
-        has_feedthrough_ = has_feedthrough_ || sys->output_depends_on_input(o, i);
-    }
-  }
   input_owner_.clear();
   output_owner_.clear();
+  input_infos_.clear();
+  output_infos_.clear();
+  has_feedthrough_ = false;
   for (std::size_t s = 0; s < systems_.size(); ++s) {
-    input_offsets_.push_back(input_offsets_.back() + systems_[s]->input_count());
-    output_offsets_.push_back(output_offsets_.back() + systems_[s]->output_count());
+    const System& sys = *systems_[s];
+    const int inputs = sys.input_count(), outputs = sys.output_count();
+    for (int o = 0; o < outputs && !has_feedthrough_; ++o) {
+      for (int i = 0; i < inputs && !has_feedthrough_; ++i) has_feedthrough_ = sys.output_depends_on_input(o, i);
+    }
+    for (int i = 0; i < inputs; ++i) input_infos_.push_back(&sys.input_info(i));
+    for (int o = 0; o < outputs; ++o) output_infos_.push_back(&sys.output_info(o));
+    input_offsets_.push_back(input_offsets_.back() + inputs);
+    output_offsets_.push_back(output_offsets_.back() + outputs);
     input_owner_.resize(static_cast<std::size_t>(input_offsets_.back()), static_cast<int>(s));
     output_owner_.resize(static_cast<std::size_t>(output_offsets_.back()), static_cast<int>(s));
   }
@@ -275,11 +293,10 @@ void ModularModel::mark_held_inputs() {
   held_of_system_.assign(systems_.size(), {});
   for (int i = 0; i < total_inputs(); ++i) {
     const int s = system_of_input(i);
-    const PortInfo& in = system(s).input_info(i - input_offset(s));
+    const PortInfo& in = *input_infos_[static_cast<std::size_t>(i)];
     bool held = in.kind != PortKind::real || !in.continuous;
     if (const int source = input_sources_[static_cast<std::size_t>(i)]; source >= 0) {
-      const int from = system_of_output(source);
-      const PortInfo& out = system(from).output_info(source - output_offset(from));
+      const PortInfo& out = *output_infos_[static_cast<std::size_t>(source)];
       held = held || out.kind != PortKind::real || !out.continuous;
     }
     if (!held) continue;
@@ -294,8 +311,7 @@ void ModularModel::hold_undriven_at_start_values() {
   at_start_values_.clear();
   for (int i = 0; i < total_inputs(); ++i) {
     if (input_sources_[static_cast<std::size_t>(i)] != kUndriven) continue;
-    const int s = system_of_input(i);
-    const PortInfo& info = system(s).input_info(i - input_offset(s));
+    const PortInfo& info = *input_infos_[static_cast<std::size_t>(i)];
     const bool has_start = info.kind == PortKind::string || info.start.has_value();
     if (strict_inputs_ || !has_start) {
       undriven.push_back(input_label(i));

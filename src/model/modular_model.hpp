@@ -12,6 +12,7 @@
 // not continuous Reals, or are driven by an output that is not, are "held": methods give them their value at the start
 // of each macro-step and never extrapolate them (input_held). String connections and String constants are applied by
 // exchange_strings at each communication point.
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,7 +91,23 @@ class ModularModel {
     int system = -1;
     std::string_view port;
   };
-  [[nodiscard]] std::vector<LabelSplit> split_label(std::string_view label) const;
+  /// The splits of one label: held inline (a label rarely reads as more than two system names), so
+  /// that resolving a connection allocates nothing.
+  class LabelSplits {
+   public:
+    void push_back(const LabelSplit& split);
+    [[nodiscard]] const LabelSplit* begin() const { return more_.empty() ? inline_.data() : more_.data(); }
+    [[nodiscard]] const LabelSplit* end() const { return begin() + size_; }
+    [[nodiscard]] std::size_t size() const { return size_; }
+    [[nodiscard]] bool empty() const { return size_ == 0; }
+    [[nodiscard]] const LabelSplit& front() const { return *begin(); }
+
+   private:
+    std::array<LabelSplit, 2> inline_{};
+    std::vector<LabelSplit> more_;  ///< all of them, once there are more than fit inline
+    std::size_t size_ = 0;
+  };
+  [[nodiscard]] LabelSplits split_label(std::string_view label) const;
   /// "system.port" of a global input / output.
   [[nodiscard]] std::string input_label(int global_input) const;
   [[nodiscard]] std::string output_label(int global_output) const;
@@ -130,14 +147,20 @@ class ModularModel {
   void collect_transforms();             ///< the connections' linear transformations and conversions
   void mark_held_inputs();               ///< inputs held over a macro-step
   void hold_undriven_at_start_values();  ///< or refuses them (strict inputs, no start value)
-  PortRef resolve(std::string_view label, bool want_output) const;
+  PortRef resolve(std::string_view label, bool want_output) const { return resolve(label, split_label(label), want_output); }
+  /// The port `label` names, given its splits (split_label).
+  PortRef resolve(std::string_view label, const LabelSplits& splits, bool want_output) const;
   /// The element-wise connections of `output` → `input` when both name whole arrays of one shape;
   /// nullopt when either is not an array; Error when the shapes differ.
   [[nodiscard]] std::optional<std::vector<std::pair<std::string, std::string>>> array_connection(
-      std::string_view output, std::string_view input) const;
+      std::string_view output, const LabelSplits& out_splits, std::string_view input,
+      const LabelSplits& in_splits) const;
 
   std::vector<std::unique_ptr<System>> systems_;
-  PositionIndex system_by_name_;  ///< over systems_, by name
+  std::vector<std::string> system_names_;  ///< each system's name, side by side: a lookup touches no system
+  PositionIndex system_by_name_;           ///< over system_names_
+  /// Each global input's and output's PortInfo, gathered by lay_out_ports for the steps of finalize()
+  std::vector<const PortInfo*> input_infos_, output_infos_;
   struct PendingConnection {
     PortRef from, to;
     bool convert = false;

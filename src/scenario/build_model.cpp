@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <set>
+#include <unordered_set>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -339,16 +339,19 @@ namespace {
 /// before initialization; SSP parameter bindings reach inputs this way): while no connection or
 /// constant drives the input, it is held at that value.
 void drive_inputs_set_as_parameters(const Scenario& scenario, ModularModel& model) {
-  std::set<std::string> driven;
-  for (const auto& c : scenario.connections) driven.insert(c.to);
-  for (const auto& [port, value] : scenario.constant_inputs) driven.insert(port);
+  std::vector<std::pair<std::string, const ScalarValue*>> named_inputs;  // rare: most scenarios have none
   for (const SystemSpec& spec : scenario.systems) {
     const System& system = model.system(model.system_index(spec.name));
     for (const auto& [parameter, value] : spec.parameters) {
-      const std::string label = spec.name + "." + parameter;
-      if (system.input_index(parameter) < 0 || driven.contains(label)) continue;
-      std::visit([&](const auto& v) { model.set_constant_input(label, v); }, value);
+      if (system.input_index(parameter) >= 0) named_inputs.emplace_back(spec.name + "." + parameter, &value);
     }
+  }
+  if (named_inputs.empty()) return;
+  std::unordered_set<std::string_view> driven;
+  for (const auto& c : scenario.connections) driven.insert(c.to);
+  for (const auto& [port, value] : scenario.constant_inputs) driven.insert(port);
+  for (const auto& [label, value] : named_inputs) {
+    if (!driven.contains(label)) std::visit([&](const auto& v) { model.set_constant_input(label, v); }, *value);
   }
 }
 

@@ -49,6 +49,30 @@ TEST(ModularModel, InputDrivenTwiceIsAnError) {
   EXPECT_NE(error_of([&] { model.finalize(); }).find("'damper.f_C' is driven twice"), std::string::npos);
 }
 
+TEST(ModularModel, ADottedLabelReadsAsEverySystemNameItStartsWith) {
+  // "a.b.c.p" reads as system "a.b.c" port "p", "a.b" port "c.p" and "a" port "b.c.p": three
+  // readings, more than the splits hold inline; the longest system name under which the port
+  // exists is the one connected
+  ModularModel model;
+  model.add_system(make("a", "b3.prey"));
+  model.add_system(make("a.b", "b3.predator"));
+  model.add_system(make("a.b.c", "b3.prey"));
+  const auto splits = model.split_label("a.b.c.p");
+  ASSERT_EQ(splits.size(), 3U);
+  EXPECT_EQ(model.system(splits.begin()[0].system).name(), "a.b.c");
+  EXPECT_EQ(splits.begin()[0].port, "p");
+  EXPECT_EQ(model.system(splits.begin()[2].system).name(), "a");
+  EXPECT_EQ(splits.begin()[2].port, "b.c.p");
+  model.connect("a.b.c.p", "a.b.p");
+  model.connect("a.b.q", "a.b.c.q");
+  model.connect("a.b.q", "a.q");
+  model.finalize();
+  ASSERT_EQ(model.input_label(1), "a.b.p");
+  EXPECT_EQ(model.output_label(model.input_sources()[1]), "a.b.c.p");
+  ASSERT_EQ(model.input_label(0), "a.q");
+  EXPECT_EQ(model.output_label(model.input_sources()[0]), "a.b.q");
+}
+
 TEST(ModularModel, FanOutAndDispatch) {
   ModularModel model;
   model.add_system(make("prey", "b3.prey"));
