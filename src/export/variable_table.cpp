@@ -87,12 +87,12 @@ std::string escape(const std::string& text) {
 }
 }  // namespace
 
-std::string model_description_xml(const OdeModel& model, const std::string& model_identifier,
-                                  bool can_get_and_set_state) {
-  const VariableTable table = make_variable_table(model, SolverDefaults{});
-  const auto& s = model.structure();
-  const int derivative_order = s.linear_time_invariant ? kMaxInputDegree : 1;
-  std::string xml = fmt::format(
+namespace {
+
+/// FMI 2.0 §2.2.1: the root element's attributes, both interface elements and DefaultExperiment.
+std::string fmi2_header(const OdeModel& model, const std::string& model_identifier, bool can_get_and_set_state) {
+  const int derivative_order = model.structure().linear_time_invariant ? kMaxInputDegree : 1;
+  return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"{}\" guid=\"{}\" generationTool=\"cosima export kit\"\n"
       "    variableNamingConvention=\"flat\" numberOfEventIndicators=\"{}\">\n"
@@ -107,17 +107,21 @@ std::string model_description_xml(const OdeModel& model, const std::string& mode
       escape(model.type()), model_guid(model), model.event_indicator_count(), escape(model_identifier),
       can_get_and_set_state ? "true" : "false", escape(model_identifier), derivative_order,
       can_get_and_set_state ? "true" : "false");
-  std::vector<int> xml_index(table.variables.size());  // 1-based index of each variable
-  int state_xml_index_base = 0;
+}
+
+/// FMI 2.0 §2.2.7: one ScalarVariable per exported variable, variable k at index k + 1.
+std::string fmi2_variables(const VariableTable& table) {
+  int state_xml_index_base = 0;  // the index of the first state: a derivative's derivative="…" counts from it
   for (std::size_t i = 0; i < table.variables.size(); ++i) {
-    xml_index[i] = static_cast<int>(i) + 1;
-    if (table.variables[i].role == Role::state && table.variables[i].index == 0) state_xml_index_base = xml_index[i];
+    const ExportedVariable& v = table.variables[i];
+    if (v.role == Role::state && v.index == 0) state_xml_index_base = static_cast<int>(i) + 1;
   }
+  std::string xml;
   for (std::size_t i = 0; i < table.variables.size(); ++i) {
     const ExportedVariable& v = table.variables[i];
     const std::string description = v.description.empty() ? "" : fmt::format(" description=\"{}\"", escape(v.description));
-    const std::string head = fmt::format("    <!-- {} --><ScalarVariable name=\"{}\" valueReference=\"{}\"{}", xml_index[i],
-                                         escape(v.name), v.vr, description);
+    const std::string head = fmt::format("    <!-- {} --><ScalarVariable name=\"{}\" valueReference=\"{}\"{}",
+                                         static_cast<int>(i) + 1, escape(v.name), v.vr, description);
     switch (v.role) {
       case Role::parameter:
       case Role::solver_real:
@@ -144,11 +148,17 @@ std::string model_description_xml(const OdeModel& model, const std::string& mode
       case Role::event_indicator: break;  // FMI 3.0 only
     }
   }
-  xml += "  </ModelVariables>\n  <ModelStructure>\n";
+  return xml;
+}
+
+/// FMI 2.0 §2.2.8: outputs depend on every state and their feedthrough inputs, derivatives on every
+/// state and input; outputs, states and derivatives are the initial unknowns.
+std::string fmi2_model_structure(const OdeModel& model, const VariableTable& table) {
+  std::string xml;
   auto indices_of = [&](Role role) {
     std::vector<int> out;
     for (std::size_t i = 0; i < table.variables.size(); ++i) {
-      if (table.variables[i].role == role) out.push_back(xml_index[i]);
+      if (table.variables[i].role == role) out.push_back(static_cast<int>(i) + 1);
     }
     return out;
   };
@@ -181,6 +191,15 @@ std::string model_description_xml(const OdeModel& model, const std::string& mode
   for (int u : initial) xml += fmt::format("      <Unknown index=\"{}\"/>\n", u);
   xml += "    </InitialUnknowns>\n  </ModelStructure>\n</fmiModelDescription>\n";
   return xml;
+}
+
+}  // namespace
+
+std::string model_description_xml(const OdeModel& model, const std::string& model_identifier,
+                                  bool can_get_and_set_state) {
+  const VariableTable table = make_variable_table(model, SolverDefaults{});
+  return fmi2_header(model, model_identifier, can_get_and_set_state) + fmi2_variables(table) +
+         "  </ModelVariables>\n  <ModelStructure>\n" + fmi2_model_structure(model, table);
 }
 
 // --- FMI 3.0 ------------------------------------------------------------------------------------
@@ -296,13 +315,14 @@ Fmi3Table make_fmi3_table(const OdeModel& model, const SolverDefaults& solver) {
   return out;
 }
 
-std::string model_description_xml_fmi3(const OdeModel& model, const std::string& model_identifier,
-                                       bool can_get_and_set_state) {
-  const Fmi3Table table = make_fmi3_table(model, SolverDefaults{});
-  const auto& s = model.structure();
-  const int derivative_order = s.linear_time_invariant ? kMaxInputDegree : 1;
+namespace {
+
+/// FMI 3.0 §2.4.1: the root element's attributes, both interface elements, log categories and
+/// DefaultExperiment.
+std::string fmi3_header(const OdeModel& model, const std::string& model_identifier, bool can_get_and_set_state) {
+  const int derivative_order = model.structure().linear_time_invariant ? kMaxInputDegree : 1;
   const char* state = can_get_and_set_state ? "true" : "false";
-  std::string xml = fmt::format(
+  return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"{}\" instantiationToken=\"{}\"\n"
       "    generationTool=\"cosima export kit\" variableNamingConvention=\"flat\">\n"
@@ -319,46 +339,62 @@ std::string model_description_xml_fmi3(const OdeModel& model, const std::string&
       "  <DefaultExperiment startTime=\"0\"/>\n  <ModelVariables>\n",
       escape(model.type()), model_guid(model), escape(model_identifier), state, escape(model_identifier),
       derivative_order, state);
+}
+
+/// FMI 3.0 §2.4.7: one variable element (arrays with their Dimensions); `state_vr` gives a
+/// derivative's derivative="…".
+std::string fmi3_variable(const Fmi3Table& table, const Fmi3Variable& v, const std::vector<unsigned int>& state_vr) {
+  std::string xml;
+  const ExportedVariable& first = table.elements[v.elements.front()];
+  std::string attributes = fmt::format("name=\"{}\" valueReference=\"{}\"", escape(v.name), v.vr);
+  if (!v.description.empty()) attributes += fmt::format(" description=\"{}\"", escape(v.description));
+  std::string start;
+  for (const std::size_t e : v.elements) {
+    start += start.empty() ? "" : " ";
+    start += v.is_float64 ? fmt::format("{:.17g}", table.elements[e].start)
+                          : fmt::format("{}", static_cast<int>(table.elements[e].start));
+  }
+  switch (v.role) {
+    case Role::parameter:
+    case Role::solver_real:
+    case Role::solver_integer:
+      attributes += fmt::format(" causality=\"parameter\" variability=\"fixed\" initial=\"exact\" start=\"{}\"", start);
+      break;
+    case Role::input: attributes += fmt::format(" causality=\"input\" variability=\"continuous\" start=\"{}\"", start); break;
+    case Role::output: attributes += " causality=\"output\" variability=\"continuous\" initial=\"calculated\""; break;
+    case Role::state:
+    case Role::event_indicator: attributes += " causality=\"local\" variability=\"continuous\" initial=\"calculated\""; break;
+    case Role::derivative:
+      attributes += fmt::format(" causality=\"local\" variability=\"continuous\" initial=\"calculated\" derivative=\"{}\"",
+                                state_vr[static_cast<std::size_t>(first.index)]);
+      break;
+  }
+  const char* tag = v.is_float64 ? "Float64" : "Int32";
+  if (v.dimensions.empty()) {
+    xml += fmt::format("    <{} {}/>\n", tag, attributes);
+  } else {
+    xml += fmt::format("    <{} {}>\n", tag, attributes);
+    for (const std::size_t d : v.dimensions) xml += fmt::format("      <Dimension start=\"{}\"/>\n", d);
+    xml += fmt::format("    </{}>\n", tag);
+  }
+  return xml;
+}
+
+std::string fmi3_variables(const OdeModel& model, const Fmi3Table& table) {
   // value references of the states, by state index
   std::vector<unsigned int> state_vr(static_cast<std::size_t>(model.state_count()));
   for (const Fmi3Variable& v : table.variables) {
     if (v.role == Role::state) state_vr[static_cast<std::size_t>(table.elements[v.elements.front()].index)] = v.vr;
   }
-  for (const Fmi3Variable& v : table.variables) {
-    const ExportedVariable& first = table.elements[v.elements.front()];
-    std::string attributes = fmt::format("name=\"{}\" valueReference=\"{}\"", escape(v.name), v.vr);
-    if (!v.description.empty()) attributes += fmt::format(" description=\"{}\"", escape(v.description));
-    std::string start;
-    for (const std::size_t e : v.elements) {
-      start += start.empty() ? "" : " ";
-      start += v.is_float64 ? fmt::format("{:.17g}", table.elements[e].start)
-                            : fmt::format("{}", static_cast<int>(table.elements[e].start));
-    }
-    switch (v.role) {
-      case Role::parameter:
-      case Role::solver_real:
-      case Role::solver_integer:
-        attributes += fmt::format(" causality=\"parameter\" variability=\"fixed\" initial=\"exact\" start=\"{}\"", start);
-        break;
-      case Role::input: attributes += fmt::format(" causality=\"input\" variability=\"continuous\" start=\"{}\"", start); break;
-      case Role::output: attributes += " causality=\"output\" variability=\"continuous\" initial=\"calculated\""; break;
-      case Role::state:
-      case Role::event_indicator: attributes += " causality=\"local\" variability=\"continuous\" initial=\"calculated\""; break;
-      case Role::derivative:
-        attributes += fmt::format(" causality=\"local\" variability=\"continuous\" initial=\"calculated\" derivative=\"{}\"",
-                                  state_vr[static_cast<std::size_t>(first.index)]);
-        break;
-    }
-    const char* tag = v.is_float64 ? "Float64" : "Int32";
-    if (v.dimensions.empty()) {
-      xml += fmt::format("    <{} {}/>\n", tag, attributes);
-    } else {
-      xml += fmt::format("    <{} {}>\n", tag, attributes);
-      for (const std::size_t d : v.dimensions) xml += fmt::format("      <Dimension start=\"{}\"/>\n", d);
-      xml += fmt::format("    </{}>\n", tag);
-    }
-  }
-  xml += "  </ModelVariables>\n  <ModelStructure>\n";
+  std::string xml;
+  for (const Fmi3Variable& v : table.variables) xml += fmi3_variable(table, v, state_vr);
+  return xml;
+}
+
+/// FMI 3.0 §2.4.8: outputs depend on every state and their feedthrough inputs, derivatives on every
+/// state and input; outputs, states and derivatives are the initial unknowns; the event indicators.
+std::string fmi3_model_structure(const OdeModel& model, const Fmi3Table& table) {
+  std::string xml;
   auto of_role = [&](Role role) {
     std::vector<const Fmi3Variable*> list;
     for (const Fmi3Variable& v : table.variables) {
@@ -404,6 +440,15 @@ std::string model_description_xml_fmi3(const OdeModel& model, const std::string&
   for (const Fmi3Variable* z : indicators) xml += fmt::format("    <EventIndicator valueReference=\"{}\"/>\n", z->vr);
   xml += "  </ModelStructure>\n</fmiModelDescription>\n";
   return xml;
+}
+
+}  // namespace
+
+std::string model_description_xml_fmi3(const OdeModel& model, const std::string& model_identifier,
+                                       bool can_get_and_set_state) {
+  const Fmi3Table table = make_fmi3_table(model, SolverDefaults{});
+  return fmi3_header(model, model_identifier, can_get_and_set_state) + fmi3_variables(model, table) +
+         "  </ModelVariables>\n  <ModelStructure>\n" + fmi3_model_structure(model, table);
 }
 
 }  // namespace cosima::fmu_export

@@ -90,6 +90,21 @@ const fmi::FmuInstance::ApiNames kFmi3Names{.prefix = "fmi3",
 
 Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::path& fmu, FmiInterface interface)
     : FmuInstance(system, fmu, interface, kFmi3Names), library_(library_path(interface), fmu.string()) {
+  refuse_clocks();
+  lay_out();
+  const bool cs = interface == FmiInterface::co_simulation;
+  resolve_functions(cs);
+  check_typed_calls();
+  const fmi::ModelDescription& md = description();
+  std::size_t widest = std::max({inputs().size(), outputs().size(), state_names().size(),
+                                 static_cast<std::size_t>(md.event_indicator_count), std::size_t{1}});
+  scratch_.assign(8 * widest, std::byte{0});
+  orders_.assign(widest, 0);
+  instantiate(cs);
+  rearm_crash_handlers();  // an FMU may install its own SIGSEGV handler when instantiated
+}
+
+void Fmi3Instance::refuse_clocks() const {
   const fmi::ModelDescription& md = description();
   if (const std::vector<std::string> clocks = md.clock_names(); !clocks.empty()) {
     std::string names;
@@ -97,13 +112,14 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
     throw Error(
         fmt::format("FMU '{}': cosima does not import FMI 3.0 Clocks (clock variables: {}); run it with a "
                     "master that supports Clocks and Scheduled Execution",
-                    fmu.string(), names));
+                    file_text(), names));
   }
-  lay_out();
+}
 
+void Fmi3Instance::resolve_functions(bool cs) {
+  const fmi::ModelDescription& md = description();
   // the functions: the common ones and those of the interface are required (FMI 3.0 §2.3)
   Fmi3Functions& f = f_;
-  const bool cs = interface == FmiInterface::co_simulation;
   library_.resolve(f.free_instance, "fmi3FreeInstance", true);
   library_.resolve(f.enter_initialization_mode, "fmi3EnterInitializationMode", true);
   library_.resolve(f.exit_initialization_mode, "fmi3ExitInitializationMode", true);
@@ -159,7 +175,11 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
   library_.resolve(f.enter_event_mode, "fmi3EnterEventMode", needs_event_calls);
   library_.resolve(f.update_discrete_states, "fmi3UpdateDiscreteStates", needs_event_calls);
   library_.resolve(f.enter_step_mode, "fmi3EnterStepMode", event_mode_used_);
+}
 
+void Fmi3Instance::check_typed_calls() const {
+  const fmi::ModelDescription& md = description();
+  const Fmi3Functions& f = f_;
   // every typed call the ports and parameters use must be there
   auto need = [&](VariableType type, const void* get, const void* set) {
     const auto used = [&](const std::vector<Port>& ports) {
@@ -167,11 +187,11 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
     };
     if (used(outputs()) && get == nullptr) {
       throw Error(
-          fmt::format("FMU '{}': binary lacks fmi3Get{}, needed by its outputs", fmu.string(), md.type_name(type)));
+          fmt::format("FMU '{}': binary lacks fmi3Get{}, needed by its outputs", file_text(), md.type_name(type)));
     }
     if (used(inputs()) && set == nullptr) {
       throw Error(
-          fmt::format("FMU '{}': binary lacks fmi3Set{}, needed by its inputs", fmu.string(), md.type_name(type)));
+          fmt::format("FMU '{}': binary lacks fmi3Set{}, needed by its inputs", file_text(), md.type_name(type)));
     }
   };
   need(VariableType::float32, reinterpret_cast<const void*>(f.get_float32),
@@ -188,12 +208,11 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
        reinterpret_cast<const void*>(f.set_boolean));
   need(VariableType::string, reinterpret_cast<const void*>(f.get_string), reinterpret_cast<const void*>(f.set_string));
   need(VariableType::binary, reinterpret_cast<const void*>(f.get_binary), reinterpret_cast<const void*>(f.set_binary));
+}
 
-  std::size_t widest = std::max({inputs().size(), outputs().size(), state_names().size(),
-                                 static_cast<std::size_t>(md.event_indicator_count), std::size_t{1}});
-  scratch_.assign(8 * widest, std::byte{0});
-  orders_.assign(widest, 0);
-
+void Fmi3Instance::instantiate(bool cs) {
+  const fmi::ModelDescription& md = description();
+  const Fmi3Functions& f = f_;
   // instantiate (FMI 3.0 §2.3.1): resourcePath is a native path ending in a separator
   resource_path_ = (archive().directory() / "resources").string() + "/";
   const bool logging_on = log_level() >= LogLevel::debug;
@@ -228,7 +247,6 @@ Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::pat
     throw Error(fmt::format("{}: {} failed{}", where(),
                             cs ? "fmi3InstantiateCoSimulation" : "fmi3InstantiateModelExchange", recent_log()));
   }
-  rearm_crash_handlers();  // an FMU may install its own SIGSEGV handler when instantiated
 }
 
 fmi3Instance Fmi3Instance::instantiate_co_simulation(bool event_mode, bool early_return_allowed, bool logging_on) {
