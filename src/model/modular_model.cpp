@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/array_element.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 
@@ -100,9 +101,7 @@ namespace {
 std::vector<std::string> array_elements(const std::vector<std::string>& names, std::string_view base) {
   std::vector<std::string> suffixes;
   for (const std::string& name : names) {
-    if (name.size() > base.size() + 2 && name.starts_with(base) && name[base.size()] == '[' && name.back() == ']') {
-      suffixes.push_back(name.substr(base.size()));
-    }
+    if (const auto suffix = element_suffix(name, base)) suffixes.emplace_back(*suffix);
   }
   return suffixes;
 }

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/array_element.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "fmi/common/fmu_archive.hpp"
@@ -78,16 +79,10 @@ std::vector<std::size_t> declared_shape(const fmi::ModelDescription& md, const s
     return md.shape(md.variables[static_cast<std::size_t>(at)]);
   }
   std::vector<std::size_t> shape;
-  const std::string prefix = name + "[";
   for (const fmi::ScalarVariable& v : md.variables) {
-    if (!v.name.starts_with(prefix) || !v.name.ends_with("]")) continue;
-    std::vector<std::size_t> index;
-    std::string_view rest = std::string_view(v.name).substr(prefix.size(), v.name.size() - prefix.size() - 1);
-    for (std::size_t comma = 0; comma != std::string_view::npos; rest.remove_prefix(comma + 1)) {
-      comma = rest.find(',');
-      index.push_back(std::strtoull(std::string(rest.substr(0, comma)).c_str(), nullptr, 10));
-      if (comma == std::string_view::npos) break;
-    }
+    const auto suffix = element_suffix(v.name, name);
+    if (!suffix) continue;
+    const std::vector<std::size_t> index = element_indices(*suffix);
     shape.resize(std::max(shape.size(), index.size()), 0);
     for (std::size_t d = 0; d < index.size(); ++d) shape[d] = std::max(shape[d], index[d]);
   }
@@ -298,20 +293,12 @@ void check_input_array_sizes(const Scenario& scenario, const ModularModel& model
   for (const auto& [label, shape] : scenario.input_array_shapes) {
     std::size_t given = 1;
     for (const std::size_t size : shape) given *= size;
-    for (auto dot = label.rfind('.'); dot != std::string::npos && dot > 0; dot = label.rfind('.', dot - 1)) {
-      const int s = model.system_index(std::string_view(label).substr(0, dot));
-      if (s < 0) continue;
-      const std::string prefix = label.substr(dot + 1) + "[";
-      const auto& inputs = model.system(s).input_names();
-      const auto declared =
-          static_cast<std::size_t>(std::count_if(inputs.begin(), inputs.end(), [&](const std::string& n) {
-            return n.starts_with(prefix) && n.ends_with("]");
-          }));
-      if (declared != given) {
-        throw Error(fmt::format("input '{}' has {} elements; the scenario gives {} ({})", label, declared, given,
-                                fmt::join(shape, "×")));
-      }
-      break;
+    const auto splits = model.split_label(label);
+    if (splits.empty()) continue;  // set_constant_input named the missing system
+    const std::size_t declared = element_count(model.system(splits.front().system).input_names(), splits.front().port);
+    if (declared != given) {
+      throw Error(fmt::format("input '{}' has {} elements; the scenario gives {} ({})", label, declared, given,
+                              fmt::join(shape, "×")));
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/array_element.hpp"
 #include "core/error.hpp"
 #include "core/position_index.hpp"
 #include "fmi/common/model_description.hpp"
@@ -128,6 +129,19 @@ TEST(PositionIndex, FindsEveryNameAndNothingElse) {
   index.rebuild(names.size(), name_at);
   EXPECT_EQ(index.find("s1", name_at), 0U);
   EXPECT_EQ(index.find("s0", name_at), PositionIndex::npos);
+}
+
+TEST(ArrayElement, NamesOfElementsAndTheirIndices) {
+  EXPECT_EQ(element_suffix("A[2,1]", "A"), "[2,1]");
+  EXPECT_EQ(element_suffix("A[3]", "A"), "[3]");
+  EXPECT_FALSE(element_suffix("A[]", "A"));       // no index
+  EXPECT_FALSE(element_suffix("AB[1]", "A"));     // another array
+  EXPECT_FALSE(element_suffix("A[1].x", "A"));    // a field of an element, not an element
+  EXPECT_FALSE(element_suffix("A", "A"));
+  EXPECT_EQ(element_indices("[2,1]"), (std::vector<std::size_t>{2, 1}));
+  EXPECT_EQ(element_indices("[1, 12]"), (std::vector<std::size_t>{1, 12}));  // as FMI 2.0 exporters write them
+  EXPECT_EQ(element_indices("[x]"), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(element_count({"A[1]", "A[2]", "A", "B[1]", "A[3]"}, "A"), 3U);
 }
 
 TEST_F(Untrusted, ANumberBeyondDoubleIsNamedAsSuch) {
