@@ -164,6 +164,8 @@ void describe(const System& system, wire::Writer& w) {
   w.put(static_cast<std::int32_t>(system.max_output_derivative_order()));
   for (int i = 0; i < system.input_count(); ++i) put_port(w, system.input_info(i));
   for (int o = 0; o < system.output_count(); ++o) put_port(w, system.output_info(o));
+  for (const auto& name : system.output_names()) w.put(system.variable_description(name));
+  for (const auto& name : system.state_names()) w.put(system.variable_description(name));
 }
 
 }  // namespace
@@ -193,7 +195,15 @@ RemoteSystem::RemoteSystem(RemoteChannel& channel, int index, const std::string&
   derivative_order_ = r.get<std::int32_t>();
   for (std::size_t i = 0; i < inputs_.size(); ++i) input_ports_.push_back(get_port(r));
   for (std::size_t o = 0; o < outputs_names_.size(); ++o) output_ports_.push_back(get_port(r));
+  descriptions_.resize(outputs_names_.size() + states_.size());
+  for (std::string& text : descriptions_) text = r.get_string();
   outputs_.setZero(static_cast<Eigen::Index>(outputs_names_.size()));
+}
+
+std::string RemoteSystem::variable_description(std::string_view name) const {
+  if (const int o = output_index(name); o >= 0) return descriptions_[static_cast<std::size_t>(o)];
+  if (const int x = state_index(name); x >= 0) return descriptions_[outputs_names_.size() + static_cast<std::size_t>(x)];
+  return {};
 }
 
 void RemoteSystem::set_parameter(const std::string& parameter, double /*value*/) {

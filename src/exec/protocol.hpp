@@ -52,6 +52,8 @@ class RemoteSystem final : public System {
   [[nodiscard]] bool output_depends_on_input(int output, int input) const override {
     return feedthrough_[static_cast<std::size_t>(output) * inputs_.size() + static_cast<std::size_t>(input)];
   }
+  /// Of an output or a state, as the system described it.
+  [[nodiscard]] std::string variable_description(std::string_view name) const override;
   void set_parameter(const std::string& parameter, double value) override;
   [[nodiscard]] std::string string_output(int output) const override;
   void set_string_input(int input, const std::string& value) override;
@@ -90,6 +92,7 @@ class RemoteSystem final : public System {
   int index_;
   std::vector<std::string> inputs_, outputs_names_, states_;
   std::vector<PortInfo> input_ports_, output_ports_;
+  std::vector<std::string> descriptions_;  ///< of the outputs, then the states
   std::vector<bool> feedthrough_;
   double next_event_ = std::numeric_limits<double>::infinity();  ///< as of the last reply
   bool event_pending_ = false;

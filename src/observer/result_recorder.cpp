@@ -129,6 +129,7 @@ void ResultRecorder::add_column(ModularModel& model, const std::string& label) {
                             system.name(), name, did_you_mean(name, known)));
   }
   labels_.push_back(label);
+  descriptions_.push_back(system.variable_description(name));
 }
 
 void ResultRecorder::format_row(std::string& out, double t, const double* values, const std::string* texts) const {

@@ -38,6 +38,8 @@ class ResultRecorder final : public Observer {
   void on_end(const ModularModel& model, double t) override;
 
   [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
+  /// Each column's description and unit (System::variable_description; empty where none is declared).
+  [[nodiscard]] const std::vector<std::string>& descriptions() const { return descriptions_; }
   /// Rows recorded (also when they are not kept in memory).
   [[nodiscard]] std::int64_t rows() const { return rows_; }
   [[nodiscard]] const std::vector<double>& times() const { return times_; }
@@ -71,6 +73,7 @@ class ResultRecorder final : public Observer {
     int text_column = -1;  ///< among the text columns
   };
   std::vector<std::string> labels_;
+  std::vector<std::string> descriptions_;  ///< beside labels_
   std::vector<Source> sources_;
   RecorderOptions options_;
   double start_ = 0.0;

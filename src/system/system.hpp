@@ -135,6 +135,9 @@ class System {
   /// Variables beyond the ports and states that a recorder may read by name (an FMU: every numeric
   /// scalar of its description, parameters, locals, inputs and derivatives among them). Default: none.
   [[nodiscard]] virtual std::vector<std::string> variable_names() const { return {}; }
+  /// A port's, state's or variable's description and unit as a results file shows them ("Position
+  /// of the ball [m]"); empty when the system declares neither.
+  [[nodiscard]] virtual std::string variable_description(std::string_view /*name*/) const { return {}; }
   /// Chooses, before the run, the variables read_variables() reads (each from variable_names()).
   /// The default refuses any: the system has none.
   virtual void watch_variables(const std::vector<std::string>& names);

@@ -42,6 +42,17 @@ check mat-failed-run 1 "output 'y' is nan at t = 0.5" -- "$cosima" run nan.json 
 if /usr/bin/python3 -c "import scipy.io" 2>/dev/null; then
   check mat-failed-rows 0 "^50$" -- /usr/bin/python3 -c "import scipy.io; print(scipy.io.loadmat('nan.mat')['data_2'].shape[1])"
 fi
+# descriptions and units as the FMU declares them ("description [unit]", as Dymola writes them)
+vdp="$fmus/cosima_test_vanderpol.fmu"
+check mat-descriptions-run 0 "results +v.mat" -- "$cosima" run "$vdp" --stop 1 --out v.mat \
+  --set 'output.variables=["cosima_test_vanderpol.x0","cosima_test_vanderpol.x1","cosima_test_vanderpol.mu"]'
+if /usr/bin/python3 -c "import scipy.io" 2>/dev/null; then
+  check mat-descriptions 0 "^Time in \[s\]|Position of the oscillator \[m\]||Damping$" -- /usr/bin/python3 -c \
+    "import scipy.io; m = scipy.io.loadmat('v.mat', chars_as_strings=False); print('|'.join(''.join(c).rstrip() for c in m['description'].T))"
+  "$cosima" run "$vdp" --stop 1 --out vp.mat --executor processes --quiet --set 'output.variables=["cosima_test_vanderpol.x0"]'
+  check mat-descriptions-processes 0 "^Time in \[s\]|Position of the oscillator \[m\]$" -- /usr/bin/python3 -c \
+    "import scipy.io; m = scipy.io.loadmat('vp.mat', chars_as_strings=False); print('|'.join(''.join(c).rstrip() for c in m['description'].T))"
+fi
 check nothing-beside 0 "^0$" -- sh -c "ls -A | grep -c cosima- || true"
 
 echo "cli.mat_results: $failures failure(s)"

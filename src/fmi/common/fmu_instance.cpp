@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/array_element.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 
@@ -334,6 +335,19 @@ std::vector<std::string> FmuInstance::variable_names() const {
     if (recordable(v)) names.push_back(v.name);
   }
   return names;
+}
+
+std::string FmuInstance::variable_description(std::string_view name) const {
+  const ModelDescription& md = description();
+  int index = md.find(std::string(name));
+  if (const std::size_t open = name.find('['); index < 0 && open != std::string_view::npos &&
+                                                element_suffix(name, name.substr(0, open))) {
+    index = md.find(std::string(name.substr(0, open)));  // an FMI 3.0 array's element
+  }
+  if (index < 0) return {};
+  const ScalarVariable& v = md.variables[static_cast<std::size_t>(index)];
+  if (v.unit.empty()) return v.description;
+  return v.description.empty() ? "[" + v.unit + "]" : v.description + " [" + v.unit + "]";
 }
 
 std::vector<FmuInstance::TypedPorts> FmuInstance::variable_batches(const std::vector<std::string>& names) const {

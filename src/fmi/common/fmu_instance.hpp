@@ -155,6 +155,9 @@ class FmuInstance {
   /// Every numeric scalar variable of the description (any causality: parameters, locals, inputs,
   /// derivatives, …), by name; Strings, Binaries, Clocks and arrays are not among them.
   [[nodiscard]] std::vector<std::string> variable_names() const;
+  /// The description and unit of the variable `name` (an array element: its array's), as
+  /// System::variable_description.
+  [[nodiscard]] std::string variable_description(std::string_view name) const;
   /// The calls that read `names` (each from variable_names()) into consecutive slots 0, 1, …
   [[nodiscard]] std::vector<TypedPorts> variable_batches(const std::vector<std::string>& names) const;
   /// Reads those batches' variables into their slots of `out`.

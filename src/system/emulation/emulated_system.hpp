@@ -96,6 +96,9 @@ class EmulatedSystem final : public System {
   }
   [[nodiscard]] std::string string_output(int output) const override { return inner_->string_output(output); }
   [[nodiscard]] std::vector<std::string> variable_names() const override { return inner_->variable_names(); }
+  [[nodiscard]] std::string variable_description(std::string_view name) const override {
+    return inner_->variable_description(name);
+  }
   void watch_variables(const std::vector<std::string>& names) override { inner_->watch_variables(names); }
   void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override { inner_->read_variables(out); }
   void set_string_input(int input, const std::string& value) override { inner_->set_string_input(input, value); }

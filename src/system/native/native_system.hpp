@@ -42,6 +42,9 @@ class NativeSystem final : public System {
   }
   [[nodiscard]] std::string string_output(int output) const override { return model_->string_output(output); }
   [[nodiscard]] std::vector<std::string> variable_names() const override { return model_->variable_names(); }
+  [[nodiscard]] std::string variable_description(std::string_view name) const override {
+    return model_->variable_description(name);
+  }
   void watch_variables(const std::vector<std::string>& names) override { model_->watch_variables(names); }
   void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override {
     model_->read_variables(t_, x_, current_inputs(), out);

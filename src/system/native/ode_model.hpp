@@ -101,6 +101,8 @@ class OdeModel {
   [[nodiscard]] double parameter(const std::string& name) const;
   /// Variables beyond ports and states for a recorder (System::variable_names); default: none.
   [[nodiscard]] virtual std::vector<std::string> variable_names() const { return {}; }
+  /// As System::variable_description; default: none.
+  [[nodiscard]] virtual std::string variable_description(std::string_view /*name*/) const { return {}; }
   /// The default refuses any name: the model has no such variables.
   virtual void watch_variables(const std::vector<std::string>& names);
   /// The watched variables at (t, x, u).

@@ -40,6 +40,9 @@ class Fmi3CsSystem final : public System {
   }
   [[nodiscard]] std::string string_output(int output) const override { return fmu_.string_output(output, t_); }
   [[nodiscard]] std::vector<std::string> variable_names() const override { return fmu_.variable_names(); }
+  [[nodiscard]] std::string variable_description(std::string_view name) const override {
+    return fmu_.variable_description(name);
+  }
   void watch_variables(const std::vector<std::string>& names) override { watched_ = fmu_.variable_batches(names); }
   void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override;
   void set_string_input(int input, const std::string& value) override { fmu_.set_string_input(input, value, t_); }
