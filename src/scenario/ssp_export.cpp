@@ -69,11 +69,11 @@ class SsdWriter {
 
   std::string write() {
     for (const SystemSpec& spec : scenario_.systems) {
+      if (!spec.csv.empty()) continue;  // a signal table: its columns are Real outputs
       if (spec.fmu.empty()) {
-        const std::string what = spec.csv.empty() ? fmt::format("the built-in model '{}'", spec.model)
-                                                  : fmt::format("a signal source (CSV '{}')", spec.csv.string());
-        throw Error(fmt::format("scenario '{}': system '{}' is {}: only FMU systems can be exported to SSP",
-                                scenario_.file.string(), spec.name, what));
+        throw Error(fmt::format("scenario '{}': system '{}' is the built-in model '{}': only FMUs and CSV "
+                                "sources can be exported to SSP",
+                                scenario_.file.string(), spec.name, spec.model));
       }
       descriptions_.emplace(spec.name, fmi::read_model_description(spec.fmu));
     }
@@ -101,8 +101,11 @@ class SsdWriter {
   }
 
  private:
+  /// The FMU variable of `system` named `name`; nullptr when there is none (or the system is a table).
   const fmi::ScalarVariable* variable(const std::string& system, const std::string& name) const {
-    const fmi::ModelDescription& md = descriptions_.at(system);
+    const auto found = descriptions_.find(system);
+    if (found == descriptions_.end()) return nullptr;
+    const fmi::ModelDescription& md = found->second;
     const int index = md.find(name);
     return index < 0 ? nullptr : &md.variables[static_cast<std::size_t>(index)];
   }
@@ -124,7 +127,8 @@ class SsdWriter {
   void write_component(pugi::xml_node elements, const SystemSpec& spec) {
     pugi::xml_node component = elements.append_child("ssd:Component");
     component.append_attribute("name") = spec.name.c_str();
-    component.append_attribute("type") = "application/x-fmu-sharedlibrary";
+    const bool table = !spec.csv.empty();
+    component.append_attribute("type") = table ? kCsvType.data() : "application/x-fmu-sharedlibrary";
     component.append_attribute("source") = sources_.at(spec.name).c_str();
     if (spec.interface) {
       component.append_attribute("implementation") =
@@ -148,6 +152,7 @@ class SsdWriter {
         connector.append_attribute("kind") = v != nullptr                ? v->causality.c_str()
                                              : is_input(spec.name, port) ? "input"
                                                                          : "output";
+        if (table) connector.append_child("ssc:Real");
         write_type(connector, spec.name, port, "ssc");
       }
     }
@@ -264,7 +269,7 @@ class SsdWriter {
     }
     for (const auto& [name, system] : document_.at("systems").items()) {
       Json extras = system;
-      for (const char* key : {"fmu", "parameters", "interface"}) extras.erase(key);
+      for (const char* key : {"fmu", "csv", "parameters", "interface"}) extras.erase(key);
       if (!extras.empty()) settings["systems"][name] = std::move(extras);
     }
     if (settings.empty()) return;
@@ -310,8 +315,9 @@ std::map<std::string, std::string> resource_names(const Scenario& scenario) {
     for (char& c : base) {
       if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '_' && c != '-') c = '_';
     }
-    std::string entry = fmt::format("resources/{}.fmu", base);
-    for (int n = 2; !taken.insert(entry).second; ++n) entry = fmt::format("resources/{}_{}.fmu", base, n);
+    const char* extension = spec.csv.empty() ? "fmu" : "csv";
+    std::string entry = fmt::format("resources/{}.{}", base, extension);
+    for (int n = 2; !taken.insert(entry).second; ++n) entry = fmt::format("resources/{}_{}.{}", base, n, extension);
     sources[spec.name] = entry;
   }
   return sources;
@@ -418,17 +424,18 @@ void export_ssp(const std::filesystem::path& scenario_file, const std::filesyste
   archive.add("SystemStructure.ssd", true, ssd.size(), [&](auto&& append) { append(ssd.data(), ssd.size()); });
   for (const SystemSpec& spec : scenario.systems) {
     const std::string& entry = sources.at(spec.name);
-    std::ifstream fmu(spec.fmu, std::ios::binary);
+    const std::filesystem::path& file = spec.csv.empty() ? spec.fmu : spec.csv;
+    std::ifstream in(file, std::ios::binary);
     std::error_code size_error;
-    const std::uint64_t size = std::filesystem::file_size(spec.fmu, size_error);
-    if (!fmu || size_error) archive.fail(fmt::format("{} from '{}'", entry, spec.fmu.string()));
-    archive.add(entry, false, size, [&](auto&& append) {  // stored: an FMU is a zip already
+    const std::uint64_t size = std::filesystem::file_size(file, size_error);
+    if (!in || size_error) archive.fail(fmt::format("{} from '{}'", entry, file.string()));
+    archive.add(entry, !spec.csv.empty(), size, [&](auto&& append) {  // an FMU is stored: a zip already
       std::vector<char> buffer(1 << 16);
-      while (fmu.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || fmu.gcount() > 0) {
-        append(buffer.data(), static_cast<std::size_t>(fmu.gcount()));
+      while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+        append(buffer.data(), static_cast<std::size_t>(in.gcount()));
       }
     });
-    if (fmu.bad()) archive.fail(fmt::format("{} from '{}'", entry, spec.fmu.string()));
+    if (in.bad()) archive.fail(fmt::format("{} from '{}'", entry, file.string()));
   }
   archive.close();
 }

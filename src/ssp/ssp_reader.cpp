@@ -144,7 +144,8 @@ struct Element {
   std::vector<Connector> connectors;
   std::vector<pugi::xml_node> bindings;
   // components
-  std::filesystem::path fmu;
+  std::filesystem::path fmu;  ///< or, for a signal table (kCsvType), its CSV file
+  bool csv = false;
   std::string implementation;
   std::optional<std::set<std::string>> variables;     ///< of the FMU; nullopt when unknown
   std::map<std::string, std::string> variable_units;  ///< the FMU's variables that declare a unit
@@ -380,17 +381,19 @@ class SsdReader {
     return &new_element(n, &system, true);
   }
 
-  /// SSD: Component — an FMU from the package.
+  /// SSD: Component — an FMU from the package, or a signal table (a CSV file of the package, as
+  /// cosima exports its CSV sources: SSP 1.0 leaves the component types beyond FMUs to the tools).
   Element& read_component(const pugi::xml_node& node, const Element& system) {
     Element& component = new_element(node, &system, false);
     const std::string type =
         node.attribute("type") ? node.attribute("type").value() : "application/x-fmu-sharedlibrary";
-    if (type != "application/x-fmu-sharedlibrary") {
+    if (type != "application/x-fmu-sharedlibrary" && type != kCsvType) {
       fail(
           fmt::format("{} has type '{}': cosima imports FMUs "
-                      "(application/x-fmu-sharedlibrary) only",
-                      component.describe(), type));
+                      "(application/x-fmu-sharedlibrary) and signal tables ({}) only",
+                      component.describe(), type, kCsvType));
     }
+    component.csv = type == kCsvType;
     if (!node.attribute("source"))
       fail(fmt::format("{} has no source (an FMU of the package, e.g. resources/x.fmu)", component.describe()));
     const std::string source = node.attribute("source").value();
@@ -398,6 +401,10 @@ class SsdReader {
     const std::optional<std::filesystem::path> file = resources_.file ? resources_.file(path) : std::nullopt;
     if (!file) fail(fmt::format("{}: source '{}' is not in the package", component.describe(), source));
     component.fmu = *file;
+    if (component.csv) {
+      components_.push_back(&component);
+      return component;
+    }
     const std::string implementation = node.attribute("implementation").value();
     if (implementation == "CoSimulation") {
       component.implementation = "cs";
@@ -861,7 +868,7 @@ class SsdReader {
   }
 
   Json system_entry(const Element& component) const {
-    Json entry = {{"fmu", component.fmu.string()}};
+    Json entry = {{component.csv ? "csv" : "fmu", component.fmu.string()}};
     if (!component.implementation.empty()) entry["interface"] = component.implementation;
     for (const auto& [key, binding] : parameters_) {
       if (key.first == &component) entry["parameters"][key.second] = binding.value;

@@ -41,6 +41,9 @@ namespace cosima::ssp {
 
 /// The annotation type of cosima's own settings (SSP 1.0, Common Content: Annotations).
 inline constexpr std::string_view kScenarioAnnotation = "org.cosima.scenario";
+/// The component type of a signal table: a CSV file (time, then one column per output) that cosima
+/// runs as a signal source (system/source/csv_source.hpp).
+inline constexpr std::string_view kCsvType = "text/csv";
 
 /// What an SSD refers to, by its path inside the package (the relative URI, percent-decoded, checked
 /// to stay inside the package).

@@ -620,6 +620,26 @@ TEST_F(SspTest, AScenarioNamingAnSspIsMergedOnTopOfIt) {
   (void)run_scenario(scenario);
 }
 
+TEST_F(SspTest, ACsvSourceTravelsAsASignalTableOfThePackage) {
+  std::filesystem::copy_file(kExamples / "data" / "prey_measured.csv", dir_ / "measured.csv");
+  const std::filesystem::path json = dir_ / "measured.json";
+  std::ofstream(json) << fmt::format(R"({{"name": "measured prey", "start": 0, "stop": 2,
+    "systems": {{"prey": {{"csv": "measured.csv", "interpolation": "linear"}},
+                "predator": {{"fmu": "{}"}}}},
+    "connections": [["prey.p", "predator.p"]],
+    "method": {{"type": "jacobi", "dt": 0.01}}}})",
+                                     (kFmuDir / "b3_predator.fmu").string());
+  const std::filesystem::path ssp = dir_ / "measured.ssp";
+  ssp::export_ssp(json, ssp);
+  EXPECT_EQ(testing::read_zip_entry(ssp, "resources/prey.csv"), testing::read_file(dir_ / "measured.csv"));
+  EXPECT_NE(testing::read_zip_entry(ssp, "SystemStructure.ssd").find(R"(type="text/csv" source="resources/prey.csv")"),
+            std::string::npos);
+  const Json document = ssp::read_ssp(ssp).document;
+  EXPECT_EQ(document["systems"]["prey"]["interpolation"], "linear");
+  EXPECT_TRUE(document["systems"]["prey"].contains("csv"));
+  expect_identical(run_scenario(load_scenario(json)), run_scenario(load_scenario(ssp)));
+}
+
 TEST_F(SspTest, ABuiltInModelCannotBeExported) {
   const std::string message = error_of([&] { ssp::export_ssp(kExamples / "b3_lotka_volterra.json", dir_ / "x.ssp"); });
   EXPECT_NE(message.find("system 'prey' is the built-in model 'b3.prey'"), std::string::npos) << message;
