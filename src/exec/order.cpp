@@ -23,6 +23,8 @@ void Order::clear() {
   read_states = false;
   estimate_begin = false;
   estimate_h = 0.0;
+  watch.clear();
+  read_variables = false;
 }
 
 void Batch::resize(int systems) {
@@ -102,6 +104,41 @@ void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
                                             Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs));
 }
 
+namespace {
+
+/// The reads of an order after its step: outputs and their derivatives, states, watched variables.
+/// False when an output is not finite (reply.result says which).
+bool read_back(SystemHost& host, const Order& order, Reply& reply) {
+  System& system = *host.system;
+  if (order.read_order >= 0) {
+    reply.outputs.resize(system.output_count(), order.read_order + 1);
+    system.outputs(reply.outputs.col(0));
+    for (int k = 1; k <= order.read_order; ++k) system.output_derivatives(k, reply.outputs.col(k));
+    // a non-finite output is the producing system's fault: say so here, not where it is read
+    if (!reply.outputs.allFinite()) {
+      for (int k = 0; k <= order.read_order; ++k) {
+        reply.result = system.non_finite_output(reply.outputs.col(k), k);
+        if (!reply.result.ok()) return false;
+      }
+    }
+  }
+  if (order.read_states) {
+    reply.states.resize(system.state_count());
+    system.states(reply.states);
+  }
+  if (!order.watch.empty()) {
+    system.watch_variables(order.watch);
+    host.watched = static_cast<Eigen::Index>(order.watch.size());
+  }
+  if (order.read_variables) {
+    reply.variables.resize(host.watched);
+    system.read_variables(reply.variables);
+  }
+  return true;
+}
+
+}  // namespace
+
 void carry_out(SystemHost& host, const Order& order, Reply& reply) {
   System& system = *host.system;
   reply.result = StepResult::success();
@@ -142,22 +179,7 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
   reply.time = system.time();
   reply.next_event = system.next_event_time();
   reply.event_pending = system.event_pending();
-  if (order.read_order >= 0) {
-    reply.outputs.resize(system.output_count(), order.read_order + 1);
-    system.outputs(reply.outputs.col(0));
-    for (int k = 1; k <= order.read_order; ++k) system.output_derivatives(k, reply.outputs.col(k));
-    // a non-finite output is the producing system's fault: say so here, not where it is read
-    if (!reply.outputs.allFinite()) {
-      for (int k = 0; k <= order.read_order; ++k) {
-        reply.result = system.non_finite_output(reply.outputs.col(k), k);
-        if (!reply.result.ok()) return;
-      }
-    }
-  }
-  if (order.read_states) {
-    reply.states.resize(system.state_count());
-    system.states(reply.states);
-  }
+  if (!read_back(host, order, reply)) return;
   if (order.estimate_begin || order.estimate_h > 0.0) {
     if (!host.estimator) throw Error(fmt::format("system '{}': no estimator configured", system.name()));
     if (order.estimate_begin) host.estimator->begin_step(system, order.estimate_u_now);

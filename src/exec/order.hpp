@@ -43,6 +43,8 @@ struct Order {
   bool estimate_begin = false;  ///< estimator update 1 with estimate_u_now
   Eigen::VectorXd estimate_u_now;
   double estimate_h = 0.0;  ///< > 0: estimator update 2 for this step size
+  std::vector<std::string> watch;  ///< System::watch_variables with these names (empty: as before)
+  bool read_variables = false;     ///< read the watched variables (System::read_variables)
 
   /// Back to "nothing to do", keeping the buffers.
   void clear();
@@ -58,6 +60,7 @@ struct Reply {
   bool estimate_ok = true;     ///< update 2 succeeded (else result.reason says why)
   LinearResponse response;     ///< after update 2: G_V and G_D only (P, R are folded into K_V, K_D)
   Eigen::VectorXd constant_value, constant_derivative;  ///< K_V, K_D
+  Eigen::VectorXd variables;   ///< the watched variables, when read
 };
 
 /// The orders and replies of one batch, one slot per system, reused from step to step.
@@ -128,6 +131,7 @@ class PlainBatch {
 struct SystemHost {
   System* system = nullptr;
   StateId snapshot = -1;
+  Eigen::Index watched = 0;  ///< how many variables the system was told to watch
   std::unique_ptr<OutputEstimator> estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
 };
 

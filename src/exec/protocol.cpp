@@ -35,6 +35,9 @@ void write_order(wire::Writer& w, const Order& o) {
   w.put(static_cast<std::uint8_t>(o.estimate_begin));
   if (o.estimate_begin) w.put_matrix(o.estimate_u_now);
   w.put(o.estimate_h);
+  w.put(static_cast<std::int32_t>(o.watch.size()));
+  for (const std::string& name : o.watch) w.put(name);
+  w.put(static_cast<std::uint8_t>(o.read_variables));
 }
 
 void read_order(wire::Reader& r, Order& o) {
@@ -62,6 +65,9 @@ void read_order(wire::Reader& r, Order& o) {
   o.estimate_begin = r.get<std::uint8_t>() != 0;
   if (o.estimate_begin) r.get_matrix(o.estimate_u_now);
   o.estimate_h = r.get<double>();
+  o.watch.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  for (std::string& name : o.watch) name = r.get_string();
+  o.read_variables = r.get<std::uint8_t>() != 0;
 }
 
 /// A reply and the system's counters; `failure` is the text of an exception thrown while carrying
@@ -78,6 +84,7 @@ void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const Syst
   if (!failure.empty() || !reply.result.ok()) return;
   if (o.read_order >= 0) w.put_matrix(reply.outputs);
   if (o.read_states) w.put_matrix(reply.states);
+  if (o.read_variables) w.put_matrix(reply.variables);
   if (o.estimate_h > 0.0) {
     w.put_matrix(reply.response.GV);
     w.put_matrix(reply.response.GD);
@@ -103,6 +110,7 @@ std::string read_reply(wire::Reader& r, const Order& o, Reply& reply, Counters& 
   }
   if (o.read_order >= 0) r.get_matrix(reply.outputs);
   if (o.read_states) r.get_matrix(reply.states);
+  if (o.read_variables) r.get_matrix(reply.variables);
   if (o.estimate_h > 0.0) {
     r.get_matrix(reply.response.GV);
     r.get_matrix(reply.response.GD);
@@ -166,6 +174,7 @@ void describe(const System& system, wire::Writer& w) {
   for (int o = 0; o < system.output_count(); ++o) put_port(w, system.output_info(o));
   for (const auto& name : system.output_names()) w.put(system.variable_description(name));
   for (const auto& name : system.state_names()) w.put(system.variable_description(name));
+  names(system.variable_names());
 }
 
 }  // namespace
@@ -197,6 +206,7 @@ RemoteSystem::RemoteSystem(RemoteChannel& channel, int index, const std::string&
   for (std::size_t o = 0; o < outputs_names_.size(); ++o) output_ports_.push_back(get_port(r));
   descriptions_.resize(outputs_names_.size() + states_.size());
   for (std::string& text : descriptions_) text = r.get_string();
+  names(variables_);
   outputs_.setZero(static_cast<Eigen::Index>(outputs_names_.size()));
 }
 
@@ -204,6 +214,21 @@ std::string RemoteSystem::variable_description(std::string_view name) const {
   if (const int o = output_index(name); o >= 0) return descriptions_[static_cast<std::size_t>(o)];
   if (const int x = state_index(name); x >= 0) return descriptions_[outputs_names_.size() + static_cast<std::size_t>(x)];
   return {};
+}
+
+void RemoteSystem::watch_variables(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (std::find(variables_.begin(), variables_.end(), name) == variables_.end()) System::watch_variables({name});
+  }
+  watch_ = names;  // sent with the first read: a recorder chooses its variables before the executor runs
+}
+
+void RemoteSystem::read_variables(Eigen::Ref<Eigen::VectorXd> out) const {
+  Order o;
+  o.watch = std::move(watch_);
+  watch_.clear();
+  o.read_variables = true;
+  out = channel_->call(index_, o).variables;
 }
 
 void RemoteSystem::set_parameter(const std::string& parameter, double /*value*/) {

@@ -54,6 +54,10 @@ class RemoteSystem final : public System {
   }
   /// Of an output or a state, as the system described it.
   [[nodiscard]] std::string variable_description(std::string_view name) const override;
+  /// Its other variables as described; watched and read through orders (a round trip per read).
+  [[nodiscard]] std::vector<std::string> variable_names() const override { return variables_; }
+  void watch_variables(const std::vector<std::string>& names) override;
+  void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override;
   void set_parameter(const std::string& parameter, double value) override;
   [[nodiscard]] std::string string_output(int output) const override;
   void set_string_input(int input, const std::string& value) override;
@@ -93,6 +97,8 @@ class RemoteSystem final : public System {
   std::vector<std::string> inputs_, outputs_names_, states_;
   std::vector<PortInfo> input_ports_, output_ports_;
   std::vector<std::string> descriptions_;  ///< of the outputs, then the states
+  std::vector<std::string> variables_;     ///< System::variable_names of the system
+  mutable std::vector<std::string> watch_;  ///< chosen by watch_variables, not yet sent
   std::vector<bool> feedthrough_;
   double next_event_ = std::numeric_limits<double>::infinity();  ///< as of the last reply
   bool event_pending_ = false;

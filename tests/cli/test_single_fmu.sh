@@ -25,6 +25,10 @@ for interface in cs me; do
   # at t = 0: m1 = 1, der(s1) = v1 = 0, der(v1) = (−c1·s1 + F)/m1 = 40 with F = c2·0.5 = 50
   check "record-glob-start-$interface" 0 "^0,1,0,40,50,100,10,1$" -- sed -n 2p "record_$interface.csv"
 done
+# the same variables from systems in child processes: bitwise the rows of the run in process
+"$cosima" run record.json --set 'systems.m1.interface="cs"' --set 'systems.m2.interface="cs"' --executor processes \
+  --out record_processes.csv --quiet
+check record-processes 0 "^same$" -- sh -c "cmp record_cs.csv record_processes.csv && echo same"
 check record-no-match 1 "output variable pattern 'm1.zz\*' matches no variable of any system" -- \
   "$cosima" run record.json --set 'output.variables=["m1.zz*"]' --out x.csv
 check record-unknown 1 "system 'm1' has no output, state or variable 'c11'; did you mean 'c1'" -- \

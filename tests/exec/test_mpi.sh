@@ -29,6 +29,9 @@ identical ring-hybrid-costarica "$examples/oscillator_ring_8.json" -- --method i
 identical ring-defect-jacobi "$examples/oscillator_ring_8.json" -- --method defect-jacobi --set method.m=1 --set method.n=1
 identical b3-fmus-jfm "$examples/b3_lotka_volterra_fmu.json" -- --method ifosmondi-jfm --dt 1e-2 --stop 2
 identical b4-fmus-missiles "$examples/b4_two_mass_fmu.json" -- --method missiles --stop 0.2
+# variables beyond outputs and states (parameters, derivatives), read on the workers
+identical b3-fmus-variables "$examples/b3_lotka_volterra_fmu.json" -- --stop 0.5 \
+  --set 'output.variables=["prey.p", "prey.alpha", "predator.*"]'
 
 # a system that fails on a worker: rank 0 reports it, names the system, exits non-zero
 check worker-fmu-error 1 "system 'prey'.*(fmi2Error|failed)" -- timeout 120 "${mpirun[@]}" "$cosima" run \
