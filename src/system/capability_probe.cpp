@@ -1,5 +1,6 @@
 #include "system/capability_probe.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include <Eigen/Dense>
@@ -10,7 +11,23 @@ namespace cosima {
 
 namespace {
 
-constexpr std::array kProbed = {Capability::output_derivatives, Capability::rollback, Capability::linearization};
+constexpr std::array kProbed = {Capability::output_derivatives, Capability::rollback, Capability::linearization,
+                                 Capability::interpolate_inputs};
+
+/// Inputs at legal values (the start value, else the one nearest 0 or the first item), each
+/// continuous Real one rising with slope 1: a polynomial the system can only take by interpolating
+/// it (FMI 2.0: fmi2SetRealInputDerivatives).
+InputPolynomials rising_inputs(const System& system) {
+  InputPolynomials p = InputPolynomials::Zero(system.input_count(), kInputCoefficients);
+  for (int i = 0; i < system.input_count(); ++i) {
+    const PortInfo& info = system.input_info(i);
+    if (info.kind == PortKind::string) continue;
+    const double fallback = info.allowed.empty() ? std::clamp(0.0, info.min, info.max) : info.allowed.front();
+    p(i, 0) = info.start.value_or(fallback);
+    if (info.kind == PortKind::real && info.continuous) p(i, 1) = 1.0;
+  }
+  return p;
+}
 
 /// The capability's read-only call on an initialized system; throws what the system throws.
 void exercise(Capability capability, System& system) {
@@ -28,6 +45,9 @@ void exercise(Capability capability, System& system) {
     }
     case Capability::linearization:
       (void)system.linearize();
+      break;
+    case Capability::interpolate_inputs:  // the probe's instance is freed after: its inputs do not matter
+      system.set_inputs(rising_inputs(system));
       break;
     default:
       break;

@@ -8,10 +8,11 @@
 //   output_derivatives   output_derivatives(1)                  fmi2GetRealOutputDerivatives
 //   rollback             save_state, restore_state, release     fmi2GetFMUstate / SetFMUstate / FreeFMUstate
 //   linearization        linearize                              fmi2GetDirectionalDerivative
+//   interpolate_inputs   set_inputs with a slope on every       fmi2SetRealInputDerivatives
+//                        continuous Real input
 //
-// Input interpolation is not probed: its call (fmi2SetRealInputDerivatives) changes the instance's
-// inputs and is only meaningful before a step. A capability whose call throws is returned with the
-// error; the caller withholds it, so that cosima emulates it or the method does without.
+// A capability whose call throws is returned with the error; the caller withholds it, so that
+// cosima emulates it or the method does without.
 #include <functional>
 #include <memory>
 #include <string>

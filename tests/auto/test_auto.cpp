@@ -70,6 +70,32 @@ TEST(Auto, StifflyCoupledDualInterfacePairRunsThroughModelExchange) {
   EXPECT_EQ(chosen.results->times().size(), 101U);
 }
 
+TEST(Auto, DeclaredInputInterpolationThatFailsIsWithheldWithAWarning) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "auto", "dt": 0.05},
+    "connections": [["osc.x_out", "g.u"]]})");
+  doc["systems"]["osc"] = {{"fmu", fmu("cosima_test_oscillator")}};
+  doc["systems"]["g"] = {{"fmu", fmu("cosima_test_gain_interpolates")}};
+  Scenario scenario = parse_scenario(doc, "interpolates.json");
+  const std::size_t warnings_before = logged_warnings().size();
+  ASSERT_TRUE(resolve_auto_method(scenario));
+  EXPECT_TRUE(scenario.systems[1].withheld.has(Capability::interpolate_inputs));
+  const std::vector<std::string> warnings = logged_warnings();
+  const bool named = std::any_of(
+      warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before), warnings.end(), [](const std::string& w) {
+        return w.find("cosima_test_gain_interpolates.fmu") != std::string::npos &&
+               w.find("fmi2SetRealInputDerivatives") != std::string::npos && w.find("emulated") != std::string::npos;
+      });
+  EXPECT_TRUE(named) << "no warning names the FMU and the call";
+  const ScenarioRun run = run_scenario(scenario);
+  EXPECT_DOUBLE_EQ(run.results->times().back(), 3.0);
+  // a method that sends input derivatives fails in the call when the capability is believed
+  Scenario pinned = parse_scenario(doc, "interpolates.json");
+  pinned.method["type"] = "ifosmondi-jfm";
+  EXPECT_NE(
+      testing::error_of([&] { (void)run_scenario(pinned); }).find("fmi2SetRealInputDerivatives returned fmi2Error"),
+      std::string::npos);
+}
+
 TEST(Auto, DeclaredOutputDerivativesThatFailAreEmulatedWithAWarning) {
   Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "auto", "dt": 0.05},
     "connections": [["osc.x_out", "g.u"]]})");
