@@ -1,13 +1,11 @@
 #include "fmi/common/model_description.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <map>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -165,11 +163,6 @@ std::vector<UnitDefinition> read_unit_definitions(const pugi::xml_node& root, co
   return units;
 }
 
-constexpr std::array kTypeTags = {std::pair{"Real", VariableType::real}, std::pair{"Integer", VariableType::integer},
-                                  std::pair{"Boolean", VariableType::boolean}, std::pair{"String", VariableType::string},
-                                  std::pair{"Enumeration", VariableType::enumeration}};
-
-
 /// The range of an integer type (FMI 3.0 §2.4.7.4); Int64/UInt64 as far as a double carries them.
 std::pair<double, double> integer_range(VariableType type) {
   switch (type) {
@@ -303,12 +296,222 @@ std::vector<std::string_view> words(std::string_view text) {
   return list;
 }
 
+bool is_integer_type(VariableType type) {
+  switch (type) {
+    case VariableType::integer:
+    case VariableType::int8:
+    case VariableType::uint8:
+    case VariableType::int16:
+    case VariableType::uint16:
+    case VariableType::uint32:
+    case VariableType::int64:
+    case VariableType::uint64:
+    case VariableType::enumeration: return true;
+    default: return false;
+  }
+}
+
+bool is_float_type(VariableType type) { return type == VariableType::real || type == VariableType::float32; }
+
+void read_type_attributes(const pugi::xml_node& element, bool has_range, std::string_view where, const Reader& reader,
+                          SimpleType& type) {
+  if (has_range) {
+    type.min = reader.optional_number(element, "min", where);
+    type.max = reader.optional_number(element, "max", where);
+  }
+  if (is_float_type(type.type)) {
+    type.unit = element.attribute("unit").value();
+    type.nominal = reader.optional_number(element, "nominal", where);
+  }
+  for (const pugi::xml_node item : element.children("Item")) {
+    const auto value =
+        to_integer(item.attribute("value").value(), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    if (!value)
+      reader.fail(fmt::format("{}: Item '{}' value is not an integer", where, item.attribute("name").value()));
+    type.items.emplace_back(item.attribute("name").value(), static_cast<int>(*value));
+  }
+}
+
+namespace {
+
+/// The root's attributes (FMI 2.0 §2.2.1, FMI 3.0 §2.4.1).
+void read_header(const pugi::xml_node& root, const VersionRules& rules, ModelDescription& md) {
+  md.fmi_version = rules.fmi_version;
+  md.binary_folder = rules.binary_folder;
+  md.model_name = root.attribute("modelName").value();
+  md.guid = root.attribute(rules.token_attribute).value();
+  md.generation_tool = root.attribute("generationTool").value();
+  md.description = root.attribute("description").value();
+}
+
+/// The attributes every interface element carries (FMI 2.0 §3.3, §4.3; FMI 3.0 §3.2, §4.2, §5.2).
+void read_common_interface(const pugi::xml_node& node, const Reader& reader, const VersionRules& rules,
+                           InterfaceCapabilities& c) {
+  c.model_identifier = node.attribute("modelIdentifier").value();
+  if (!is_c_identifier(c.model_identifier)) {
+    reader.fail(fmt::format("{} modelIdentifier=\"{}\" is not a C identifier ({})", node.name(), c.model_identifier,
+                            rules.root_section));
+  }
+  c.can_get_and_set_state = node.attribute(rules.state_attribute).as_bool(false);
+  c.provides_directional_derivative = node.attribute(rules.directional_attribute).as_bool(false);
+  c.needs_execution_tool = node.attribute("needsExecutionTool").as_bool(false);
+  c.only_once_per_process = node.attribute("canBeInstantiatedOnlyOncePerProcess").as_bool(false);
+}
+
+/// The interface elements: CoSimulation, ModelExchange (what both versions give them, then what the
+/// version adds), then the version's check of which are there.
+void read_interfaces(const pugi::xml_node& root, const Reader& reader, const VersionRules& rules,
+                     ModelDescription& md) {
+  if (const pugi::xml_node cs = root.child("CoSimulation")) {
+    CoSimulationCapabilities& c = md.co_simulation.emplace();
+    read_common_interface(cs, reader, rules, c);
+    c.can_handle_variable_step = cs.attribute("canHandleVariableCommunicationStepSize").as_bool(false);
+    const auto max_order = to_integer(cs.attribute("maxOutputDerivativeOrder").as_string("0"), 0, 1000);
+    if (!max_order) reader.fail("CoSimulation maxOutputDerivativeOrder is not a non-negative integer");
+    c.max_output_derivative_order = static_cast<int>(*max_order);
+    rules.read_co_simulation(cs, c);
+  }
+  if (const pugi::xml_node me = root.child("ModelExchange")) {
+    ModelExchangeCapabilities& c = md.model_exchange.emplace();
+    read_common_interface(me, reader, rules, c);
+    rules.read_model_exchange(me, c);
+  }
+  rules.check_interfaces(root, reader, md);
+}
+
+/// DefaultExperiment (alike in both versions): each attribute, when there, a number.
+DefaultExperiment read_default_experiment(const pugi::xml_node& root, const Reader& reader) {
+  DefaultExperiment experiment;
+  if (const pugi::xml_node node = root.child("DefaultExperiment")) {
+    experiment.start_time = reader.optional_number(node, "startTime", "DefaultExperiment");
+    experiment.stop_time = reader.optional_number(node, "stopTime", "DefaultExperiment");
+    experiment.tolerance = reader.optional_number(node, "tolerance", "DefaultExperiment");
+    experiment.step_size = reader.optional_number(node, "stepSize", "DefaultExperiment");
+  }
+  return experiment;
+}
+
+/// A variable's declaredType (a SimpleType of its own type; an Enumeration needs one), and what it
+/// takes from that type when it does not give it itself: min and max (integers and floats), unit and
+/// nominal (floats).
+void read_declared_type(const pugi::xml_node& element, std::string_view where, const Reader& reader,
+                        const char* type_suffix, const ModelDescription& md, ScalarVariable& v) {
+  v.declared_type = element.attribute("declaredType").value();
+  const SimpleType* declared = md.type_of(v);
+  if (!v.declared_type.empty() && (declared == nullptr || declared->type != v.type)) {
+    reader.fail(fmt::format("{}: declaredType \"{}\" is not a {}{} of TypeDefinitions", where, v.declared_type,
+                            element.name(), type_suffix));
+  }
+  if (v.type == VariableType::enumeration && declared == nullptr) {
+    reader.fail(fmt::format("{}: an Enumeration needs a declaredType", where));
+  }
+  if (is_integer_type(v.type) || is_float_type(v.type)) {
+    v.min = reader.optional_number(element, "min", where);
+    v.max = reader.optional_number(element, "max", where);
+    if (!v.min && declared != nullptr) v.min = declared->min;
+    if (!v.max && declared != nullptr) v.max = declared->max;
+  }
+  if (is_float_type(v.type)) {
+    v.unit = element.attribute("unit").value();
+    if (v.unit.empty() && declared != nullptr) v.unit = declared->unit;
+    v.nominal = reader.optional_number(element, "nominal", where);
+    if (!v.nominal && declared != nullptr) v.nominal = declared->nominal;
+  }
+}
+
+/// One variable (FMI 2.0 §2.2.7, FMI 3.0 §2.4.7): its type element, name (unique), value reference,
+/// roles, declared type, start and references, each checked as it is read.
+ScalarVariable read_variable(const pugi::xml_node& node, const Reader& reader, const VersionRules& rules,
+                             const ModelDescription& md, VariableReading& reading) {
+  ScalarVariable v;
+  const pugi::xml_node element = rules.type_element(node, reader, v);
+  v.name = node.attribute("name").value();
+  if (v.name.empty()) reader.fail(rules.unnamed(node));
+  const std::string where = fmt::format("variable '{}'", v.name);
+  if (!reading.names.insert(v.name).second) {
+    reader.fail(fmt::format("two variables are named '{}' ({})", v.name, rules.variables_section));
+  }
+  const auto vr = to_integer(node.attribute("valueReference").value(), 0, std::numeric_limits<unsigned int>::max());
+  if (!vr) {
+    reader.fail(fmt::format("{}: valueReference=\"{}\" is not a non-negative integer", where,
+                            node.attribute("valueReference").value()));
+  }
+  v.value_reference = static_cast<unsigned int>(*vr);
+  if (rules.unique_value_references && !reading.by_reference.emplace(v.value_reference, md.variables.size()).second) {
+    reader.fail(fmt::format("{}: valueReference {} is already '{}''s ({}: unique)", where, *vr,
+                            md.variables[reading.by_reference.at(v.value_reference)].name, rules.variables_section));
+  }
+  reader.roles(node, rules.causalities, rules.default_variability(v.type), where, v);
+  rules.check_type(element, where, reader, v);
+  read_declared_type(element, where, reader, rules.type_suffix, md, v);
+  rules.read_start(element, where, reader, v);
+  rules.read_references(element, where, reader, reading, v);
+  return v;
+}
+
+/// ModelVariables: the variables in their order (indices count from 1 in it).
+void read_variables(const pugi::xml_node& root, const Reader& reader, const VersionRules& rules, ModelDescription& md,
+                    VariableReading& reading) {
+  for (const pugi::xml_node node : root.child("ModelVariables").children()) {
+    if (rules.variable_tag != nullptr && std::string_view(node.name()) != rules.variable_tag) continue;
+    md.variables.push_back(read_variable(node, reader, rules, md, reading));
+  }
+}
+
+/// ModelStructure (FMI 2.0 §2.2.8, FMI 3.0 §2.4.8): the outputs, the derivatives, the initial unknowns,
+/// and where the version lists them there, the event indicators (each element of an array one).
+void read_model_structure(const pugi::xml_node& root, const Reader& reader, const VersionRules& rules,
+                          ModelDescription& md, const VariableReading& reading) {
+  const pugi::xml_node structure = root.child("ModelStructure");
+  md.outputs = rules.unknowns(structure, rules.outputs_tag, reader, md, reading);
+  md.derivatives = rules.unknowns(structure, rules.derivatives_tag, reader, md, reading);
+  md.initial_unknowns = rules.unknowns(structure, rules.initial_unknowns_tag, reader, md, reading);
+  if (rules.event_indicators_tag == nullptr) return;
+  for (const Unknown& indicator : rules.unknowns(structure, rules.event_indicators_tag, reader, md, reading)) {
+    md.event_indicator_count +=
+        static_cast<int>(md.element_count(md.variables[static_cast<std::size_t>(indicator.index - 1)]));
+  }
+}
+
+/// What ModelStructure lists is what the variables say: each derivative has a derivative= attribute,
+/// each output the causality output.
+void check_model_structure(const Reader& reader, const VersionRules& rules, const ModelDescription& md) {
+  for (const Unknown& d : md.derivatives) {
+    const ScalarVariable& v = md.variables[static_cast<std::size_t>(d.index - 1)];
+    if (!v.derivative_of) {
+      reader.fail(fmt::format("ModelStructure/{} lists '{}', which has no 'derivative' attribute",
+                              rules.derivatives_tag, v.name));
+    }
+  }
+  for (const Unknown& o : md.outputs) {
+    const ScalarVariable& v = md.variables[static_cast<std::size_t>(o.index - 1)];
+    if (v.causality != "output") {
+      reader.fail(fmt::format("ModelStructure/{} lists '{}', whose causality is \"{}\"", rules.outputs_tag, v.name,
+                              v.causality));
+    }
+  }
+}
+
+}  // namespace
+
+ModelDescription read_description(const pugi::xml_node& root, const Reader& reader, const VersionRules& rules) {
+  ModelDescription md;
+  read_header(root, rules, md);
+  read_interfaces(root, reader, rules, md);
+  md.default_experiment = read_default_experiment(root, reader);
+  rules.read_type_definitions(root, reader, md);
+  VariableReading reading;
+  read_variables(root, reader, rules, md, reading);
+  rules.check_references(reader, md, reading);
+  read_model_structure(root, reader, rules, md, reading);
+  check_model_structure(reader, rules, md);
+  return md;
+}
+
 }  // namespace description
 
 using description::Reader;
 using description::to_double;
-using description::to_integer;
-using description::is_c_identifier;
 
 const InterfaceCapabilities& ModelDescription::interface_capabilities(FmiInterface which) const {
   if (which == FmiInterface::co_simulation && co_simulation) return *co_simulation;
@@ -376,179 +579,10 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
   if (version != "2.0") {
     throw Error(fmt::format("{}: fmiVersion is '{}', cosima imports FMI 2.0 and FMI 3.0", source, version));
   }
-  ModelDescription md;
-  md.units = read_unit_definitions(root, reader);
-  md.fmi_version = version;
-  md.binary_folder = "linux64";
-  md.model_name = root.attribute("modelName").value();
-  md.guid = root.attribute("guid").value();
-  md.generation_tool = root.attribute("generationTool").value();
-  md.description = root.attribute("description").value();
-
-  // the interface elements (FMI 2.0 §3.3, §4.3): at least one
-  auto common = [&](const pugi::xml_node node, InterfaceCapabilities& c) {
-    c.model_identifier = node.attribute("modelIdentifier").value();
-    if (!is_c_identifier(c.model_identifier)) {
-      reader.fail(fmt::format("{} modelIdentifier=\"{}\" is not a C identifier (FMI 2.0 §2.2.1)", node.name(),
-                              c.model_identifier));
-    }
-    c.can_get_and_set_state = node.attribute("canGetAndSetFMUstate").as_bool(false);
-    c.provides_directional_derivative = node.attribute("providesDirectionalDerivative").as_bool(false);
-    c.needs_execution_tool = node.attribute("needsExecutionTool").as_bool(false);
-    c.only_once_per_process = node.attribute("canBeInstantiatedOnlyOncePerProcess").as_bool(false);
-  };
-  if (const pugi::xml_node cs = root.child("CoSimulation")) {
-    CoSimulationCapabilities& c = md.co_simulation.emplace();
-    common(cs, c);
-    c.can_handle_variable_step = cs.attribute("canHandleVariableCommunicationStepSize").as_bool(false);
-    c.can_interpolate_inputs = cs.attribute("canInterpolateInputs").as_bool(false);
-    const auto max_order = to_integer(cs.attribute("maxOutputDerivativeOrder").as_string("0"), 0, 1000);
-    if (!max_order) reader.fail("CoSimulation maxOutputDerivativeOrder is not a non-negative integer");
-    c.max_output_derivative_order = static_cast<int>(*max_order);
-  }
-  if (const pugi::xml_node me = root.child("ModelExchange")) {
-    ModelExchangeCapabilities& c = md.model_exchange.emplace();
-    common(me, c);
-    c.completed_integrator_step_not_needed = me.attribute("completedIntegratorStepNotNeeded").as_bool(false);
-  }
-  if (!md.co_simulation && !md.model_exchange) reader.fail("neither a CoSimulation nor a ModelExchange element");
-  const auto indicators = to_integer(root.attribute("numberOfEventIndicators").as_string("0"), 0, 100'000'000);
-  if (!indicators) reader.fail("numberOfEventIndicators is not a non-negative integer");
-  md.event_indicator_count = static_cast<int>(*indicators);
-
-  if (const pugi::xml_node experiment = root.child("DefaultExperiment")) {
-    md.default_experiment.start_time = reader.optional_number(experiment, "startTime", "DefaultExperiment");
-    md.default_experiment.stop_time = reader.optional_number(experiment, "stopTime", "DefaultExperiment");
-    md.default_experiment.tolerance = reader.optional_number(experiment, "tolerance", "DefaultExperiment");
-    md.default_experiment.step_size = reader.optional_number(experiment, "stepSize", "DefaultExperiment");
-  }
-
-  for (const pugi::xml_node node : root.child("TypeDefinitions").children("SimpleType")) {
-    SimpleType type;
-    type.name = node.attribute("name").value();
-    const std::string where = fmt::format("SimpleType '{}'", type.name);
-    pugi::xml_node element;
-    for (const auto& [tag, kind] : kTypeTags) {
-      if (node.child(tag)) {
-        element = node.child(tag);
-        type.type = kind;
-      }
-    }
-    if (type.name.empty() || !element) reader.fail(fmt::format("{} needs a name and a type element", where));
-    type.min = reader.optional_number(element, "min", where);
-    type.max = reader.optional_number(element, "max", where);
-    if (type.type == VariableType::real) {
-      type.unit = element.attribute("unit").value();
-      type.nominal = reader.optional_number(element, "nominal", where);
-    }
-    for (const pugi::xml_node item : element.children("Item")) {
-      const auto value = to_integer(item.attribute("value").value(), std::numeric_limits<int>::min(),
-                                    std::numeric_limits<int>::max());
-      if (!value) reader.fail(fmt::format("{}: Item '{}' value is not an integer", where, item.attribute("name").value()));
-      type.items.emplace_back(item.attribute("name").value(), static_cast<int>(*value));
-    }
-    md.types.push_back(std::move(type));
-  }
-
-  static const std::unordered_set<std::string> kCausalities = {"parameter", "calculatedParameter", "input",
-                                                               "output",    "local",               "independent"};
-  std::unordered_set<std::string> names;
-  for (const pugi::xml_node node : root.child("ModelVariables").children("ScalarVariable")) {
-    ScalarVariable v;
-    v.name = node.attribute("name").value();
-    if (v.name.empty()) reader.fail("a ScalarVariable has no name");
-    const std::string where = fmt::format("variable '{}'", v.name);
-    if (!names.insert(v.name).second) reader.fail(fmt::format("two variables are named '{}' (FMI 2.0 §2.2.7)", v.name));
-    const auto vr = to_integer(node.attribute("valueReference").value(), 0, std::numeric_limits<unsigned int>::max());
-    if (!vr) {
-      reader.fail(fmt::format("{}: valueReference=\"{}\" is not a non-negative integer", where,
-                              node.attribute("valueReference").value()));
-    }
-    v.value_reference = static_cast<unsigned int>(*vr);
-    reader.roles(node, kCausalities, "continuous", where, v);
-    pugi::xml_node element;
-    for (const auto& [tag, type] : kTypeTags) {
-      if (node.child(tag)) {
-        element = node.child(tag);
-        v.type = type;
-      }
-    }
-    if (!element) reader.fail(fmt::format("{} has no type element", where));
-    v.declared_type = element.attribute("declaredType").value();
-    const SimpleType* declared = md.type_of(v);
-    if (!v.declared_type.empty() && (declared == nullptr || declared->type != v.type)) {
-      reader.fail(fmt::format("{}: declaredType \"{}\" is not a {} type of TypeDefinitions", where, v.declared_type,
-                              to_string(v.type)));
-    }
-    if (v.type == VariableType::enumeration && declared == nullptr) {
-      reader.fail(fmt::format("{}: an Enumeration needs a declaredType", where));
-    }
-    if (v.type != VariableType::string && v.type != VariableType::boolean) {
-      v.min = reader.optional_number(element, "min", where);
-      v.max = reader.optional_number(element, "max", where);
-      if (!v.min && declared != nullptr) v.min = declared->min;
-      if (!v.max && declared != nullptr) v.max = declared->max;
-    }
-    if (v.type == VariableType::real) {
-      v.unit = element.attribute("unit").value();
-      if (v.unit.empty() && declared != nullptr) v.unit = declared->unit;
-      v.nominal = reader.optional_number(element, "nominal", where);
-      if (!v.nominal && declared != nullptr) v.nominal = declared->nominal;
-    }
-    if (const pugi::xml_attribute start = element.attribute("start")) {
-      v.start = start.value();
-      const std::string_view text = *v.start;
-      const bool ok = v.type == VariableType::string ||
-                      (v.type == VariableType::boolean ? text == "true" || text == "false" || text == "1" || text == "0"
-                       : v.type == VariableType::real  ? to_double(text).has_value()
-                                                       : to_integer(text, std::numeric_limits<int>::min(),
-                                                                    std::numeric_limits<int>::max())
-                                                             .has_value());
-      if (!ok) reader.fail(fmt::format("{}: start=\"{}\" is not a {} value", where, text, to_string(v.type)));
-    }
-    if (const pugi::xml_attribute derivative = element.attribute("derivative")) {
-      const auto index = to_integer(derivative.value(), 1, std::numeric_limits<int>::max());
-      if (!index) reader.fail(fmt::format("{}: derivative=\"{}\" is not a variable index", where, derivative.value()));
-      v.derivative_of = static_cast<int>(*index);
-    }
-    md.variables.push_back(std::move(v));
-  }
-  // an input may not share its value reference with an output of the same type (it would be both)
-  std::map<std::pair<VariableType, unsigned int>, const ScalarVariable*> outputs_by_reference;
-  for (const ScalarVariable& v : md.variables) {
-    if (v.causality == "output") outputs_by_reference.emplace(std::pair{v.type, v.value_reference}, &v);
-  }
-  for (const ScalarVariable& v : md.variables) {
-    if (v.causality != "input") continue;
-    const auto it = outputs_by_reference.find({v.type, v.value_reference});
-    if (it != outputs_by_reference.end()) {
-      reader.fail(fmt::format("input '{}' and output '{}' share the {} valueReference {}", v.name, it->second->name,
-                              to_string(v.type), v.value_reference));
-    }
-  }
-  for (const ScalarVariable& v : md.variables) {
-    if (v.derivative_of && static_cast<std::size_t>(*v.derivative_of) > md.variables.size()) {
-      reader.fail(fmt::format("variable '{}': derivative=\"{}\" is outside 1..{}", v.name, *v.derivative_of,
-                              md.variables.size()));
-    }
-  }
-
-  const pugi::xml_node structure = root.child("ModelStructure");
-  md.outputs = reader.unknowns(structure.child("Outputs"), md.variables.size(), "Outputs");
-  md.derivatives = reader.unknowns(structure.child("Derivatives"), md.variables.size(), "Derivatives");
-  md.initial_unknowns = reader.unknowns(structure.child("InitialUnknowns"), md.variables.size(), "InitialUnknowns");
-  for (const Unknown& d : md.derivatives) {
-    const ScalarVariable& v = md.variables[static_cast<std::size_t>(d.index - 1)];
-    if (!v.derivative_of) {
-      reader.fail(fmt::format("ModelStructure/Derivatives lists '{}', which has no 'derivative' attribute", v.name));
-    }
-  }
-  for (const Unknown& o : md.outputs) {
-    const ScalarVariable& v = md.variables[static_cast<std::size_t>(o.index - 1)];
-    if (v.causality != "output") {
-      reader.fail(fmt::format("ModelStructure/Outputs lists '{}', whose causality is \"{}\"", v.name, v.causality));
-    }
-  }
+  // FMI 2.0's UnitDefinitions are checked before the rest of the description, FMI 3.0's after it
+  std::vector<UnitDefinition> units = read_unit_definitions(root, reader);
+  ModelDescription md = parse_fmi2_model_description(root, source);
+  md.units = std::move(units);
   return md;
 }
 
