@@ -14,8 +14,6 @@ LIMIT = 80
 # Functions still over the limit, with the length they may not exceed. The list may only shrink:
 # a function that drops under the limit must leave it, and no other may join.
 KNOWN = {
-    "src/fmi/common/model_description.cpp:parse_model_description": 194,
-    "src/fmi/common/model_description_v3.cpp:parse_fmi3_model_description": 290,
 }
 SCOPE = re.compile(r'\b(namespace|class|struct|union|enum)\b|extern\s*"C"')
 

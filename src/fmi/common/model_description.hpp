@@ -165,7 +165,8 @@ struct ModelDescription {
 };
 
 /// Parses and validates modelDescription.xml given as text; `source` names the FMU in errors.
-/// FMI 3.0 descriptions are read by parse_fmi3_model_description (model_description_fmi3.cpp).
+/// Both versions go through one reader (read_description, description_reader.hpp) with each
+/// version's differences from model_description_v2.cpp and model_description_v3.cpp.
 /// Throws Error on malformed XML, fmiVersion neither 2.0 nor 3.0, neither a CoSimulation nor a ModelExchange
 /// element, and every
 /// defect the standard forbids: a valueReference that is not a non-negative integer, an input
