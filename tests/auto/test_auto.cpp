@@ -70,6 +70,16 @@ TEST(Auto, StifflyCoupledDualInterfacePairRunsThroughModelExchange) {
   EXPECT_EQ(chosen.results->times().size(), 101U);
 }
 
+/// Whether a warning logged after the first `before` names the FMU file and the call, and says the
+/// capability is emulated.
+bool warned_emulated(std::size_t before, const std::string& fmu_file, const std::string& call) {
+  const std::vector<std::string> warnings = logged_warnings();
+  return std::any_of(warnings.begin() + static_cast<std::ptrdiff_t>(before), warnings.end(), [&](const std::string& w) {
+    return w.find(fmu_file) != std::string::npos && w.find(call) != std::string::npos &&
+           w.find("emulated") != std::string::npos;
+  });
+}
+
 TEST(Auto, DeclaredInputInterpolationThatFailsIsWithheldWithAWarning) {
   Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "auto", "dt": 0.05},
     "connections": [["osc.x_out", "g.u"]]})");
@@ -79,13 +89,8 @@ TEST(Auto, DeclaredInputInterpolationThatFailsIsWithheldWithAWarning) {
   const std::size_t warnings_before = logged_warnings().size();
   ASSERT_TRUE(resolve_auto_method(scenario));
   EXPECT_TRUE(scenario.systems[1].withheld.has(Capability::interpolate_inputs));
-  const std::vector<std::string> warnings = logged_warnings();
-  const bool named = std::any_of(
-      warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before), warnings.end(), [](const std::string& w) {
-        return w.find("cosima_test_gain_interpolates.fmu") != std::string::npos &&
-               w.find("fmi2SetRealInputDerivatives") != std::string::npos && w.find("emulated") != std::string::npos;
-      });
-  EXPECT_TRUE(named) << "no warning names the FMU and the call";
+  EXPECT_TRUE(warned_emulated(warnings_before, "cosima_test_gain_interpolates.fmu", "fmi2SetRealInputDerivatives"))
+      << "no warning names the FMU and the call";
   const ScenarioRun run = run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.results->times().back(), 3.0);
   // a method that sends input derivatives fails in the call when the capability is believed
@@ -105,13 +110,8 @@ TEST(Auto, DeclaredOutputDerivativesThatFailAreEmulatedWithAWarning) {
   const std::size_t warnings_before = logged_warnings().size();
   ASSERT_TRUE(resolve_auto_method(scenario));
   EXPECT_TRUE(scenario.systems[0].withheld.has(Capability::output_derivatives));
-  const std::vector<std::string> warnings = logged_warnings();
-  const bool named = std::any_of(
-      warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before), warnings.end(), [](const std::string& w) {
-        return w.find("cosima_test_oscillator_derivatives.fmu") != std::string::npos &&
-               w.find("fmi2GetRealOutputDerivatives") != std::string::npos && w.find("emulated") != std::string::npos;
-      });
-  EXPECT_TRUE(named) << "no warning names the FMU and the call";
+  EXPECT_TRUE(warned_emulated(warnings_before, "cosima_test_oscillator_derivatives.fmu", "fmi2GetRealOutputDerivatives"))
+      << "no warning names the FMU and the call";
   // the method auto chose reads output derivatives: without the probe this run fails in the call
   EXPECT_EQ(scenario.method["type"], "ifosmondi-jfm") << scenario.method_choice;
   const ScenarioRun run = run_scenario(scenario);
