@@ -364,6 +364,7 @@ std::vector<FmuInstance::TypedPorts> FmuInstance::variable_batches(const std::ve
     batch.ports.push_back(static_cast<int>(slot));
   }
   std::vector<TypedPorts> batches;
+  batches.reserve(by_type.size());
   for (auto& [type, batch] : by_type) batches.push_back(std::move(batch));
   reserve_scratch(names.size());
   return batches;
