@@ -82,6 +82,10 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
   output_poly_.setZero(model.total_outputs(), kInputCoefficients);
   connection_square_.assign(static_cast<std::size_t>(model.total_inputs()), 0.0);
   output_square_.assign(static_cast<std::size_t>(model.total_outputs()), 0.0);
+  coupled_output_.assign(static_cast<std::size_t>(model.total_outputs()), 0);
+  for (const int source : model.input_sources()) {
+    if (source >= 0) coupled_output_[static_cast<std::size_t>(source)] = 1;
+  }
   elapsed_ = 0.0;
   steps_ = 0;
   buffers_.batch.clear();
@@ -238,6 +242,7 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
     connection_square_[static_cast<std::size_t>(g)] += mean * h;
   }
   for (Eigen::Index o = 0; o < model.total_outputs(); ++o) {
+    if (coupled_output_[static_cast<std::size_t>(o)] == 0) continue;  // a defect of the coupling only
     const int system = model.system_of_output(static_cast<int>(o));
     if (!model.system(system).output_info(static_cast<int>(o) - model.output_offset(system)).continuous) continue;
     const int n = n_of_output_[static_cast<std::size_t>(o)];

@@ -70,6 +70,7 @@ class DefectJacobi final : public CouplingMethod {
   CouplingBuffers buffers_;
   std::vector<int> m_, n_;             ///< per system
   std::vector<int> n_of_output_;       ///< n of the system producing each global output
+  std::vector<char> coupled_output_;   ///< the output drives an input: its defect δ̂y counts
   Eigen::MatrixXd samples_;            ///< total_outputs × 4: d^j y/dt^j at the last communication point
   Eigen::VectorXd y_mid_;
   InputPolynomials output_poly_, shifted_;
