@@ -105,7 +105,8 @@ no_temp_left teardown-crash-processes
 # the rows computed so far, the stats, no child left and no temporary directory
 misbehave 4
 for executor in sequential processes; do
-  "$cosima" run m4.json --executor "$executor" --out "h_$executor.csv" --stats "h_$executor.json" >"$work/out" 2>&1 &
+  # by its path in this test's own directory: another checkout's run of this test is not counted below
+  "$cosima" run "$work/m4.json" --executor "$executor" --out "h_$executor.csv" --stats "h_$executor.json" >"$work/out" 2>&1 &
   pid=$!
   sleep 2
   kill -INT $pid
@@ -114,7 +115,7 @@ for executor in sequential processes; do
   wait $pid
   code=$?
   if [ "$code" -ne 130 ] || ! grep -q "forced exit by a second SIGINT" "$work/out" || ! grep -q '"terminated_early": true' "h_$executor.json" \
-     || pgrep -f "cosima run m4.json" >/dev/null; then
+     || pgrep -f "cosima run $work/m4.json" >/dev/null; then
     echo "FAIL forced-exit-$executor: exit $code"; cat "$work/out"; cat "h_$executor.json"; failures=$((failures + 1))
   else
     echo "ok   forced-exit-$executor (exit 130)"

@@ -587,24 +587,10 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
 }
 
 PortKind port_kind(VariableType type) {
-  switch (type) {
-    case VariableType::real: return PortKind::real;
-    case VariableType::integer: return PortKind::integer;
-    case VariableType::boolean: return PortKind::boolean;
-    case VariableType::string: return PortKind::string;
-    case VariableType::enumeration: return PortKind::enumeration;
-    case VariableType::float32: return PortKind::real;
-    case VariableType::int8:
-    case VariableType::uint8:
-    case VariableType::int16:
-    case VariableType::uint16:
-    case VariableType::uint32:
-    case VariableType::int64:
-    case VariableType::uint64: return PortKind::integer;
-    case VariableType::binary: return PortKind::string;  // exchanged as hexadecimal text, like a String
-    case VariableType::clock: return PortKind::boolean;
-  }
-  return PortKind::real;
+  if (type == VariableType::enumeration) return PortKind::enumeration;
+  if (type == VariableType::boolean || type == VariableType::clock) return PortKind::boolean;
+  if (type == VariableType::string || type == VariableType::binary) return PortKind::string;  // Binary: hex text
+  return description::is_integer_type(type) ? PortKind::integer : PortKind::real;  // Float64, Float32: real
 }
 
 }  // namespace cosima::fmi
