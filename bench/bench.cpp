@@ -21,6 +21,7 @@ namespace cosima::bench {
 namespace {
 const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>>& registry() {
   static const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>> benches = {
+      {"accuracy", bench_accuracy},
       {"jacobi", bench_jacobi},
       {"ifosmondi", bench_ifosmondi},
       {"costarica", bench_costarica},

@@ -49,6 +49,7 @@ inline const RunOutputs kTimedOutputs{.keep_step_log = false};
 void write_json(const BenchOptions& options, const cosima::Json& document);
 
 // The benchmarks.
+cosima::Json bench_accuracy(const BenchOptions& options);
 cosima::Json bench_jacobi(const BenchOptions& options);
 cosima::Json bench_ifosmondi(const BenchOptions& options);
 cosima::Json bench_costarica(const BenchOptions& options);

@@ -70,6 +70,18 @@ void hold_discrete_inputs(const ModularModel& model, int s, InputPolynomials& po
   for (const int j : model.held_inputs(s)) polynomials.row(j).tail<kMaxInputDegree>().setZero();
 }
 
+void CouplingBuffers::input_ends(const ModularModel& model, int s, double h, Eigen::VectorXd& u_start,
+                                  Eigen::VectorXd& u_end) {
+  const InputPolynomials& p = polynomials(s);
+  const int offset = model.input_offset(s);
+  for (Eigen::Index j = 0; j < p.rows(); ++j) {
+    double end = 0.0;  // Horner
+    for (int k = kMaxInputDegree; k >= 0; --k) end = end * h + p(j, k);
+    u_start(offset + j) = p(j, 0);
+    u_end(offset + j) = end;
+  }
+}
+
 void CouplingBuffers::gather_replies(const ModularModel& model, Eigen::VectorXd* dy) {
   for (const int s : batch.active()) {  // O(active orders): a stage of one system costs O(1)
     const Order& order = batch.orders()[static_cast<std::size_t>(s)];

@@ -37,6 +37,9 @@ class CouplingBuffers {
   /// Copies the outputs (and first derivatives, when read) of the batch's replies into y (and dy).
   void gather_replies(const ModularModel& model, Eigen::VectorXd* dy = nullptr);
   [[nodiscard]] InputPolynomials& polynomials(int s) { return polynomials_[static_cast<std::size_t>(s)]; }
+  /// The inputs of system s at the start and the end of a step of h as polynomials(s) gives them,
+  /// into its slices of the stacked u_start and u_end (the ends of methods/coupling_error.hpp).
+  void input_ends(const ModularModel& model, int s, double h, Eigen::VectorXd& u_start, Eigen::VectorXd& u_end);
   /// hermite_map(kind, h) (core/hermite.hpp), kept while kind and h repeat: every system and every
   /// evaluation of a step, and every step of a fixed-step run, use the same.
   const Eigen::Matrix4d& hermite_map_of(HermiteKind kind, double h) {

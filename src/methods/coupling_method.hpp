@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "methods/coupling_error.hpp"
 #include "model/modular_model.hpp"
 
 namespace cosima {
@@ -34,6 +35,9 @@ struct StepReport {
   double defect = std::numeric_limits<double>::quiet_NaN();             ///< ε_k (seed 004 eq. 38)
   double connection_defect = std::numeric_limits<double>::quiet_NaN();  ///< largest RMS of δu on the step
   double output_defect = std::numeric_limits<double>::quiet_NaN();      ///< largest RMS of δ̂y on the step
+  /// The largest RMS connection defect of the step relative to its signal's scale, as every method
+  /// has it (methods/coupling_error.hpp; the driver fills it in); NaN when not tracked.
+  double coupling_error = std::numeric_limits<double>::quiet_NaN();
   /// The step was taken at the method's smallest step although its error control asked for less:
   /// the error is no longer controlled there (a warning in the step log and the stats).
   bool at_step_floor = false;
@@ -87,6 +91,14 @@ class CouplingMethod {
   virtual std::string handle_discontinuity(ModularModel& model, double t);
   /// Method-specific totals of the run (name, value), added to the run statistics.
   [[nodiscard]] virtual std::vector<std::pair<std::string, double>> totals() const { return {}; }
+  /// Tracks the connection defect of the run from [start, stop] (methods/coupling_error.hpp); the
+  /// driver calls it before initialize(), which may disable it (a method coupling exactly).
+  void track_coupling_error(const ModularModel& model, double start, double stop, const AccuracyOptions& options) {
+    coupling_error_.configure(model, start, stop, options, !chooses_step());
+  }
+  /// The driver moved the systems past a discontinuity (handle_discontinuity).
+  void forget_coupling_start() { coupling_error_.forget_start(); }
+  [[nodiscard]] const CouplingErrorMonitor& coupling_error() const { return coupling_error_; }
   /// How initialize() reached consistent initial values (methods/initialization.hpp).
   [[nodiscard]] const InitializationReport& initialization() const { return initialization_; }
 
@@ -97,6 +109,8 @@ class CouplingMethod {
   /// need no system meets, followed by `hint`.
   void check_needs(const ModularModel& model, std::string_view hint = {}) const;
   InitializationReport initialization_;  ///< set by initialize()
+  /// Each method records its accepted steps here (CouplingErrorMonitor::record).
+  CouplingErrorMonitor coupling_error_;
 
  private:
   Executor* executor_ = nullptr;

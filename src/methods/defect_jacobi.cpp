@@ -81,6 +81,8 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
   y_mid_.setZero(model.total_outputs());
   output_poly_.setZero(model.total_outputs(), kInputCoefficients);
   connection_square_.assign(static_cast<std::size_t>(model.total_inputs()), 0.0);
+  u_start_.setZero(model.total_inputs());
+  u_end_.setZero(model.total_inputs());
   output_square_.assign(static_cast<std::size_t>(model.total_outputs()), 0.0);
   coupled_output_.assign(static_cast<std::size_t>(model.total_outputs()), 0);
   for (const int source : model.input_sources()) {
@@ -188,9 +190,45 @@ void DefectJacobi::output_polynomials(const ModularModel& model, double h) {
   shift_polynomials(output_poly_, -h, shifted_);  // in s = t − T_{k−1}
 }
 
+double DefectJacobi::connection_defect(const ModularModel& model, double h) {
+  const auto& sources = model.input_sources();
+  double connection = 0.0;
+  // a discrete signal jumps by design: its jumps are events, not a defect of the smooth reconstruction
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    const int source = sources[static_cast<std::size_t>(g)];
+    if (source < 0 || model.input_held(g)) continue;
+    const int s = model.system_of_input(g);
+    const LinearTransform& transform = model.input_transform(g);
+    Eigen::Matrix<double, 1, kInputCoefficients> defect =
+        buffers_.polynomials(s).row(g - model.input_offset(s)) - transform.scale * shifted_.row(source);  // eq. 17
+    defect(0) -= transform.offset;
+    const double mean = mean_square(defect, h);
+    connection = std::max(connection, std::sqrt(mean));
+    connection_square_[static_cast<std::size_t>(g)] += mean * h;
+  }
+  return connection;
+}
+
+double DefectJacobi::output_defect(const ModularModel& model, double h) {
+  double output = 0.0;
+  for (Eigen::Index o = 0; o < model.total_outputs(); ++o) {
+    if (coupled_output_[static_cast<std::size_t>(o)] == 0) continue;  // a defect of the coupling only
+    const int system = model.system_of_output(static_cast<int>(o));
+    if (!model.system(system).output_info(static_cast<int>(o) - model.output_offset(system)).continuous) continue;
+    const int n = n_of_output_[static_cast<std::size_t>(o)];
+    double at_mid = 0.0;  // ỹ(T_k − H/2), Horner
+    for (int k = kMaxInputDegree; k >= 0; --k) at_mid = at_mid * 0.5 * h + shifted_(o, k);
+    // eq. 32: |δ̂y| = ((T_k − t)/(H/2))^{n+1} |y_mid − ỹ_mid|, whose RMS over the step is
+    // |y_mid − ỹ_mid| · 2^{n+1} / √(2n+3)
+    const double rms = std::abs(y_mid_(o) - at_mid) * std::pow(2.0, n + 1) / std::sqrt(2.0 * n + 3.0);
+    output = std::max(output, rms);
+    output_square_[static_cast<std::size_t>(o)] += rms * rms * h;
+  }
+  return output;
+}
+
 StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
   const double h = h_max;
-  const auto& sources = model.input_sources();
   StepReport report;
   // 1. input Taylor polynomials at T_{k−1} (eq. 14–15)
   input_polynomials(model);
@@ -226,34 +264,10 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
   // 3. output samples and polynomials at T_k
   sample_outputs(model);
   output_polynomials(model, h);
+  for (int s = 0; s < model.system_count(); ++s) buffers_.input_ends(model, s, h, u_start_, u_end_);
+  coupling_error_.record(t, h, u_start_, u_end_, samples_.col(0));
   // 4. defects on the step
-  double connection = 0.0, output = 0.0;
-  // a discrete signal jumps by design: its jumps are events, not a defect of the smooth reconstruction
-  for (int g = 0; g < model.total_inputs(); ++g) {
-    const int source = sources[static_cast<std::size_t>(g)];
-    if (source < 0 || model.input_held(g)) continue;
-    const int s = model.system_of_input(g);
-    const LinearTransform& transform = model.input_transform(g);
-    Eigen::Matrix<double, 1, kInputCoefficients> defect =
-        buffers_.polynomials(s).row(g - model.input_offset(s)) - transform.scale * shifted_.row(source);  // eq. 17
-    defect(0) -= transform.offset;
-    const double mean = mean_square(defect, h);
-    connection = std::max(connection, std::sqrt(mean));
-    connection_square_[static_cast<std::size_t>(g)] += mean * h;
-  }
-  for (Eigen::Index o = 0; o < model.total_outputs(); ++o) {
-    if (coupled_output_[static_cast<std::size_t>(o)] == 0) continue;  // a defect of the coupling only
-    const int system = model.system_of_output(static_cast<int>(o));
-    if (!model.system(system).output_info(static_cast<int>(o) - model.output_offset(system)).continuous) continue;
-    const int n = n_of_output_[static_cast<std::size_t>(o)];
-    double at_mid = 0.0;  // ỹ(T_k − H/2), Horner
-    for (int k = kMaxInputDegree; k >= 0; --k) at_mid = at_mid * 0.5 * h + shifted_(o, k);
-    // eq. 32: |δ̂y| = ((T_k − t)/(H/2))^{n+1} |y_mid − ỹ_mid|, whose RMS over the step is
-    // |y_mid − ỹ_mid| · 2^{n+1} / √(2n+3)
-    const double rms = std::abs(y_mid_(o) - at_mid) * std::pow(2.0, n + 1) / std::sqrt(2.0 * n + 3.0);
-    output = std::max(output, rms);
-    output_square_[static_cast<std::size_t>(o)] += rms * rms * h;
-  }
+  const double connection = connection_defect(model, h), output = output_defect(model, h);
   const double epsilon = std::max(connection, output);  // eq. 38
   h_next_ = controller_->next(h, epsilon);               // eq. 39
   // held at h_min while the defect asks for less: accepted, but no longer controlled

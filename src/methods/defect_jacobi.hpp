@@ -61,6 +61,10 @@ class DefectJacobi final : public CouplingMethod {
   /// Asks every order of the batch for outputs, and derivatives up to the system's n if asked.
   void read_orders(const ModularModel& model, bool derivatives);
   /// Copies the outputs and derivatives of the last batch's replies into samples_.
+  /// The largest RMS of δu on the step (eq. 17), each input's ∫ δu² added to the run's.
+  double connection_defect(const ModularModel& model, double h);
+  /// The largest RMS of δ̂y on the step (eq. 32) over the coupled continuous outputs, likewise.
+  double output_defect(const ModularModel& model, double h);
   void sample_outputs(const ModularModel& model);
   /// Output polynomials ỹ around T_k, re-expanded in s = t − T_{k−1} (shift −H).
   void output_polynomials(const ModularModel& model, double h);
@@ -73,6 +77,7 @@ class DefectJacobi final : public CouplingMethod {
   std::vector<char> coupled_output_;   ///< the output drives an input: its defect δ̂y counts
   Eigen::MatrixXd samples_;            ///< total_outputs × 4: d^j y/dt^j at the last communication point
   Eigen::VectorXd y_mid_;
+  Eigen::VectorXd u_start_, u_end_;  ///< the inputs at the step's ends (coupling error)
   InputPolynomials output_poly_, shifted_;
   std::vector<double> connection_square_, output_square_;  ///< ∫ δ² over the run, per input / output
   bool h_min_given_ = false;  ///< else a default is chosen at initialize

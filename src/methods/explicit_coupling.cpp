@@ -68,6 +68,9 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   base_step_ = 0;
   settle_sweeps_ = model.find_algebraic_loop().empty() ? model.system_count() + 1 : 1;
   initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
+  u_start_.setZero(model.total_inputs());
+  u_end_.setZero(model.total_inputs());
+  if (!options_.rates.empty()) coupling_error_.disable();  // a step's ends differ by system: not estimated
   bool plain = options_.plain_steps && options_.rates.empty();
   for (const SignalExtrapolator& extrapolator : extrapolators_) plain = plain && extrapolator.holds();
   plain_batches_.clear();
@@ -139,6 +142,7 @@ StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_
   StepReport report;
   report.h = h_max;
   settle_communication_point(model, executor(), buffers_, settle_sweeps_);  // ỹ(t_N), ũ = Φᵀ ỹ(t_N)
+  if (model.has_feedthrough()) coupling_error_.set_start_outputs(buffers_.y);
   const double span = std::min(h_max, stop_time() - t);
   for (std::size_t b = 0; b < plain_batches_.size(); ++b) {
     PlainBatch& batch = plain_batches_[b];
@@ -151,6 +155,7 @@ StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_
       if (!accept(model, batch[i].system, batch[i].result, t, report)) return report;
     }
   }
+  coupling_error_.record(t, span, buffers_.u, buffers_.u, buffers_.y);  // inputs held over the step
   ++base_step_;
   return report;
 }
@@ -162,6 +167,7 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
   const double tiny = 1e-12 * std::max(1.0, std::abs(t));
   for (std::size_t s = 0; s < rate_.size(); ++s) due_[s] = base_step_ % rate_[s] == 0 ? 1 : 0;
   settle_communication_point(model, executor(), buffers_, settle_sweeps_, &due_);  // ỹ(t_N), ũ = Φᵀ ỹ(t_N)
+  if (model.has_feedthrough()) coupling_error_.set_start_outputs(buffers_.y);
   // Jacobi: the due systems in one batch (concurrently where the executor can); Gauss–Seidel: one
   // system per batch, each seeing the outputs at t_N + h of those stepped before it.
   const bool jacobi = options_.scheme == Scheme::jacobi;
@@ -174,6 +180,7 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
       if (due_[static_cast<std::size_t>(s)] == 0) continue;
       const double span = std::min(rate_[static_cast<std::size_t>(s)] * h_max, stop_time() - t);
       build_inputs(model, s, h_max, span, jacobi ? nullptr : &fresh_);
+      buffers_.input_ends(model, s, span, u_start_, u_end_);
       Order& order = buffers_.order_with_inputs(model, s);
       order.step = span;
       order.read_order = 0;
@@ -200,6 +207,7 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
       for (int s = 0; s < model.system_count(); ++s) publish(s);
     }
   }
+  coupling_error_.record(t, std::min(h_max, stop_time() - t), u_start_, u_end_, buffers_.y);
   ++base_step_;
   return report;
 }

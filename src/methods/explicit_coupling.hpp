@@ -76,6 +76,7 @@ class ExplicitCoupling final : public CouplingMethod {
   std::vector<char> interpolates_;  ///< system s interpolates polynomial inputs (its capability, read once)
   std::vector<Eigen::VectorXd> pending_;  ///< outputs of a system at the end of its current step
   std::vector<double> publish_at_;
+  Eigen::VectorXd u_start_, u_end_;  ///< the inputs at the step's ends as the systems used them (coupling error)
   std::int64_t base_step_ = 0;
   int settle_sweeps_ = 1;  ///< feedthrough propagation at a communication point (1 with a loop)
 };

@@ -115,6 +115,7 @@ double Ifosmondi::integrate_estimated(ModularModel& model, HermiteKind kind, dou
   executor().execute(buffers_.batch);
   double gap = std::numeric_limits<double>::quiet_NaN();
   std::fill(jumped_.begin(), jumped_.end(), 0);
+  y_real_ = buffers_.y;  // the estimated systems' real outputs replace their estimates below
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
     const Reply& reply = buffers_.batch.reply(s);
@@ -123,6 +124,7 @@ double Ifosmondi::integrate_estimated(ModularModel& model, HermiteKind kind, dou
     const auto estimate = buffers_.y.segment(offset, model.system(s).output_count());
     const double system_gap = (reply.outputs.col(0) - estimate).lpNorm<Eigen::Infinity>();
     gap = std::isnan(gap) ? system_gap : std::max(gap, system_gap);
+    y_real_.segment(offset, model.system(s).output_count()) = reply.outputs.col(0);
     if (output_jumps_.estimate_jumped(reply.outputs.col(0), estimate, offset)) jumped_[static_cast<std::size_t>(s)] = 1;
     output_jumps_.observe_segment(reply.outputs.col(0), offset);
   }
@@ -249,6 +251,7 @@ void Ifosmondi::accept(ModularModel& model, double t, double h, int jumped, Step
     const int g = interface_jumps_.suspected_signal();
     x_(n + g) = (x_(g) - u_start_(g)) / h;
   }
+  coupling_error_.record_hermite(t, h, u_start_, x_.head(n), y_real_);
   u_start_ = x_.head(n);
   du_start_ = x_.tail(n);
   first_step_ = false;

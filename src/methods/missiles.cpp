@@ -241,6 +241,11 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
     jumps_.observe_segment(reply.outputs.col(0), offset);
   }
   if (!std::isfinite(report.estimate_gap)) throw Error(fmt::format("missiles: non-finite outputs at t = {}", t + h));
+  y_real_ = buffers_.y;  // the systems without inputs are exact; the others' real outputs replace their estimates
+  for (const int s : buffers_.batch.active()) {
+    y_real_.segment(model.output_offset(s), model.system(s).output_count()) = buffers_.batch.reply(s).outputs.col(0);
+  }
+  coupling_error_.record_hermite(t, h, u_start_, u_end_, y_real_);
   u_start_ = u_end_;  // C¹ inputs: the next step starts where this one ended
   du_start_ = du_end_;
   first_step_ = false;

@@ -70,6 +70,7 @@ class Missiles final : public CouplingMethod {
   CouplingBuffers buffers_;
   Eigen::VectorXd u_start_, du_start_, u_end_, du_end_;
   Eigen::VectorXd rhs_, solution_, dy_;
+  Eigen::VectorXd y_real_;  ///< the real outputs at the step's end (coupling error)
   std::vector<Eigen::Triplet<double>> triplets_;
   Eigen::MatrixXd dense_;
   SmallLu dense_lu_;

@@ -214,6 +214,7 @@ void Monolithic::check(const ModularModel& model) const {
 
 void Monolithic::initialize(ModularModel& model, double t_start) {
   initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
+  coupling_error_.disable();  // the coupled equations are solved as one: no connection defect
   ode_ = std::make_unique<CoupledOde>(model);
   IntegratorOptions integrator_options;
   integrator_options.rtol = options_.rtol;

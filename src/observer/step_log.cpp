@@ -18,7 +18,7 @@ std::int64_t total_integrations(const ModularModel& model) {
 }  // namespace
 
 namespace {
-constexpr const char* kHeader = "time,step,iterations,rejected,integrations,estimate_gap,defect,connection_defect,output_defect,at_step_floor\n";
+constexpr const char* kHeader = "time,step,iterations,rejected,integrations,estimate_gap,defect,connection_defect,output_defect,coupling_error,at_step_floor\n";
 }  // namespace
 
 StepLog::StepLog(const std::optional<std::filesystem::path>& csv, bool keep_in_memory) : keep_(keep_in_memory) {
@@ -33,7 +33,8 @@ void StepLog::on_start(const ModularModel& model, double /*t*/) { integrations_ 
 void StepLog::on_step(const ModularModel& model, double t, const StepReport& report) {
   const std::int64_t now = total_integrations(model);
   const Row row{t, report.h, report.iterations, report.rejected, now - integrations_, report.estimate_gap,
-                report.defect, report.connection_defect, report.output_defect, report.at_step_floor};
+                report.defect, report.connection_defect, report.output_defect, report.coupling_error,
+                report.at_step_floor};
   integrations_ = now;
   if (stream_) {
     format_row(stream_->buffer(), row);
@@ -59,6 +60,7 @@ void StepLog::format_row(std::string& out, const Row& r) {
   cell(r.defect);
   cell(r.connection_defect);
   cell(r.output_defect);
+  cell(r.coupling_error);
   out += r.at_step_floor ? ",1\n" : ",0\n";
 }
 

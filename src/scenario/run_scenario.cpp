@@ -32,6 +32,21 @@ void refuse_text_columns(const ResultRecorder& results, const std::filesystem::p
   }
 }
 
+/// The run's connection defect (methods/coupling_error.hpp) in the stats.
+cosima::Json coupling_error_json(const CouplingErrorReport& report) {
+  auto connections = cosima::Json::array();
+  for (const ConnectionError& c : report.connections) {
+    connections.push_back({{"output", c.output},
+                           {"input", c.input},
+                           {"rms", c.rms},
+                           {"max", c.max},
+                           {"scale", c.scale},
+                           {"rms_relative", c.relative(c.rms)},
+                           {"max_relative", c.relative(c.max)}});
+  }
+  return {{"rms_relative", report.rms_relative}, {"max_relative", report.max_relative}, {"connections", connections}};
+}
+
 }  // namespace
 
 ResultsFormat results_format(const std::filesystem::path& path, const std::string& declared) {
@@ -148,6 +163,8 @@ cosima::Json stats_to_json(const RunStatistics& stats) {
   json["end_time"] = stats.end_time;
   if (!std::isnan(stats.max_estimate_gap)) json["max_estimate_gap"] = stats.max_estimate_gap;
   for (const auto& [name, value] : stats.method_totals) json[name] = value;
+  if (stats.coupling_error.tracked) json["coupling_error"] = coupling_error_json(stats.coupling_error);
+  json["accuracy_warning"] = stats.coupling_error.accuracy_warning;
   if (const auto warnings = logged_warnings(); !warnings.empty()) json["warnings"] = warnings;
   json["terminated_early"] = stats.terminated_early;
   if (stats.terminated_early) json["termination_reason"] = stats.termination_reason;

@@ -525,10 +525,28 @@ void parse_constant_inputs(const ObjectReader& top, Scenario& scenario) {
   }
 }
 
+namespace {
+
+/// "accuracy": when a run's coupling error warns (methods/coupling_error.hpp).
+AccuracyOptions parse_accuracy(const Json& value, const std::filesystem::path& file) {
+  const ObjectReader accuracy(value, "accuracy", file, {"threshold", "growth", "growth_floor"});
+  AccuracyOptions options;
+  options.threshold = accuracy.number("threshold", options.threshold);
+  options.growth = accuracy.number("growth", options.growth);
+  options.growth_floor = accuracy.number("growth_floor", options.growth_floor);
+  for (const auto& [key, number] : {std::pair{"threshold", options.threshold}, std::pair{"growth", options.growth},
+                                    std::pair{"growth_floor", options.growth_floor}}) {
+    if (!(number > 0.0)) accuracy.fail(fmt::format("'accuracy.{}' must be positive, not {}", key, number));
+  }
+  return options;
+}
+
+}  // namespace
+
 Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
   const ObjectReader top(document, "", file,
                          {"name", "description", "start", "stop", "systems", "connections", "inputs", "method",
-                          "output", "log_level", "strict_inputs"});
+                          "output", "log_level", "strict_inputs", "accuracy"});
   Scenario scenario;
   scenario.file = file;
   scenario.strict_inputs = top.flag("strict_inputs", false);
@@ -554,6 +572,7 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
     dt = scenario.method["dt"].get<double>();
   }
   resolve_experiment(scenario, start, stop, dt);
+  if (top.has("accuracy")) scenario.run.accuracy = parse_accuracy(top.at("accuracy"), file);
   if (top.has("output")) {
     const ObjectReader output(top.at("output"), "output", file, {"interval", "variables", "format"});
     if (output.has("format")) {

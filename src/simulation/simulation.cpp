@@ -126,6 +126,8 @@ void finish(RunStatistics& stats, const ModularModel& model, const CouplingMetho
     log(LogLevel::warning, fmt::format("{}: {} steps were held at the minimum step", method.name(), stats.steps_at_step_floor));
   }
   stats.method_totals = method.totals();
+  stats.coupling_error = method.coupling_error().report(model);
+  for (const std::string& warning : stats.coupling_error.warnings) log(LogLevel::warning, warning);
 }
 
 /// The systems that may announce events: asked about them at every step.
@@ -153,6 +155,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   executor.attach(model);
   method.set_executor(executor);
   method.set_stop_time(options.stop);
+  method.track_coupling_error(model, options.start, options.stop, options.accuracy);
   method.initialize(model, options.start);
   model.exchange_strings();
   for (Observer* observer : observers) observer->on_start(model, options.start);
@@ -173,7 +176,8 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     }
     const double grid_point = std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);
     const double t_next = next_step_end(model, method, options, announcing, t, grid_point, tiny);
-    const StepReport report = method.step(model, t, t_next - t);
+    StepReport report = method.step(model, t, t_next - t);
+    if (method.coupling_error().tracked()) report.coupling_error = method.coupling_error().last_step();
     account(stats, report, method, t, t_next - t, tiny);
     if (report.terminated) {
       stats.terminated_early = true;
@@ -189,6 +193,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     if (t >= grid_point - tiny) ++grid_index;
     bool last = report.terminated;
     if (!last && any_event_pending(announcing)) {  // a system asking to stop at its event ends the run here
+      method.forget_coupling_start();  // the outputs move to their right limits
       if (std::string reason = method.handle_discontinuity(model, t); !reason.empty()) {
         stats.terminated_early = true;
         stats.termination_reason = std::move(reason);

@@ -19,6 +19,7 @@ struct RunOptions {
   double stop = 1.0;
   double dt = 1e-2;  ///< macro-step of fixed-step methods, initial/reference step of the others
   Executor* executor = nullptr;  ///< nullptr: sequential, in this thread
+  AccuracyOptions accuracy;      ///< when the coupling error warns (methods/coupling_error.hpp)
 };
 
 /// What one system brought to the run: its own capabilities and those cosima emulated for it.
@@ -48,6 +49,7 @@ struct RunStatistics {
   /// Largest StepReport::estimate_gap of the run (COSTARICA, MISSILES); NaN when nothing was estimated.
   double max_estimate_gap = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::pair<std::string, double>> method_totals;  ///< CouplingMethod::totals()
+  CouplingErrorReport coupling_error;  ///< the connection defect of the run, per connection
   bool terminated_early = false;
   std::string termination_reason;
   int interrupted_by = 0;  ///< SIGINT / SIGTERM that stopped the run, or 0

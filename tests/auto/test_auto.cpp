@@ -60,6 +60,7 @@ TEST(Auto, StifflyCoupledDualInterfacePairRunsThroughModelExchange) {
   // what `auto` chose before: Jacobi on the Co-Simulation interfaces, which diverges
   const ScenarioRun jacobi = run_scenario(parse_scenario(stiff_pair("jacobi"), "stiff.json"));
   EXPECT_GT(worst_error(jacobi), 1e3);
+  EXPECT_TRUE(jacobi.stats.coupling_error.accuracy_warning);  // and says so
   Scenario scenario = parse_scenario(stiff_pair("auto"), "stiff.json");
   ASSERT_TRUE(resolve_auto_method(scenario));
   EXPECT_EQ(scenario.method["type"], "monolithic") << scenario.method_choice;
@@ -67,6 +68,7 @@ TEST(Auto, StifflyCoupledDualInterfacePairRunsThroughModelExchange) {
   for (const SystemSpec& spec : scenario.systems) EXPECT_EQ(spec.interface, fmi::FmiInterface::model_exchange);
   const ScenarioRun chosen = run_scenario(scenario);
   EXPECT_LT(worst_error(chosen), 1e-6);
+  EXPECT_FALSE(chosen.stats.coupling_error.accuracy_warning);
   EXPECT_EQ(chosen.results->times().size(), 101U);
 }
 

@@ -1,0 +1,178 @@
+#include "methods/coupling_error.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace cosima {
+
+namespace {
+
+/// RMS of a defect whose square integrates to `square` over `time`.
+double rms_of(double square, double time) { return time > 0.0 ? std::sqrt(square / time) : 0.0; }
+
+}  // namespace
+
+void CouplingErrorMonitor::configure(const ModularModel& model, double t_start, double t_stop,
+                                     const AccuracyOptions& options, bool check_growth) {
+  options_ = options;
+  check_growth_ = check_growth;
+  links_.clear();
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    const int source = model.input_sources()[static_cast<std::size_t>(g)];
+    if (source < 0 || model.input_held(g)) continue;  // constants and held (discrete) inputs have no defect
+    const LinearTransform& transform = model.input_transform(g);
+    links_.push_back({.input = g, .output = source, .scale = transform.scale, .offset = transform.offset});
+  }
+  totals_.assign(links_.size(), Totals{});
+  y_start_.setZero(model.total_outputs());
+  start_known_ = false;
+  t_start_ = t_start;
+  span_ = std::max(t_stop - t_start, 0.0);
+  tenth_ = span_ / 10.0;
+  window_ = 0;
+  past_count_ = 0;
+  time_ = window_time_ = first_time_ = 0.0;
+  last_step_ = std::numeric_limits<double>::quiet_NaN();
+  tracked_ = true;
+}
+
+void CouplingErrorMonitor::set_start_outputs(const Eigen::Ref<const Eigen::VectorXd>& y) {
+  if (!tracked_) return;
+  y_start_ = y;
+  start_known_ = true;
+}
+
+int CouplingErrorMonitor::window_of(double t) const {
+  if (!(tenth_ > 0.0)) return 0;
+  return std::clamp(static_cast<int>(std::floor((t - t_start_) / tenth_ * (1.0 - 1e-12))), 0, 9);
+}
+
+bool CouplingErrorMonitor::grew(const Totals& totals, double window_time) const {
+  const double now = rms_of(totals.window, window_time);
+  return check_growth_ && now > options_.growth * rms_of(totals.first_tenth, first_time_) &&
+         now > options_.growth_floor * totals.signal;
+}
+
+void CouplingErrorMonitor::close_window() {
+  for (Totals& totals : totals_) {
+    if (window_ == 0) {
+      totals.first_tenth = totals.window;
+    } else if (totals.grew_in < 0 && grew(totals, window_time_)) {
+      totals.grew_in = window_;
+    }
+    totals.window = 0.0;
+  }
+  if (window_ == 0) first_time_ = window_time_;
+  window_time_ = 0.0;
+}
+
+std::pair<double, double> CouplingErrorMonitor::interior(Totals& totals, double h, double u1) const {
+  double fourth = 0.0;  // |y⁗| = 24 |u[t0, …, t4]|, the divided differences in place
+  if (past_count_ == 4) {
+    std::array<double, 5> d{totals.past[0], totals.past[1], totals.past[2], totals.past[3], u1};
+    std::array<double, 5> times{past_times_[0], past_times_[1], past_times_[2], past_times_[3], past_times_[3] + h};
+    for (std::size_t order = 1; order < 5; ++order) {
+      for (std::size_t i = 4; i >= order; --i) d[i] = (d[i] - d[i - 1]) / (times[i] - times[i - order]);
+    }
+    fourth = 24.0 * std::abs(d[4]);
+  }
+  std::rotate(totals.past.begin(), totals.past.begin() + 1, totals.past.end());
+  totals.past[3] = u1;
+  const double h4 = h * h * h * h;
+  const double rms = fourth * h4 / (24.0 * std::sqrt(630.0));
+  return {rms * rms, fourth * h4 / 384.0};
+}
+
+void CouplingErrorMonitor::record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
+                                  const Eigen::Ref<const Eigen::VectorXd>& u_end,
+                                  const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite) {
+  if (!tracked_) return;
+  if (const int window = window_of(t + h); window != window_) {
+    close_window();
+    window_ = window;
+  }
+  double worst = 0.0;
+  for (std::size_t c = 0; c < links_.size(); ++c) {
+    const Link& link = links_[c];
+    Totals& totals = totals_[c];
+    const double y1 = link.scale * y_end(link.output) + link.offset;
+    const double d1 = u_end(link.input) - y1;
+    const double d0 = start_known_ ? u_start(link.input) - (link.scale * y_start_(link.output) + link.offset) : 0.0;
+    double mean_square = (d0 * d0 + d0 * d1 + d1 * d1) / 3.0;  // δ linear over the step
+    double largest = std::max(std::abs(d0), std::abs(d1));
+    if (hermite) {  // and the Hermite interpolant's error inside it
+      if (past_count_ == 0) totals.past[3] = u_start(link.input);
+      const auto [square, max] = interior(totals, h, u_end(link.input));
+      mean_square += square;
+      largest = std::max(largest, max);
+    }
+    totals.square += mean_square * h;
+    totals.window += mean_square * h;
+    totals.max = std::max(totals.max, largest);
+    totals.signal = std::max(totals.signal, std::abs(y1));
+    if (mean_square > 0.0) worst = std::max(worst, std::sqrt(mean_square) / totals.signal);
+  }
+  last_step_ = worst;
+  if (hermite) {
+    if (past_count_ == 0) past_times_[3] = t;
+    std::rotate(past_times_.begin(), past_times_.begin() + 1, past_times_.end());
+    past_times_[3] = t + h;
+    past_count_ = std::min(std::max(past_count_, 1) + 1, 4);  // the first step brings its start too
+  }
+  time_ += h;
+  window_time_ += h;
+  y_start_ = y_end;
+  start_known_ = true;
+}
+
+CouplingErrorReport CouplingErrorMonitor::report(const ModularModel& model) const {
+  CouplingErrorReport report;
+  report.tracked = tracked_;
+  if (!tracked_) return report;
+  double sum_relative = 0.0;
+  const ConnectionError* worst = nullptr;
+  int over = 0, growing = 0;
+  std::string grew_first;
+  for (std::size_t c = 0; c < links_.size(); ++c) {
+    const Totals& totals = totals_[c];
+    ConnectionError error{.output = model.output_label(links_[c].output),
+                          .input = model.input_label(links_[c].input),
+                          .rms = rms_of(totals.square, time_),
+                          .max = totals.max,
+                          .scale = totals.signal};
+    sum_relative += error.relative(error.rms) * error.relative(error.rms);
+    report.max_relative = std::max(report.max_relative, error.relative(error.max));
+    report.connections.push_back(std::move(error));
+    const bool grows = totals.grew_in >= 0 || (window_ > 0 && grew(totals, window_time_));
+    if (grows && growing++ == 0) {
+      grew_first = fmt::format("{} → {}", report.connections.back().output, report.connections.back().input);
+    }
+  }
+  report.rms_relative = links_.empty() ? 0.0 : std::sqrt(sum_relative / static_cast<double>(links_.size()));
+  for (const ConnectionError& error : report.connections) {
+    if (!(error.relative(error.rms) > options_.threshold)) continue;
+    ++over;
+    if (worst == nullptr || error.relative(error.rms) > worst->relative(worst->rms)) worst = &error;
+  }
+  if (over > 0) {
+    report.warnings.push_back(fmt::format(
+        "coupling error: {} connection{} exceed{} accuracy.threshold = {:g}, the worst {} → {} with an RMS "
+        "connection defect of {:.3g} relative to its signal's scale {:.3g} (a smaller step or an iterative "
+        "method lowers it; see the stats' \"coupling_error\")",
+        over, over > 1 ? "s" : "", over > 1 ? "" : "s", options_.threshold, worst->output, worst->input,
+        worst->relative(worst->rms), worst->scale));
+  }
+  if (growing > 0) {
+    report.warnings.push_back(fmt::format(
+        "coupling error: the connection defect of {}{} grew more than {:g}× over its first tenth of the run "
+        "(accuracy.growth): the coupling may be diverging",
+        grew_first, growing > 1 ? fmt::format(" and {} more connection{}", growing - 1, growing > 2 ? "s" : "") : "",
+        options_.growth));
+  }
+  report.accuracy_warning = !report.warnings.empty();
+  return report;
+}
+
+}  // namespace cosima

@@ -1,0 +1,134 @@
+#pragma once
+// The coupling error of a run, estimated from the connection defect (seed 004 eq. 17) at no extra
+// call to any system. On a macro-step [t, t + h] a connected continuous input u_c was driven by
+// what the method handed its system, and its source's output y_c was computed by another system:
+//     δ_c(τ) = u_c(t + τh) − T_c(y_c(t + τh)),   τ ∈ [0, 1],   T_c the connection's transform.
+// Only the ends are known without extra calls: d0 = δ_c(0) (the input at the step's start against
+// the source's output there) and d1 = δ_c(1). Taking δ_c linear between them,
+//     RMS_c² over the step = (d0² + d0·d1 + d1²)/3,   max_c = max(|d0|, |d1|).
+// Zero-order hold under Jacobi gives d0 = 0, d1 = y_c(t) − y_c(t + h): the RMS is |Δy|/√3.
+// A method whose inputs are C¹ cubic Hermite interpolants (IFOSMONDI, MISSILES) meets the outputs at
+// both ends up to its tolerance; its defect is inside the step, the interpolation error
+//     e(τ) = y⁗ (τh)² ((1 − τ)h)² / 24,   RMS over the step |y⁗| h⁴ / (24 √630), max |y⁗| h⁴ / 384,
+// with y⁗ = 24 u[t_{k−3}, …, t_{k+1}], the fourth divided difference of the input's values at the
+// last five communication points. Its square adds to the ends' mean square.
+// Each connection's defect is relative to its signal's scale, the largest |T_c(y_c)| seen so far.
+// Over the run: the time-RMS and the max of each connection, and of the worst one. A run warns
+// (accuracy_warning) when
+//   - some connection's relative RMS over the run exceeds `threshold`, or
+//   - some connection's RMS over a tenth of the run exceeds `growth` × its RMS over the first
+//     tenth, and `growth_floor` relative to its scale (the defect of a diverging coupling grows).
+//     Fixed-step runs only: a method that chooses its steps lengthens them where its own error
+//     estimate allows, and its defect grows with them by design.
+// Call order, by the method: configure(model, start, stop) at initialize; per accepted step
+// optionally set_start_outputs(ỹ(t)) (after the method changed ỹ(t), e.g. by settling
+// feedthrough), then record(model, t, h, u_start, u_end, ỹ(t + h)); forget_start() after a
+// discontinuity (the next step's d0 counts as 0). A method that solves the coupled equations as
+// one (monolithic) does not track: its defect is nil by construction.
+#include <array>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "model/modular_model.hpp"
+
+namespace cosima {
+
+struct AccuracyOptions {
+  double threshold = 1e-2;     ///< warn above this RMS over the run, relative to the signal's scale
+  double growth = 10.0;        ///< warn when a tenth's RMS exceeds this multiple of the first tenth's …
+  double growth_floor = 1e-3;  ///< … and this relative to the signal's scale
+};
+
+/// One connection's defect over the run.
+struct ConnectionError {
+  std::string output, input;  ///< "system.port" labels
+  double rms = 0.0;           ///< time-RMS of δ over the run (the input's unit)
+  double max = 0.0;           ///< largest |δ| at a communication point
+  double scale = 0.0;         ///< largest |T(y)| of the run
+  [[nodiscard]] double relative(double value) const { return value == 0.0 ? 0.0 : value / scale; }
+};
+
+struct CouplingErrorReport {
+  bool tracked = false;  ///< false: the method couples exactly (monolithic) or multi-rate steps (not estimated)
+  std::vector<ConnectionError> connections;
+  double rms_relative = 0.0;  ///< √(mean over connections of (RMS/scale)²)
+  double max_relative = 0.0;  ///< largest max/scale
+  bool accuracy_warning = false;
+  std::vector<std::string> warnings;  ///< why, one line each
+};
+
+class CouplingErrorMonitor {
+ public:
+  /// `check_growth`: whether the defect's growth over the run warns (fixed-step methods).
+  void configure(const ModularModel& model, double t_start, double t_stop, const AccuracyOptions& options = {},
+                 bool check_growth = true);
+  /// Stops tracking (a method or mode whose defect is not estimated).
+  void disable() { tracked_ = false; }
+  [[nodiscard]] bool tracked() const { return tracked_; }
+  void set_accuracy(const AccuracyOptions& options) { options_ = options; }
+  /// ỹ at the coming step's start, when the method changed it since the last record().
+  void set_start_outputs(const Eigen::Ref<const Eigen::VectorXd>& y);
+  /// After a discontinuity: the outputs at the next step's start are right limits not recorded.
+  void forget_start() {
+    start_known_ = false;
+    past_count_ = 0;
+  }
+  /// An accepted step [t, t + h]: the stacked inputs at its start and end as the systems used them,
+  /// and the stacked outputs at its end.
+  void record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
+              const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end) {
+    record(t, h, u_start, u_end, y_end, false);
+  }
+  /// The same for inputs that were cubic Hermite interpolants between their values at the ends.
+  void record_hermite(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
+                      const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end) {
+    record(t, h, u_start, u_end, y_end, true);
+  }
+  /// max over connections of RMS/scale on the last recorded step (NaN before any).
+  [[nodiscard]] double last_step() const { return last_step_; }
+  [[nodiscard]] CouplingErrorReport report(const ModularModel& model) const;
+
+ private:
+  struct Link {
+    int input = 0, output = 0;
+    double scale = 1.0, offset = 0.0;  ///< T(y) = scale·y + offset
+  };
+  struct Totals {
+    double square = 0.0;             ///< ∫ δ² dt over the run
+    double max = 0.0, signal = 0.0;  ///< largest |δ|, largest |T(y)|
+    double first_tenth = 0.0;        ///< ∫ δ² dt over the first tenth
+    double window = 0.0;             ///< ∫ δ² dt over the current tenth
+    int grew_in = -1;                ///< the first tenth whose RMS grew past the bound, or −1
+    std::array<double, 4> past{};  ///< the input's values at the last four communication points
+  };
+  void record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
+              const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite);
+  /// The Hermite interpolation error on a step of h ending with the input at u1 (RMS², max).
+  [[nodiscard]] std::pair<double, double> interior(Totals& totals, double h, double u1) const;
+  /// Ends the current tenth: the first one is the growth check's reference, a later one is checked.
+  void close_window();
+  /// Whether a tenth's RMS grew past the bounds against the first tenth's.
+  [[nodiscard]] bool grew(const Totals& totals, double window_time) const;
+  /// The tenth of the run that t falls in (0…9).
+  [[nodiscard]] int window_of(double t) const;
+
+  bool tracked_ = false;
+  bool check_growth_ = true;
+  AccuracyOptions options_;
+  std::vector<Link> links_;
+  std::vector<Totals> totals_;
+  Eigen::VectorXd y_start_;
+  bool start_known_ = false;
+  double t_start_ = 0.0, span_ = 1.0, tenth_ = 0.1;
+  int window_ = 0;
+  std::array<double, 4> past_times_{};  ///< the last four communication points (Totals::past)
+  int past_count_ = 0;                  ///< how many of them are known (0 after a discontinuity)
+  double time_ = 0.0, window_time_ = 0.0, first_time_ = 0.0;  ///< recorded, in the current tenth, in the first
+  double last_step_ = std::numeric_limits<double>::quiet_NaN();
+};
+
+}  // namespace cosima

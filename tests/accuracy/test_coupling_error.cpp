@@ -1,0 +1,114 @@
+// The coupling error every run reports (methods/coupling_error.hpp), against the true error: the
+// source outputs' RMS deviation from the monolithic reference, relative to the same scale (label
+// accuracy). The table over B1–B5 and every method is `cosima bench accuracy` (docs/results/accuracy.md).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/metrics.hpp"
+#include "scenario/run_scenario.hpp"
+#include "scenario/scenario.hpp"
+
+namespace cosima {
+namespace {
+
+const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
+
+/// An example with accurate systems (rtol 1e-11) and every connection's source recorded.
+Scenario accurate(const std::string& example, const std::string& method, double dt) {
+  Scenario scenario = load_scenario(kExamples / (example + ".json"));
+  for (SystemSpec& spec : scenario.systems) {
+    spec.integrator_options.rtol = 1e-11;
+    spec.integrator_options.atol = 1e-13;
+    spec.integrator_options.rtol_given = spec.integrator_options.atol_given = true;
+  }
+  scenario.run.dt = dt;
+  scenario.output.interval = 0.0;
+  scenario.output.variables.clear();
+  for (const ConnectionSpec& connection : scenario.connections) scenario.output.variables.push_back(connection.from);
+  scenario.method = {{"type", method}};
+  return scenario;
+}
+
+/// √(mean over connections of (RMS of y − y_ref on the reference's grid / the estimate's scale)²).
+double true_error(const ScenarioRun& run, const ScenarioRun& reference) {
+  double sum = 0.0;
+  for (const ConnectionError& c : run.stats.coupling_error.connections) {
+    const std::vector<double> values = run.results->column(c.output), ref = reference.results->column(c.output);
+    const auto& times = reference.results->times();
+    double square = 0.0;
+    for (std::size_t k = 0; k < times.size(); ++k) {
+      square += std::pow(interpolate(run.results->times(), values, times[k]) - ref[k], 2);
+    }
+    sum += square / static_cast<double>(times.size()) / (c.scale * c.scale);
+  }
+  return std::sqrt(sum / static_cast<double>(run.stats.coupling_error.connections.size()));
+}
+
+TEST(CouplingError, JacobisEstimateFallsWithTheStepAndStaysNearTheTrueError) {
+  const ScenarioRun reference = run_scenario(accurate("b3_lotka_volterra", "monolithic", 1e-3));
+  std::vector<double> estimates;
+  for (const double dt : {1e-3, 1e-4}) {
+    const ScenarioRun run = run_scenario(accurate("b3_lotka_volterra", "jacobi", dt));
+    const CouplingErrorReport& report = run.stats.coupling_error;
+    ASSERT_TRUE(report.tracked);
+    ASSERT_EQ(report.connections.size(), 2U);
+    const double truth = true_error(run, reference);
+    EXPECT_GT(report.rms_relative, 0.05 * truth) << "dt = " << dt;
+    EXPECT_LT(report.rms_relative, 20 * truth) << "dt = " << dt;
+    EXPECT_FALSE(report.accuracy_warning);
+    estimates.push_back(report.rms_relative);
+    // every step's defect is in the step log
+    ASSERT_FALSE(run.steps->rows().empty());
+    for (const auto& row : run.steps->rows()) ASSERT_TRUE(std::isfinite(row.coupling_error));
+  }
+  EXPECT_NEAR(estimates[0] / estimates[1], 10.0, 1.0);  // first order, like ZOH Jacobi's error
+}
+
+TEST(CouplingError, HermiteInterfacesReportTheirInterpolationError) {
+  // MISSILES' inputs meet the outputs at both ends: its defect is inside the step (O(h⁴))
+  const ScenarioRun reference = run_scenario(accurate("b4_two_mass", "monolithic", 1e-3));
+  for (const std::string method : {"missiles", "ifosmondi-jfm"}) {
+    const ScenarioRun run = run_scenario(accurate("b4_two_mass", method, 1e-3));
+    const double truth = true_error(run, reference), estimate = run.stats.coupling_error.rms_relative;
+    EXPECT_GT(estimate, 0.05 * truth) << method;
+    EXPECT_LT(estimate, 100 * truth) << method;
+    EXPECT_FALSE(run.stats.coupling_error.accuracy_warning) << method;
+  }
+}
+
+TEST(CouplingError, ACoarseStepWarnsAndNamesTheWorstConnection) {
+  const ScenarioRun run = run_scenario(accurate("b5_rotational_oscillator", "jacobi", 1.0));
+  const CouplingErrorReport& report = run.stats.coupling_error;
+  ASSERT_TRUE(report.accuracy_warning);
+  ASSERT_FALSE(report.warnings.empty());
+  EXPECT_NE(report.warnings[0].find("body2.omega2 → body1.omega2"), std::string::npos) << report.warnings[0];
+  EXPECT_NE(report.warnings[0].find("accuracy.threshold = 0.01"), std::string::npos) << report.warnings[0];
+  // a threshold above the defect: no warning
+  Scenario relaxed = accurate("b5_rotational_oscillator", "jacobi", 1.0);
+  relaxed.run.accuracy.threshold = 1.0;
+  EXPECT_FALSE(run_scenario(relaxed).stats.coupling_error.accuracy_warning);
+}
+
+TEST(CouplingError, MonolithicCouplesExactlyAndTracksNothing) {
+  const ScenarioRun run = run_scenario(accurate("b3_lotka_volterra", "monolithic", 1e-2));
+  EXPECT_FALSE(run.stats.coupling_error.tracked);
+  EXPECT_FALSE(run.stats.coupling_error.accuracy_warning);
+  EXPECT_TRUE(std::isnan(run.steps->rows().front().coupling_error));
+}
+
+TEST(CouplingError, AccuracyOptionsAreRead) {
+  Json doc = Json::parse(R"({"stop": 1, "systems": {"a": {"model": "b3.prey"}}, "accuracy": {"threshold": 0.5, "growth": 3}})");
+  Scenario scenario = parse_scenario(doc, "a.json");
+  EXPECT_EQ(scenario.run.accuracy.threshold, 0.5);
+  EXPECT_EQ(scenario.run.accuracy.growth, 3.0);
+  doc["accuracy"]["threshold"] = -1;
+  EXPECT_THROW(parse_scenario(doc, "a.json"), Error);
+  doc["accuracy"] = {{"treshold", 1}};
+  EXPECT_THROW(parse_scenario(doc, "a.json"), Error);
+}
+
+}  // namespace
+}  // namespace cosima
