@@ -100,8 +100,10 @@ void PlainBatch::take_replies(const Batch& orders) {
 }
 
 void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
-  entry.result = host.system->step_constant(Eigen::Map<const Eigen::VectorXd>(entry.u, entry.inputs), entry.h,
-                                            Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs));
+  const Eigen::Map<const Eigen::VectorXd> u(entry.u, entry.inputs);
+  const Eigen::Map<Eigen::VectorXd> y(entry.y, entry.outputs);
+  StepResult result = entry.h == 0.0 ? host.system->settle_constant(u, y) : host.system->step_constant(u, entry.h, y);
+  if (!result.ok() || !entry.result.ok()) entry.result = std::move(result);  // (a success holds no reason)
 }
 
 namespace {

@@ -89,7 +89,9 @@ class Batch {
 
 /// The explicit schemes' batch (methods/explicit_coupling.hpp): each entry's system takes its inputs u
 /// held constant, steps by h and reports its outputs y — System::step_constant — with no order,
-/// polynomial or reply matrix in between. u and y point into the method's stacked vectors. An
+/// polynomial or reply matrix in between. An entry of h = 0 takes its inputs and reports its outputs
+/// without a step (System::settle_constant: settling direct feedthrough at a communication point).
+/// u and y point into the method's stacked vectors. An
 /// executor whose systems live elsewhere carries the entries out as orders (as_orders / take_replies).
 class PlainBatch {
  public:

@@ -9,6 +9,9 @@ namespace cosima {
 
 namespace {
 
+/// A step ending on a tenth's end belongs to that tenth, not the next.
+constexpr double kShrink = 1.0 - 1e-12;
+
 /// RMS of a defect whose square integrates to `square` over `time`.
 double rms_of(double square, double time) { return time > 0.0 ? std::sqrt(square / time) : 0.0; }
 
@@ -26,28 +29,30 @@ void CouplingErrorMonitor::configure(const ModularModel& model, double t_start, 
     links_.push_back({.input = g, .output = source, .scale = transform.scale, .offset = transform.offset});
   }
   totals_.assign(links_.size(), Totals{});
-  y_start_.setZero(model.total_outputs());
   start_known_ = false;
+  recorded_ = false;
   t_start_ = t_start;
   span_ = std::max(t_stop - t_start, 0.0);
   tenth_ = span_ / 10.0;
   window_ = 0;
+  next_window_at_ = tenth_ > 0.0 ? window_start(1) : std::numeric_limits<double>::infinity();
   past_count_ = 0;
   time_ = window_time_ = first_time_ = 0.0;
-  last_step_ = std::numeric_limits<double>::quiet_NaN();
   tracked_ = true;
 }
 
 void CouplingErrorMonitor::set_start_outputs(const Eigen::Ref<const Eigen::VectorXd>& y) {
   if (!tracked_) return;
-  y_start_ = y;
+  for (std::size_t c = 0; c < links_.size(); ++c) totals_[c].start = links_[c].scale * y(links_[c].output) + links_[c].offset;
   start_known_ = true;
 }
 
 int CouplingErrorMonitor::window_of(double t) const {
   if (!(tenth_ > 0.0)) return 0;
-  return std::clamp(static_cast<int>(std::floor((t - t_start_) / tenth_ * (1.0 - 1e-12))), 0, 9);
+  return std::clamp(static_cast<int>(std::floor((t - t_start_) / tenth_ * kShrink)), 0, 9);
 }
+
+double CouplingErrorMonitor::window_start(int window) const { return t_start_ + window * tenth_ / kShrink; }
 
 bool CouplingErrorMonitor::grew(const Totals& totals, double window_time) const {
   const double now = rms_of(totals.window, window_time);
@@ -89,17 +94,13 @@ void CouplingErrorMonitor::record(double t, double h, const Eigen::Ref<const Eig
                                   const Eigen::Ref<const Eigen::VectorXd>& u_end,
                                   const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite) {
   if (!tracked_) return;
-  if (const int window = window_of(t + h); window != window_) {
-    close_window();
-    window_ = window;
-  }
-  double worst = 0.0;
+  if (t + h >= next_window_at_) advance_window(t + h);
   for (std::size_t c = 0; c < links_.size(); ++c) {
     const Link& link = links_[c];
     Totals& totals = totals_[c];
     const double y1 = link.scale * y_end(link.output) + link.offset;
     const double d1 = u_end(link.input) - y1;
-    const double d0 = start_known_ ? u_start(link.input) - (link.scale * y_start_(link.output) + link.offset) : 0.0;
+    const double d0 = start_known_ ? u_start(link.input) - totals.start : 0.0;
     double mean_square = (d0 * d0 + d0 * d1 + d1 * d1) / 3.0;  // δ linear over the step
     double largest = std::max(std::abs(d0), std::abs(d1));
     if (hermite) {  // and the Hermite interpolant's error inside it
@@ -112,9 +113,10 @@ void CouplingErrorMonitor::record(double t, double h, const Eigen::Ref<const Eig
     totals.window += mean_square * h;
     totals.max = std::max(totals.max, largest);
     totals.signal = std::max(totals.signal, std::abs(y1));
-    if (mean_square > 0.0) worst = std::max(worst, std::sqrt(mean_square) / totals.signal);
+    totals.last = mean_square;
+    totals.start = y1;
   }
-  last_step_ = worst;
+  recorded_ = true;
   if (hermite) {
     if (past_count_ == 0) past_times_[3] = t;
     std::rotate(past_times_.begin(), past_times_.begin() + 1, past_times_.end());
@@ -123,8 +125,24 @@ void CouplingErrorMonitor::record(double t, double h, const Eigen::Ref<const Eig
   }
   time_ += h;
   window_time_ += h;
-  y_start_ = y_end;
   start_known_ = true;
+}
+
+void CouplingErrorMonitor::advance_window(double t) {
+  if (const int window = window_of(t); window != window_) {
+    close_window();
+    window_ = window;
+  }
+  next_window_at_ = window_ >= 9 ? std::numeric_limits<double>::infinity() : window_start(window_ + 1);
+}
+
+double CouplingErrorMonitor::last_step() const {
+  if (!recorded_) return std::numeric_limits<double>::quiet_NaN();
+  double worst = 0.0;
+  for (const Totals& totals : totals_) {
+    if (totals.last > 0.0) worst = std::max(worst, std::sqrt(totals.last) / totals.signal);
+  }
+  return worst;
 }
 
 CouplingErrorReport CouplingErrorMonitor::report(const ModularModel& model) const {

@@ -88,8 +88,8 @@ class CouplingErrorMonitor {
                       const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end) {
     record(t, h, u_start, u_end, y_end, true);
   }
-  /// max over connections of RMS/scale on the last recorded step (NaN before any).
-  [[nodiscard]] double last_step() const { return last_step_; }
+  /// max over connections of RMS/scale on the last recorded step (NaN before any); computed when asked.
+  [[nodiscard]] double last_step() const;
   [[nodiscard]] CouplingErrorReport report(const ModularModel& model) const;
 
  private:
@@ -103,6 +103,8 @@ class CouplingErrorMonitor {
     double first_tenth = 0.0;        ///< ∫ δ² dt over the first tenth
     double window = 0.0;             ///< ∫ δ² dt over the current tenth
     int grew_in = -1;                ///< the first tenth whose RMS grew past the bound, or −1
+    double start = 0.0;              ///< T(y) at the coming step's start (valid when start_known_)
+    double last = 0.0;               ///< the last step's mean square of δ
     std::array<double, 4> past{};  ///< the input's values at the last four communication points
   };
   void record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
@@ -115,20 +117,24 @@ class CouplingErrorMonitor {
   [[nodiscard]] bool grew(const Totals& totals, double window_time) const;
   /// The tenth of the run that t falls in (0…9).
   [[nodiscard]] int window_of(double t) const;
+  /// Where tenth `window` starts (window_of changes there).
+  [[nodiscard]] double window_start(int window) const;
+  /// A step ending at t is past the current tenth: closes the tenths up to t's.
+  void advance_window(double t);
 
   bool tracked_ = false;
   bool check_growth_ = true;
   AccuracyOptions options_;
   std::vector<Link> links_;
   std::vector<Totals> totals_;
-  Eigen::VectorXd y_start_;
   bool start_known_ = false;
+  bool recorded_ = false;
+  double next_window_at_ = 0.0;  ///< where the current tenth ends
   double t_start_ = 0.0, span_ = 1.0, tenth_ = 0.1;
   int window_ = 0;
   std::array<double, 4> past_times_{};  ///< the last four communication points (Totals::past)
   int past_count_ = 0;                  ///< how many of them are known (0 after a discontinuity)
   double time_ = 0.0, window_time_ = 0.0, first_time_ = 0.0;  ///< recorded, in the current tenth, in the first
-  double last_step_ = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace cosima

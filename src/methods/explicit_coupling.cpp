@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace cosima {
 
@@ -74,7 +75,9 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   bool plain = options_.plain_steps && options_.rates.empty();
   for (const SignalExtrapolator& extrapolator : extrapolators_) plain = plain && extrapolator.holds();
   plain_batches_.clear();
+  settle_batches_.clear();
   if (!plain) return;
+  compile_settling(model);
   const bool jacobi = options_.scheme == Scheme::jacobi;
   plain_batches_.resize(jacobi ? 1 : sequence_.size());
   for (std::size_t k = 0; k < sequence_.size(); ++k) {
@@ -83,6 +86,51 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
     const int s = sequence_[k];
     batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
               buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
+  }
+}
+
+void ExplicitCoupling::compile_settling(const ModularModel& model) {
+  if (!model.has_feedthrough()) return;
+  const auto add = [&](PlainBatch& batch, int s) {
+    batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
+              buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
+  };
+  if (buffers_.settle_plan.cyclic) {  // zoh_sweep: every system at once
+    settle_batches_.resize(1);
+    settle_batches_[0].resize(static_cast<std::size_t>(model.system_count()), model.system_count());
+    for (int s = 0; s < model.system_count(); ++s) add(settle_batches_[0], s);
+    return;
+  }
+  for (const auto& stage : buffers_.settle_plan.stages) {
+    PlainBatch& batch = settle_batches_.emplace_back();
+    batch.resize(stage.size(), model.system_count());
+    for (const int s : stage) add(batch, s);
+  }
+}
+
+void ExplicitCoupling::settle_plain(ModularModel& model, double t) {
+  model.dispatch(buffers_.y, buffers_.u);
+  const auto run = [&](PlainBatch& batch) {
+    executor().execute(batch);
+    for (std::size_t i = 0; i < batch.size(); ++i) throw_if_failed(batch[i].result, model.system(batch[i].system), t);
+  };
+  if (!buffers_.settle_plan.cyclic) {  // settle_in_order: each stage from the outputs so far, exact in one pass
+    for (PlainBatch& stage : settle_batches_) {
+      for (std::size_t i = 0; i < stage.size(); ++i) model.dispatch_to(stage[i].system, buffers_.y, buffers_.u);
+      run(stage);
+    }
+    model.dispatch(buffers_.y, buffers_.u);
+    return;
+  }
+  for (int sweep = 1; sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // as settle_communication_point
+    run(settle_batches_[0]);
+    bool changed = false;
+    for (int i = 0; i < model.total_inputs() && !changed; ++i) {
+      const int source = model.input_sources()[static_cast<std::size_t>(i)];
+      changed = source >= 0 && model.input_transform(i).apply(buffers_.y(source)) != buffers_.u(i);
+    }
+    if (!changed) break;
+    model.dispatch(buffers_.y, buffers_.u);
   }
 }
 
@@ -141,7 +189,11 @@ bool ExplicitCoupling::accept(const ModularModel& model, int s, const StepResult
 StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_max) {
   StepReport report;
   report.h = h_max;
-  settle_communication_point(model, executor(), buffers_, settle_sweeps_);  // ỹ(t_N), ũ = Φᵀ ỹ(t_N)
+  if (settle_batches_.empty()) {
+    settle_communication_point(model, executor(), buffers_, settle_sweeps_);  // ỹ(t_N), ũ = Φᵀ ỹ(t_N)
+  } else {
+    settle_plain(model, t);  // the same, compiled
+  }
   if (model.has_feedthrough()) coupling_error_.set_start_outputs(buffers_.y);
   const double span = std::min(h_max, stop_time() - t);
   for (std::size_t b = 0; b < plain_batches_.size(); ++b) {

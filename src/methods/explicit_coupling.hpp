@@ -58,6 +58,11 @@ class ExplicitCoupling final : public CouplingMethod {
 
   /// The step as plain_batches_.
   StepReport step_plain(ModularModel& model, double t, double h_max);
+  /// settle_communication_point as settle_batches_ (the same numbers, without orders).
+  void settle_plain(ModularModel& model, double t);
+  /// Compiles settle_batches_ from buffers_.settle_plan: a batch per stage, or one batch of every
+  /// system swept up to settle_sweeps_ times when the feedthrough forms a loop.
+  void compile_settling(const ModularModel& model);
   /// polynomials(s) over a step of `h_actual` on the communication step k_s·h of system s; inputs
   /// whose source is marked in `fresh` take the source's current output as ZOH (Gauss–Seidel).
   void build_inputs(const ModularModel& model, int s, double h, double h_actual, const std::vector<char>* fresh);
@@ -68,6 +73,9 @@ class ExplicitCoupling final : public CouplingMethod {
   /// every system, Gauss–Seidel one batch per system in sequence_ — over slices of buffers_.u and .y
   /// (which keep their storage for the run). Empty otherwise.
   std::vector<PlainBatch> plain_batches_;
+  /// With plain_batches_ and direct feedthrough: the settling of a communication point, compiled
+  /// (entries of h = 0 over the same slices of buffers_.u and .y).
+  std::vector<PlainBatch> settle_batches_;
   ChopolyCache chopoly_;
   std::vector<SignalExtrapolator> extrapolators_;  ///< one per global input
   std::vector<int> sequence_;  ///< system indices in stepping order

@@ -12,6 +12,9 @@ class Observer {
   virtual void on_start(const ModularModel& /*model*/, double /*t*/) {}
   virtual void on_step(const ModularModel& /*model*/, double /*t*/, const StepReport& /*report*/) {}
   virtual void on_end(const ModularModel& /*model*/, double /*t*/) {}
+  /// Whether on_step reads the step's diagnostics that cost the driver work to fill in
+  /// (StepReport::coupling_error).
+  [[nodiscard]] virtual bool reads_step_diagnostics() const { return false; }
 };
 
 }  // namespace cosima

@@ -33,6 +33,7 @@ class StepLog final : public Observer {
   void on_start(const ModularModel& model, double t) override;
   void on_step(const ModularModel& model, double t, const StepReport& report) override;
   void on_end(const ModularModel& model, double t) override;
+  [[nodiscard]] bool reads_step_diagnostics() const override { return true; }
   [[nodiscard]] const std::vector<Row>& rows() const { return rows_; }
   void write_csv(const std::filesystem::path& path) const;
 

@@ -161,6 +161,8 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   for (Observer* observer : observers) observer->on_start(model, options.start);
 
   const std::vector<const System*> announcing = announcing_systems(model);
+  const bool diagnostics = method.coupling_error().tracked() &&
+                           std::any_of(observers.begin(), observers.end(), [](const Observer* o) { return o->reads_step_diagnostics(); });
   stats.method = std::string(method.name());
   stats.initialization = method.initialization();
   stats.inputs_at_start_values = model.inputs_at_start_values();
@@ -177,7 +179,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     const double grid_point = std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);
     const double t_next = next_step_end(model, method, options, announcing, t, grid_point, tiny);
     StepReport report = method.step(model, t, t_next - t);
-    if (method.coupling_error().tracked()) report.coupling_error = method.coupling_error().last_step();
+    if (diagnostics) report.coupling_error = method.coupling_error().last_step();
     account(stats, report, method, t, t_next - t, tiny);
     if (report.terminated) {
       stats.terminated_early = true;

@@ -109,8 +109,18 @@ StepResult System::counted(Work&& work) {
 
 StepResult System::step_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
   StepResult result = counted([&] { return integrate_constant(u, h, y); });
-  if (result.ok() && !y.allFinite()) return non_finite_output(y, 0);
-  return result;
+  if (result.ok() && !y.allFinite()) result = non_finite_output(y, 0);
+  return result;  // one named result: returned in place, not moved
+}
+
+void System::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+  apply_constant_inputs(u);
+  outputs(y);
+}
+
+StepResult System::settle_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+  exchange_constant(u, y);
+  return y.allFinite() ? StepResult::success() : non_finite_output(y, 0);
 }
 
 StepResult System::non_finite_output(Eigen::Ref<const Eigen::VectorXd> values, int order) const {

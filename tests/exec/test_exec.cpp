@@ -99,6 +99,43 @@ TEST(Executors, ThePlainStepGivesTheNumbersOfTheOrderPath) {
   }
 }
 
+/// Lotka–Volterra species as peer masters' FMUs declare them (output depending on the input): a loop of
+/// two (`fmu`: cosima_test_lotka or cosima_test_lotka_all), or a chain prey → gain → gain with no loop.
+Json feedthrough_scenario(const std::string& fmu, bool chain, const std::string& method) {
+  const std::string dir = COSIMA_C_FMU_DIR;
+  Json doc = Json::parse(R"({"stop": 2, "method": {"dt": 0.01}})");
+  doc["method"]["type"] = method;
+  doc["systems"]["prey"] = {{"fmu", dir + "/" + fmu + ".fmu"}, {"parameters", {{"a", 1.5}, {"b", -1.0}}}};
+  if (chain) {
+    doc["systems"]["g1"] = {{"fmu", dir + "/cosima_test_gain.fmu"}};
+    doc["systems"]["g2"] = {{"fmu", dir + "/cosima_test_gain.fmu"}, {"parameters", {{"q", 0.1}}}};
+    doc["connections"] = Json::parse(R"([["prey.x", "g1.u"], ["g1.y", "g2.u"]])");
+    doc["inputs"] = {{"prey.u", 0.5}};
+  } else {
+    doc["systems"]["predator"] = {{"fmu", dir + "/" + fmu + ".fmu"}, {"parameters", {{"a", -3.0}, {"b", 1.0}}}};
+    doc["connections"] = Json::parse(R"([["prey.x", "predator.u"], ["predator.x", "prey.u"]])");
+  }
+  return doc;
+}
+
+TEST(Executors, DeclaredFeedthroughSettlesOnThePlainPathWithTheNumbersOfTheOrderPath) {
+  // FMUs whose outputs declare a dependency on their inputs settle each communication point: compiled
+  // as PlainBatch entries without a step, the same numbers as the orders of settle_communication_point
+  for (const auto& [fmu, chain] : {std::pair{"cosima_test_lotka", false}, std::pair{"cosima_test_lotka_all", false},
+                                   std::pair{"cosima_test_lotka", true}}) {
+    const std::string label = fmt::format("{}{}", fmu, chain ? " in a chain" : " in a loop");
+    Json doc = feedthrough_scenario(fmu, chain, "jacobi");
+    doc["method"]["plain_steps"] = false;
+    const ScenarioRun orders = run_scenario(parse_scenario(doc, "ft.json"));
+    doc["method"].erase("plain_steps");
+    const Scenario scenario = parse_scenario(doc, "ft.json");
+    expect_identical(orders, run_scenario(scenario), label + ", sequential");
+    ThreadPoolExecutor shared(2, ThreadPoolExecutor::Sharing::always);
+    expect_identical(orders, run_scenario(scenario, &shared), label + ", shared among threads");
+    EXPECT_GT(shared.shared_batches(), 0);
+  }
+}
+
 TEST(Executors, ThePoolSharesABatchOnlyWhenItsWorkOutweighsTheHandOff) {
   // the rule: sharing saves about work·(1 − 1/lanes) and costs a hand-off
   EXPECT_FALSE(ThreadPoolExecutor::sharing_pays(400.0, 5000.0, 2));  // two cheap FMUs: ns against µs

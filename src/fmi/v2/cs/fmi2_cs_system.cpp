@@ -94,10 +94,23 @@ StepResult Fmi2CsSystem::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u,
   if (u.size() > 0) fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
   in.now("fmi2DoStep");
   StepResult result = call_do_step(h);
-  if (!result.ok()) return result;
+  if (result.ok() && y.size() > 0) {
+    in.now("fmi2GetReal");
+    fmu_.check(f_.get_real(c, real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()), "fmi2GetReal");
+  }
+  return result;  // one named result: returned in place, not moved
+}
+
+void Fmi2CsSystem::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+  if (!one_call_ports_ || derivatives_were_set_) {
+    System::exchange_constant(u, y);
+    return;
+  }
+  ForeignCallScope in = fmu_.enter("fmi2SetReal", t_);
+  const fmi2Component c = fmu_.component();
+  if (u.size() > 0) fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
   in.now("fmi2GetReal");
   if (y.size() > 0) fmu_.check(f_.get_real(c, real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()), "fmi2GetReal");
-  return result;
 }
 
 StepResult Fmi2CsSystem::integrate(double h) {
