@@ -53,6 +53,28 @@ cosima::Json b3_document(bool fmu, const std::string& scheme) {
           {"output", {{"interval", 0.1}}}};
 }
 
+/// The test FMUs written as peer masters' example FMUs are (tests/fmus/lotka): one Lotka–Volterra
+/// species each, exact per step, the output declared to depend on the input (`cosima_test_lotka`) or
+/// on every input by default (`cosima_test_lotka_all`). Built with the tests.
+const std::filesystem::path kTestFmus = COSIMA_TEST_FMU_DIR;
+constexpr std::array<double, 2> kLotkaA = {1.5, -3.0}, kLotkaB = {-1.0, 1.0};  // prey, predator
+
+cosima::Json lotka_document(const std::string& fmu) {
+  cosima::Json systems;
+  const std::array<const char*, 2> names = {"prey", "predator"};
+  for (std::size_t k = 0; k < 2; ++k) {
+    systems[names[k]] = {{"fmu", (kTestFmus / (fmu + ".fmu")).string()},
+                         {"parameters", {{"a", kLotkaA[k]}, {"b", kLotkaB[k]}}}};
+  }
+  return {{"start", 0.0},
+          {"stop", 20.0},
+          {"systems", systems},
+          {"connections", cosima::Json::array({cosima::Json::array({"prey.x", "predator.u"}),
+                                               cosima::Json::array({"predator.x", "prey.u"})})},
+          {"method", {{"type", "jacobi"}, {"dt", kDt}}},
+          {"output", {{"interval", 0.1}}}};
+}
+
 std::filesystem::path write_document(const std::filesystem::path& dir, const std::string& name,
                                      const cosima::Json& doc) {
   std::filesystem::path path = dir / name;
@@ -131,17 +153,25 @@ Measured measure_baseline(const BenchOptions& options, const std::filesystem::pa
 
 /// The floor: the two B3 FMUs in a bare Jacobi loop of fmi2SetReal, fmi2DoStep, fmi2GetReal; the
 /// fastest of `repeats` loops of at least 2·10⁵ steps.
-double floor_ns_per_step(long long steps, int repeats) {
+double floor_ns_per_step(long long steps, int repeats, const std::string& lotka = {}) {
   steps = std::max(steps, 200000LL);
   std::vector<double> samples;
   for (int r = 0; r < repeats; ++r) {
-    fmi::Fmi2Instance prey("prey", kFmus / "b3_prey.fmu", fmi::FmiInterface::co_simulation);
-    fmi::Fmi2Instance predator("predator", kFmus / "b3_predator.fmu", fmi::FmiInterface::co_simulation);
+    const bool b3 = lotka.empty();
+    fmi::Fmi2Instance prey("prey", b3 ? kFmus / "b3_prey.fmu" : kTestFmus / (lotka + ".fmu"),
+                           fmi::FmiInterface::co_simulation);
+    fmi::Fmi2Instance predator("predator", b3 ? kFmus / "b3_predator.fmu" : kTestFmus / (lotka + ".fmu"),
+                               fmi::FmiInterface::co_simulation);
     fmi::Fmi2Instance* fmus[2] = {&prey, &predator};
     std::array<unsigned int, 2> in{}, out{};
     std::array<double, 2> y{};
     for (int k = 0; k < 2; ++k) {
-      fmus[k]->set_parameter("solver_kind", 3, 0.0);
+      if (b3) {
+        fmus[k]->set_parameter("solver_kind", 3, 0.0);
+      } else {
+        fmus[k]->set_parameter("a", kLotkaA[static_cast<std::size_t>(k)], 0.0);
+        fmus[k]->set_parameter("b", kLotkaB[static_cast<std::size_t>(k)], 0.0);
+      }
       fmus[k]->initialize(0.0, std::nullopt);
       in[k] = fmus[k]->inputs().at(0).vr;
       out[k] = fmus[k]->outputs().at(0).vr;
@@ -224,6 +254,7 @@ cosima::Json bench_overhead(const BenchOptions& options) {
         bool fmu;
         const char* scheme;
         std::filesystem::path scenario;
+        std::string lotka;  ///< the test FMUs with declared feedthrough (empty: B3's)
         std::vector<Measured> after, before;
       };
       std::vector<Case> cases;
@@ -233,13 +264,22 @@ cosima::Json bench_overhead(const BenchOptions& options) {
                            write_document(scratch.path(), fmt::format("b3_{}_{}.json", fmu ? "fmu" : "native", scheme),
                                           b3_document(fmu, scheme)),
                            {},
+                           {},
                            {}});
         }
       }
+      for (const std::string lotka : {"cosima_test_lotka", "cosima_test_lotka_all"}) {
+        if (!std::filesystem::exists(kTestFmus / (lotka + ".fmu"))) continue;  // built with the tests
+        cases.push_back(
+            {true, "jacobi", write_document(scratch.path(), lotka + ".json", lotka_document(lotka)), lotka, {}, {}});
+      }
       const std::vector<std::string> extra = {"--stop", fmt::format("{}", static_cast<double>(steps) * kDt)};
-      double floor = std::numeric_limits<double>::infinity();
+      std::map<std::string, double> floors;  // by Case::lotka: the bare loop over the same FMUs
+      for (const Case& c : cases) {
+        if (c.fmu) floors[c.lotka] = std::numeric_limits<double>::infinity();
+      }
       for (int round = 0; round < step_rounds; ++round) {
-        floor = std::min(floor, floor_ns_per_step(steps, 1));
+        for (auto& [lotka, floor] : floors) floor = std::min(floor, floor_ns_per_step(steps, 1, lotka));
         for (Case& c : cases) {
           c.after.push_back(measure_once(self, c.scenario, extra, scratch.path()));
           if (const Measured old = measure_baseline(options, c.scenario, extra, 1, scratch.path()); old.ok) {
@@ -250,9 +290,12 @@ cosima::Json bench_overhead(const BenchOptions& options) {
       for (const Case& c : cases) {
         const bool fmu = c.fmu;
         const char* scheme = c.scheme;
+        const double floor = fmu ? floors.at(c.lotka) : kNaN;
         const Measured after = fastest(c.after, Fastest::loop);
         const Measured before = c.before.empty() ? Measured{} : fastest(c.before, Fastest::loop);
-          std::vector<std::string> row = {fmu ? "FMU" : "native",
+          std::vector<std::string> row = {c.lotka.empty() ? (fmu ? "FMU" : "native")
+                                                          : c.lotka == "cosima_test_lotka" ? "FMU, feedthrough declared"
+                                                                                           : "FMU, no dependencies listed",
                                           scheme,
                                           fmt::format("{}", after.steps),
                                           ns(after.ns_per_step),
@@ -270,7 +313,7 @@ cosima::Json bench_overhead(const BenchOptions& options) {
             row.push_back(cell(before, before.peak_rss_mb, "{:.1f}"));
           }
           rows.push_back(row);
-          cosima::Json entry{{"systems", fmu ? "fmu" : "native"},    {"scheme", scheme},
+          cosima::Json entry{{"systems", c.lotka.empty() ? (fmu ? "fmu" : "native") : c.lotka}, {"scheme", scheme},
                                        {"macro_steps", after.steps},           {"ns_per_step", after.ns_per_step},
                                        {"ns_in_systems", after.ns_in_systems}, {"process_s", after.process_s},
                                        {"peak_rss_mb", after.peak_rss_mb}};

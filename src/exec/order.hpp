@@ -101,6 +101,9 @@ class PlainBatch {
     const double* u = nullptr;
     double* y = nullptr;
     Eigen::Index inputs = 0, outputs = 0;
+    /// The system holds u already (settled with these values at this communication point): the
+    /// step does not set them again (System::step_held).
+    bool inputs_held = false;
     StepResult result;  ///< filled by the executor
   };
   /// Room for `entries` entries of systems numbered below `systems` (no allocation afterwards). A

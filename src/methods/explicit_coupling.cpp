@@ -90,6 +90,7 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
 }
 
 void ExplicitCoupling::compile_settling(const ModularModel& model) {
+  settled_.assign(static_cast<std::size_t>(model.system_count()), 0);
   if (!model.has_feedthrough()) return;
   const auto add = [&](PlainBatch& batch, int s) {
     batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
@@ -110,6 +111,12 @@ void ExplicitCoupling::compile_settling(const ModularModel& model) {
 
 void ExplicitCoupling::settle_plain(ModularModel& model, double t) {
   model.dispatch(buffers_.y, buffers_.u);
+  const auto mark = [&](bool held) {
+    for (const PlainBatch& batch : settle_batches_) {
+      for (std::size_t i = 0; i < batch.size(); ++i) settled_[static_cast<std::size_t>(batch[i].system)] = held ? 1 : 0;
+    }
+  };
+  mark(false);  // until a sweep sets the inputs the step will use
   const auto run = [&](PlainBatch& batch) {
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) throw_if_failed(batch[i].result, model.system(batch[i].system), t);
@@ -119,7 +126,8 @@ void ExplicitCoupling::settle_plain(ModularModel& model, double t) {
       for (std::size_t i = 0; i < stage.size(); ++i) model.dispatch_to(stage[i].system, buffers_.y, buffers_.u);
       run(stage);
     }
-    model.dispatch(buffers_.y, buffers_.u);
+    model.dispatch(buffers_.y, buffers_.u);  // the same inputs for the settled systems: their sources come first
+    mark(true);
     return;
   }
   for (int sweep = 1; sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // as settle_communication_point
@@ -129,6 +137,7 @@ void ExplicitCoupling::settle_plain(ModularModel& model, double t) {
       const int source = model.input_sources()[static_cast<std::size_t>(i)];
       changed = source >= 0 && model.input_transform(i).apply(buffers_.y(source)) != buffers_.u(i);
     }
+    mark(!changed);  // else the inputs move on below
     if (!changed) break;
     model.dispatch(buffers_.y, buffers_.u);
   }
@@ -202,6 +211,9 @@ StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_
     // were taken above. The outputs land in ỹ directly.
     if (plain_batches_.size() > 1) model.dispatch_to(sequence_[b], buffers_.y, buffers_.u);
     batch.set_step(span);
+    if (plain_batches_.size() == 1 && !settle_batches_.empty()) {  // Jacobi: the settled systems hold their inputs
+      for (std::size_t i = 0; i < batch.size(); ++i) batch[i].inputs_held = settled_[static_cast<std::size_t>(batch[i].system)] != 0;
+    }
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (!accept(model, batch[i].system, batch[i].result, t, report)) return report;

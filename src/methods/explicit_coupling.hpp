@@ -76,6 +76,8 @@ class ExplicitCoupling final : public CouplingMethod {
   /// With plain_batches_ and direct feedthrough: the settling of a communication point, compiled
   /// (entries of h = 0 over the same slices of buffers_.u and .y).
   std::vector<PlainBatch> settle_batches_;
+  /// Jacobi after settle_plain: system s holds the inputs it steps on (they did not change since)
+  std::vector<char> settled_;
   ChopolyCache chopoly_;
   std::vector<SignalExtrapolator> extrapolators_;  ///< one per global input
   std::vector<int> sequence_;  ///< system indices in stepping order

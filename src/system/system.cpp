@@ -113,6 +113,18 @@ StepResult System::step_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, 
   return result;  // one named result: returned in place, not moved
 }
 
+StepResult System::integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
+  StepResult result = integrate(h);
+  if (result.ok()) outputs(y);
+  return result;
+}
+
+StepResult System::step_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
+  StepResult result = counted([&] { return integrate_held(h, y); });
+  if (result.ok() && !y.allFinite()) result = non_finite_output(y, 0);
+  return result;
+}
+
 void System::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
   apply_constant_inputs(u);
   outputs(y);

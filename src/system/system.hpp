@@ -170,6 +170,9 @@ class System {
   /// set_inputs with u held constant and then its outputs, checked finite, without a step: a
   /// communication point settled along direct feedthrough (exec/order.hpp: a PlainBatch entry of h = 0).
   StepResult settle_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y);
+  /// step_constant without setting the inputs: the system holds those it was last given (by
+  /// settle_constant, with the same values).
+  StepResult step_held(double h, Eigen::Ref<Eigen::VectorXd> y);
   /// The failure that names the first non-finite entry of `values`, the outputs (order 0) or their
   /// derivatives of `order` at time() — a non-finite output is the producing system's fault.
   [[nodiscard]] StepResult non_finite_output(Eigen::Ref<const Eigen::VectorXd> values, int order) const;
@@ -222,6 +225,8 @@ class System {
   /// step_constant's work, counted and timed by it: apply_constant_inputs, integrate and, when the
   /// step succeeded, outputs. A system may fuse them (fmi/v2/cs/fmi2_cs_system.hpp: three FMI calls in one scope).
   virtual StepResult integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y);
+  /// step_held's work: integrate and, when the step succeeded, outputs. A system may fuse them.
+  virtual StepResult integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y);
   /// settle_constant's work: apply_constant_inputs, then outputs. A system may fuse them.
   virtual void exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y);
   virtual StepResult integrate(double h) = 0;

@@ -113,6 +113,18 @@ void Fmi2CsSystem::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen:
   if (y.size() > 0) fmu_.check(f_.get_real(c, real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()), "fmi2GetReal");
 }
 
+StepResult Fmi2CsSystem::integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
+  if (!one_call_ports_ || derivatives_were_set_) return System::integrate_held(h, y);
+  ForeignCallScope in = fmu_.enter("fmi2DoStep", t_);
+  StepResult result = call_do_step(h);
+  if (result.ok() && y.size() > 0) {
+    in.now("fmi2GetReal");
+    fmu_.check(f_.get_real(fmu_.component(), real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()),
+               "fmi2GetReal");
+  }
+  return result;
+}
+
 StepResult Fmi2CsSystem::integrate(double h) {
   const ForeignCallScope in = fmu_.enter("fmi2DoStep", t_);
   return call_do_step(h);

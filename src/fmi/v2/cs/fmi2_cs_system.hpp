@@ -65,6 +65,7 @@ class Fmi2CsSystem final : public System {
   /// in one batch (FmuInstance::inputs_as_one_real_batch), in one foreign-call scope.
   StepResult integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) override;
   void exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) override;
+  StepResult integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) override;
   void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const override;
   StateId do_save_state(StateId overwrite) override;
   void do_restore_state(StateId id) override;
