@@ -67,6 +67,7 @@ void CouplingErrorMonitor::close_window() {
     } else if (totals.grew_in < 0 && grew(totals, window_time_)) {
       totals.grew_in = window_;
     }
+    totals.square += totals.window;
     totals.window = 0.0;
   }
   if (window_ == 0) first_time_ = window_time_;
@@ -95,26 +96,33 @@ void CouplingErrorMonitor::record(double t, double h, const Eigen::Ref<const Eig
                                   const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite) {
   if (!tracked_) return;
   if (t + h >= next_window_at_) advance_window(t + h);
-  for (std::size_t c = 0; c < links_.size(); ++c) {
-    const Link& link = links_[c];
-    Totals& totals = totals_[c];
-    const double y1 = link.scale * y_end(link.output) + link.offset;
-    const double d1 = u_end(link.input) - y1;
-    const double d0 = start_known_ ? u_start(link.input) - totals.start : 0.0;
-    double mean_square = (d0 * d0 + d0 * d1 + d1 * d1) / 3.0;  // δ linear over the step
-    double largest = std::max(std::abs(d0), std::abs(d1));
-    if (hermite) {  // and the Hermite interpolant's error inside it
-      if (past_count_ == 0) totals.past[3] = u_start(link.input);
-      const auto [square, max] = interior(totals, h, u_end(link.input));
-      mean_square += square;
-      largest = std::max(largest, max);
-    }
-    totals.square += mean_square * h;
+  const double* const u0 = u_start.data();
+  const double* const u1 = u_end.data();
+  const double* const y = y_end.data();
+  const bool known = start_known_;
+  const std::size_t n = links_.size();
+  const Link* const links = links_.data();
+  Totals* const all = totals_.data();
+  for (std::size_t c = 0; c < n; ++c) {  // once per step and connection: kept lean
+    const Link& link = links[c];
+    Totals& totals = all[c];
+    const double y1 = link.scale * y[link.output] + link.offset;
+    const double d1 = u1[link.input] - y1;
+    const double d0 = known ? u0[link.input] - totals.start : 0.0;
+    const double mean_square = (d0 * d0 + d0 * d1 + d1 * d1) * (1.0 / 3.0);  // δ linear over the step
     totals.window += mean_square * h;
-    totals.max = std::max(totals.max, largest);
+    totals.max = std::max(totals.max, std::max(std::abs(d0), std::abs(d1)));
     totals.signal = std::max(totals.signal, std::abs(y1));
     totals.last = mean_square;
     totals.start = y1;
+  }
+  for (std::size_t c = 0; hermite && c < n; ++c) {  // and the Hermite interpolant's error inside the step
+    Totals& totals = all[c];
+    if (past_count_ == 0) totals.past[3] = u0[links[c].input];
+    const auto [square, max] = interior(totals, h, u1[links[c].input]);
+    totals.window += square * h;
+    totals.last += square;
+    totals.max = std::max(totals.max, max);
   }
   recorded_ = true;
   if (hermite) {
@@ -157,7 +165,7 @@ CouplingErrorReport CouplingErrorMonitor::report(const ModularModel& model) cons
     const Totals& totals = totals_[c];
     ConnectionError error{.output = model.output_label(links_[c].output),
                           .input = model.input_label(links_[c].input),
-                          .rms = rms_of(totals.square, time_),
+                          .rms = rms_of(totals.square + totals.window, time_),
                           .max = totals.max,
                           .scale = totals.signal};
     sum_relative += error.relative(error.rms) * error.relative(error.rms);

@@ -98,7 +98,7 @@ class CouplingErrorMonitor {
     double scale = 1.0, offset = 0.0;  ///< T(y) = scale·y + offset
   };
   struct Totals {
-    double square = 0.0;             ///< ∫ δ² dt over the run
+    double square = 0.0;             ///< ∫ δ² dt over the closed tenths
     double max = 0.0, signal = 0.0;  ///< largest |δ|, largest |T(y)|
     double first_tenth = 0.0;        ///< ∫ δ² dt over the first tenth
     double window = 0.0;             ///< ∫ δ² dt over the current tenth
