@@ -84,6 +84,7 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
   u_start_.setZero(model.total_inputs());
   u_end_.setZero(model.total_inputs());
   output_square_.assign(static_cast<std::size_t>(model.total_outputs()), 0.0);
+  output_scale_.assign(static_cast<std::size_t>(model.total_outputs()), 0.0);
   coupled_output_.assign(static_cast<std::size_t>(model.total_outputs()), 0);
   for (const int source : model.input_sources()) {
     if (source >= 0) coupled_output_[static_cast<std::size_t>(source)] = 1;
@@ -95,6 +96,7 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
   read_orders(model, true);
   executor().execute(buffers_.batch);
   sample_outputs(model);
+  update_scales();
   // Algorithm 1 line 2: the output derivatives at the start time. The initializing sweep held the
   // inputs constant, so an output derivative that depends on input derivatives is wrong there. Each
   // pass hands the inputs the Taylor polynomials of their sources and reads again: along a chain of
@@ -190,6 +192,18 @@ void DefectJacobi::output_polynomials(const ModularModel& model, double h) {
   shift_polynomials(output_poly_, -h, shifted_);  // in s = t − T_{k−1}
 }
 
+void DefectJacobi::update_scales() {
+  for (std::size_t o = 0; o < output_scale_.size(); ++o) {
+    output_scale_[o] = std::max(output_scale_[o], std::abs(samples_(static_cast<Eigen::Index>(o), 0)));
+  }
+}
+
+double DefectJacobi::scale_of(int output, const LinearTransform& transform) const {
+  if (!options_.relative) return 1.0;
+  const double scale = std::abs(transform.scale) * output_scale_[static_cast<std::size_t>(output)] + std::abs(transform.offset);
+  return scale > 0.0 ? scale : 1.0;
+}
+
 double DefectJacobi::connection_defect(const ModularModel& model, double h) {
   const auto& sources = model.input_sources();
   double connection = 0.0;
@@ -203,7 +217,7 @@ double DefectJacobi::connection_defect(const ModularModel& model, double h) {
         buffers_.polynomials(s).row(g - model.input_offset(s)) - transform.scale * shifted_.row(source);  // eq. 17
     defect(0) -= transform.offset;
     const double mean = mean_square(defect, h);
-    connection = std::max(connection, std::sqrt(mean));
+    connection = std::max(connection, std::sqrt(mean) / scale_of(source, transform));
     connection_square_[static_cast<std::size_t>(g)] += mean * h;
   }
   return connection;
@@ -221,7 +235,7 @@ double DefectJacobi::output_defect(const ModularModel& model, double h) {
     // eq. 32: |δ̂y| = ((T_k − t)/(H/2))^{n+1} |y_mid − ỹ_mid|, whose RMS over the step is
     // |y_mid − ỹ_mid| · 2^{n+1} / √(2n+3)
     const double rms = std::abs(y_mid_(o) - at_mid) * std::pow(2.0, n + 1) / std::sqrt(2.0 * n + 3.0);
-    output = std::max(output, rms);
+    output = std::max(output, rms / scale_of(static_cast<int>(o)));
     output_square_[static_cast<std::size_t>(o)] += rms * rms * h;
   }
   return output;
@@ -263,6 +277,7 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
   }
   // 3. output samples and polynomials at T_k
   sample_outputs(model);
+  update_scales();
   output_polynomials(model, h);
   for (int s = 0; s < model.system_count(); ++s) buffers_.input_ends(model, s, h, u_start_, u_end_);
   coupling_error_.record(t, h, u_start_, u_end_, samples_.col(0));
@@ -301,6 +316,8 @@ void register_defect_jacobi() {
       {.name = "defect-jacobi",
        .summary = "Jacobi with Taylor input polynomials and a defect-controlled step (seed 004)",
        .options = {{"tol", "1e-2", "the defect tolerance of the step controller"},
+                   {"tol_scale", "relative",
+                    "relative: each defect over its signal's largest |value| so far; absolute: as seed 004"},
                    {"m", "0", "input polynomial order, for all systems or {\"system\": m}"},
                    {"n", "0", "output polynomial order, for all systems or {\"system\": n}"},
                    {"h1", "0", "the first (or fixed) step; 0: the run's dt"},
@@ -315,6 +332,11 @@ void register_defect_jacobi() {
          o.input_order = options.orders("m");
          o.output_order = options.orders("n");
          o.fixed_step = options.flag("fixed", false);
+         const std::string scale = options.text("tol_scale", "relative");
+         if (scale != "relative" && scale != "absolute") {
+           throw Error(fmt::format("method.tol_scale is '{}': relative or absolute", scale));
+         }
+         o.relative = scale == "relative";
          o.h1 = options.non_negative("h1", 0.0);
          o.controller.tol = options.positive("tol", o.controller.tol);
          o.controller.kp = options.number("kp", o.controller.kp);

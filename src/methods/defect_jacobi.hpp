@@ -8,8 +8,10 @@
 //   4. connection defect δu = ũ − ỹ_source on the step (eq. 17) and output-defect estimate
 //      δ̂y(t) = −((T_k − t)/(H/2))^{n_i+1}·(y(T_k − H/2) − ỹ(T_k − H/2)) (eq. 30–32); their RMS over
 //      the step are exact for polynomials: RMS(δ̂y) = |y_mid − ỹ_mid|·2^{n+1}/√(2n+3);
-//   5. ε_k = the largest of those RMS (eq. 38), and the next H from the PI controller (eq. 39),
-//      or constant in the fixed-step variant. A step is never redone.
+//   5. ε_k = the largest of those RMS (eq. 38), each divided by its signal's scale (the largest
+//      |value| at the communication points so far; tol_scale = absolute: not divided, as in the
+//      seed), and the next H from the PI controller (eq. 39), or constant in the fixed-step variant.
+//      A step is never redone.
 // Requires a model without algebraic loops.
 #include <map>
 #include <memory>
@@ -41,6 +43,10 @@ class DefectJacobi final : public CouplingMethod {
     bool fixed_step = false;
     double h1 = 0.0;  ///< first (or fixed) step; 0: the driver's δt
     PiController::Options controller;
+    /// ε_k relative to each signal's scale (its largest |value| at the communication points so far),
+    /// so that tol means the same for a force of 2e4 N and a position of 1e-3 m; false: absolute, as
+    /// seed 004 has it.
+    bool relative = true;
   };
   DefectJacobi(Options options, double dt);
 
@@ -80,6 +86,12 @@ class DefectJacobi final : public CouplingMethod {
   Eigen::VectorXd u_start_, u_end_;  ///< the inputs at the step's ends (coupling error)
   InputPolynomials output_poly_, shifted_;
   std::vector<double> connection_square_, output_square_;  ///< ∫ δ² over the run, per input / output
+  std::vector<double> output_scale_;  ///< largest |y| of each output at the communication points so far
+  /// The scale a defect of output o (or of an input fed by o through transform) is divided by: 1
+  /// when tol is absolute, or while the signal has been 0.
+  [[nodiscard]] double scale_of(int output, const LinearTransform& transform = {}) const;
+  /// output_scale_ with the samples at the current communication point.
+  void update_scales();
   bool h_min_given_ = false;  ///< else a default is chosen at initialize
   double h_next_ = 0.0, elapsed_ = 0.0;
   std::int64_t steps_ = 0, steps_at_floor_ = 0;

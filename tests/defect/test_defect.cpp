@@ -70,7 +70,8 @@ TEST(DefectJacobi, AStepTheDefectCannotShrinkStopsAtHMinWithAWarningAndTheRunFin
   // step above that, marks the steps and finishes (the example's full run, at the default h_min of a
   // millionth of the run: bench)
   Scenario scenario =
-      load_scenario(kExamples / "b4_two_mass.json", {"method.type=defect-jacobi", "stop=0.02", "method.h_min=2e-6"});
+      load_scenario(kExamples / "b4_two_mass.json", {"method.type=defect-jacobi", "stop=0.02", "method.h_min=2e-6",
+                                                    "method.tol_scale=absolute"});
   const auto run = run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.stats.end_time, 0.02);
   EXPECT_GT(run.stats.steps_at_step_floor, 9000);
@@ -204,7 +205,8 @@ TEST(DefectJacobi, B4FinishesUnderTheVariableStep) {
   // h_min; 6377 steps measured), close to the monolithic reference (mean nl2 2.6e-6 measured). At
   // m = n = 0 the same tol holds the step at h_min instead: the test above and `cosima bench defect`.
   Scenario scenario = load_scenario(kExamples / "b4_two_mass.json",
-                                    {"method.type=defect-jacobi", "method.m=2", "method.n=2", "method.tol=1e-2"});
+                                    {"method.type=defect-jacobi", "method.m=2", "method.n=2", "method.tol=1e-2",
+                                     "method.tol_scale=absolute"});
   const auto run = run_scenario(scenario);
   Scenario reference_scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=monolithic"});
   reference_scenario.run.dt = 1e-4;
@@ -218,6 +220,24 @@ TEST(DefectJacobi, B4FinishesUnderTheVariableStep) {
   EXPECT_LT(run.stats.macro_steps, 10000);
   EXPECT_EQ(run.stats.steps_at_step_floor, 0);
   EXPECT_LT(error, 1e-5);
+}
+
+TEST(DefectJacobi, ARelativeToleranceControlsB4ByDefault) {
+  // tol relative to each signal's scale: the force (≈ 2e4 N) and the positions (≈ 1e-2 m) are held
+  // to the same tol = 1e-2, and B4 at m = n = 0 is controlled all the way, where the absolute tol of
+  // seed 004 holds ~10⁶ steps at h_min (the test above)
+  Scenario scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=defect-jacobi"});
+  const auto run = run_scenario(scenario);
+  Scenario reference_scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=monolithic"});
+  reference_scenario.run.dt = 1e-4;
+  const double error = mean_nl2(run, run_scenario(reference_scenario));
+  std::cout << fmt::format("B4, default tol: {} steps, {} at h_min, mean nl2 {:.2e}\n", run.stats.macro_steps,
+                           run.stats.steps_at_step_floor, error);
+  EXPECT_DOUBLE_EQ(run.stats.end_time, 2.0);
+  EXPECT_EQ(run.stats.steps_at_step_floor, 0);
+  EXPECT_GT(run.stats.macro_steps, 1000);
+  EXPECT_LT(run.stats.macro_steps, 20000);
+  EXPECT_LT(error, 0.1);
 }
 
 struct ToleranceRun {
