@@ -60,10 +60,12 @@ struct Case {
 }  // namespace
 
 cosima::Json bench_accuracy(const BenchOptions& options) {
-  const std::vector<Case> cases =
-      options.quick ? std::vector<Case>{{"b3_lotka_volterra", 1e-3}}
-                    : std::vector<Case>{{"b1_ifosmondi_damper", 1e-2}, {"b2_two_bodies", 0.2}, {"b3_lotka_volterra", 1e-3},
-                                        {"b4_two_mass", 1e-3}, {"b5_rotational_oscillator", 1.0}};
+  const std::vector<Case> cases = options.quick ? std::vector<Case>{{"b3_lotka_volterra", 1e-3}}
+                                                : std::vector<Case>{{"b1_ifosmondi_damper", 1e-2},
+                                                                    {"b2_two_bodies", 0.2},
+                                                                    {"b3_lotka_volterra", 1e-3},
+                                                                    {"b4_two_mass", 1e-3},
+                                                                    {"b5_rotational_oscillator", 1.0}};
   const std::vector<std::string> methods = {"jacobi", "gauss-seidel", "ifosmondi-jfm", "missiles", "defect-jacobi"};
   Report report;
   report.add(
@@ -89,14 +91,19 @@ cosima::Json bench_accuracy(const BenchOptions& options) {
           truth = true_error(run, reference);
           warned = run.stats.coupling_error.accuracy_warning ? "yes" : "no";
         } catch (const Error& e) {
-          warned = std::string(e.what()).find("algebraic loop") != std::string::npos ? "refused (algebraic loop)" : "fails";
+          warned =
+              std::string(e.what()).find("algebraic loop") != std::string::npos ? "refused (algebraic loop)" : "fails";
           fmt::print(stderr, "{} {} dt={}: {}\n", c.example, method, dt, e.what());
         }
         const bool ran = !std::isnan(estimate);
         rows.push_back({c.example.substr(0, 2), fmt::format("{:g}", dt), method, ran ? sci(estimate) : "—",
                         ran ? sci(truth) : "—", ran ? fmt::format("{:.2g}", estimate / truth) : "—", warned});
-        json_rows.push_back({{"example", c.example}, {"dt", dt},        {"method", method},
-                             {"estimate", estimate}, {"true", truth}, {"accuracy_warning", warned}});
+        json_rows.push_back({{"example", c.example},
+                             {"dt", dt},
+                             {"method", method},
+                             {"estimate", estimate},
+                             {"true", truth},
+                             {"accuracy_warning", warned}});
       }
     }
   }

@@ -267,10 +267,12 @@ cosima::Json bench_defect(const BenchOptions& options) {
     // the example as it is, from the command line: steps, wall time, peak memory (--quick: [0, 0.1]
     // at the h_min of the whole run)
     const fmi::TemporaryDirectory scratch("cosima-bench-defect");
-    std::vector<std::string> args = {"run", b4.string(), "--method", "defect-jacobi", "--set", "method.tol_scale=absolute"};
+    std::vector<std::string> args = {"run",           b4.string(), "--method",
+                                     "defect-jacobi", "--set",     "method.tol_scale=absolute"};
     if (options.quick) args.insert(args.end(), {"--stop", "0.1", "--set", "method.h_min=2e-6"});
-    const std::string command = fmt::format("cosima run examples/b4_two_mass.json --method defect-jacobi --set method.tol_scale=absolute{}",
-                                            options.quick ? " --stop 0.1 --set method.h_min=2e-6" : "");
+    const std::string command =
+        fmt::format("cosima run examples/b4_two_mass.json --method defect-jacobi --set method.tol_scale=absolute{}",
+                    options.quick ? " --stop 0.1 --set method.h_min=2e-6" : "");
     args.insert(args.end(), {"--out", (scratch.path() / "b4.csv").string(), "--stats",
                              (scratch.path() / "stats.json").string(), "--quiet"});
     const ChildRun child = run_child(args, scratch.path() / "log.txt");
@@ -317,8 +319,9 @@ cosima::Json bench_defect(const BenchOptions& options) {
     for (int order : b4_orders) {
       for (double tol : b4_tolerances) {
         const ScenarioRun run =
-            run_scenario(load_scenario(b4, {"method.type=defect-jacobi", "method.tol_scale=absolute", fmt::format("method.m={}", order),
-                                            fmt::format("method.n={}", order), fmt::format("method.tol={}", tol)}),
+            run_scenario(load_scenario(b4, {"method.type=defect-jacobi", "method.tol_scale=absolute",
+                                            fmt::format("method.m={}", order), fmt::format("method.n={}", order),
+                                            fmt::format("method.tol={}", tol)}),
                          nullptr, kTimedOutputs);
         const double error = mean_nl2(run, reference);
         rows.push_back({std::to_string(order), fmt::format("{:g}", tol), std::to_string(run.stats.macro_steps),

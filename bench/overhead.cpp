@@ -260,7 +260,8 @@ cosima::Json bench_overhead(const BenchOptions& options) {
       std::vector<Case> cases;
       for (const bool fmu : {true, false}) {
         for (const char* scheme : {"jacobi", "gauss-seidel"}) {
-          cases.push_back({fmu, scheme,
+          cases.push_back({fmu,
+                           scheme,
                            write_document(scratch.path(), fmt::format("b3_{}_{}.json", fmu ? "fmu" : "native", scheme),
                                           b3_document(fmu, scheme)),
                            {},
@@ -293,18 +294,18 @@ cosima::Json bench_overhead(const BenchOptions& options) {
         const double floor = fmu ? floors.at(c.lotka) : kNaN;
         const Measured after = fastest(c.after, Fastest::loop);
         const Measured before = c.before.empty() ? Measured{} : fastest(c.before, Fastest::loop);
-          std::vector<std::string> row = {c.lotka.empty() ? (fmu ? "FMU" : "native")
-                                                          : c.lotka == "cosima_test_lotka" ? "FMU, feedthrough declared"
-                                                                                           : "FMU, no dependencies listed",
-                                          scheme,
-                                          fmt::format("{}", after.steps),
-                                          ns(after.ns_per_step),
-                                          ns(after.ns_in_systems),
-                                          fmu ? ns(floor) : "-",
-                                          fmu ? ns(after.ns_per_step - floor) : "-"};
-          if (compare) {
-            row.push_back(cell(before, before.ns_per_step));
-            row.push_back(fmu ? cell(before, before.ns_per_step - floor) : "-");
+        std::vector<std::string> row = {c.lotka.empty()                  ? (fmu ? "FMU" : "native")
+                                        : c.lotka == "cosima_test_lotka" ? "FMU, feedthrough declared"
+                                                                         : "FMU, no dependencies listed",
+                                        scheme,
+                                        fmt::format("{}", after.steps),
+                                        ns(after.ns_per_step),
+                                        ns(after.ns_in_systems),
+                                        fmu ? ns(floor) : "-",
+                                        fmu ? ns(after.ns_per_step - floor) : "-"};
+        if (compare) {
+          row.push_back(cell(before, before.ns_per_step));
+          row.push_back(fmu ? cell(before, before.ns_per_step - floor) : "-");
           }
           row.push_back(fmt::format("{:.3f}", after.process_s));
           row.push_back(fmt::format("{:.1f}", after.peak_rss_mb));
@@ -313,10 +314,13 @@ cosima::Json bench_overhead(const BenchOptions& options) {
             row.push_back(cell(before, before.peak_rss_mb, "{:.1f}"));
           }
           rows.push_back(row);
-          cosima::Json entry{{"systems", c.lotka.empty() ? (fmu ? "fmu" : "native") : c.lotka}, {"scheme", scheme},
-                                       {"macro_steps", after.steps},           {"ns_per_step", after.ns_per_step},
-                                       {"ns_in_systems", after.ns_in_systems}, {"process_s", after.process_s},
-                                       {"peak_rss_mb", after.peak_rss_mb}};
+          cosima::Json entry{{"systems", c.lotka.empty() ? (fmu ? "fmu" : "native") : c.lotka},
+                             {"scheme", scheme},
+                             {"macro_steps", after.steps},
+                             {"ns_per_step", after.ns_per_step},
+                             {"ns_in_systems", after.ns_in_systems},
+                             {"process_s", after.process_s},
+                             {"peak_rss_mb", after.peak_rss_mb}};
           if (fmu) {
             entry["floor_ns_per_step"] = floor;
             entry["overhead_ns_per_step"] = after.ns_per_step - floor;

@@ -71,7 +71,7 @@ void hold_discrete_inputs(const ModularModel& model, int s, InputPolynomials& po
 }
 
 void CouplingBuffers::input_ends(const ModularModel& model, int s, double h, Eigen::VectorXd& u_start,
-                                  Eigen::VectorXd& u_end) {
+                                 Eigen::VectorXd& u_end) {
   const InputPolynomials& p = polynomials(s);
   const int offset = model.input_offset(s);
   for (Eigen::Index j = 0; j < p.rows(); ++j) {

@@ -43,7 +43,8 @@ void CouplingErrorMonitor::configure(const ModularModel& model, double t_start, 
 
 void CouplingErrorMonitor::set_start_outputs(const Eigen::Ref<const Eigen::VectorXd>& y) {
   if (!tracked_) return;
-  for (std::size_t c = 0; c < links_.size(); ++c) totals_[c].start = links_[c].scale * y(links_[c].output) + links_[c].offset;
+  for (std::size_t c = 0; c < links_.size(); ++c)
+    totals_[c].start = links_[c].scale * y(links_[c].output) + links_[c].offset;
   start_known_ = true;
 }
 
@@ -183,12 +184,12 @@ CouplingErrorReport CouplingErrorMonitor::report(const ModularModel& model) cons
     if (worst == nullptr || error.relative(error.rms) > worst->relative(worst->rms)) worst = &error;
   }
   if (over > 0) {
-    report.warnings.push_back(fmt::format(
-        "coupling error: {} connection{} exceed{} accuracy.threshold = {:g}, the worst {} → {} with an RMS "
-        "connection defect of {:.3g} relative to its signal's scale {:.3g} (a smaller step or an iterative "
-        "method lowers it; see the stats' \"coupling_error\")",
-        over, over > 1 ? "s" : "", over > 1 ? "" : "s", options_.threshold, worst->output, worst->input,
-        worst->relative(worst->rms), worst->scale));
+    report.warnings.push_back(
+        fmt::format("coupling error: {} connection{} exceed{} accuracy.threshold = {:g}, the worst {} → {} with an RMS "
+                    "connection defect of {:.3g} relative to its signal's scale {:.3g} (a smaller step or an iterative "
+                    "method lowers it; see the stats' \"coupling_error\")",
+                    over, over > 1 ? "s" : "", over > 1 ? "" : "s", options_.threshold, worst->output, worst->input,
+                    worst->relative(worst->rms), worst->scale));
   }
   if (growing > 0) {
     report.warnings.push_back(fmt::format(

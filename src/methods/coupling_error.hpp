@@ -105,10 +105,11 @@ class CouplingErrorMonitor {
     int grew_in = -1;                ///< the first tenth whose RMS grew past the bound, or −1
     double start = 0.0;              ///< T(y) at the coming step's start (valid when start_known_)
     double last = 0.0;               ///< the last step's mean square of δ
-    std::array<double, 4> past{};  ///< the input's values at the last four communication points
+    std::array<double, 4> past{};    ///< the input's values at the last four communication points
   };
   void record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
-              const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite);
+              const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end,
+              bool hermite);
   /// The Hermite interpolation error on a step of h ending with the input at u1 (RMS², max).
   [[nodiscard]] std::pair<double, double> interior(Totals& totals, double h, double u1) const;
   /// Ends the current tenth: the first one is the growth check's reference, a later one is checked.
@@ -132,8 +133,8 @@ class CouplingErrorMonitor {
   double next_window_at_ = 0.0;  ///< where the current tenth ends
   double t_start_ = 0.0, span_ = 1.0, tenth_ = 0.1;
   int window_ = 0;
-  std::array<double, 4> past_times_{};  ///< the last four communication points (Totals::past)
-  int past_count_ = 0;                  ///< how many of them are known (0 after a discontinuity)
+  std::array<double, 4> past_times_{};                        ///< the last four communication points (Totals::past)
+  int past_count_ = 0;                                        ///< how many of them are known (0 after a discontinuity)
   double time_ = 0.0, window_time_ = 0.0, first_time_ = 0.0;  ///< recorded, in the current tenth, in the first
 };
 

@@ -200,7 +200,8 @@ void DefectJacobi::update_scales() {
 
 double DefectJacobi::scale_of(int output, const LinearTransform& transform) const {
   if (!options_.relative) return 1.0;
-  const double scale = std::abs(transform.scale) * output_scale_[static_cast<std::size_t>(output)] + std::abs(transform.offset);
+  const double scale =
+      std::abs(transform.scale) * output_scale_[static_cast<std::size_t>(output)] + std::abs(transform.offset);
   return scale > 0.0 ? scale : 1.0;
 }
 

@@ -212,7 +212,8 @@ StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_
     if (plain_batches_.size() > 1) model.dispatch_to(sequence_[b], buffers_.y, buffers_.u);
     batch.set_step(span);
     if (plain_batches_.size() == 1 && !settle_batches_.empty()) {  // Jacobi: the settled systems hold their inputs
-      for (std::size_t i = 0; i < batch.size(); ++i) batch[i].inputs_held = settled_[static_cast<std::size_t>(batch[i].system)] != 0;
+      for (std::size_t i = 0; i < batch.size(); ++i)
+        batch[i].inputs_held = settled_[static_cast<std::size_t>(batch[i].system)] != 0;
     }
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) {

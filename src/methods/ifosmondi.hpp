@@ -96,7 +96,7 @@ class Ifosmondi final : public CouplingMethod {
   std::vector<Reply> estimates_;  ///< their estimator operators for the current step (update 2)
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
   Eigen::VectorXd x_, dy_, du_, last_x_;
-  Eigen::VectorXd y_real_;  ///< the real outputs at the step's end (coupling error)
+  Eigen::VectorXd y_real_;   ///< the real outputs at the step's end (coupling error)
   Eigen::VectorXd weights_;  ///< of eq. 27, with step_weighted_derivatives
   bool first_step_ = true;
   double h_next_ = 0.0;

@@ -18,7 +18,9 @@ std::int64_t total_integrations(const ModularModel& model) {
 }  // namespace
 
 namespace {
-constexpr const char* kHeader = "time,step,iterations,rejected,integrations,estimate_gap,defect,connection_defect,output_defect,coupling_error,at_step_floor\n";
+constexpr const char* kHeader =
+    "time,step,iterations,rejected,integrations,estimate_gap,defect,connection_defect,output_defect,coupling_error,at_"
+    "step_floor\n";
 }  // namespace
 
 StepLog::StepLog(const std::optional<std::filesystem::path>& csv, bool keep_in_memory) : keep_(keep_in_memory) {
@@ -32,8 +34,16 @@ void StepLog::on_start(const ModularModel& model, double /*t*/) { integrations_ 
 
 void StepLog::on_step(const ModularModel& model, double t, const StepReport& report) {
   const std::int64_t now = total_integrations(model);
-  const Row row{t, report.h, report.iterations, report.rejected, now - integrations_, report.estimate_gap,
-                report.defect, report.connection_defect, report.output_defect, report.coupling_error,
+  const Row row{t,
+                report.h,
+                report.iterations,
+                report.rejected,
+                now - integrations_,
+                report.estimate_gap,
+                report.defect,
+                report.connection_defect,
+                report.output_defect,
+                report.coupling_error,
                 report.at_step_floor};
   integrations_ = now;
   if (stream_) {

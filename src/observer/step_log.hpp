@@ -25,7 +25,7 @@ class StepLog final : public Observer {
     std::int64_t integrations;
     double estimate_gap;  ///< NaN when nothing was estimated
     double defect, connection_defect, output_defect;  ///< NaN unless the method controls defects
-    double coupling_error;  ///< StepReport::coupling_error (NaN: not tracked)
+    double coupling_error;                            ///< StepReport::coupling_error (NaN: not tracked)
     bool at_step_floor;  ///< StepReport::at_step_floor
   };
   /// csv: stream the rows there (the file is created at once); keep_in_memory: for rows().

@@ -161,8 +161,9 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   for (Observer* observer : observers) observer->on_start(model, options.start);
 
   const std::vector<const System*> announcing = announcing_systems(model);
-  const bool diagnostics = method.coupling_error().tracked() &&
-                           std::any_of(observers.begin(), observers.end(), [](const Observer* o) { return o->reads_step_diagnostics(); });
+  const bool diagnostics =
+      method.coupling_error().tracked() &&
+      std::any_of(observers.begin(), observers.end(), [](const Observer* o) { return o->reads_step_diagnostics(); });
   stats.method = std::string(method.name());
   stats.initialization = method.initialization();
   stats.inputs_at_start_values = model.inputs_at_start_values();
@@ -195,7 +196,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     if (t >= grid_point - tiny) ++grid_index;
     bool last = report.terminated;
     if (!last && any_event_pending(announcing)) {  // a system asking to stop at its event ends the run here
-      method.forget_coupling_start();  // the outputs move to their right limits
+      method.forget_coupling_start();              // the outputs move to their right limits
       if (std::string reason = method.handle_discontinuity(model, t); !reason.empty()) {
         stats.terminated_early = true;
         stats.termination_reason = std::move(reason);

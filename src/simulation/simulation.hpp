@@ -49,7 +49,7 @@ struct RunStatistics {
   /// Largest StepReport::estimate_gap of the run (COSTARICA, MISSILES); NaN when nothing was estimated.
   double max_estimate_gap = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::pair<std::string, double>> method_totals;  ///< CouplingMethod::totals()
-  CouplingErrorReport coupling_error;  ///< the connection defect of the run, per connection
+  CouplingErrorReport coupling_error;                         ///< the connection defect of the run, per connection
   bool terminated_early = false;
   std::string termination_reason;
   int interrupted_by = 0;  ///< SIGINT / SIGTERM that stopped the run, or 0

@@ -100,7 +100,8 @@ TEST(CouplingError, MonolithicCouplesExactlyAndTracksNothing) {
 }
 
 TEST(CouplingError, AccuracyOptionsAreRead) {
-  Json doc = Json::parse(R"({"stop": 1, "systems": {"a": {"model": "b3.prey"}}, "accuracy": {"threshold": 0.5, "growth": 3}})");
+  Json doc = Json::parse(
+      R"({"stop": 1, "systems": {"a": {"model": "b3.prey"}}, "accuracy": {"threshold": 0.5, "growth": 3}})");
   Scenario scenario = parse_scenario(doc, "a.json");
   EXPECT_EQ(scenario.run.accuracy.threshold, 0.5);
   EXPECT_EQ(scenario.run.accuracy.growth, 3.0);

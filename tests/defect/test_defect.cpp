@@ -69,9 +69,8 @@ TEST(DefectJacobi, AStepTheDefectCannotShrinkStopsAtHMinWithAWarningAndTheRunFin
   // B4 at m = n = 0: the force's slope (~1e5/s) needs h ≈ 1e-7 for tol = 1e-2; h_min holds the
   // step above that, marks the steps and finishes (the example's full run, at the default h_min of a
   // millionth of the run: bench)
-  Scenario scenario =
-      load_scenario(kExamples / "b4_two_mass.json", {"method.type=defect-jacobi", "stop=0.02", "method.h_min=2e-6",
-                                                    "method.tol_scale=absolute"});
+  Scenario scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=defect-jacobi", "stop=0.02",
+                                                                     "method.h_min=2e-6", "method.tol_scale=absolute"});
   const auto run = run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.stats.end_time, 0.02);
   EXPECT_GT(run.stats.steps_at_step_floor, 9000);
@@ -204,9 +203,9 @@ TEST(DefectJacobi, B4FinishesUnderTheVariableStep) {
   // the example over its whole run [0, 2] at m = n = 2, tol = 1e-2: controlled all the way (no step at
   // h_min; 6377 steps measured), close to the monolithic reference (mean nl2 2.6e-6 measured). At
   // m = n = 0 the same tol holds the step at h_min instead: the test above and `cosima bench defect`.
-  Scenario scenario = load_scenario(kExamples / "b4_two_mass.json",
-                                    {"method.type=defect-jacobi", "method.m=2", "method.n=2", "method.tol=1e-2",
-                                     "method.tol_scale=absolute"});
+  Scenario scenario = load_scenario(
+      kExamples / "b4_two_mass.json",
+      {"method.type=defect-jacobi", "method.m=2", "method.n=2", "method.tol=1e-2", "method.tol_scale=absolute"});
   const auto run = run_scenario(scenario);
   Scenario reference_scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=monolithic"});
   reference_scenario.run.dt = 1e-4;

@@ -108,7 +108,8 @@ void Fmi2CsSystem::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen:
   }
   ForeignCallScope in = fmu_.enter("fmi2SetReal", t_);
   const fmi2Component c = fmu_.component();
-  if (u.size() > 0) fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
+  if (u.size() > 0)
+    fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
   in.now("fmi2GetReal");
   if (y.size() > 0) fmu_.check(f_.get_real(c, real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()), "fmi2GetReal");
 }
