@@ -211,6 +211,40 @@ void add_section(Report& report, cosima::Json& json, const std::string& key, cos
 }
 
 std::string ns(double value) { return fmt::format("{:.0f}", value); }
+
+/// `--executor processes:2` against sequential, per macro-step and system: the cost of isolating the
+/// systems in worker processes (a socket round trip per process and batch).
+void add_processes_section(Report& report, cosima::Json& json, const std::filesystem::path& self,
+                           const std::filesystem::path& scratch, bool quick, int repeats) {
+  std::vector<std::vector<std::string>> rows;
+  cosima::Json data = cosima::Json::array();
+  const auto cheap = write_document(scratch, "b3_processes.json", b3_document(true, "jacobi"));
+  const auto costly = write_document(scratch, "network_processes.json",
+                                     oscillator_network({.size = 8, .step_cost = 1e-3, .stop = quick ? 0.1 : 0.5}));
+  const std::vector<std::tuple<std::string, std::filesystem::path, int, std::vector<std::string>>> cases = {
+      {fmt::format("B3 FMUs (cheap), {} steps", quick ? "2·10³" : "2·10⁴"), cheap, 2,
+       {"--stop", quick ? "0.2" : "2"}},
+      {"8 oscillators of 1 ms per step", costly, 8, {}},
+  };
+  for (const auto& [label, scenario, systems, extra_base] : cases) {
+    std::vector<std::string> sequential = extra_base, processes = extra_base;
+    sequential.insert(sequential.end(), {"--executor", "sequential"});
+    processes.insert(processes.end(), {"--executor", "processes:2"});
+    const Measured seq = measure(self, scenario, sequential, repeats, scratch);
+    const Measured iso = measure(self, scenario, processes, repeats, scratch);
+    const auto per = [&](const Measured& m) { return 1e6 * m.loop_s / static_cast<double>(std::max(m.steps, 1LL)) / systems; };
+    rows.push_back({label, fmt::format("{:.2f}", per(seq)), fmt::format("{:.2f}", per(iso)),
+                    fmt::format("{:.1f}", per(iso) / per(seq))});
+    data.push_back({{"case", label},
+                    {"sequential_us_per_system_step", per(seq)},
+                    {"processes_us_per_system_step", per(iso)}});
+  }
+  add_section(report, json, "processes", data,
+              "\n## Processes\n\nThe stepping loop's wall time per macro-step and system under `--executor "
+              "processes:2` (the systems dealt to two worker processes, orders over a socket) against sequential. The "
+              "goal is ≤ 5 µs per system and macro-step.\n\n",
+              {"case", "sequential [µs]", "processes [µs]", "ratio"}, rows);
+}
 /// A cell of a run that may have failed to run (the baseline).
 std::string cell(const Measured& m, double value, const char* format = "{:.0f}") {
   return m.ok ? fmt::format(fmt::runtime(format), value) : std::string("-");
@@ -413,6 +447,7 @@ cosima::Json bench_overhead(const BenchOptions& options) {
                 "than the work it shares (exec/executor.cpp).\n\n",
                 columns({"case", "sequential [s]", "threads:2 [s]", "speed-up"}, {"before: speed-up"}, compare), rows);
   }
+  add_processes_section(report, json, self, scratch.path(), options.quick, repeats);
   // 4. the iterative methods against Jacobi on B3 (native DOPRI5, rtol 1e-10), start-up included
   {
     std::vector<std::vector<std::string>> rows;
