@@ -222,8 +222,7 @@ void add_processes_section(Report& report, cosima::Json& json, const std::filesy
   const auto costly = write_document(scratch, "network_processes.json",
                                      oscillator_network({.size = 8, .step_cost = 1e-3, .stop = quick ? 0.1 : 0.5}));
   const std::vector<std::tuple<std::string, std::filesystem::path, int, std::vector<std::string>>> cases = {
-      {fmt::format("B3 FMUs (cheap), {} steps", quick ? "2·10³" : "2·10⁴"), cheap, 2,
-       {"--stop", quick ? "0.2" : "2"}},
+      {fmt::format("B3 FMUs (cheap), {} steps", quick ? "2·10³" : "2·10⁴"), cheap, 2, {"--stop", quick ? "0.2" : "2"}},
       {"8 oscillators of 1 ms per step", costly, 8, {}},
   };
   for (const auto& [label, scenario, systems, extra_base] : cases) {
@@ -232,12 +231,13 @@ void add_processes_section(Report& report, cosima::Json& json, const std::filesy
     processes.insert(processes.end(), {"--executor", "processes:2"});
     const Measured seq = measure(self, scenario, sequential, repeats, scratch);
     const Measured iso = measure(self, scenario, processes, repeats, scratch);
-    const auto per = [&](const Measured& m) { return 1e6 * m.loop_s / static_cast<double>(std::max(m.steps, 1LL)) / systems; };
+    const auto per = [&](const Measured& m) {
+      return 1e6 * m.loop_s / static_cast<double>(std::max(m.steps, 1LL)) / systems;
+    };
     rows.push_back({label, fmt::format("{:.2f}", per(seq)), fmt::format("{:.2f}", per(iso)),
                     fmt::format("{:.1f}", per(iso) / per(seq))});
-    data.push_back({{"case", label},
-                    {"sequential_us_per_system_step", per(seq)},
-                    {"processes_us_per_system_step", per(iso)}});
+    data.push_back(
+        {{"case", label}, {"sequential_us_per_system_step", per(seq)}, {"processes_us_per_system_step", per(iso)}});
   }
   add_section(report, json, "processes", data,
               "\n## Processes\n\nThe stepping loop's wall time per macro-step and system under `--executor "
