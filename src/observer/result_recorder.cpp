@@ -109,12 +109,12 @@ void ResultRecorder::add_column(ModularModel& model, const std::string& label) {
     if (system.output_info(o).kind == PortKind::string) {
       sources_.push_back({s, Source::Kind::text, o, text_columns_++});
     } else {
-      sources_.push_back({s, Source::Kind::output, o});
+      sources_.push_back({s, Source::Kind::output, o, -1, system.output_info(o).continuous});
       needs_outputs_[static_cast<std::size_t>(s)] = 1;
     }
   } else if (const int x = system.state_index(name); x >= 0) {
     system.require(Capability::state_access, fmt::format("recording state '{}'", label));
-    sources_.push_back({s, Source::Kind::state, x});
+    sources_.push_back({s, Source::Kind::state, x, -1, true});
     needs_states_[static_cast<std::size_t>(s)] = 1;
   } else if (found != splits.end()) {  // another variable of the system
     std::vector<std::string>& watched = watched_[static_cast<std::size_t>(s)];
@@ -152,7 +152,11 @@ void ResultRecorder::format_row(std::string& out, double t, const double* values
 
 void ResultRecorder::record(const ModularModel& model, double t) {
   if (t == last_time_) return;
-  last_time_ = t;
+  gather(model);
+  emit(t);
+}
+
+void ResultRecorder::gather(const ModularModel& model) {
   for (std::size_t s = 0; s < system_outputs_.size(); ++s) {
     if (needs_outputs_[s] != 0) model.system(static_cast<int>(s)).outputs(system_outputs_[s]);
     if (needs_states_[s] != 0) model.system(static_cast<int>(s)).states(system_states_[s]);
@@ -178,6 +182,10 @@ void ResultRecorder::record(const ModularModel& model, double t) {
         break;
     }
   }
+}
+
+void ResultRecorder::emit(double t) {
+  last_time_ = t;
   ++rows_;
   if (stream_) {
     format_row(stream_->buffer(), t, row_values_.data(), row_texts_.data());
@@ -190,13 +198,48 @@ void ResultRecorder::record(const ModularModel& model, double t) {
   }
 }
 
+void ResultRecorder::interpolate_rows(const ModularModel& model, double t) {
+  gather(model);
+  const double tolerance = 1e-9 * options_.interval;
+  for (;; ++next_output_) {
+    const double due = start_ + static_cast<double>(next_output_) * options_.interval;
+    if (due > t + tolerance) break;
+    if (due >= t - tolerance) {  // on the output time
+      emit(t);
+      continue;
+    }
+    // between the previous point and t: linear in continuous columns, the earlier value elsewhere
+    const double w = (due - previous_time_) / (t - previous_time_);
+    for (std::size_t c = 0; c < sources_.size(); ++c) {
+      between_values_[c] = sources_[c].continuous ? previous_values_[c] + w * (row_values_[c] - previous_values_[c])
+                                                  : previous_values_[c];
+    }
+    between_values_.swap(row_values_);
+    row_texts_.swap(previous_texts_);
+    emit(due);
+    between_values_.swap(row_values_);
+    row_texts_.swap(previous_texts_);
+  }
+  previous_time_ = t;
+  previous_values_ = row_values_;
+  previous_texts_ = row_texts_;
+}
+
 void ResultRecorder::on_start(const ModularModel& model, double t) {
   start_ = t;
   next_output_ = 1;
   record(model, t);
+  previous_time_ = t;
+  previous_values_ = row_values_;
+  previous_texts_ = row_texts_;
+  between_values_.resize(row_values_.size());
 }
 
 void ResultRecorder::on_step(const ModularModel& model, double t, const StepReport& /*report*/) {
+  if (options_.interpolate && options_.interval > 0.0) {
+    interpolate_rows(model, t);
+    return;
+  }
   if (options_.interval > 0.0) {
     // output times start + k·interval, each computed afresh (no accumulated drift)
     const double due = start_ + static_cast<double>(next_output_) * options_.interval;

@@ -23,6 +23,10 @@ struct RecorderOptions {
   std::optional<std::filesystem::path> csv;  ///< stream the rows to this file (created at once)
   bool keep_in_memory = true;               ///< keep the rows for times() / column() / value()
   bool watched = false;                     ///< someone is watching (a terminal): rows to disk within 0.1 s
+  /// The communication points need not fall on the output times (a method that chooses its steps):
+  /// a row at start + k·interval between two of them is interpolated linearly from them (continuous
+  /// outputs and states; other columns hold the earlier value). Needs interval > 0.
+  bool interpolate = false;
 };
 
 class ResultRecorder final : public Observer {
@@ -61,6 +65,13 @@ class ResultRecorder final : public Observer {
 
  private:
   void record(const ModularModel& model, double t);
+  /// row_values_ and row_texts_ from the systems' current values.
+  void gather(const ModularModel& model);
+  /// Writes row_values_ and row_texts_ as the row of time t.
+  void emit(double t);
+  /// on_step with interpolate: the output times in (previous point, t] as rows, then t's values
+  /// become the previous point's.
+  void interpolate_rows(const ModularModel& model, double t);
   /// One label's column (an output, a state or another variable), or Error naming what is known.
   void add_column(ModularModel& model, const std::string& label);
   void format_row(std::string& out, double t, const double* values, const std::string* texts) const;
@@ -71,6 +82,7 @@ class ResultRecorder final : public Observer {
     Kind kind;
     int index;
     int text_column = -1;  ///< among the text columns
+    bool continuous = false;  ///< interpolated between communication points (else held)
   };
   std::vector<std::string> labels_;
   std::vector<std::string> descriptions_;  ///< beside labels_
@@ -91,6 +103,10 @@ class ResultRecorder final : public Observer {
   std::vector<char> needs_outputs_, needs_states_;
   std::vector<double> row_values_;
   std::vector<std::string> row_texts_;
+  // interpolate: the previous communication point's row, and the row being interpolated
+  double previous_time_ = 0.0;
+  std::vector<double> previous_values_, between_values_;
+  std::vector<std::string> previous_texts_;
 };
 
 }  // namespace cosima

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -237,6 +238,36 @@ TEST(DefectJacobi, ARelativeToleranceControlsB4ByDefault) {
   EXPECT_GT(run.stats.macro_steps, 1000);
   EXPECT_LT(run.stats.macro_steps, 20000);
   EXPECT_LT(error, 0.1);
+}
+
+TEST(DefectJacobi, RowsComeAtTheOutputIntervalInterpolatedBetweenItsSteps) {
+  // defect-jacobi chooses its own steps; with output.interval the rows are at start + k·interval,
+  // each the linear interpolation of the two communication points around it (ResultRecorder)
+  Scenario every = load_scenario(kExamples / "b3_lotka_volterra.json", {"method.type=defect-jacobi"});
+  every.output.interval = 0.0;
+  const auto steps = run_scenario(every);
+  Scenario gridded = every;
+  gridded.output.interval = 0.1;
+  const auto rows = run_scenario(gridded);
+  const std::vector<double>& t = steps.results->times();
+  const std::vector<double> p = steps.results->column("prey.p"), q = rows.results->column("prey.p");
+  ASSERT_EQ(rows.results->times().size(), 201U);
+  ASSERT_GT(t.size(), 300U);  // steps are not on the grid
+  for (std::size_t k = 1; k + 1 < rows.results->times().size(); ++k) {
+    const double due = rows.results->times()[k];
+    EXPECT_EQ(due, 0.1 * static_cast<double>(k));
+    const auto after = std::lower_bound(t.begin(), t.end(), due);
+    ASSERT_NE(after, t.end());
+    const auto i = static_cast<std::size_t>(after - t.begin());
+    if (t[i] == due) {
+      EXPECT_EQ(q[k], p[i]);
+      continue;
+    }
+    const double w = (due - t[i - 1]) / (t[i] - t[i - 1]);
+    EXPECT_EQ(q[k], p[i - 1] + w * (p[i] - p[i - 1])) << "t = " << due;
+  }
+  EXPECT_EQ(rows.results->times().back(), 20.0);
+  EXPECT_EQ(q.back(), p.back());
 }
 
 struct ToleranceRun {
