@@ -271,6 +271,7 @@ void Ifosmondi::accept(ModularModel& model, double t, double h, int jumped, Step
     // from its real outputs at t + h (it has no rollback to locate the jump)
     ++estimated_jumps_;
     report.reason = restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
+    coupling_error_.forget_start();  // the interface restarts from right limits: no defect across the jump
     report.terminated = !report.reason.empty();
   }
 }

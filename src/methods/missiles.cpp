@@ -252,6 +252,7 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   if (any_jump) {  // what a jumped system feeds restarts from its real outputs at t + h
     ++estimated_jumps_;
     report.reason = restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
+    coupling_error_.forget_start();  // the interface restarts from right limits: no defect across the jump
     report.terminated = !report.reason.empty();
   }
   return report;
