@@ -16,11 +16,8 @@
 
 namespace cosima::bench {
 
-namespace {
-
-/// The example with accurate systems, every connection's source recorded, at step dt.
-Scenario accuracy_scenario(const BenchOptions& options, const std::string& example, double dt) {
-  Scenario scenario = load_scenario(options.examples / (example + ".json"));
+Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt) {
+  Scenario scenario = load_scenario(examples / (example + ".json"));
   for (SystemSpec& spec : scenario.systems) {
     spec.integrator_options.rtol = 1e-11;
     spec.integrator_options.atol = 1e-13;
@@ -33,8 +30,7 @@ Scenario accuracy_scenario(const BenchOptions& options, const std::string& examp
   return scenario;
 }
 
-/// √(mean over connections of (RMS of y − y_ref on the reference's grid / scale)²).
-double true_error(const ScenarioRun& run, const ScenarioRun& reference) {
+double coupling_true_error(const ScenarioRun& run, const ScenarioRun& reference) {
   const auto& report = run.stats.coupling_error;
   double sum = 0.0;
   for (const ConnectionError& c : report.connections) {
@@ -51,6 +47,8 @@ double true_error(const ScenarioRun& run, const ScenarioRun& reference) {
   }
   return report.connections.empty() ? 0.0 : std::sqrt(sum / static_cast<double>(report.connections.size()));
 }
+
+namespace {
 
 struct Case {
   std::string example;
@@ -78,7 +76,7 @@ cosima::Json bench_accuracy(const BenchOptions& options) {
   cosima::Json json_rows = cosima::Json::array();
   for (const Case& c : cases) {
     for (const double dt : options.quick ? std::vector<double>{c.dt} : std::vector<double>{c.dt, c.dt / 10}) {
-      Scenario scenario = accuracy_scenario(options, c.example, dt);
+      Scenario scenario = accuracy_scenario(options.examples, c.example, dt);
       scenario.method = {{"type", "monolithic"}};
       const ScenarioRun reference = run_scenario(scenario);
       for (const std::string& method : methods) {
@@ -88,7 +86,7 @@ cosima::Json bench_accuracy(const BenchOptions& options) {
         try {
           const ScenarioRun run = run_scenario(scenario);
           estimate = run.stats.coupling_error.rms_relative;
-          truth = true_error(run, reference);
+          truth = coupling_true_error(run, reference);
           warned = run.stats.coupling_error.accuracy_warning ? "yes" : "no";
         } catch (const Error& e) {
           warned =

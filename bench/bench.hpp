@@ -48,6 +48,14 @@ inline const RunOutputs kTimedOutputs{.keep_step_log = false};
 /// Writes `document` to options.json_file when set.
 void write_json(const BenchOptions& options, const cosima::Json& document);
 
+/// An example (`examples`/NAME.json) with accurate systems (rtol 1e-11), every connection's source
+/// recorded at every communication point, at step dt: bench accuracy's runs.
+Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt);
+/// The true coupling error of a run against a reference run: √(mean over the connections of its
+/// stats' coupling_error of (RMS of the source output − the reference's, on the reference's grid,
+/// / the connection's scale)²).
+double coupling_true_error(const ScenarioRun& run, const ScenarioRun& reference);
+
 // The benchmarks.
 cosima::Json bench_accuracy(const BenchOptions& options);
 cosima::Json bench_jacobi(const BenchOptions& options);

@@ -135,6 +135,14 @@ void settle_in_order(ModularModel& model, Executor& executor, CouplingBuffers& b
 
 }  // namespace
 
+bool inputs_lag_outputs(const ModularModel& model, const CouplingBuffers& buffers) {
+  for (int i = 0; i < model.total_inputs(); ++i) {
+    const int source = model.input_sources()[static_cast<std::size_t>(i)];
+    if (source >= 0 && model.input_transform(i).apply(buffers.y(source)) != buffers.u(i)) return true;
+  }
+  return false;
+}
+
 int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps,
                                const std::vector<char>* due) {
   model.dispatch(buffers.y, buffers.u);
@@ -146,15 +154,7 @@ int settle_communication_point(ModularModel& model, Executor& executor, Coupling
   int sweeps = 1;
   for (; sweeps <= max_sweeps && stop_requested() == 0; ++sweeps) {
     zoh_sweep(model, executor, buffers, due);
-    bool changed = false;
-    for (int i = 0; i < model.total_inputs(); ++i) {
-      const int source = model.input_sources()[static_cast<std::size_t>(i)];
-      if (source >= 0 && model.input_transform(i).apply(buffers.y(source)) != buffers.u(i)) {
-        changed = true;
-        break;
-      }
-    }
-    if (!changed) break;
+    if (!inputs_lag_outputs(model, buffers)) break;
     model.dispatch(buffers.y, buffers.u);
   }
   return sweeps;

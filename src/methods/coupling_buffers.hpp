@@ -62,6 +62,10 @@ class CouplingBuffers {
 /// its start: extrapolation, Hermite and Taylor polynomials apply to continuous Reals only.
 void hold_discrete_inputs(const ModularModel& model, int s, InputPolynomials& polynomials);
 
+/// Whether some connected input differs from what its source's output gives now (ũ ≠ Φᵀ ỹ): a
+/// settling sweep changed an output that feeds back.
+bool inputs_lag_outputs(const ModularModel& model, const CouplingBuffers& buffers);
+
 /// Makes ũ consistent with the outputs at the current communication point, starting from the
 /// outputs in buffers.y. The systems with direct feedthrough take their ZOH inputs and report their
 /// outputs in topological order (buffers.settle_plan): exact in one pass when they feed each other

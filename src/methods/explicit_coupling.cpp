@@ -132,11 +132,7 @@ void ExplicitCoupling::settle_plain(ModularModel& model, double t) {
   }
   for (int sweep = 1; sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // as settle_communication_point
     run(settle_batches_[0]);
-    bool changed = false;
-    for (int i = 0; i < model.total_inputs() && !changed; ++i) {
-      const int source = model.input_sources()[static_cast<std::size_t>(i)];
-      changed = source >= 0 && model.input_transform(i).apply(buffers_.y(source)) != buffers_.u(i);
-    }
+    const bool changed = inputs_lag_outputs(model, buffers_);
     mark(!changed);  // else the inputs move on below
     if (!changed) break;
     model.dispatch(buffers_.y, buffers_.u);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/metrics.hpp"
+#include "bench/bench.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 
@@ -16,35 +16,12 @@ namespace {
 
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 
-/// An example with accurate systems (rtol 1e-11) and every connection's source recorded.
+/// An example through bench accuracy's scenario (accurate systems, the connections' sources
+/// recorded), under `method`.
 Scenario accurate(const std::string& example, const std::string& method, double dt) {
-  Scenario scenario = load_scenario(kExamples / (example + ".json"));
-  for (SystemSpec& spec : scenario.systems) {
-    spec.integrator_options.rtol = 1e-11;
-    spec.integrator_options.atol = 1e-13;
-    spec.integrator_options.rtol_given = spec.integrator_options.atol_given = true;
-  }
-  scenario.run.dt = dt;
-  scenario.output.interval = 0.0;
-  scenario.output.variables.clear();
-  for (const ConnectionSpec& connection : scenario.connections) scenario.output.variables.push_back(connection.from);
+  Scenario scenario = bench::accuracy_scenario(kExamples, example, dt);
   scenario.method = {{"type", method}};
   return scenario;
-}
-
-/// √(mean over connections of (RMS of y − y_ref on the reference's grid / the estimate's scale)²).
-double true_error(const ScenarioRun& run, const ScenarioRun& reference) {
-  double sum = 0.0;
-  for (const ConnectionError& c : run.stats.coupling_error.connections) {
-    const std::vector<double> values = run.results->column(c.output), ref = reference.results->column(c.output);
-    const auto& times = reference.results->times();
-    double square = 0.0;
-    for (std::size_t k = 0; k < times.size(); ++k) {
-      square += std::pow(interpolate(run.results->times(), values, times[k]) - ref[k], 2);
-    }
-    sum += square / static_cast<double>(times.size()) / (c.scale * c.scale);
-  }
-  return std::sqrt(sum / static_cast<double>(run.stats.coupling_error.connections.size()));
 }
 
 TEST(CouplingError, JacobisEstimateFallsWithTheStepAndStaysNearTheTrueError) {
@@ -55,7 +32,7 @@ TEST(CouplingError, JacobisEstimateFallsWithTheStepAndStaysNearTheTrueError) {
     const CouplingErrorReport& report = run.stats.coupling_error;
     ASSERT_TRUE(report.tracked);
     ASSERT_EQ(report.connections.size(), 2U);
-    const double truth = true_error(run, reference);
+    const double truth = bench::coupling_true_error(run, reference);
     EXPECT_GT(report.rms_relative, 0.05 * truth) << "dt = " << dt;
     EXPECT_LT(report.rms_relative, 20 * truth) << "dt = " << dt;
     EXPECT_FALSE(report.accuracy_warning);
@@ -72,7 +49,7 @@ TEST(CouplingError, HermiteInterfacesReportTheirInterpolationError) {
   const ScenarioRun reference = run_scenario(accurate("b4_two_mass", "monolithic", 1e-3));
   for (const std::string method : {"missiles", "ifosmondi-jfm"}) {
     const ScenarioRun run = run_scenario(accurate("b4_two_mass", method, 1e-3));
-    const double truth = true_error(run, reference), estimate = run.stats.coupling_error.rms_relative;
+    const double truth = bench::coupling_true_error(run, reference), estimate = run.stats.coupling_error.rms_relative;
     EXPECT_GT(estimate, 0.05 * truth) << method;
     EXPECT_LT(estimate, 100 * truth) << method;
     EXPECT_FALSE(run.stats.coupling_error.accuracy_warning) << method;

@@ -96,6 +96,20 @@ struct Case {
 
 class HotLoop : public ::testing::TestWithParam<Case> {};
 
+#ifndef COSIMA_SANITIZED
+/// Runs `scenario` to a CSV, counting the allocations of macro-steps 200 to 1200.
+AllocationWindow run_counting(const Scenario& scenario) {
+  const fmi::TemporaryDirectory directory("cosima-test");
+  AllocationWindow window(200, 1200);
+  RunOutputs outputs;
+  outputs.results_csv = directory.path() / "results.csv";
+  outputs.keep_in_memory = false;
+  outputs.observers = {&window};
+  run_scenario(scenario, nullptr, outputs);
+  return window;
+}
+#endif
+
 TEST_P(HotLoop, AllocatesNothingPerMacroStep) {
 #ifdef COSIMA_SANITIZED
   GTEST_SKIP() << "the sanitizer's runtime owns malloc";
@@ -106,13 +120,7 @@ TEST_P(HotLoop, AllocatesNothingPerMacroStep) {
   Scenario scenario = load_scenario(kExamples / c.example, overrides);
   scenario.run.dt = 1e-3;
   scenario.run.stop = 2.0;  // 2000 macro-steps
-  const fmi::TemporaryDirectory directory("cosima-test");
-  AllocationWindow window(200, 1200);
-  RunOutputs outputs;
-  outputs.results_csv = directory.path() / "results.csv";
-  outputs.keep_in_memory = false;
-  outputs.observers = {&window};
-  run_scenario(scenario, nullptr, outputs);
+  const AllocationWindow window = run_counting(scenario);
   ASSERT_GE(window.steps(), 1200) << c.method;
   EXPECT_EQ(window.counted(), 0) << c.method << " on " << c.example << ": allocations in 1000 macro-steps";
 #endif
@@ -129,13 +137,7 @@ TEST(HotLoop, DeclaredFeedthroughAllocatesNothingPerMacroStep) {
     "connections": [["prey.x", "predator.u"], ["predator.x", "prey.u"]]})");
   doc["systems"]["prey"] = {{"fmu", dir + "/cosima_test_lotka.fmu"}, {"parameters", {{"a", 1.5}, {"b", -1.0}}}};
   doc["systems"]["predator"] = {{"fmu", dir + "/cosima_test_lotka.fmu"}, {"parameters", {{"a", -3.0}, {"b", 1.0}}}};
-  const fmi::TemporaryDirectory directory("cosima-test");
-  AllocationWindow window(200, 1200);
-  RunOutputs outputs;
-  outputs.results_csv = directory.path() / "results.csv";
-  outputs.keep_in_memory = false;
-  outputs.observers = {&window};
-  run_scenario(parse_scenario(doc, "feedthrough.json"), nullptr, outputs);
+  const AllocationWindow window = run_counting(parse_scenario(doc, "feedthrough.json"));
   ASSERT_GE(window.steps(), 1200);
   EXPECT_EQ(window.counted(), 0) << "allocations in 1000 macro-steps";
 #endif
