@@ -1,6 +1,6 @@
 #pragma once
 // The one place where an FMU file becomes cosima objects by its FMI version and interface: the
-// version's instance (fmi/v2, fmi/v3), its Co-Simulation system, and the Model Exchange adapter
+// version's instance (fmi/v1, fmi/v2, fmi/v3), its Co-Simulation system, and the Model Exchange adapter
 // (fmi/common/me_model.hpp) over either instance. Nothing else branches on the version: a new
 // version adds its folder and one branch to each function here.
 #include <filesystem>
@@ -20,7 +20,7 @@ namespace cosima::fmi {
 std::unique_ptr<FmuInstance> instantiate_fmu(const std::string& system, const std::filesystem::path& fmu,
                                              FmiInterface interface);
 
-/// A System stepping the FMU's Co-Simulation interface (Fmi2CsSystem, Fmi3CsSystem); `description`
+/// A System stepping the FMU's Co-Simulation interface (Fmi1CsSystem, Fmi2CsSystem, Fmi3CsSystem); `description`
 /// is the FMU's, already read by the caller.
 std::unique_ptr<System> make_cs_system(const std::string& name, const std::filesystem::path& fmu,
                                        const ModelDescription& description);

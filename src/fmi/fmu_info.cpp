@@ -30,6 +30,7 @@ std::string variable_line(const ModelDescription& md, const ScalarVariable& v) {
   std::string line = fmt::format("  {:<24} vr={:<4} {:<28} {:<10} {:<10}", v.name, v.value_reference, type, v.causality,
                                  v.variability);
   if (v.start) line += " start=" + *v.start;
+  if (v.negated_alias) line += " (negated alias)";
   if (!v.unit.empty()) line += fmt::format(" [{}]", v.unit);
   if (!v.description.empty()) line += fmt::format(" \"{}\"", v.description);
   return line + "\n";
@@ -65,7 +66,7 @@ std::string describe_fmu(const std::filesystem::path& fmu) {
   if (const auto& me = md.model_exchange) {
     // what cosima provides on top of an ME FMU (fmi/common/me_model.hpp)
     const bool discrete_state = md.may_have_discrete_state();
-    const char* p = md.is_fmi3() ? "fmi3" : "fmi2";
+    const char* p = md.is_fmi3() ? "fmi3" : md.is_fmi1() ? "fmi" : "fmi2";
     text += fmt::format(
         "Model Exchange  identifier={} numberOfEventIndicators={} canGetAndSetFMUstate={} "
         "providesDirectionalDerivative={} completedIntegratorStepNotNeeded={}\n"
@@ -89,7 +90,7 @@ std::string describe_fmu(const std::filesystem::path& fmu) {
   const auto& de = md.default_experiment;
   text += fmt::format("experiment  start={} stop={} tolerance={} step={}\n", opt(de.start_time), opt(de.stop_time),
                       opt(de.tolerance), opt(de.step_size));
-  std::size_t states = 0;
+  auto states = static_cast<std::size_t>(md.continuous_state_count);  // FMI 1.0; the others list them
   for (const Unknown& d : md.derivatives)
     states += md.element_count(md.variables[static_cast<std::size_t>(d.index - 1)]);
   text += fmt::format("states      {}\nvariables   {}\n", states, md.variables.size());

@@ -62,6 +62,8 @@ struct VariableReading {
   std::unordered_map<unsigned int, std::size_t> by_reference;
   /// FMI 3.0: each variable's derivative= (a value reference), made an index once every variable is read.
   std::vector<std::optional<unsigned int>> derivative_references;
+  /// FMI 1.0: the input names of each output's DirectDependency, by the output's index (0-based).
+  std::unordered_map<std::size_t, std::vector<std::string>> direct_dependencies;
 };
 
 /// What modelDescription.xml of one FMI version differs in from the other's: the data and the small
@@ -91,6 +93,9 @@ struct VersionRules {
   /// The failure for a variable without a name.
   std::string (*unnamed)(const pugi::xml_node& node);
   const char* (*default_variability)(VariableType type);
+  /// A variable's causality, variability, initial and description; nullptr: Reader::roles with
+  /// `causalities` (FMI 1.0 maps its own onto these).
+  void (*read_roles)(const pugi::xml_node& node, const Reader& reader, std::string_view where, ScalarVariable& v);
   /// After the roles: the type element there (FMI 2.0) and fitting them (FMI 3.0).
   void (*check_type)(const pugi::xml_node& element, std::string_view where, const Reader& reader,
                      const ScalarVariable& v);
@@ -119,6 +124,8 @@ ModelDescription read_description(const pugi::xml_node& root, const Reader& read
 }  // namespace cosima::fmi::description
 
 namespace cosima::fmi {
+/// FMI 1.0 ME §3 and CS: the root element of a description whose fmiVersion is 1.0.
+ModelDescription parse_fmi1_model_description(const pugi::xml_node& root, const std::string& source);
 /// FMI 2.0 §2.2: the root element of a description whose fmiVersion is 2.0.
 ModelDescription parse_fmi2_model_description(const pugi::xml_node& root, const std::string& source);
 /// FMI 3.0 §2.4: the root element of a description whose fmiVersion is 3.0.

@@ -4,17 +4,41 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "core/array_element.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "fmi/common/description_reader.hpp"
 
 namespace cosima::fmi {
 
 namespace {
 constexpr std::size_t kLogLines = 20;
+
+/// Whether the batches of one kind are one batch of Reals listing `ports` ports in port order, none negated.
+bool one_real_batch(const std::vector<FmuInstance::TypedPorts>& of_kind, std::size_t ports) {
+  if (of_kind.size() != 1 || of_kind.front().access != VariableType::real) return false;
+  const FmuInstance::TypedPorts& batch = of_kind.front();
+  if (batch.vrs.size() != ports || batch.ports.size() != ports || !batch.signs.empty()) return false;
+  for (std::size_t k = 0; k < ports; ++k) {
+    if (batch.ports[k] != static_cast<int>(k)) return false;
+  }
+  return true;
+}
+
+/// Appends v's sign to batch.signs once any variable of the batch is a negated alias (FMI 1.0).
+void note_sign(FmuInstance::TypedPorts& batch, const ScalarVariable& v) {
+  if (v.negated_alias && batch.signs.empty()) batch.signs.assign(batch.vrs.size() - 1, 1.0);
+  if (v.negated_alias || !batch.signs.empty()) batch.signs.push_back(v.negated_alias ? -1.0 : 1.0);
+}
 }  // namespace
+
+// (no tail call: the leak suppression needs this frame on the allocation's stack)
+extern "C" COSIMA_NO_TAIL_CALL void* fmu_allocate_memory(std::size_t n, std::size_t size) {
+  return std::calloc(n, size);
+}
 
 FmuInstance::FmuInstance(std::string system, const std::filesystem::path& fmu, FmiInterface interface,
                          const ApiNames& api)
@@ -58,6 +82,7 @@ void FmuInstance::lay_out() {
       batch = &batches[{role, access_type(v.type)}];
       batch->access = access_type(v.type);
       batch->vrs.push_back(v.value_reference);
+      note_sign(*batch, v);
     }
     for (std::size_t e = 0; e < elements; ++e) {
       const int port = static_cast<int>(ports.size());
@@ -82,15 +107,6 @@ void FmuInstance::lay_out() {
       discrete_in_.push_back(batch);
     }
   }
-  const auto one_real_batch = [](const std::vector<TypedPorts>& of_kind, std::size_t ports) {
-    if (of_kind.size() != 1 || of_kind.front().access != VariableType::real) return false;
-    const TypedPorts& batch = of_kind.front();
-    if (batch.vrs.size() != ports || batch.ports.size() != ports) return false;
-    for (std::size_t k = 0; k < ports; ++k) {
-      if (batch.ports[k] != static_cast<int>(k)) return false;
-    }
-    return true;
-  };
   inputs_one_real_ = one_real_batch(all_in_, inputs_.size());
   outputs_one_real_ = one_real_batch(out_, outputs_.size());
   // direct feedthrough from ModelStructure outputs (no dependencies attribute: depends on all)
@@ -120,25 +136,66 @@ void FmuInstance::lay_out() {
   }
 }
 
+void FmuInstance::require_calls(const OptionalCalls& calls) const {
+  const auto uses = [](const std::vector<TypedPorts>& batches, VariableType access) {
+    return std::any_of(batches.begin(), batches.end(), [&](const TypedPorts& b) { return b.access == access; });
+  };
+  const auto is_text = [](const Port& p) { return p.type == VariableType::string; };
+  const bool texts =
+      std::any_of(inputs_.begin(), inputs_.end(), is_text) || std::any_of(outputs_.begin(), outputs_.end(), is_text);
+  const std::pair<bool, const void*> needs[] = {{uses(all_in_, VariableType::integer), calls.set_integer},
+                                                {uses(out_, VariableType::integer), calls.get_integer},
+                                                {uses(all_in_, VariableType::boolean), calls.set_boolean},
+                                                {uses(out_, VariableType::boolean), calls.get_boolean},
+                                                {texts, calls.get_string},
+                                                {texts, calls.set_string}};
+  static constexpr const char* kNames[] = {"SetInteger", "GetInteger", "SetBoolean",
+                                           "GetBoolean", "GetString",  "SetString"};
+  for (std::size_t k = 0; k < std::size(needs); ++k) {
+    if (needs[k].first && needs[k].second == nullptr) {
+      throw Error(
+          fmt::format("FMU '{}': binary lacks {}{}, needed by its ports", file().string(), prefix(), kNames[k]));
+    }
+  }
+}
+
+namespace {
+
+/// The variable a state's value reference names: the first Real that is not a negated alias (value
+/// references are shared by aliases and, across types, in FMI 1.0 and 2.0); nullptr for none.
+const ScalarVariable* state_variable(const ModelDescription& md, unsigned int vr) {
+  for (const ScalarVariable& v : md.variables) {
+    if (v.value_reference == vr && description::is_float_type(v.type) && !v.negated_alias) return &v;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 Eigen::VectorXd FmuInstance::state_nominals() const {
   const ModelDescription& md = description();
-  Eigen::VectorXd nominals(static_cast<Eigen::Index>(state_names_.size()));
+  Eigen::VectorXd nominals = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(state_names_.size()));
   Eigen::Index k = 0;
   for (const unsigned int vr : state_vrs_) {
-    const ScalarVariable& state = md.variables[static_cast<std::size_t>(md.find_by_reference(vr))];
-    const double nominal = std::abs(state.nominal.value_or(1.0));
-    for (std::size_t e = 0; e < md.element_count(state); ++e) nominals(k++) = nominal > 0.0 ? nominal : 1.0;
+    const ScalarVariable* state = state_variable(md, vr);
+    const double nominal = state != nullptr ? std::abs(state->nominal.value_or(1.0)) : 1.0;
+    const std::size_t elements = state != nullptr ? md.element_count(*state) : 1;
+    for (std::size_t e = 0; e < elements; ++e) nominals(k++) = nominal > 0.0 ? nominal : 1.0;
   }
   return nominals;
 }
 
 Eigen::VectorXd FmuInstance::state_starts() const {
   const ModelDescription& md = description();
-  Eigen::VectorXd x(static_cast<Eigen::Index>(state_names_.size()));
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(state_names_.size()));
   Eigen::Index k = 0;
   for (const unsigned int vr : state_vrs_) {
-    const ScalarVariable& state = md.variables[static_cast<std::size_t>(md.find_by_reference(vr))];
-    for (std::size_t e = 0; e < md.element_count(state); ++e) x(k++) = md.port_info(state, e).start.value_or(0.0);
+    const ScalarVariable* state = state_variable(md, vr);
+    if (state == nullptr) {
+      ++k;  // a state without a variable (FMI 1.0): its value comes from the FMU after initialization
+      continue;
+    }
+    for (std::size_t e = 0; e < md.element_count(*state); ++e) x(k++) = md.port_info(*state, e).start.value_or(0.0);
   }
   return x;
 }
@@ -361,6 +418,7 @@ std::vector<FmuInstance::TypedPorts> FmuInstance::variable_batches(const std::ve
     TypedPorts& batch = by_type[access_type(v.type)];
     batch.access = access_type(v.type);
     batch.vrs.push_back(v.value_reference);
+    note_sign(batch, v);
     batch.ports.push_back(static_cast<int>(slot));
   }
   std::vector<TypedPorts> batches;
@@ -387,6 +445,7 @@ void FmuInstance::get_outputs(Eigen::Ref<Eigen::VectorXd> y) const {
 
 void FmuInstance::set_inputs(PortValues u, Inputs which) {
   for (const TypedPorts& batch : input_batches(which)) set_typed(batch, u);
+  inputs_set(u, which);
 }
 
 void FmuInstance::linearize(Linearization& out) const {

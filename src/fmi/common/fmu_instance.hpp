@@ -31,6 +31,10 @@
 
 namespace cosima::fmi {
 
+/// The FMU's memory (the allocateMemory callback of FMI 1.0 and 2.0): the FMU's to free — and, after
+/// Fatal, nobody's (the standard forbids even freeing the instance). tests/lsan.supp names it.
+extern "C" void* fmu_allocate_memory(std::size_t n, std::size_t size);
+
 /// Values indexed by port, whatever their storage (a vector, a column of input polynomials).
 using PortValues = Eigen::Ref<const Eigen::VectorXd, 0, Eigen::InnerStride<>>;
 
@@ -54,6 +58,8 @@ class FmuInstance {
     VariableType access = VariableType::real;  ///< the type of the call (FMI 3.0 Enumerations: Int64)
     std::vector<unsigned int> vrs;
     std::vector<int> ports;
+    /// FMI 1.0: −1 for each value of a negatedAlias variable, +1 for the others; empty when none is negated.
+    std::vector<double> signs;
   };
   /// Which inputs a call sets. In Model Exchange's Continuous-Time Mode only continuous float inputs
   /// may be set; the others in Event Mode (FMI 2.0 §3.2.3, FMI 3.0 §3.2.1).
@@ -202,6 +208,11 @@ class FmuInstance {
   virtual void restore_state(int slot, double t) = 0;
   virtual void release_state(int slot) = 0;
 
+  /// Whether a Model Exchange instance without a saved FMU state may be rolled back by its continuous
+  /// states alone: SetTime to before its last completed integrator step. FMI 1.0 has no FMU state and
+  /// does not allow it: false there.
+  [[nodiscard]] virtual bool sets_time_back() const { return true; }
+
   // --- directional derivatives ---------------------------------------------------------------------
   /// Declared (providesDirectionalDerivative(s)) and exported, and the FMU has states.
   [[nodiscard]] virtual bool provides_linearization() const = 0;
@@ -247,8 +258,27 @@ class FmuInstance {
   /// An integer or Boolean input's value as the integer it stands for: values travel as doubles, and
   /// a solver's rounding noise is tolerated; an illegal value throws Error naming the input.
   [[nodiscard]] double integral_input(double value, int input) const;
+  /// After set_inputs has set `which` inputs from u: a version's hook (FMI 1.0 initializes again when
+  /// the inputs changed in Initialization Mode).
+  virtual void inputs_set(PortValues /*u*/, Inputs /*which*/) {}
   /// Lays out ports, batches, feedthrough and states; called by the derived constructor (it needs access_type).
   void lay_out();
+  /// The typed calls a binary may lack (null when it does), for require_calls.
+  struct OptionalCalls {
+    const void* get_integer;
+    const void* set_integer;
+    const void* get_boolean;
+    const void* set_boolean;
+    const void* get_string;
+    const void* set_string;
+  };
+  /// Throws Error naming the FMU and the first call its ports need that the binary lacks (after lay_out).
+  void require_calls(const OptionalCalls& calls) const;
+  /// FMI 1.0 Model Exchange: the states the FMU names at run time (fmiGetStateValueReferences).
+  void set_states(std::vector<std::string> names, std::vector<unsigned int> vrs) {
+    state_names_ = std::move(names);
+    state_vrs_ = std::move(vrs);
+  }
 
   // the version's calls behind the shared operations
   /// Makes room for batches of up to `count` values in the scratch space of the typed calls.

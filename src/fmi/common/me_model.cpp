@@ -240,7 +240,9 @@ EventOutcome MeModel::handle_event(double t, VectorRef x, ConstVectorRef u, cons
   return outcome;
 }
 
-bool MeModel::can_restore_discrete_state() const { return fmu_->can_save_state() || !description().may_have_discrete_state(); }
+bool MeModel::can_restore_discrete_state() const {
+  return fmu_->can_save_state() || (fmu_->sets_time_back() && !description().may_have_discrete_state());
+}
 
 int MeModel::save_discrete_state(int overwrite) {
   const int slot = acquire_slot(saved_, overwrite);

@@ -7,7 +7,8 @@
 // otherwise), state access, variable steps — and rollback under this rule:
 //   * with Get/Set FMU State (canGetAndSetFMUstate / canGetAndSetFMUState), always;
 //   * without, only when the FMU declares no discrete state (no event indicators, no discrete
-//     variable other than inputs): the continuous states and the time are then the whole state. An
+//     variable other than inputs) and its version lets the time be set back (not FMI 1.0,
+//     FmuInstance::sets_time_back): the continuous states and the time are then the whole state. An
 //     event handled after the saved point (a time or step event of such an FMU) makes the restore an
 //     error instead of a silent wrong result.
 //

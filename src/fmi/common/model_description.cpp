@@ -441,7 +441,11 @@ ScalarVariable read_variable(const pugi::xml_node& node, const Reader& reader, c
     reader.fail(fmt::format("{}: valueReference {} is already '{}''s ({}: unique)", where, *vr,
                             md.variables[reading.by_reference.at(v.value_reference)].name, rules.variables_section));
   }
-  reader.roles(node, rules.causalities, rules.default_variability(v.type), where, v);
+  if (rules.read_roles != nullptr) {
+    rules.read_roles(node, reader, where, v);
+  } else {
+    reader.roles(node, rules.causalities, rules.default_variability(v.type), where, v);
+  }
   rules.check_type(element, where, reader, v);
   read_declared_type(element, where, reader, rules.type_suffix, md, v);
   rules.read_start(element, where, reader, v);
@@ -576,8 +580,9 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
     md.units = read_unit_definitions(root, reader);
     return md;
   }
+  if (version == "1.0") return parse_fmi1_model_description(root, source);  // UnitDefinitions: display only
   if (version != "2.0") {
-    throw Error(fmt::format("{}: fmiVersion is '{}', cosima imports FMI 2.0 and FMI 3.0", source, version));
+    throw Error(fmt::format("{}: fmiVersion is '{}', cosima imports FMI 1.0, 2.0 and 3.0", source, version));
   }
   // FMI 2.0's UnitDefinitions are checked before the rest of the description, FMI 3.0's after it
   std::vector<UnitDefinition> units = read_unit_definitions(root, reader);

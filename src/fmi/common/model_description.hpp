@@ -53,6 +53,8 @@ struct ScalarVariable {
   /// variable's own `unit` attribute, else its declared type's; empty when neither declares one.
   std::string unit;
   std::string description;  ///< its `description` attribute (may be empty)
+  /// FMI 1.0 alias="negatedAlias": its value is minus that of the variable its value reference names.
+  bool negated_alias = false;
 };
 
 /// A SimpleType of TypeDefinitions (FMI 2.0 §2.2.3): what cosima needs of it.
@@ -115,7 +117,7 @@ struct DefaultExperiment {
 };
 
 struct ModelDescription {
-  std::string fmi_version;  ///< "2.0" or "3.0"
+  std::string fmi_version;  ///< "1.0", "2.0" or "3.0"
   /// The folder of binaries/ holding this platform's library: FMI 2.0 §2.4 "linux64", FMI 3.0
   /// §2.5.1.4 the platform tuple "x86_64-linux" (set by the version's parser).
   std::string binary_folder;
@@ -127,6 +129,9 @@ struct ModelDescription {
   std::optional<ModelExchangeCapabilities> model_exchange;
   bool scheduled_execution = false;  ///< FMI 3.0: a ScheduledExecution element
   int event_indicator_count = 0;  ///< numberOfEventIndicators (FMI 3.0: the EventIndicator elements' sizes)
+  /// FMI 1.0's numberOfContinuousStates: its states are named only at run time (fmiGetStateValueReferences).
+  /// 0 in the other versions, whose states are those of ModelStructure's Derivatives.
+  int continuous_state_count = 0;
   DefaultExperiment default_experiment;
   std::vector<SimpleType> types;
   std::vector<UnitDefinition> units;  ///< UnitDefinitions, each name once
@@ -149,6 +154,7 @@ struct ModelDescription {
   [[nodiscard]] PortInfo port_info(const ScalarVariable& variable, std::size_t element = 0) const;
 
   [[nodiscard]] bool is_fmi3() const { return fmi_version == "3.0"; }
+  [[nodiscard]] bool is_fmi1() const { return fmi_version == "1.0"; }
   /// The sizes of an array variable's dimensions, structural parameters at their start values;
   /// empty for a scalar. Throws Error when a size cannot be resolved.
   [[nodiscard]] std::vector<std::size_t> shape(const ScalarVariable& variable) const;
@@ -165,10 +171,9 @@ struct ModelDescription {
 };
 
 /// Parses and validates modelDescription.xml given as text; `source` names the FMU in errors.
-/// Both versions go through one reader (read_description, description_reader.hpp) with each
-/// version's differences from model_description_v2.cpp and model_description_v3.cpp.
-/// Throws Error on malformed XML, fmiVersion neither 2.0 nor 3.0, neither a CoSimulation nor a ModelExchange
-/// element, and every
+/// Every version goes through one reader (read_description, description_reader.hpp) with each
+/// version's differences from model_description_v1.cpp, _v2.cpp and _v3.cpp.
+/// Throws Error on malformed XML, fmiVersion not 1.0, 2.0 or 3.0, no interface, and every
 /// defect the standard forbids: a valueReference that is not a non-negative integer, an input
 /// sharing its value reference with an output of the same type, two variables of one name (§2.2.7),
 /// a modelIdentifier that is not a C identifier, a missing or unknown declaredType of an

@@ -308,6 +308,7 @@ const VersionRules& rules() {
       .type_element = type_element,
       .unnamed = unnamed,
       .default_variability = default_variability,
+      .read_roles = nullptr,
       .check_type = check_type,
       .read_start = read_start,
       .read_references = read_references,

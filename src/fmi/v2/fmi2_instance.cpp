@@ -30,13 +30,6 @@ extern "C" void fmu_logger(fmi2ComponentEnvironment environment, fmi2String inst
   }
 }
 
-/// The FMU's memory (fmi2CallbackFunctions.allocateMemory): the FMU's to free — and, after
-/// fmi2Fatal, nobody's (the standard forbids even fmi2FreeInstance). tests/lsan.supp names it.
-// (no tail call: the suppression needs this frame on the allocation's stack)
-extern "C" COSIMA_NO_TAIL_CALL void* fmu_allocate_memory(std::size_t n, std::size_t size) {
-  return std::calloc(n, size);
-}
-
 }  // namespace
 
 const char* status_name(fmi2Status status) {
@@ -76,27 +69,9 @@ Fmi2Instance::Fmi2Instance(const std::string& system, const std::filesystem::pat
       f_(library_.functions()) {
   const ModelDescription& md = description();
   lay_out();
-  // every function the ports need must be there
-  auto need = [&](bool needed, const void* function, const char* symbol) {
-    if (needed && function == nullptr) {
-      throw Error(fmt::format("FMU '{}': binary lacks {}, needed by its ports", fmu.string(), symbol));
-    }
-  };
-  auto uses = [](const std::vector<TypedPorts>& batches, VariableType access) {
-    return std::any_of(batches.begin(), batches.end(), [&](const TypedPorts& b) { return b.access == access; });
-  };
-  need(uses(input_batches(Inputs::all), VariableType::integer), reinterpret_cast<const void*>(f_.set_integer),
-       "fmi2SetInteger");
-  need(uses(output_batches(), VariableType::integer), reinterpret_cast<const void*>(f_.get_integer), "fmi2GetInteger");
-  need(uses(input_batches(Inputs::all), VariableType::boolean), reinterpret_cast<const void*>(f_.set_boolean),
-       "fmi2SetBoolean");
-  need(uses(output_batches(), VariableType::boolean), reinterpret_cast<const void*>(f_.get_boolean), "fmi2GetBoolean");
-  auto is_string = [](const Port& p) { return p.type == VariableType::string; };
-  const bool has_strings = std::any_of(inputs().begin(), inputs().end(), is_string) ||
-                           std::any_of(outputs().begin(), outputs().end(), is_string);
-  need(has_strings, reinterpret_cast<const void*>(f_.get_string), "fmi2GetString");
-  need(has_strings, reinterpret_cast<const void*>(f_.set_string), "fmi2SetString");
-
+  require_calls({reinterpret_cast<const void*>(f_.get_integer), reinterpret_cast<const void*>(f_.set_integer),
+                 reinterpret_cast<const void*>(f_.get_boolean), reinterpret_cast<const void*>(f_.set_boolean),
+                 reinterpret_cast<const void*>(f_.get_string), reinterpret_cast<const void*>(f_.set_string)});
   callbacks_.logger = fmu_logger;
   callbacks_.allocateMemory = fmu_allocate_memory;
   callbacks_.freeMemory = std::free;

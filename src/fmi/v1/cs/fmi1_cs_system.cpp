@@ -1,0 +1,116 @@
+#include "fmi/v1/cs/fmi1_cs_system.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/crash.hpp"
+#include "core/error.hpp"
+
+namespace cosima::fmi {
+
+Fmi1CsSystem::Fmi1CsSystem(std::string name, const std::filesystem::path& fmu)
+    : System(std::move(name)), fmu_(this->name(), fmu, FmiInterface::co_simulation), f_(fmu_.f()) {
+  const CoSimulationCapabilities& cs = *description().co_simulation;
+  // capabilities: declared flag AND the function present
+  if (cs.can_interpolate_inputs && f_.set_real_input_derivatives != nullptr)
+    capabilities_.add(Capability::interpolate_inputs);
+  if (cs.max_output_derivative_order >= 1 && f_.get_real_output_derivatives != nullptr) {
+    capabilities_.add(Capability::output_derivatives);
+  }
+  if (cs.can_handle_variable_step) capabilities_.add(Capability::variable_step);
+  for (fmi1ValueReference vr : fmu_.continuous_real_inputs().vrs) {
+    for (int order = 1; order <= kMaxInputDegree; ++order) {
+      derivative_input_vrs_.push_back(vr);
+      derivative_orders_.push_back(order);
+    }
+  }
+  derivative_values_.assign(derivative_input_vrs_.size(), 0.0);
+  const std::size_t widest = std::max({fmu_.outputs().size(), std::size_t{1}});
+  real_buffer_.assign(widest, 0.0);
+  order_buffer_.assign(widest, 0);
+}
+
+const PortInfo& Fmi1CsSystem::input_info(int input) const {
+  return fmu_.inputs()[static_cast<std::size_t>(input)].info;
+}
+const PortInfo& Fmi1CsSystem::output_info(int output) const {
+  return fmu_.outputs()[static_cast<std::size_t>(output)].info;
+}
+
+void Fmi1CsSystem::enter_initialization(double t_start) {
+  if (initialized_) throw Error(fmt::format("system '{}': initialized twice", name()));
+  fmu_.enter_initialization(t_start, std::nullopt);
+  initialized_ = true;
+  t_ = t_start;
+}
+
+void Fmi1CsSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
+  const ForeignCallScope in = fmu_.enter("fmiGetXXX", t_);
+  fmu_.get_outputs(y);
+}
+
+void Fmi1CsSystem::apply_inputs(const InputPolynomials& polynomials) {
+  const ForeignCallScope in = fmu_.enter("fmiSetXXX", t_);
+  fmu_.set_inputs(polynomials.col(0), FmuInstance::Inputs::all);
+  if (derivative_input_vrs_.empty() || !has(Capability::interpolate_inputs)) return;
+  // d^k u/dt^k at the step start = k!·a_k; zeros are sent too when the previous step had some
+  bool any = false;
+  std::size_t slot = 0;
+  const auto& real_in = fmu_.continuous_real_inputs();
+  for (std::size_t k = 0; k < real_in.ports.size(); ++k) {
+    const double sign = real_in.signs.empty() ? 1.0 : real_in.signs[k];
+    double factorial = 1.0;
+    for (int order = 1; order <= kMaxInputDegree; ++order, ++slot) {
+      factorial *= order;
+      derivative_values_[slot] = sign * factorial * polynomials(real_in.ports[k], order);
+      any = any || derivative_values_[slot] != 0.0;
+    }
+  }
+  if (any || derivatives_were_set_) {
+    fmu_.check(
+        f_.set_real_input_derivatives(fmu_.component(), derivative_input_vrs_.data(), derivative_input_vrs_.size(),
+                                      derivative_orders_.data(), derivative_values_.data()),
+        "fmiSetRealInputDerivatives");
+  }
+  derivatives_were_set_ = any;
+}
+
+StepResult Fmi1CsSystem::integrate(double h) {
+  const ForeignCallScope in = fmu_.enter("fmiDoStep", t_);
+  const fmi1Status status = f_.do_step(fmu_.component(), t_, h, fmi1True);
+  if (status == fmi1OK || status == fmi1Warning) {
+    t_ += h;
+    return StepResult::success();
+  }
+  std::string reached;
+  if (double last = t_; status == fmi1Discard && f_.get_real_status != nullptr &&
+                        f_.get_real_status(fmu_.component(), fmi1LastSuccessfulTime, &last) == fmi1OK) {
+    reached = fmt::format(" (fmiLastSuccessfulTime {})", last);
+  }
+  fmu_.record(status, "fmiDoStep");
+  return StepResult::failure(fmt::format("FMU '{}': fmiDoStep(t = {}, h = {}) returned {}{}{}", file().string(), t_, h,
+                                         status_name(status), reached, fmu_.recent_log()));
+}
+
+void Fmi1CsSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
+  const ForeignCallScope in = fmu_.enter("fmiGetRealOutputDerivatives", t_);
+  dy.setZero();  // held (non-Real) outputs have none
+  const auto& real_out = fmu_.real_outputs();
+  const std::size_t n = real_out.vrs.size();
+  std::fill_n(order_buffer_.begin(), n, order);
+  fmu_.check(f_.get_real_output_derivatives(fmu_.component(), real_out.vrs.data(), n, order_buffer_.data(),
+                                            real_buffer_.data()),
+             "fmiGetRealOutputDerivatives");
+  for (std::size_t k = 0; k < n; ++k) {
+    const double sign = real_out.signs.empty() ? 1.0 : real_out.signs[k];
+    if (output_info(real_out.ports[k]).continuous) dy(real_out.ports[k]) = sign * real_buffer_[k];
+  }
+}
+
+void Fmi1CsSystem::read_variables(Eigen::Ref<Eigen::VectorXd> out) const {
+  const ForeignCallScope in = fmu_.enter("fmiGetXXX", t_);
+  fmu_.read_batches(watched_, out);
+}
+
+}  // namespace cosima::fmi
