@@ -49,6 +49,13 @@ bool is_integer_type(VariableType type);
 /// Real (FMI 3.0: Float64) and Float32: those with a unit and a nominal.
 bool is_float_type(VariableType type);
 
+/// Whether `text` is one start value of an FMI 1.0 / 2.0 variable of this type: a Boolean's as
+/// xs:boolean, an Integer's and an Enumeration's in int's range, a Real's a number; any String.
+bool is_scalar_start(VariableType type, std::string_view text);
+/// FMI 1.0 and 2.0, where value references may be shared: an input may not share its value reference
+/// with an output of the same type (it would be both).
+void check_inputs_apart_from_outputs(const Reader& reader, const ModelDescription& md);
+
 /// What a SimpleType gives its variables, read from its type element (FMI 2.0: the <Real …/> child of
 /// <SimpleType>, FMI 3.0: the <Float64Type …/> itself): min and max (when `has_range`), unit and
 /// nominal (floats), the Enumeration items.

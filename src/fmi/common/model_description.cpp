@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -312,6 +313,34 @@ bool is_integer_type(VariableType type) {
 }
 
 bool is_float_type(VariableType type) { return type == VariableType::real || type == VariableType::float32; }
+
+bool is_scalar_start(VariableType type, std::string_view text) {
+  switch (type) {
+    case VariableType::string:
+      return true;
+    case VariableType::boolean:
+      return text == "true" || text == "false" || text == "1" || text == "0";
+    case VariableType::real:
+      return to_double(text).has_value();
+    default:
+      return to_integer(text, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()).has_value();
+  }
+}
+
+void check_inputs_apart_from_outputs(const Reader& reader, const ModelDescription& md) {
+  std::map<std::pair<VariableType, unsigned int>, const ScalarVariable*> outputs_by_reference;
+  for (const ScalarVariable& v : md.variables) {
+    if (v.causality == "output") outputs_by_reference.emplace(std::pair{v.type, v.value_reference}, &v);
+  }
+  for (const ScalarVariable& v : md.variables) {
+    if (v.causality != "input") continue;
+    const auto it = outputs_by_reference.find({v.type, v.value_reference});
+    if (it != outputs_by_reference.end()) {
+      reader.fail(fmt::format("input '{}' and output '{}' share the {} valueReference {}", v.name, it->second->name,
+                              to_string(v.type), v.value_reference));
+    }
+  }
+}
 
 void read_type_attributes(const pugi::xml_node& element, bool has_range, std::string_view where, const Reader& reader,
                           SimpleType& type) {

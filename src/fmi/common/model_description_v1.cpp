@@ -156,12 +156,7 @@ void read_start(const pugi::xml_node& element, std::string_view where, const Rea
   }
   v.start = start.value();
   const std::string_view text = *v.start;
-  const bool ok =
-      v.type == VariableType::string ||
-      (v.type == VariableType::boolean ? text == "true" || text == "false" || text == "1" || text == "0"
-       : v.type == VariableType::real
-           ? to_double(text).has_value()
-           : to_integer(text, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()).has_value());
+  const bool ok = is_scalar_start(v.type, text);
   if (!ok) reader.fail(fmt::format("{}: start=\"{}\" is not a {} value", where, text, to_string(v.type)));
   if (v.causality != "input") v.initial = element.attribute("fixed").as_bool(true) ? "exact" : "approx";
 }
@@ -178,18 +173,7 @@ void read_references(const pugi::xml_node& element, std::string_view /*where*/, 
 /// An input may not share its value reference with an output of the same type; a DirectDependency
 /// names inputs.
 void check_references(const Reader& reader, ModelDescription& md, const VariableReading& reading) {
-  std::map<std::pair<VariableType, unsigned int>, const ScalarVariable*> outputs_by_reference;
-  for (const ScalarVariable& v : md.variables) {
-    if (v.causality == "output") outputs_by_reference.emplace(std::pair{v.type, v.value_reference}, &v);
-  }
-  for (const ScalarVariable& v : md.variables) {
-    const auto it =
-        v.causality == "input" ? outputs_by_reference.find({v.type, v.value_reference}) : outputs_by_reference.end();
-    if (it != outputs_by_reference.end()) {
-      reader.fail(fmt::format("input '{}' and output '{}' share the {} valueReference {}", v.name, it->second->name,
-                              to_string(v.type), v.value_reference));
-    }
-  }
+  check_inputs_apart_from_outputs(reader, md);
   for (const auto& [output, names] : reading.direct_dependencies) {
     for (const std::string& name : names) {
       const int input = md.find(name);

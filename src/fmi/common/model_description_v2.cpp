@@ -7,7 +7,6 @@
 
 #include <array>
 #include <limits>
-#include <map>
 #include <string>
 #include <unordered_set>
 
@@ -86,12 +85,7 @@ void read_start(const pugi::xml_node& element, std::string_view where, const Rea
   if (!start) return;
   v.start = start.value();
   const std::string_view text = *v.start;
-  const bool ok =
-      v.type == VariableType::string ||
-      (v.type == VariableType::boolean ? text == "true" || text == "false" || text == "1" || text == "0"
-       : v.type == VariableType::real
-           ? to_double(text).has_value()
-           : to_integer(text, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()).has_value());
+  const bool ok = is_scalar_start(v.type, text);
   if (!ok) reader.fail(fmt::format("{}: start=\"{}\" is not a {} value", where, text, to_string(v.type)));
 }
 
@@ -108,18 +102,7 @@ void read_references(const pugi::xml_node& element, std::string_view where, cons
 /// An input may not share its value reference with an output of the same type (it would be both); a
 /// derivative= index lies within the variables.
 void check_references(const Reader& reader, ModelDescription& md, const VariableReading& /*reading*/) {
-  std::map<std::pair<VariableType, unsigned int>, const ScalarVariable*> outputs_by_reference;
-  for (const ScalarVariable& v : md.variables) {
-    if (v.causality == "output") outputs_by_reference.emplace(std::pair{v.type, v.value_reference}, &v);
-  }
-  for (const ScalarVariable& v : md.variables) {
-    if (v.causality != "input") continue;
-    const auto it = outputs_by_reference.find({v.type, v.value_reference});
-    if (it != outputs_by_reference.end()) {
-      reader.fail(fmt::format("input '{}' and output '{}' share the {} valueReference {}", v.name, it->second->name,
-                              to_string(v.type), v.value_reference));
-    }
-  }
+  check_inputs_apart_from_outputs(reader, md);
   for (const ScalarVariable& v : md.variables) {
     if (v.derivative_of && static_cast<std::size_t>(*v.derivative_of) > md.variables.size()) {
       reader.fail(fmt::format("variable '{}': derivative=\"{}\" is outside 1..{}", v.name, *v.derivative_of,

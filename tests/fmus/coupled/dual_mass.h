@@ -25,4 +25,36 @@ static inline void dual_mass_rk4(double x[2], double h, void (*f)(const double x
   for (int i = 0; i < 2; ++i) x[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
 }
 
+/* Mass 1's right-hand side: x = (s1, v1). */
+typedef struct {
+  double m, c, d, force;
+} mass1_parameters;
+
+static inline void mass1_rhs(const double x[2], const void *p, double dx[2]) {
+  const mass1_parameters *q = p;
+  dx[0] = x[1];
+  dx[1] = (-q->c * x[0] - q->d * x[1] + q->force) / q->m;
+}
+
+/* Mass 2's coupling force and right-hand side: x = (s2, v2), s1 and v1 its inputs. */
+typedef struct {
+  double m, c2, d2, c3, d3, s1, v1;
+} mass2_parameters;
+
+static inline double mass2_force(const double x[2], const mass2_parameters *q) {
+  return q->c2 * (x[0] - q->s1) + q->d2 * (x[1] - q->v1);
+}
+
+static inline void mass2_rhs(const double x[2], const void *p, double dx[2]) {
+  const mass2_parameters *q = p;
+  dx[0] = x[1];
+  dx[1] = (-mass2_force(x, q) - q->c3 * x[0] - q->d3 * x[1]) / q->m;
+}
+
+/* A Co-Simulation step of size h with the inputs held: DUAL_MASS_SUBSTEPS RK4 steps. */
+static inline void dual_mass_step(double x[2], double h, void (*f)(const double x[2], const void *p, double dx[2]),
+                                  const void *p) {
+  for (int k = 0; k < DUAL_MASS_SUBSTEPS; ++k) dual_mass_rk4(x, h / DUAL_MASS_SUBSTEPS, f, p);
+}
+
 #endif

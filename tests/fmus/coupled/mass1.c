@@ -22,16 +22,6 @@ static const me_variable variables[N_VARIABLES] = {
 static const int states[] = {S1, V1};
 static const int derivatives[] = {DER_S1, DER_V1};
 
-typedef struct {
-  double m, c, d, force;
-} mass1_parameters;
-
-static void rhs(const double x[2], const void *p, double dx[2]) {
-  const mass1_parameters *q = p;
-  dx[0] = x[1];
-  dx[1] = (-q->c * x[0] - q->d * x[1] + q->force) / q->m;
-}
-
 static mass1_parameters parameters_of(me_instance *inst) {
   const mass1_parameters q = {ME_R(inst, M1), ME_R(inst, C1), ME_R(inst, D1), ME_R(inst, F)};
   return q;
@@ -41,7 +31,7 @@ static void compute(me_instance *inst) {
   const mass1_parameters q = parameters_of(inst);
   const double x[2] = {ME_R(inst, S1), ME_R(inst, V1)};
   double dx[2];
-  rhs(x, &q, dx);
+  mass1_rhs(x, &q, dx);
   ME_R(inst, DER_S1) = dx[0];
   ME_R(inst, DER_V1) = dx[1];
   ME_R(inst, S1_OUT) = x[0];
@@ -53,7 +43,7 @@ static fmi2Status do_step(me_instance *inst, double t, double h) {
   (void)t;
   const mass1_parameters q = parameters_of(inst);
   double x[2] = {ME_R(inst, S1), ME_R(inst, V1)};
-  for (int k = 0; k < DUAL_MASS_SUBSTEPS; ++k) dual_mass_rk4(x, h / DUAL_MASS_SUBSTEPS, rhs, &q);
+  dual_mass_step(x, h, mass1_rhs, &q);
   ME_R(inst, S1) = x[0];
   ME_R(inst, V1) = x[1];
   return fmi2OK;

@@ -26,20 +26,6 @@ static const me_variable variables[N_VARIABLES] = {
 static const int states[] = {S2, V2};
 static const int derivatives[] = {DER_S2, DER_V2};
 
-typedef struct {
-  double m, c2, d2, c3, d3, s1, v1;
-} mass2_parameters;
-
-static double force(const double x[2], const mass2_parameters *q) {
-  return q->c2 * (x[0] - q->s1) + q->d2 * (x[1] - q->v1);
-}
-
-static void rhs(const double x[2], const void *p, double dx[2]) {
-  const mass2_parameters *q = p;
-  dx[0] = x[1];
-  dx[1] = (-force(x, q) - q->c3 * x[0] - q->d3 * x[1]) / q->m;
-}
-
 static mass2_parameters parameters_of(me_instance *inst) {
   const mass2_parameters q = {ME_R(inst, M2), ME_R(inst, C2), ME_R(inst, D2), ME_R(inst, C3),
                               ME_R(inst, D3), ME_R(inst, S1_IN), ME_R(inst, V1_IN)};
@@ -51,17 +37,17 @@ static void compute(me_instance *inst) {
   const mass2_parameters q = parameters_of(inst);
   const double x[2] = {ME_R(inst, S2), ME_R(inst, V2)};
   double dx[2];
-  rhs(x, &q, dx);
+  mass2_rhs(x, &q, dx);
   ME_R(inst, DER_S2) = dx[0];
   ME_R(inst, DER_V2) = dx[1];
-  ME_R(inst, F_OUT) = force(x, &q);
+  ME_R(inst, F_OUT) = mass2_force(x, &q);
 }
 
 static fmi2Status do_step(me_instance *inst, double t, double h) {
   (void)t;
   const mass2_parameters q = parameters_of(inst);
   double x[2] = {ME_R(inst, S2), ME_R(inst, V2)};
-  for (int k = 0; k < DUAL_MASS_SUBSTEPS; ++k) dual_mass_rk4(x, h / DUAL_MASS_SUBSTEPS, rhs, &q);
+  dual_mass_step(x, h, mass2_rhs, &q);
   ME_R(inst, S2) = x[0];
   ME_R(inst, V2) = x[1];
   return fmi2OK;

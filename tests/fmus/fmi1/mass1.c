@@ -30,17 +30,6 @@ static const fmi1_variable variables[N_VARIABLES] = {
 static const int states[] = {S1, V1};
 static const int derivatives[] = {DER_S1, DER_V1};
 
-/* as in ../coupled/mass1.c, operation for operation */
-typedef struct {
-  double m, c, d, force;
-} mass1_parameters;
-
-static void rhs(const double x[2], const void *p, double dx[2]) {
-  const mass1_parameters *q = p;
-  dx[0] = x[1];
-  dx[1] = (-q->c * x[0] - q->d * x[1] + q->force) / q->m;
-}
-
 static mass1_parameters parameters_of(fmi1_instance *inst) {
   const mass1_parameters q = {FMI1_R(inst, M1), FMI1_R(inst, C1), FMI1_R(inst, D1), FMI1_R(inst, F)};
   return q;
@@ -50,7 +39,7 @@ static void compute(fmi1_instance *inst) {
   const mass1_parameters q = parameters_of(inst);
   const double x[2] = {FMI1_R(inst, S1), FMI1_R(inst, V1)};
   double dx[2];
-  rhs(x, &q, dx);
+  mass1_rhs(x, &q, dx);
   FMI1_R(inst, DER_S1) = dx[0];
   FMI1_R(inst, DER_V1) = dx[1];
   FMI1_R(inst, S1_OUT) = x[0];
@@ -62,7 +51,7 @@ static fmiStatus do_step(fmi1_instance *inst, double t, double h) {
   (void)t;
   const mass1_parameters q = parameters_of(inst);
   double x[2] = {FMI1_R(inst, S1), FMI1_R(inst, V1)};
-  for (int k = 0; k < DUAL_MASS_SUBSTEPS; ++k) dual_mass_rk4(x, h / DUAL_MASS_SUBSTEPS, rhs, &q);
+  dual_mass_step(x, h, mass1_rhs, &q);
   FMI1_R(inst, S1) = x[0];
   FMI1_R(inst, V1) = x[1];
   return fmiOK;

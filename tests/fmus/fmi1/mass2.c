@@ -37,21 +37,6 @@ static const fmi1_variable variables[N_VARIABLES] = {
 static const int states[] = {S2, V2};
 static const int derivatives[] = {DER_S2, DER_V2};
 
-/* as in ../coupled/mass2.c, operation for operation */
-typedef struct {
-  double m, c2, d2, c3, d3, s1, v1;
-} mass2_parameters;
-
-static double force(const double x[2], const mass2_parameters *q) {
-  return q->c2 * (x[0] - q->s1) + q->d2 * (x[1] - q->v1);
-}
-
-static void rhs(const double x[2], const void *p, double dx[2]) {
-  const mass2_parameters *q = p;
-  dx[0] = x[1];
-  dx[1] = (-force(x, q) - q->c3 * x[0] - q->d3 * x[1]) / q->m;
-}
-
 static mass2_parameters parameters_of(fmi1_instance *inst) {
   const mass2_parameters q = {FMI1_R(inst, M2), FMI1_R(inst, C2), FMI1_R(inst, D2), FMI1_R(inst, C3),
                               FMI1_R(inst, D3), FMI1_R(inst, S1_IN), FMI1_R(inst, V1_IN)};
@@ -67,10 +52,10 @@ static void compute(fmi1_instance *inst) {
   const mass2_parameters q = parameters_of(inst);
   const double x[2] = {FMI1_R(inst, S2), FMI1_R(inst, V2)};
   double dx[2];
-  rhs(x, &q, dx);
+  mass2_rhs(x, &q, dx);
   FMI1_R(inst, DER_S2) = dx[0];
   FMI1_R(inst, DER_V2) = dx[1];
-  FMI1_R(inst, F_OUT) = force(x, &q);
+  FMI1_R(inst, F_OUT) = mass2_force(x, &q);
   FMI1_R(inst, S2_OUT) = x[0];
 }
 
@@ -78,7 +63,7 @@ static fmiStatus do_step(fmi1_instance *inst, double t, double h) {
   (void)t;
   const mass2_parameters q = parameters_of(inst);
   double x[2] = {FMI1_R(inst, S2), FMI1_R(inst, V2)};
-  for (int k = 0; k < DUAL_MASS_SUBSTEPS; ++k) dual_mass_rk4(x, h / DUAL_MASS_SUBSTEPS, rhs, &q);
+  dual_mass_step(x, h, mass2_rhs, &q);
   FMI1_R(inst, S2) = x[0];
   FMI1_R(inst, V2) = x[1];
   return fmiOK;
