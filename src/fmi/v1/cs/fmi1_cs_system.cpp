@@ -10,7 +10,10 @@
 namespace cosima::fmi {
 
 Fmi1CsSystem::Fmi1CsSystem(std::string name, const std::filesystem::path& fmu)
-    : System(std::move(name)), fmu_(this->name(), fmu, FmiInterface::co_simulation), f_(fmu_.f()) {
+    : System(std::move(name)),
+      fmu_(this->name(), fmu, FmiInterface::co_simulation),
+      f_(fmu_.f()),
+      input_derivatives_(fmu_) {
   const CoSimulationCapabilities& cs = *description().co_simulation;
   // capabilities: declared flag AND the function present
   if (cs.can_interpolate_inputs && f_.set_real_input_derivatives != nullptr)
@@ -19,13 +22,6 @@ Fmi1CsSystem::Fmi1CsSystem(std::string name, const std::filesystem::path& fmu)
     capabilities_.add(Capability::output_derivatives);
   }
   if (cs.can_handle_variable_step) capabilities_.add(Capability::variable_step);
-  for (fmi1ValueReference vr : fmu_.continuous_real_inputs().vrs) {
-    for (int order = 1; order <= kMaxInputDegree; ++order) {
-      derivative_input_vrs_.push_back(vr);
-      derivative_orders_.push_back(order);
-    }
-  }
-  derivative_values_.assign(derivative_input_vrs_.size(), 0.0);
   const std::size_t widest = std::max({fmu_.outputs().size(), std::size_t{1}});
   real_buffer_.assign(widest, 0.0);
   order_buffer_.assign(widest, 0);
@@ -53,27 +49,13 @@ void Fmi1CsSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
 void Fmi1CsSystem::apply_inputs(const InputPolynomials& polynomials) {
   const ForeignCallScope in = fmu_.enter("fmiSetXXX", t_);
   fmu_.set_inputs(polynomials.col(0), FmuInstance::Inputs::all);
-  if (derivative_input_vrs_.empty() || !has(Capability::interpolate_inputs)) return;
-  // d^k u/dt^k at the step start = k!·a_k; zeros are sent too when the previous step had some
-  bool any = false;
-  std::size_t slot = 0;
-  const auto& real_in = fmu_.continuous_real_inputs();
-  for (std::size_t k = 0; k < real_in.ports.size(); ++k) {
-    const double sign = real_in.signs.empty() ? 1.0 : real_in.signs[k];
-    double factorial = 1.0;
-    for (int order = 1; order <= kMaxInputDegree; ++order, ++slot) {
-      factorial *= order;
-      derivative_values_[slot] = sign * factorial * polynomials(real_in.ports[k], order);
-      any = any || derivative_values_[slot] != 0.0;
-    }
+  if (input_derivatives_.empty() || !has(Capability::interpolate_inputs)) return;
+  if (input_derivatives_.update(polynomials)) {
+    const auto& d = input_derivatives_;
+    fmu_.check(f_.set_real_input_derivatives(fmu_.component(), d.vrs().data(), d.vrs().size(), d.orders().data(),
+                                             d.values().data()),
+               "fmiSetRealInputDerivatives");
   }
-  if (any || derivatives_were_set_) {
-    fmu_.check(
-        f_.set_real_input_derivatives(fmu_.component(), derivative_input_vrs_.data(), derivative_input_vrs_.size(),
-                                      derivative_orders_.data(), derivative_values_.data()),
-        "fmiSetRealInputDerivatives");
-  }
-  derivatives_were_set_ = any;
 }
 
 StepResult Fmi1CsSystem::integrate(double h) {

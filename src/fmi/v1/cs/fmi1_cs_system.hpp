@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fmi/common/input_derivatives.hpp"
 #include "fmi/v1/fmi1_instance.hpp"
 #include "system/system.hpp"
 
@@ -66,10 +67,7 @@ class Fmi1CsSystem final : public System {
   // buffers sized once, reused on every step
   mutable std::vector<double> real_buffer_;
   mutable std::vector<fmi1Integer> order_buffer_;
-  std::vector<fmi1ValueReference> derivative_input_vrs_;
-  std::vector<fmi1Integer> derivative_orders_;
-  std::vector<double> derivative_values_;
-  bool derivatives_were_set_ = false;
+  InputDerivatives input_derivatives_;
 };
 
 }  // namespace cosima::fmi

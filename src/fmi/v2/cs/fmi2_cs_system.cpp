@@ -12,7 +12,10 @@
 namespace cosima::fmi {
 
 Fmi2CsSystem::Fmi2CsSystem(std::string name, const std::filesystem::path& fmu)
-    : System(std::move(name)), fmu_(this->name(), fmu, FmiInterface::co_simulation), f_(fmu_.f()) {
+    : System(std::move(name)),
+      fmu_(this->name(), fmu, FmiInterface::co_simulation),
+      f_(fmu_.f()),
+      input_derivatives_(fmu_) {
   const CoSimulationCapabilities& cs = *description().co_simulation;
   // capabilities: declared flag AND the function present
   if (cs.can_interpolate_inputs && f_.set_real_input_derivatives != nullptr) capabilities_.add(Capability::interpolate_inputs);
@@ -23,14 +26,6 @@ Fmi2CsSystem::Fmi2CsSystem(std::string name, const std::filesystem::path& fmu)
   if (!fmu_.state_vrs().empty()) capabilities_.add(Capability::state_access);
   if (fmu_.provides_linearization()) capabilities_.add(Capability::linearization);
   if (cs.can_handle_variable_step) capabilities_.add(Capability::variable_step);
-  // the step's scratch space, once
-  for (fmi2ValueReference vr : fmu_.continuous_real_inputs().vrs) {
-    for (int order = 1; order <= kMaxInputDegree; ++order) {
-      derivative_input_vrs_.push_back(vr);
-      derivative_orders_.push_back(order);
-    }
-  }
-  derivative_values_.assign(derivative_input_vrs_.size(), 0.0);
   const std::size_t widest = std::max({fmu_.outputs().size(), std::size_t{1}});
   real_buffer_.assign(widest, 0.0);
   order_buffer_.assign(widest, 0);
@@ -61,34 +56,23 @@ void Fmi2CsSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
 void Fmi2CsSystem::apply_inputs(const InputPolynomials& polynomials) {
   const ForeignCallScope in = fmu_.enter("fmi2SetXXX", t_);
   fmu_.set_inputs(polynomials.col(0), Fmi2Instance::Inputs::all);
-  if (derivative_input_vrs_.empty() || !has(Capability::interpolate_inputs)) return;  // none to send
-  // d^k u/dt^k at the step start = k!·a_k; zeros are sent too when the previous step had some
-  bool any = false;
-  std::size_t slot = 0;
-  for (const int port : fmu_.continuous_real_inputs().ports) {
-    double factorial = 1.0;
-    for (int order = 1; order <= kMaxInputDegree; ++order, ++slot) {
-      factorial *= order;
-      derivative_values_[slot] = factorial * polynomials(port, order);
-      any = any || derivative_values_[slot] != 0.0;
-    }
-  }
-  if (any || derivatives_were_set_) {
-    fmu_.check(f_.set_real_input_derivatives(fmu_.component(), derivative_input_vrs_.data(), derivative_input_vrs_.size(),
-                                             derivative_orders_.data(), derivative_values_.data()),
+  if (input_derivatives_.empty() || !has(Capability::interpolate_inputs)) return;  // none to send
+  if (input_derivatives_.update(polynomials)) {
+    const auto& d = input_derivatives_;
+    fmu_.check(f_.set_real_input_derivatives(fmu_.component(), d.vrs().data(), d.vrs().size(), d.orders().data(),
+                                             d.values().data()),
                "fmi2SetRealInputDerivatives");
   }
-  derivatives_were_set_ = any;
 }
 
 void Fmi2CsSystem::apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u) {
-  if (derivatives_were_set_) return System::apply_constant_inputs(u);  // zero the derivatives the FMU holds
+  if (input_derivatives_.held()) return System::apply_constant_inputs(u);  // zero the derivatives the FMU holds
   const ForeignCallScope in = fmu_.enter("fmi2SetXXX", t_);
   fmu_.set_inputs(u, Fmi2Instance::Inputs::all);
 }
 
 StepResult Fmi2CsSystem::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
-  if (!one_call_ports_ || derivatives_were_set_) return System::integrate_constant(u, h, y);
+  if (!one_call_ports_ || input_derivatives_.held()) return System::integrate_constant(u, h, y);
   ForeignCallScope in = fmu_.enter("fmi2SetReal", t_);
   const fmi2Component c = fmu_.component();
   if (u.size() > 0) fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
@@ -102,7 +86,7 @@ StepResult Fmi2CsSystem::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u,
 }
 
 void Fmi2CsSystem::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
-  if (!one_call_ports_ || derivatives_were_set_) {
+  if (!one_call_ports_ || input_derivatives_.held()) {
     System::exchange_constant(u, y);
     return;
   }
@@ -115,7 +99,7 @@ void Fmi2CsSystem::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen:
 }
 
 StepResult Fmi2CsSystem::integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
-  if (!one_call_ports_ || derivatives_were_set_) return System::integrate_held(h, y);
+  if (!one_call_ports_ || input_derivatives_.held()) return System::integrate_held(h, y);
   ForeignCallScope in = fmu_.enter("fmi2DoStep", t_);
   StepResult result = call_do_step(h);
   if (result.ok() && y.size() > 0) {
@@ -189,7 +173,7 @@ StateId Fmi2CsSystem::do_save_state(StateId overwrite) {
 void Fmi2CsSystem::do_restore_state(StateId id) {
   fmu_.restore_state(id, t_);
   t_ = saved_times_.at(static_cast<std::size_t>(id));
-  derivatives_were_set_ = true;  // the restored FMU may carry input derivatives: reset them next time
+  input_derivatives_.forget();  // the restored FMU may carry input derivatives: reset them next time
 }
 
 void Fmi2CsSystem::do_release_state(StateId id) { fmu_.release_state(id); }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fmi/common/input_derivatives.hpp"
 #include "fmi/v2/fmi2_instance.hpp"
 #include "system/system.hpp"
 
@@ -89,10 +90,7 @@ class Fmi2CsSystem final : public System {
   // buffers sized once, reused on every step
   mutable std::vector<double> real_buffer_;
   mutable std::vector<fmi2Integer> order_buffer_;
-  std::vector<fmi2ValueReference> derivative_input_vrs_;
-  std::vector<fmi2Integer> derivative_orders_;
-  std::vector<double> derivative_values_;
-  bool derivatives_were_set_ = false;
+  InputDerivatives input_derivatives_;
   const unsigned int* real_input_vrs_ = nullptr;   ///< every input a Real, in port order (or none)
   const unsigned int* real_output_vrs_ = nullptr;  ///< every output a Real, in port order (or none)
   bool one_call_ports_ = false;                    ///< both of the above: integrate_constant's fused path
