@@ -66,6 +66,16 @@ check input-drives-end 0 "^1,1.75,2$" -- tail -1 driven.csv
 printf 'time,w\n0,0\n1,2\n' > w.csv
 check input-unknown-column 1 "column 'w' names no input of FMU .* [(]inputs: u[)]" -- "$cosima" run "$fmus/cosima_test_gain_bare.fmu" --input w.csv --out w_out.csv
 
+# FMI 1.0 FMUs alone (tests/fmus/fmi1): Model Exchange with a state and a time event, Co-Simulation
+check fmi1-info 0 "model +cosima_test_fmi1_ball_me [(]FMI 1[.]0, " -- "$cosima" info "$fmus/cosima_test_fmi1_ball_me.fmu"
+check fmi1-ball 0 "macro-steps 500 " -- "$cosima" run "$fmus/cosima_test_fmi1_ball_me.fmu" --out ball.csv
+# at t = 1: one bounce (t = 0.4515), the time event at 0.5 passed (phase 1), no contact
+check fmi1-ball-end 0 "^1,1,1,0$" -- tail -1 ball.csv
+"$cosima" run "$fmus/cosima_test_fmi1_mass1_cs.fmu" --stop 0.1 --out m1.csv --quiet 2>/dev/null
+"$cosima" run "$fmus/cosima_test_fmi1_mass1_cs.fmu" --stop 0.1 --start-values c1=20 --out m1c.csv --quiet 2>/dev/null
+check fmi1-cs-start-value 1 "differ" -- cmp m1.csv m1c.csv
+check fmi1-cs-negated-alias 0 "^0,1,0,-10,-1$" -- sed -n 2p m1.csv
+
 # the Reference FMUs alone equal the reference results shipped by their project (FMI 2.0 CS)
 if [ -d "$references/fmi2" ]; then
   for pair in BouncingBall:b Dahlquist:d VanDerPol:v Stair:s Feedthrough:f Resource:r; do
