@@ -419,7 +419,8 @@ py::dict interface_dict(const cosima::fmi::InterfaceCapabilities& common) {
 }
 
 /// One variable: name, value reference, type, causality, variability, initial, start (a float for a
-/// numeric scalar, else its text), unit, description, declared type, shape (arrays).
+/// numeric scalar, else its text), unit, description, declared type, shape (arrays), negated_alias
+/// (FMI 1.0, when true).
 py::dict variable_dict(const cosima::fmi::ModelDescription& md, const cosima::fmi::ScalarVariable& v) {
   py::dict out;
   out["name"] = v.name;
@@ -439,6 +440,7 @@ py::dict variable_dict(const cosima::fmi::ModelDescription& md, const cosima::fm
   out["description"] = v.description;
   out["declared_type"] = v.declared_type;
   if (!v.dimensions.empty()) out["shape"] = md.shape(v);
+  if (v.negated_alias) out["negated_alias"] = true;
   return out;
 }
 
@@ -622,7 +624,7 @@ PYBIND11_MODULE(cosima, m) {  // NOLINT
       "An FMU's description, read from its modelDescription.xml only (nothing is unpacked): a dict with "
       "fmi_version, model_name, description, guid, generation_tool, interfaces (co_simulation, model_exchange: "
       "what each declares), default_experiment and variables (dicts: name, value_reference, type, causality, "
-      "variability, initial, start, unit, description, declared_type, shape for arrays). text=True: the text "
+      "variability, initial, start, unit, description, declared_type, shape for arrays, negated_alias in FMI 1.0). text=True: the text "
       "of `cosima info`.");
 
   m.def(

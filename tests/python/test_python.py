@@ -1,7 +1,8 @@
 """The Python module `cosima` against the command line (CTest python.module, label ecosystem).
 
 Environment (set by python/CMakeLists.txt): PYTHONPATH names the module's folder, COSIMA_EXE the
-cosima command, COSIMA_EXAMPLES the examples folder, COSIMA_FMU_DIR the project's FMUs.
+cosima command, COSIMA_EXAMPLES the examples folder, COSIMA_FMU_DIR the project's FMUs, COSIMA_C_FMU_DIR the
+tests' C FMUs (tests/fmus).
 """
 import csv
 import os
@@ -18,6 +19,7 @@ import cosima
 EXE = os.environ.get("COSIMA_EXE", "build/cosima")
 EXAMPLES = pathlib.Path(os.environ.get("COSIMA_EXAMPLES", "examples"))
 FMU_DIR = pathlib.Path(os.environ.get("COSIMA_FMU_DIR", "build/fmus"))
+C_FMU_DIR = pathlib.Path(os.environ.get("COSIMA_C_FMU_DIR", "build/test_fmus"))
 
 B3_FMU = EXAMPLES / "b3_lotka_volterra_fmu.json"
 B3 = EXAMPLES / "b3_lotka_volterra.json"
@@ -216,6 +218,18 @@ class Listings(unittest.TestCase):
         self.assertEqual(text, out.stdout)
         with self.assertRaises(cosima.Error):
             cosima.info("/nonexistent.fmu")
+
+    def test_info_fmi1(self):
+        info = cosima.info(C_FMU_DIR / "cosima_test_fmi1_mass1_cs.fmu")
+        self.assertEqual(info["fmi_version"], "1.0")
+        self.assertIn("co_simulation", info["interfaces"])
+        variables = {v["name"]: v for v in info["variables"]}
+        self.assertTrue(variables["minus_s1_out"]["negated_alias"])
+        self.assertNotIn("negated_alias", variables["s1_out"])
+        self.assertEqual(variables["m1"]["causality"], "parameter")  # variability="parameter" in FMI 1.0
+        result = cosima.run({"stop": 0.01, "method": {"type": "jacobi", "dt": 1e-3},
+                             "systems": {"m": {"fmu": str(C_FMU_DIR / "cosima_test_fmi1_mass1_cs.fmu")}}})
+        self.assertEqual(list(result["m.minus_s1_out"]), [-s for s in result["m.s1_out"]])
 
     def test_models(self):
         models = cosima.models()
