@@ -20,14 +20,22 @@ namespace {
 
 // FMI 1.0's logger gets the fmiComponent, not an environment pointer of the importer's: the
 // instances are found by component, and during instantiation (before the component exists) by thread.
-std::mutex g_instances_mutex;
-std::unordered_map<fmi1Component, Fmi1Instance*> g_instances;
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<fmi1Component, Fmi1Instance*> instances;
+};
+/// Never destroyed: an instance may be released after the static objects are gone.
+Registry& registry() {
+  static auto* const kRegistry = new Registry;
+  return *kRegistry;
+}
 thread_local Fmi1Instance* t_instantiating = nullptr;
 
 Fmi1Instance* instance_of(fmi1Component component) {
   if (component != nullptr) {
-    const std::scoped_lock lock(g_instances_mutex);
-    if (const auto it = g_instances.find(component); it != g_instances.end()) return it->second;
+    Registry& r = registry();
+    const std::scoped_lock lock(r.mutex);
+    if (const auto it = r.instances.find(component); it != r.instances.end()) return it->second;
   }
   return t_instantiating;
 }
@@ -62,34 +70,23 @@ const void* address(auto function) { return reinterpret_cast<const void*>(functi
 
 const char* status_name(fmi1Status status) {
   switch (status) {
-    case fmi1OK:
-      return "fmiOK";
-    case fmi1Warning:
-      return "fmiWarning";
-    case fmi1Discard:
-      return "fmiDiscard";
-    case fmi1Error:
-      return "fmiError";
-    case fmi1Fatal:
-      return "fmiFatal";
-    case fmi1Pending:
-      return "fmiPending";
+    case fmi1OK: return "fmiOK";
+    case fmi1Warning: return "fmiWarning";
+    case fmi1Discard: return "fmiDiscard";
+    case fmi1Error: return "fmiError";
+    case fmi1Fatal: return "fmiFatal";
+    case fmi1Pending: return "fmiPending";
   }
   return "unknown status";
 }
 
 CallStatus call_status(fmi1Status status) {
   switch (status) {
-    case fmi1OK:
-      return CallStatus::ok;
-    case fmi1Warning:
-      return CallStatus::warning;
-    case fmi1Discard:
-      return CallStatus::discard;
-    case fmi1Fatal:
-      return CallStatus::fatal;
-    default:
-      return CallStatus::error;
+    case fmi1OK: return CallStatus::ok;
+    case fmi1Warning: return CallStatus::warning;
+    case fmi1Discard: return CallStatus::discard;
+    case fmi1Fatal: return CallStatus::fatal;
+    default: return CallStatus::error;
   }
 }
 
@@ -133,8 +130,9 @@ void Fmi1Instance::instantiate() {
     throw Error(fmt::format("{}: {} failed{}", where(), model_exchange_ ? "fmiInstantiateModel" : "fmiInstantiateSlave",
                             recent_log()));
   }
-  const std::scoped_lock lock(g_instances_mutex);
-  g_instances[component_] = this;
+  Registry& r = registry();
+  const std::scoped_lock lock(r.mutex);
+  r.instances[component_] = this;
   rearm_crash_handlers();  // an FMU may install its own SIGSEGV handler when instantiated
 }
 
@@ -165,8 +163,9 @@ Fmi1Instance::~Fmi1Instance() { release(); }
 void Fmi1Instance::release() {
   if (component_ == nullptr) return;
   {
-    const std::scoped_lock lock(g_instances_mutex);
-    g_instances.erase(component_);
+    Registry& r = registry();
+    const std::scoped_lock lock(r.mutex);
+    r.instances.erase(component_);
   }
   const fmi1Component component = std::exchange(component_, nullptr);
   if (health() == Health::fatal) return;  // after fmiFatal: no call at all
@@ -239,9 +238,7 @@ void Fmi1Instance::set_scalar(const ScalarVariable& v, double value) {
   const fmi1ValueReference vr = v.value_reference;
   if (v.negated_alias) value = -value;
   switch (access_type(v.type)) {
-    case VariableType::real:
-      check(f_.set_real(component_, &vr, 1, &value), "fmiSetReal");
-      break;
+    case VariableType::real: check(f_.set_real(component_, &vr, 1, &value), "fmiSetReal"); break;
     case VariableType::integer: {
       if (f_.set_integer == nullptr) throw Error(fmt::format("{}: binary lacks fmiSetInteger", where()));
       const auto i = static_cast<fmi1Integer>(value);
@@ -254,8 +251,7 @@ void Fmi1Instance::set_scalar(const ScalarVariable& v, double value) {
       check(f_.set_boolean(component_, &vr, 1, &b), "fmiSetBoolean");
       break;
     }
-    default:
-      break;  // Strings are refused before
+    default: break;  // Strings are refused before
   }
 }
 
@@ -298,8 +294,7 @@ void Fmi1Instance::get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd
       check(f_.get_boolean(component_, batch.vrs.data(), n, bool_buffer_.data()), "fmiGetBoolean");
       for (std::size_t k = 0; k < n; ++k) y(batch.ports[k]) = bool_buffer_[k] != fmi1False ? 1.0 : 0.0;
       break;
-    default:
-      break;
+    default: break;
   }
   for (std::size_t k = 0; k < batch.signs.size(); ++k) y(batch.ports[k]) *= batch.signs[k];
 }
@@ -328,8 +323,7 @@ void Fmi1Instance::set_typed(const TypedPorts& batch, PortValues u) {
       }
       check(f_.set_boolean(component_, batch.vrs.data(), n, bool_buffer_.data()), "fmiSetBoolean");
       break;
-    default:
-      break;
+    default: break;
   }
 }
 
