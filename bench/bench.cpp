@@ -20,19 +20,16 @@ namespace cosima::bench {
 
 namespace {
 const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>>& registry() {
+  // clang-format off: one benchmark per line
   static const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>> benches = {
-      {"accuracy", bench_accuracy},
-      {"jacobi", bench_jacobi},
-      {"ifosmondi", bench_ifosmondi},
-      {"costarica", bench_costarica},
-      {"missiles", bench_missiles},
-      {"defect", bench_defect},
-      {"scaling", bench_scaling},
-      {"choptrey", bench_choptrey},
-      {"reliability", bench_reliability},
-      {"me", bench_me},
+      {"accuracy", bench_accuracy},       {"jacobi", bench_jacobi},
+      {"ifosmondi", bench_ifosmondi},     {"costarica", bench_costarica},
+      {"missiles", bench_missiles},       {"defect", bench_defect},
+      {"scaling", bench_scaling},         {"choptrey", bench_choptrey},
+      {"reliability", bench_reliability}, {"me", bench_me},
       {"overhead", bench_overhead},
   };
+  // clang-format on
   return benches;
 }
 }  // namespace

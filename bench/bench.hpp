@@ -2,8 +2,8 @@
 // Benchmarks reproducing the seeds' figures: `cosima bench NAME [--quick] [--json FILE]`.
 // Each prints a markdown table; wall times are medians of repeated runs on this machine, next to
 // counts that do not depend on it (macro-steps, integrations, iterations).
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,8 +19,8 @@ struct BenchOptions {
   bool quick = false;
   std::filesystem::path json_file;  ///< empty: no JSON
   std::filesystem::path examples = COSIMA_EXAMPLES_DIR;
-  std::filesystem::path docs;       ///< where reports (markdown, PNG) go; empty: none
-  std::filesystem::path baseline;   ///< another cosima binary measured beside this one (bench overhead)
+  std::filesystem::path docs;      ///< where reports (markdown, PNG) go; empty: none
+  std::filesystem::path baseline;  ///< another cosima binary measured beside this one (bench overhead)
 };
 
 /// A `cosima` run in a child process: its exit status, wall time and peak resident set size.
@@ -55,6 +55,12 @@ Scenario accuracy_scenario(const std::filesystem::path& examples, const std::str
 /// stats' coupling_error of (RMS of the source output − the reference's, on the reference's grid,
 /// / the connection's scale)²).
 double coupling_true_error(const ScenarioRun& run, const ScenarioRun& reference);
+
+/// B3 at δt = 1e-4 over runs of seconds (DOPRI5 and CVODE slaves), NI Jacobi and each of `methods` as
+/// whole `cosima run` processes, alternated: medians and ratios to Jacobi, as JSON and a markdown
+/// `section` (bench/long_runs.cpp).
+cosima::Json whole_process_ratios(const BenchOptions& options, const std::vector<std::string>& methods,
+                                  std::string& section);
 
 // The benchmarks.
 cosima::Json bench_accuracy(const BenchOptions& options);

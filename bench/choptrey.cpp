@@ -18,10 +18,6 @@
 
 namespace cosima::bench {
 
-namespace {
-
-}  // namespace
-
 cosima::Json bench_choptrey(const BenchOptions& options) {
   cosima::Json json;
   json["benchmark"] = "choptrey";
@@ -39,9 +35,9 @@ cosima::Json bench_choptrey(const BenchOptions& options) {
         {"chirp", [](double t) { return std::sin(0.2 * t * t); }},
         {"slow sine + jump at 5.05 s", [](double t) { return 0.2 * std::sin(0.5 * t) + (t >= 5.05 ? 10.0 : 0.0); }},
     };
-    const std::vector<std::string> specs = {"zoh",          "poly:1,2,0",   "poly:2,5,0",   "choptrey:0",
-                                            "choptrey:0.125", "choptrey:0.25", "choptrey:0.5", "choptrey:1",
-                                            "choptrey:2",   "choptrey"};
+    const std::vector<std::string> specs = {
+        "zoh",           "poly:1,2,0",   "poly:2,5,0", "choptrey:0", "choptrey:0.125",
+        "choptrey:0.25", "choptrey:0.5", "choptrey:1", "choptrey:2", "choptrey"};
     std::vector<std::vector<std::string>> rows;
     cosima::Json data = cosima::Json::array();
     for (const auto& [name, signal] : signals) {
@@ -49,8 +45,10 @@ cosima::Json bench_choptrey(const BenchOptions& options) {
       std::vector<std::string> row = {name};
       for (const auto& spec : specs) {
         const double error = cumulative_extrapolation_error(spec, signal, 0.1, 10.0);
-        row.push_back(spec == "zoh" ? fmt::format("{:.2f}", error) : fmt::format("{:.2f} ({:+.0f} %)", error, 100.0 * (error / zoh - 1.0)));
-        data.push_back({{"signal", name}, {"extrapolation", spec}, {"cumulative_error", error}, {"relative_to_zoh", error / zoh}});
+        row.push_back(spec == "zoh" ? fmt::format("{:.2f}", error)
+                                    : fmt::format("{:.2f} ({:+.0f} %)", error, 100.0 * (error / zoh - 1.0)));
+        data.push_back(
+            {{"signal", name}, {"extrapolation", spec}, {"cumulative_error", error}, {"relative_to_zoh", error / zoh}});
       }
       rows.push_back(row);
     }
@@ -100,11 +98,13 @@ cosima::Json bench_choptrey(const BenchOptions& options) {
         {"Jacobi ZOH, H", h, {}},
         {"Jacobi ZOH, 2.5 H", 2.5 * h, {}},
         {"Jacobi CHOPtrey, 2.5 H", 2.5 * h, {"method.extrapolation=choptrey"}},
-        {"Jacobi CHOPtrey, zones H, supply 4 H (multi-rate)", h, {"method.extrapolation=choptrey", "method.rates={\"supply\": 4}"}},
+        {"Jacobi CHOPtrey, zones H, supply 4 H (multi-rate)",
+         h,
+         {"method.extrapolation=choptrey", "method.rates={\"supply\": 4}"}},
     };
-    std::vector<std::vector<std::string>> rows = {
-        {"monolithic (CVODE rtol 1e-8)", "1", fmt::format("{:.4f}", monolithic), "1.00", sci(mean_nl2(run, reference)), "—",
-         "—"}};
+    std::vector<std::vector<std::string>> rows = {{"monolithic (CVODE rtol 1e-8)", "1",
+                                                   fmt::format("{:.4f}", monolithic), "1.00",
+                                                   sci(mean_nl2(run, reference)), "—", "—"}};
     cosima::Json data = cosima::Json::array();
     data.push_back({{"case", "monolithic"}, {"threads", 1}, {"wall_s", monolithic}});
     double zoh_h_error = std::nan("");
@@ -113,20 +113,28 @@ cosima::Json bench_choptrey(const BenchOptions& options) {
         const double wall = timed(scenario(c.dt, c.overrides), threads == 1 ? "sequential" : "threads:2", &run);
         const double error = mean_nl2(run, reference);
         if (std::isnan(zoh_h_error)) zoh_h_error = error;
-        rows.push_back({c.label, std::to_string(threads), fmt::format("{:.4f}", wall), fmt::format("{:.2f}", monolithic / wall),
-                        sci(error), fmt::format("{:.2f}", error / zoh_h_error), std::to_string(run.stats.integrations)});
-        data.push_back({{"case", c.label}, {"threads", threads}, {"wall_s", wall}, {"speedup_vs_monolithic", monolithic / wall},
-                        {"error", error}, {"error_vs_zoh_h", error / zoh_h_error}, {"integrations", run.stats.integrations}});
+        rows.push_back({c.label, std::to_string(threads), fmt::format("{:.4f}", wall),
+                        fmt::format("{:.2f}", monolithic / wall), sci(error),
+                        fmt::format("{:.2f}", error / zoh_h_error), std::to_string(run.stats.integrations)});
+        data.push_back({{"case", c.label},
+                        {"threads", threads},
+                        {"wall_s", wall},
+                        {"speedup_vs_monolithic", monolithic / wall},
+                        {"error", error},
+                        {"error_vs_zoh_h", error / zoh_h_error},
+                        {"integrations", run.stats.integrations}});
       }
     }
     const std::string section =
-        fmt::format("## B7 — seed 002 Table 3 analogue\n\nFour zones and the supply loop over [0, {} s], H = {} s. Error: mean "
-                    "normalized L2 error of the four zone temperatures and the loop temperature against the monolithic "
-                    "run (CVODE rtol 1e-12, every 10 s). Wall: median of {} runs; speed-up against the monolithic run "
-                    "timed with outputs every H. The native models cost a few µs per step: the threads "
-                    "gain little against the synchronization of each batch.\n\n",
-                    stop, h, repeats) +
-        markdown_table({"run", "threads", "wall s", "speed-up vs monolithic", "error", "error / ZOH at H", "integrations"}, rows) +
+        fmt::format(
+            "## B7 — seed 002 Table 3 analogue\n\nFour zones and the supply loop over [0, {} s], H = {} s. Error: mean "
+            "normalized L2 error of the four zone temperatures and the loop temperature against the monolithic "
+            "run (CVODE rtol 1e-12, every 10 s). Wall: median of {} runs; speed-up against the monolithic run "
+            "timed with outputs every H. The native models cost a few µs per step: the threads "
+            "gain little against the synchronization of each batch.\n\n",
+            stop, h, repeats) +
+        markdown_table(
+            {"run", "threads", "wall s", "speed-up vs monolithic", "error", "error / ZOH at H", "integrations"}, rows) +
         "\n";
     report.add(section);
     json["b7"] = data;
@@ -135,13 +143,15 @@ cosima::Json bench_choptrey(const BenchOptions& options) {
     std::vector<std::vector<std::string>> costly_rows;
     cosima::Json costly = cosima::Json::array();
     std::vector<std::string> cost;
-    for (const std::string system : {"zone1", "zone2", "zone3", "zone4", "supply"}) cost.push_back("systems." + system + ".step_cost=0.001");
+    for (const std::string system : {"zone1", "zone2", "zone3", "zone4", "supply"})
+      cost.push_back("systems." + system + ".step_cost=0.001");
     for (const auto& c : {cases[0], cases[2]}) {
       std::vector<std::string> overrides = c.overrides;
       overrides.insert(overrides.end(), cost.begin(), cost.end());
       const double one = timed(scenario(c.dt, overrides), "sequential", &run);
       const double two = timed(scenario(c.dt, overrides), "threads:2", &run);
-      costly_rows.push_back({c.label, fmt::format("{:.3f}", one), fmt::format("{:.3f}", two), fmt::format("{:.2f}", one / two)});
+      costly_rows.push_back(
+          {c.label, fmt::format("{:.3f}", one), fmt::format("{:.3f}", two), fmt::format("{:.2f}", one / two)});
       costly.push_back({{"case", c.label}, {"one_thread_s", one}, {"two_threads_s", two}, {"speedup", one / two}});
     }
     const std::string costly_section =
