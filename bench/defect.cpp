@@ -280,10 +280,10 @@ cosima::Json bench_defect(const BenchOptions& options) {
     const std::string log((std::istreambuf_iterator<char>(log_file)), std::istreambuf_iterator<char>());
     const bool warned = log.find("held at its minimum") != std::string::npos;
     cosima::Json cli = {{"command", command},
-                                  {"status", child.status},
-                                  {"wall_s", child.wall_s},
-                                  {"peak_rss_mb", child.peak_rss_mb},
-                                  {"warned", warned}};
+                        {"status", child.status},
+                        {"wall_s", child.wall_s},
+                        {"peak_rss_mb", child.peak_rss_mb},
+                        {"warned", warned}};
     if (child.status == 0) {
       std::ifstream stats_file(scratch.path() / "stats.json");
       const auto stats = nlohmann::json::parse(stats_file);

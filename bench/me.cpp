@@ -71,13 +71,14 @@ cosima::Json bench_me(const BenchOptions& options) {
   };
   const std::string stop_b3 = options.quick ? "stop=2" : "stop=20";
   const std::vector<Case> cases = {
-      {"B3 Lotka–Volterra, cvode, δt = 1e-3", "b3_lotka_volterra.json",
+      {"B3 Lotka–Volterra, cvode, δt = 1e-3",
+       "b3_lotka_volterra.json",
        {stop_b3, "systems.prey.integrator=cvode", "systems.predator.integrator=cvode"}},
       {"B3 Lotka–Volterra, dopri5, δt = 1e-3", "b3_lotka_volterra.json", {stop_b3}},
-      {"B4 two masses, cvode, δt = 1e-3", "b4_two_mass.json",
+      {"B4 two masses, cvode, δt = 1e-3",
+       "b4_two_mass.json",
        {"method.dt=0.001", "systems.left.integrator=cvode", "systems.right.integrator=cvode"}},
-      {"B8 bouncing ball (5 impacts, 1 time event), cvode, δt = 1e-2", "",
-       {}},
+      {"B8 bouncing ball (5 impacts, 1 time event), cvode, δt = 1e-2", "", {}},
   };
   std::vector<std::vector<std::string>> rows;
   Json data = Json::array();
@@ -97,17 +98,21 @@ cosima::Json bench_me(const BenchOptions& options) {
     rows.push_back({c.label, fmt::format("{}", n.steps), fmt::format("{:.0f}", n.ns_per_step),
                     fmt::format("{:.0f}", me.ns_per_step), fmt::format("{:.2f}", me.ns_per_step / n.ns_per_step),
                     fmt::format("{:.0f}", cs.ns_per_step), fmt::format("{:.2f}", cs.ns_per_step / n.ns_per_step)});
-    data.push_back({{"case", c.label}, {"macro_steps", n.steps}, {"native_ns", n.ns_per_step}, {"me_ns", me.ns_per_step},
-                    {"cs_ns", cs.ns_per_step}, {"me_over_native", me.ns_per_step / n.ns_per_step},
+    data.push_back({{"case", c.label},
+                    {"macro_steps", n.steps},
+                    {"native_ns", n.ns_per_step},
+                    {"me_ns", me.ns_per_step},
+                    {"cs_ns", cs.ns_per_step},
+                    {"me_over_native", me.ns_per_step / n.ns_per_step},
                     {"cs_over_native", cs.ns_per_step / n.ns_per_step}});
   }
   json["cases"] = data;
-  report.add("## Cost per macro-step\n\n" +
-             markdown_table({"case", "macro-steps", "native [ns]", "ME FMU [ns]", "ME / native", "CS FMU [ns]",
-                             "CS / native"},
-                            rows) +
-             "\nCS runs use the FMU's own integrator of the same kind (solver_kind) and tolerances; under CS the ball's "
-             "events are handled inside fmi2DoStep by the exported NativeSystem.\n");
+  report.add(
+      "## Cost per macro-step\n\n" +
+      markdown_table({"case", "macro-steps", "native [ns]", "ME FMU [ns]", "ME / native", "CS FMU [ns]", "CS / native"},
+                     rows) +
+      "\nCS runs use the FMU's own integrator of the same kind (solver_kind) and tolerances; under CS the ball's "
+      "events are handled inside fmi2DoStep by the exported NativeSystem.\n");
   report.write(options, "me.md");
   return json;
 }

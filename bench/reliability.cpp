@@ -181,8 +181,10 @@ std::string scaling_section(const BenchOptions& options, cosima::Json& json) {
       "\nSet-up is parsing the scenario text (JSON), reading it into a scenario, building and checking the "
       "model (connections, types, the algebraic-loop search) and destroying it; each part is the fastest of " +
       std::to_string(kRounds) + " rounds that take every size in turn (" + std::to_string(4 * kRounds) +
-      " set-ups at 10³ systems, " + std::to_string(kRounds) + " above), each set-up in a process forked for it "
-      "(as a run sets up once, in a fresh process) after an untimed set-up of 2 systems; the exponent is that of set-up from the "
+      " set-ups at 10³ systems, " + std::to_string(kRounds) +
+      " above), each set-up in a process forked for it "
+      "(as a run sets up once, in a fresh process) after an untimed set-up of 2 systems; the exponent is that of "
+      "set-up from the "
       "smallest to the largest chain. A feedthrough chain settles each communication point in one pass in topological "
       "order.\n";
   if (!options.quick) {

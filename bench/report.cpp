@@ -42,7 +42,8 @@ bool write_plot(const std::filesystem::path& png, const Plot& plot) {
   script += "\n";
   for (const auto& series : plot.series) {
     for (std::size_t k = 0; k < series.x.size(); ++k) {
-      if (!std::isnan(series.y[k]) && (!plot.log_y || series.y[k] > 0)) script += fmt::format("{:.17g} {:.17g}\n", series.x[k], series.y[k]);
+      if (!std::isnan(series.y[k]) && (!plot.log_y || series.y[k] > 0))
+        script += fmt::format("{:.17g} {:.17g}\n", series.x[k], series.y[k]);
     }
     script += "e\n";
   }

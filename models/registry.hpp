@@ -11,7 +11,7 @@
 namespace cosima::models {
 
 struct ModelEntry {
-  std::string name;         ///< e.g. "b3.prey"
+  std::string name;  ///< e.g. "b3.prey"
   std::string description;
 };
 

@@ -31,13 +31,13 @@
 #include "core/log.hpp"
 #include "core/whole_number.hpp"
 #include "exec/executor.hpp"
-#include "scenario/executors.hpp"
 #include "fmi/common/fmu_archive.hpp"
 #include "fmi/common/model_description.hpp"
 #include "fmi/fmu_info.hpp"
 #include "methods/method_registry.hpp"
 #include "models/registry.hpp"
 #include "observer/observer.hpp"
+#include "scenario/executors.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 
@@ -405,7 +405,9 @@ PyResult run(const PyScenario& source, const std::optional<std::string>& method,
 }
 
 /// An optional number as a Python float or None.
-py::object number_or_none(const std::optional<double>& value) { return value ? py::object(py::float_(*value)) : py::none(); }
+py::object number_or_none(const std::optional<double>& value) {
+  return value ? py::object(py::float_(*value)) : py::none();
+}
 
 /// What an interface declares (FMI 2.0 §3.3 / §4.3, FMI 3.0 §3 / §4), named as in Python.
 py::dict interface_dict(const cosima::fmi::InterfaceCapabilities& common) {
@@ -470,10 +472,9 @@ py::dict fmu_info_dict(const std::string& file) {
   }
   out["interfaces"] = interfaces;
   const auto& de = md.default_experiment;
-  out["default_experiment"] = py::dict(py::arg("start_time") = number_or_none(de.start_time),
-                                       py::arg("stop_time") = number_or_none(de.stop_time),
-                                       py::arg("tolerance") = number_or_none(de.tolerance),
-                                       py::arg("step_size") = number_or_none(de.step_size));
+  out["default_experiment"] = py::dict(
+      py::arg("start_time") = number_or_none(de.start_time), py::arg("stop_time") = number_or_none(de.stop_time),
+      py::arg("tolerance") = number_or_none(de.tolerance), py::arg("step_size") = number_or_none(de.step_size));
   py::list variables;
   for (const cosima::fmi::ScalarVariable& v : md.variables) variables.append(variable_dict(md, v));
   out["variables"] = variables;
@@ -624,7 +625,8 @@ PYBIND11_MODULE(cosima, m) {  // NOLINT
       "An FMU's description, read from its modelDescription.xml only (nothing is unpacked): a dict with "
       "fmi_version, model_name, description, guid, generation_tool, interfaces (co_simulation, model_exchange: "
       "what each declares), default_experiment and variables (dicts: name, value_reference, type, causality, "
-      "variability, initial, start, unit, description, declared_type, shape for arrays, negated_alias in FMI 1.0). text=True: the text "
+      "variability, initial, start, unit, description, declared_type, shape for arrays, negated_alias in FMI 1.0). "
+      "text=True: the text "
       "of `cosima info`.");
 
   m.def(

@@ -65,8 +65,10 @@ void remove_contents(int directory, int depth) noexcept {
       }
     }
     // entries removed while reading: start over from the beginning for whatever is left
-    if (removed_any) lseek(directory, 0, SEEK_SET);
-    else return;
+    if (removed_any)
+      lseek(directory, 0, SEEK_SET);
+    else
+      return;
   }
 }
 

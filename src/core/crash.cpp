@@ -160,8 +160,8 @@ extern "C" void on_fatal_signal(int signal) {
   at = append(line, sizeof line, at, streams ? "; results written so far are on disk\n" : "\n");
   write_line(line);
   line[at > 0 ? at - 1 : 0] = '\0';  // the same words, without the newline, as the stats' error
-  end_abnormally(line + 15);          // (less "cosima: fatal: ")
-  std::signal(signal, SIG_DFL);  // die of the same signal
+  end_abnormally(line + 15);         // (less "cosima: fatal: ")
+  std::signal(signal, SIG_DFL);      // die of the same signal
   std::raise(signal);
 }
 

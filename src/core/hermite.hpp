@@ -15,10 +15,10 @@
 namespace cosima {
 
 enum class HermiteKind {
-  cubic,      ///< v1, d1, v2, d2
-  moving_on,  ///< v1, d1; v2 := v1
-  first_step, ///< v1, v2, d2
-  constant,   ///< v1
+  cubic,       ///< v1, d1, v2, d2
+  moving_on,   ///< v1, d1; v2 := v1
+  first_step,  ///< v1, v2, d2
+  constant,    ///< v1
 };
 
 /// M such that (a0, a1, a2, a3)ᵀ = M (v1, d1, v2, d2)ᵀ on [0, h]; unused constraints have zero columns.

@@ -1,7 +1,7 @@
 #include "core/interrupt.hpp"
 
-#include <atomic>
 #include <unistd.h>
+#include <atomic>
 
 #include <csignal>
 #include <cstdlib>

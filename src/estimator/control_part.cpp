@@ -49,7 +49,8 @@ std::array<double, 2> ControlPart::polynomial_at(Eigen::Index i, int p, int offs
   return {value, slope};
 }
 
-void ControlPart::extrapolate(double h, Eigen::Ref<Eigen::VectorXd> value, Eigen::Ref<Eigen::VectorXd> derivative) const {
+void ControlPart::extrapolate(double h, Eigen::Ref<Eigen::VectorXd> value,
+                              Eigen::Ref<Eigen::VectorXd> derivative) const {
   const double t = times_[0] + h;
   for (Eigen::Index i = 0; i < samples_.rows(); ++i) {
     int order = 0;

@@ -32,7 +32,8 @@ LinearResponseBuilder::LinearResponseBuilder(LinearResponseOptions options) : op
   if (options_.method == InverseLaplace::stehfest) {
     weights_ = stehfest_weights(options_.stehfest_terms);
     if (!(options_.richardson_fraction > 0.0)) {
-      throw Error(fmt::format("the Richardson fraction of eq. 42 must be positive, not {}", options_.richardson_fraction));
+      throw Error(
+          fmt::format("the Richardson fraction of eq. 42 must be positive, not {}", options_.richardson_fraction));
     }
   }
 }

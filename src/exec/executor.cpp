@@ -151,7 +151,9 @@ bool spin_until(Ready ready) {
 void ThreadPoolExecutor::worker_loop(int lane) {
   std::uint64_t seen = 0;
   while (true) {
-    const auto published = [&] { return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; };
+    const auto published = [&] {
+      return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+    };
     if (!spin_until(published)) {
       std::unique_lock lock(mutex_);
       asleep_.fetch_add(1, std::memory_order_release);
@@ -267,7 +269,8 @@ std::unique_ptr<Executor> make_local_executor(const ExecutorSpec& spec, int syst
   }
   int threads = spec.count;
   if (systems > 0 && threads > systems) {  // a thread without a system would only wait
-    log(LogLevel::warning, fmt::format("--executor {}: capped at threads:{}, the number of systems", spec.text, systems));
+    log(LogLevel::warning,
+        fmt::format("--executor {}: capped at threads:{}, the number of systems", spec.text, systems));
     threads = systems;
   }
   return std::make_unique<ThreadPoolExecutor>(threads);

@@ -127,17 +127,17 @@ class ThreadPoolExecutor final : public LocalExecutor {
   std::atomic<std::uint64_t> generation_{0};  ///< batches published
   std::atomic<int> pending_{0};               ///< workers still on the current batch
   std::atomic<bool> stopping_{false};
-  std::atomic<int> asleep_{0};  ///< workers asleep on start_
+  std::atomic<int> asleep_{0};   ///< workers asleep on start_
   Batch* batch_ = nullptr;       ///< the current batch: orders …
   PlainBatch* plain_ = nullptr;  ///< … or plain entries
   std::vector<int> active_;      ///< indices of the active orders of the current batch
   std::size_t jobs_ = 0;         ///< active orders or plain entries
   // the sharing decision, in tick_clock ticks
-  std::vector<std::uint64_t> lane_ticks_;  ///< per lane: its work in the current batch
-  double work_ticks_ = -1.0;               ///< running mean of a batch's work (< 0: not yet known)
-  double handoff_ticks_ = 0.0;             ///< running mean of a hand-off's cost
-  std::size_t decided_jobs_ = 0;           ///< the batch size pays_ was decided for (0: not yet)
-  bool pays_ = false;                      ///< sharing_pays(work_ticks_, handoff_ticks_, lanes of decided_jobs_)
+  std::vector<std::uint64_t> lane_ticks_;       ///< per lane: its work in the current batch
+  double work_ticks_ = -1.0;                    ///< running mean of a batch's work (< 0: not yet known)
+  double handoff_ticks_ = 0.0;                  ///< running mean of a hand-off's cost
+  std::size_t decided_jobs_ = 0;                ///< the batch size pays_ was decided for (0: not yet)
+  bool pays_ = false;                           ///< sharing_pays(work_ticks_, handoff_ticks_, lanes of decided_jobs_)
   static constexpr double kMeanWeight = 0.125;  ///< of the newest batch in the running means
   static constexpr std::int64_t kFarTimingPeriod = 64;
   std::int64_t timing_period_ = System::kTimingPeriod;  ///< inline batches per timed one (decide)

@@ -4,10 +4,10 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <thread>
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -81,8 +81,8 @@ MpiExecutor::MpiExecutor(const SystemCatalog& catalog, int ranks) : ranks_(ranks
   running_ = true;
   // the workers report what they built
   receive_from_workers();
-  const std::string failures = decode_descriptions(receive_.data(), receive_.size(), descriptions_,
-                                                   [&](int s) { return place(s); });
+  const std::string failures =
+      decode_descriptions(receive_.data(), receive_.size(), descriptions_, [&](int s) { return place(s); });
   if (!failures.empty()) {
     shutdown();
     throw Error(failures);
@@ -113,7 +113,9 @@ std::string MpiExecutor::name() const { return fmt::format("mpi ({} workers)", r
 void MpiExecutor::execute(Batch& batch) {
   const int systems = static_cast<int>(names_.size());
   for (auto& bytes : outgoing_) bytes.clear();
-  if (!encode_orders(batch, [&](int s) { return owner_rank(s, systems, ranks_); }, outgoing_)) return;
+  if (!encode_orders(
+          batch, [&](int s) { return owner_rank(s, systems, ranks_); }, outgoing_))
+    return;
   if (!running_) throw Error("MPI executor: the workers have been shut down");
   // orders out
   int command = kExecute;
@@ -122,7 +124,8 @@ void MpiExecutor::execute(Batch& batch) {
   for (int r = 0; r < ranks_; ++r) {
     counts_[static_cast<std::size_t>(r)] = static_cast<int>(outgoing_[static_cast<std::size_t>(r)].size());
     displacements_[static_cast<std::size_t>(r)] = static_cast<int>(send_.size());
-    send_.insert(send_.end(), outgoing_[static_cast<std::size_t>(r)].begin(), outgoing_[static_cast<std::size_t>(r)].end());
+    send_.insert(send_.end(), outgoing_[static_cast<std::size_t>(r)].begin(),
+                 outgoing_[static_cast<std::size_t>(r)].end());
   }
   int mine = 0;
   scatter(counts_.data(), mine);
@@ -143,7 +146,6 @@ void MpiExecutor::receive_from_workers() {
   receive_.resize(static_cast<std::size_t>(total));
   gatherv(nullptr, 0, receive_.data(), counts_.data(), displacements_.data());
 }
-
 
 // --- ranks 1…n ----------------------------------------------------------------------------------
 

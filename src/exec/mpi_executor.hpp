@@ -62,7 +62,7 @@ class MpiExecutor final : public RemoteExecutor {
   void receive_from_workers();
 
   int ranks_ = 1;
-  std::vector<std::vector<char>> outgoing_;      ///< per rank
+  std::vector<std::vector<char>> outgoing_;  ///< per rank
   std::vector<char> send_, receive_;
   std::vector<int> counts_, displacements_;
   bool running_ = false;

@@ -26,23 +26,23 @@
 namespace cosima {
 
 struct Order {
-  bool active = false;    ///< part of the batch
-  bool restore = false;   ///< back to the system's snapshot (rollback)
-  bool save = false;      ///< take (or overwrite) the system's snapshot
+  bool active = false;                                           ///< part of the batch
+  bool restore = false;                                          ///< back to the system's snapshot (rollback)
+  bool save = false;                                             ///< take (or overwrite) the system's snapshot
   double initialize = std::numeric_limits<double>::quiet_NaN();  ///< enter initialization at this time
-  bool exit_initialization = false;  ///< leave initialization, after the inputs are set
-  std::optional<EstimatorOptions> configure_estimator;             ///< (re)create the system's COSTARICA estimator
+  bool exit_initialization = false;                              ///< leave initialization, after the inputs are set
+  std::optional<EstimatorOptions> configure_estimator;           ///< (re)create the system's COSTARICA estimator
   bool set_inputs = false;
   InputPolynomials inputs;  ///< in s = t − time()
   double step = 0.0;        ///< integrate by this much (0: no step)
   /// A discontinuity at the system's time: System::handle_pending_events (to the right limits at a
   /// time event; nothing when none is pending) and the estimator restarts
   bool handle_events = false;
-  int read_order = -1;      ///< read outputs (0) and their derivatives up to this order; −1: none
+  int read_order = -1;  ///< read outputs (0) and their derivatives up to this order; −1: none
   bool read_states = false;
   bool estimate_begin = false;  ///< estimator update 1 with estimate_u_now
   Eigen::VectorXd estimate_u_now;
-  double estimate_h = 0.0;  ///< > 0: estimator update 2 for this step size
+  double estimate_h = 0.0;         ///< > 0: estimator update 2 for this step size
   std::vector<std::string> watch;  ///< System::watch_variables with these names (empty: as before)
   bool read_variables = false;     ///< read the watched variables (System::read_variables)
 
@@ -51,16 +51,16 @@ struct Order {
 };
 
 struct Reply {
-  StepResult result;           ///< of the step (ok when there was none)
-  double time = 0.0;           ///< the system's time once the order is carried out
+  StepResult result;                                            ///< of the step (ok when there was none)
+  double time = 0.0;                                            ///< the system's time once the order is carried out
   double next_event = std::numeric_limits<double>::infinity();  ///< System::next_event_time()
-  bool event_pending = false;  ///< System::event_pending()
-  Eigen::MatrixXd outputs;     ///< n_out × (read_order + 1): column k is d^k y / dt^k
+  bool event_pending = false;                                   ///< System::event_pending()
+  Eigen::MatrixXd outputs;                                      ///< n_out × (read_order + 1): column k is d^k y / dt^k
   Eigen::VectorXd states;
-  bool estimate_ok = true;     ///< update 2 succeeded (else result.reason says why)
-  LinearResponse response;     ///< after update 2: G_V and G_D only (P, R are folded into K_V, K_D)
+  bool estimate_ok = true;  ///< update 2 succeeded (else result.reason says why)
+  LinearResponse response;  ///< after update 2: G_V and G_D only (P, R are folded into K_V, K_D)
   Eigen::VectorXd constant_value, constant_derivative;  ///< K_V, K_D
-  Eigen::VectorXd variables;   ///< the watched variables, when read
+  Eigen::VectorXd variables;                            ///< the watched variables, when read
 };
 
 /// The orders and replies of one batch, one slot per system, reused from step to step.
@@ -136,7 +136,7 @@ class PlainBatch {
 struct SystemHost {
   System* system = nullptr;
   StateId snapshot = -1;
-  Eigen::Index watched = 0;  ///< how many variables the system was told to watch
+  Eigen::Index watched = 0;                    ///< how many variables the system was told to watch
   std::unique_ptr<OutputEstimator> estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
 };
 

@@ -39,7 +39,8 @@ bool write_all(int fd, const char* data, std::size_t size) {
 
 bool send_frame(int fd, const std::vector<char>& bytes) {
   const auto length = static_cast<std::uint64_t>(bytes.size());
-  return write_all(fd, reinterpret_cast<const char*>(&length), sizeof length) && write_all(fd, bytes.data(), bytes.size());
+  return write_all(fd, reinterpret_cast<const char*>(&length), sizeof length) &&
+         write_all(fd, bytes.data(), bytes.size());
 }
 
 enum class Received : std::uint8_t { frame, closed, timeout };
@@ -68,7 +69,8 @@ Received read_all(int fd, char* data, std::size_t size, std::optional<Clock::tim
 
 Received read_frame(int fd, std::vector<char>& bytes, std::optional<Clock::time_point> deadline) {
   std::uint64_t length = 0;
-  if (const Received r = read_all(fd, reinterpret_cast<char*>(&length), sizeof length, deadline); r != Received::frame) {
+  if (const Received r = read_all(fd, reinterpret_cast<char*>(&length), sizeof length, deadline);
+      r != Received::frame) {
     return r;
   }
   bytes.resize(static_cast<std::size_t>(length));
@@ -76,8 +78,8 @@ Received read_frame(int fd, std::vector<char>& bytes, std::optional<Clock::time_
 }
 
 /// The child: builds its systems, describes them, then carries out orders until shut down.
-[[noreturn]] void child_main(const SystemCatalog& catalog, const std::vector<int>& systems, int socket, const std::string& tmp,
-                             ForeignCall* call, int* system_in_flight) {
+[[noreturn]] void child_main(const SystemCatalog& catalog, const std::vector<int>& systems, int socket,
+                             const std::string& tmp, ForeignCall* call, int* system_in_flight) {
   forget_emergency_flushes();  // the parent's result streams are the parent's
   mirror_foreign_calls(call);
   std::signal(SIGINT, SIG_IGN);  // Ctrl-C reaches the whole group: the parent decides when to stop
@@ -112,7 +114,8 @@ std::string signal_text(int signal) {
 ProcessExecutor::ProcessExecutor(const SystemCatalog& catalog, ProcessOptions options)
     : catalog_(catalog), options_(options) {
   const int systems = catalog.size();
-  if (options.processes < 0) throw Error(fmt::format("--executor processes:{}: give a positive count", options.processes));
+  if (options.processes < 0)
+    throw Error(fmt::format("--executor processes:{}: give a positive count", options.processes));
   if (!(options.timeout >= 0.0)) throw Error(fmt::format("--fmu-timeout {} must not be negative", options.timeout));
   const int count = options.processes == 0 ? systems : std::min(options.processes, systems);
   children_.resize(static_cast<std::size_t>(count));
@@ -156,8 +159,8 @@ ProcessExecutor::ProcessExecutor(const SystemCatalog& catalog, ProcessOptions op
   std::string failures;
   for (std::size_t k = 0; k < children_.size(); ++k) {
     receive(static_cast<int>(k));
-    const std::string failed = decode_descriptions(buffer_.data(), buffer_.size(), descriptions_,
-                                                   [&](int s) { return place(s); });
+    const std::string failed =
+        decode_descriptions(buffer_.data(), buffer_.size(), descriptions_, [&](int s) { return place(s); });
     if (!failed.empty()) failures += (failures.empty() ? "" : "; ") + failed;
   }
   if (!failures.empty()) {
@@ -199,7 +202,7 @@ std::string ProcessExecutor::shut_down(bool report) {
         if (child.shared != nullptr && child.shared->call.function != nullptr) {
           during = fmt::format(" in {} at t = {}", child.shared->call.function, child.shared->call.time);
         }
-        const std::string how = killed ? "did not end within 5 s of the run's end and was killed"
+        const std::string how = killed                ? "did not end within 5 s of the run's end and was killed"
                                 : WIFSIGNALED(status) ? fmt::format("died of {}", signal_text(WTERMSIG(status)))
                                                       : fmt::format("exited with status {}", WEXITSTATUS(status));
         failures += fmt::format("{}{}: its process {} {} while shutting down{}", failures.empty() ? "" : "; ",
@@ -227,7 +230,8 @@ std::string ProcessExecutor::who(int k) const {
   int s = child.shared != nullptr ? child.shared->system : -1;
   if (s < 0 && child.systems.size() == 1) s = child.systems.front();
   if (s < 0) {
-    return fmt::format("process {} (systems of index {}…)", child.pid, child.systems.empty() ? -1 : child.systems.front());
+    return fmt::format("process {} (systems of index {}…)", child.pid,
+                       child.systems.empty() ? -1 : child.systems.front());
   }
   const std::filesystem::path& fmu = catalog_.fmus[static_cast<std::size_t>(s)];
   return fmt::format("system '{}'{}", catalog_.names[static_cast<std::size_t>(s)],
@@ -252,7 +256,9 @@ void ProcessExecutor::send(int k, const std::vector<char>& frame) {
 void ProcessExecutor::receive(int k) {
   Child& child = children_[static_cast<std::size_t>(k)];
   std::optional<Clock::time_point> deadline;
-  if (options_.timeout > 0.0) deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout));
+  if (options_.timeout > 0.0)
+    deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout));
   const Received r = read_frame(child.socket, buffer_, deadline);
   if (r == Received::frame) return;
   int status = 0;
@@ -279,7 +285,9 @@ std::string ProcessExecutor::place(int system) const {
 
 void ProcessExecutor::execute(Batch& batch) {
   for (auto& frame : frames_) frame.clear();
-  if (!encode_orders(batch, [&](int s) { return child_of(s); }, frames_)) return;
+  if (!encode_orders(
+          batch, [&](int s) { return child_of(s); }, frames_))
+    return;
   if (!running_) throw Error("process executor: the processes have been shut down");
   for (std::size_t k = 0; k < children_.size(); ++k) {
     if (!frames_[k].empty()) send(static_cast<int>(k), frames_[k]);
@@ -293,6 +301,5 @@ void ProcessExecutor::execute(Batch& batch) {
   }
   if (failure.first >= 0) throw Error(fmt::format("{}: {}", place(failure.first), failure.second));
 }
-
 
 }  // namespace cosima

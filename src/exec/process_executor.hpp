@@ -54,10 +54,10 @@ class ProcessExecutor final : public RemoteExecutor {
   struct Child {
     pid_t pid = -1;
     int socket = -1;
-    std::string temporary;          ///< the child's TMPDIR
-    SharedPage* shared = nullptr;   ///< mmap'ed, MAP_SHARED
+    std::string temporary;         ///< the child's TMPDIR
+    SharedPage* shared = nullptr;  ///< mmap'ed, MAP_SHARED
     std::vector<int> systems;
-    std::vector<char> frame;        ///< outgoing orders of the current batch
+    std::vector<char> frame;  ///< outgoing orders of the current batch
   };
 
   [[nodiscard]] int child_of(int system) const { return child_of_system_[static_cast<std::size_t>(system)]; }

@@ -11,7 +11,6 @@ namespace cosima {
 
 namespace {
 
-
 void write_order(wire::Writer& w, const Order& o) {
   w.put(static_cast<std::uint8_t>(o.restore));
   w.put(static_cast<std::uint8_t>(o.save));
@@ -72,7 +71,8 @@ void read_order(wire::Reader& r, Order& o) {
 
 /// A reply and the system's counters; `failure` is the text of an exception thrown while carrying
 /// the order out (empty: none). Which parts travel follows from the order, known on both sides.
-void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const System& system, const std::string& failure) {
+void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const System& system,
+                 const std::string& failure) {
   w.put(failure);
   w.put(static_cast<std::uint8_t>(reply.result.status));
   w.put(reply.result.reason);
@@ -163,7 +163,8 @@ void describe(const System& system, wire::Writer& w) {
   names(system.output_names());
   names(system.state_names());
   for (int o = 0; o < system.output_count(); ++o) {
-    for (int i = 0; i < system.input_count(); ++i) w.put(static_cast<std::uint8_t>(system.output_depends_on_input(o, i)));
+    for (int i = 0; i < system.input_count(); ++i)
+      w.put(static_cast<std::uint8_t>(system.output_depends_on_input(o, i)));
   }
   for (Capability c : kAllCapabilities) w.put(static_cast<std::uint8_t>(system.has(c)));
   for (Capability c : kAllCapabilities) w.put(static_cast<std::uint8_t>(system.emulated_capabilities().has(c)));
@@ -181,7 +182,8 @@ void describe(const System& system, wire::Writer& w) {
 
 // --- RemoteSystem ---------------------------------------------------------------------------------
 
-RemoteSystem::RemoteSystem(RemoteChannel& channel, int index, const std::string& name, const std::vector<char>& description)
+RemoteSystem::RemoteSystem(RemoteChannel& channel, int index, const std::string& name,
+                           const std::vector<char>& description)
     : System(name), channel_(&channel), index_(index) {
   wire::Reader r(description.data(), description.size());
   const auto names = [&](std::vector<std::string>& list) {
@@ -212,7 +214,8 @@ RemoteSystem::RemoteSystem(RemoteChannel& channel, int index, const std::string&
 
 std::string RemoteSystem::variable_description(std::string_view name) const {
   if (const int o = output_index(name); o >= 0) return descriptions_[static_cast<std::size_t>(o)];
-  if (const int x = state_index(name); x >= 0) return descriptions_[outputs_names_.size() + static_cast<std::size_t>(x)];
+  if (const int x = state_index(name); x >= 0)
+    return descriptions_[outputs_names_.size() + static_cast<std::size_t>(x)];
   return {};
 }
 
@@ -237,15 +240,17 @@ void RemoteSystem::set_parameter(const std::string& parameter, double /*value*/)
 }
 
 std::string RemoteSystem::string_output(int output) const {
-  throw Error(fmt::format("system '{}' runs in {}: its String output '{}' is not exchanged out of process (use "
-                          "--executor sequential or threads:N)",
-                          name(), channel_->place(index_), outputs_names_[static_cast<std::size_t>(output)]));
+  throw Error(
+      fmt::format("system '{}' runs in {}: its String output '{}' is not exchanged out of process (use "
+                  "--executor sequential or threads:N)",
+                  name(), channel_->place(index_), outputs_names_[static_cast<std::size_t>(output)]));
 }
 
 void RemoteSystem::set_string_input(int input, const std::string& /*value*/) {
-  throw Error(fmt::format("system '{}' runs in {}: its String input '{}' is not exchanged out of process (use "
-                          "--executor sequential or threads:N)",
-                          name(), channel_->place(index_), inputs_[static_cast<std::size_t>(input)]));
+  throw Error(
+      fmt::format("system '{}' runs in {}: its String input '{}' is not exchanged out of process (use "
+                  "--executor sequential or threads:N)",
+                  name(), channel_->place(index_), inputs_[static_cast<std::size_t>(input)]));
 }
 
 void RemoteSystem::enter_initialization(double t_start) {
@@ -275,8 +280,8 @@ void RemoteSystem::update(const Order& order, const Reply& reply, const Counters
   next_event_ = reply.next_event;
   event_pending_ = reply.event_pending;
   set_counters(counters.integrations, counters.seconds);
-  const bool changed = order.restore || !std::isnan(order.initialize) || order.exit_initialization || order.set_inputs ||
-                       order.step > 0.0;
+  const bool changed = order.restore || !std::isnan(order.initialize) || order.exit_initialization ||
+                       order.set_inputs || order.step > 0.0;
   if (changed) outputs_valid_ = false;
   if (order.read_order >= 0 && reply.result.ok() && reply.outputs.cols() > 0) {
     outputs_ = reply.outputs.col(0);
@@ -328,7 +333,9 @@ void RemoteSystem::compute_states(Eigen::Ref<Eigen::VectorXd> x) const {
   x = channel_->call(index_, o).states;
 }
 
-void RemoteSystem::compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> /*dx*/) const { remote_only("state derivatives"); }
+void RemoteSystem::compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> /*dx*/) const {
+  remote_only("state derivatives");
+}
 const Linearization& RemoteSystem::compute_linearization() { remote_only("its linearization"); }
 
 void RemoteSystem::remote_only(const char* what) const {
@@ -355,7 +362,8 @@ void RemoteExecutor::attach(ModularModel& model) {
 
 std::unique_ptr<System> RemoteExecutor::remote_system(const std::string& system) {
   for (std::size_t s = 0; s < names_.size(); ++s) {
-    if (names_[s] == system) return std::make_unique<RemoteSystem>(*this, static_cast<int>(s), system, descriptions_[s]);
+    if (names_[s] == system)
+      return std::make_unique<RemoteSystem>(*this, static_cast<int>(s), system, descriptions_[s]);
   }
   throw Error(fmt::format("{}: no system '{}' in the scenario", name(), system));
 }
@@ -408,9 +416,12 @@ std::string decode_descriptions(const char* data, std::size_t size, std::vector<
     const auto s = r.get<std::int32_t>();
     const bool ok = r.get<std::uint8_t>() != 0;
     const std::string text = r.get_string();
-    if (s < 0 || static_cast<std::size_t>(s) >= descriptions.size()) throw Error(fmt::format("a description of system {}", s));
-    if (ok) descriptions[static_cast<std::size_t>(s)].assign(text.begin(), text.end());
-    else failures += fmt::format("{}{}: {}", failures.empty() ? "" : "; ", place(s), text);
+    if (s < 0 || static_cast<std::size_t>(s) >= descriptions.size())
+      throw Error(fmt::format("a description of system {}", s));
+    if (ok)
+      descriptions[static_cast<std::size_t>(s)].assign(text.begin(), text.end());
+    else
+      failures += fmt::format("{}{}: {}", failures.empty() ? "" : "; ", place(s), text);
   }
   return failures;
 }

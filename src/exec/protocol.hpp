@@ -15,8 +15,8 @@
 
 #include "exec/executor.hpp"
 #include "exec/order.hpp"
-#include "exec/wire.hpp"
 #include "exec/system_catalog.hpp"
+#include "exec/wire.hpp"
 
 namespace cosima {
 
@@ -45,7 +45,9 @@ class RemoteSystem final : public System {
   [[nodiscard]] const std::vector<std::string>& input_names() const override { return inputs_; }
   [[nodiscard]] const std::vector<std::string>& output_names() const override { return outputs_names_; }
   [[nodiscard]] const std::vector<std::string>& state_names() const override { return states_; }
-  [[nodiscard]] const PortInfo& input_info(int input) const override { return input_ports_[static_cast<std::size_t>(input)]; }
+  [[nodiscard]] const PortInfo& input_info(int input) const override {
+    return input_ports_[static_cast<std::size_t>(input)];
+  }
   [[nodiscard]] const PortInfo& output_info(int output) const override {
     return output_ports_[static_cast<std::size_t>(output)];
   }
@@ -96,8 +98,8 @@ class RemoteSystem final : public System {
   int index_;
   std::vector<std::string> inputs_, outputs_names_, states_;
   std::vector<PortInfo> input_ports_, output_ports_;
-  std::vector<std::string> descriptions_;  ///< of the outputs, then the states
-  std::vector<std::string> variables_;     ///< System::variable_names of the system
+  std::vector<std::string> descriptions_;   ///< of the outputs, then the states
+  std::vector<std::string> variables_;      ///< System::variable_names of the system
   mutable std::vector<std::string> watch_;  ///< chosen by watch_variables, not yet sent
   std::vector<bool> feedthrough_;
   double next_event_ = std::numeric_limits<double>::infinity();  ///< as of the last reply
@@ -156,7 +158,8 @@ class SystemServer {
   [[nodiscard]] const std::vector<char>& descriptions() const { return descriptions_; }
   /// Carries out the (s, order) pairs of one frame, in the order received; writes (s, reply) pairs.
   /// `before` is told which system is about to carry out its order.
-  void serve(const char* data, std::size_t size, std::vector<char>& replies, const std::function<void(int)>& before = {});
+  void serve(const char* data, std::size_t size, std::vector<char>& replies,
+             const std::function<void(int)>& before = {});
 
  private:
   struct Owned {

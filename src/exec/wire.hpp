@@ -17,7 +17,7 @@ class Writer {
  public:
   explicit Writer(std::vector<char>& bytes) : bytes_(bytes) {}
   template <typename T>
-    requires std::is_trivially_copyable_v<T>
+  requires std::is_trivially_copyable_v<T>
   void put(const T& value) {
     const auto* p = reinterpret_cast<const char*>(&value);
     bytes_.insert(bytes_.end(), p, p + sizeof(T));
@@ -43,8 +43,7 @@ class Reader {
  public:
   Reader(const char* data, std::size_t size) : data_(data), size_(size) {}
   template <typename T>
-    requires std::is_trivially_copyable_v<T>
-  T get() {
+  requires std::is_trivially_copyable_v<T> T get() {
     need(sizeof(T));
     T value;
     std::memcpy(&value, data_ + at_, sizeof(T));

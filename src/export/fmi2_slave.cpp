@@ -26,13 +26,16 @@ fmi2Status status(Status s) { return static_cast<fmi2Status>(s); }
 
 COSIMA_FMI_EXPORT const char* fmi2GetTypesPlatform() { return "default"; }
 COSIMA_FMI_EXPORT const char* fmi2GetVersion() { return "2.0"; }
-COSIMA_FMI_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component, fmi2Boolean, std::size_t, const fmi2String[]) { return fmi2OK; }
+COSIMA_FMI_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component, fmi2Boolean, std::size_t, const fmi2String[]) {
+  return fmi2OK;
+}
 
 COSIMA_FMI_EXPORT fmi2Component fmi2Instantiate(fmi2String instance, fmi2Type type, fmi2String guid, fmi2String,
                                                 const fmi2CallbackFunctions* callbacks, fmi2Boolean, fmi2Boolean) {
   if (callbacks == nullptr || instance == nullptr) return nullptr;
   auto refuse = [&](const std::string& why) -> fmi2Component {
-    if (callbacks->logger != nullptr) callbacks->logger(callbacks->componentEnvironment, instance, fmi2Error, "error", "%s", why.c_str());
+    if (callbacks->logger != nullptr)
+      callbacks->logger(callbacks->componentEnvironment, instance, fmi2Error, "error", "%s", why.c_str());
     return nullptr;
   };
   if (type != fmi2CoSimulation && type != fmi2ModelExchange) return refuse("unknown fmi2Type");
@@ -67,10 +70,12 @@ COSIMA_FMI_EXPORT fmi2Status fmi2Reset(fmi2Component c) { return status(slave(c)
 COSIMA_FMI_EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], std::size_t n, fmi2Real v[]) {
   return status(slave(c)->get_real("fmi2GetReal", vr, n, v, n));
 }
-COSIMA_FMI_EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], std::size_t n, const fmi2Real v[]) {
+COSIMA_FMI_EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], std::size_t n,
+                                         const fmi2Real v[]) {
   return status(slave(c)->set_real("fmi2SetReal", vr, n, v, n));
 }
-COSIMA_FMI_EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], std::size_t n, fmi2Integer v[]) {
+COSIMA_FMI_EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], std::size_t n,
+                                            fmi2Integer v[]) {
   return status(slave(c)->get_integer("fmi2GetInteger", vr, n, v, n));
 }
 COSIMA_FMI_EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], std::size_t n,
@@ -80,13 +85,15 @@ COSIMA_FMI_EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueRefe
 COSIMA_FMI_EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference[], std::size_t n, fmi2Boolean[]) {
   return n == 0 ? fmi2OK : status(slave(c)->error("this FMU has no Boolean variables"));
 }
-COSIMA_FMI_EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference[], std::size_t n, const fmi2Boolean[]) {
+COSIMA_FMI_EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference[], std::size_t n,
+                                            const fmi2Boolean[]) {
   return n == 0 ? fmi2OK : status(slave(c)->error("this FMU has no Boolean variables"));
 }
 COSIMA_FMI_EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference[], std::size_t n, fmi2String[]) {
   return n == 0 ? fmi2OK : status(slave(c)->error("this FMU has no String variables"));
 }
-COSIMA_FMI_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference[], std::size_t n, const fmi2String[]) {
+COSIMA_FMI_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference[], std::size_t n,
+                                           const fmi2String[]) {
   return n == 0 ? fmi2OK : status(slave(c)->error("this FMU has no String variables"));
 }
 COSIMA_FMI_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* s) {
@@ -95,7 +102,9 @@ COSIMA_FMI_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* s) {
 COSIMA_FMI_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s) {
   return status(slave(c)->set_state("fmi2SetFMUstate", s));
 }
-COSIMA_FMI_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* s) { return status(slave(c)->free_state(s)); }
+COSIMA_FMI_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* s) {
+  return status(slave(c)->free_state(s));
+}
 COSIMA_FMI_EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate, std::size_t*) {
   return status(slave(c)->error("canSerializeFMUstate is false"));
 }
@@ -122,7 +131,9 @@ COSIMA_FMI_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h,
   cosima::fmu_export::StepReport report;
   return status(slave(c)->do_step("fmi2DoStep", t, h, report));  // FMI 2.0: a termination is an error
 }
-COSIMA_FMI_EXPORT fmi2Status fmi2CancelStep(fmi2Component c) { return status(slave(c)->error("fmi2DoStep is synchronous")); }
+COSIMA_FMI_EXPORT fmi2Status fmi2CancelStep(fmi2Component c) {
+  return status(slave(c)->error("fmi2DoStep is synchronous"));
+}
 COSIMA_FMI_EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind, fmi2Status*) {
   return status(slave(c)->error("fmi2GetStatus: no asynchronous step"));
 }
@@ -144,7 +155,9 @@ COSIMA_FMI_EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2Stat
 }
 
 // Model Exchange functions (FMI 2.0 §3.2.2)
-COSIMA_FMI_EXPORT fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t) { return status(slave(c)->set_time("fmi2SetTime", t)); }
+COSIMA_FMI_EXPORT fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t) {
+  return status(slave(c)->set_time("fmi2SetTime", t));
+}
 COSIMA_FMI_EXPORT fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], std::size_t nx) {
   return status(slave(c)->set_continuous_states("fmi2SetContinuousStates", x, nx));
 }
@@ -193,7 +206,7 @@ COSIMA_FMI_EXPORT int cosima_fmu_write_model_description(const char* path, const
     const auto model = cosima::fmu_export::make_exported_model();
     std::ofstream out(path);
     out << cosima::fmu_export::model_description_xml(*model, model_identifier,
-                                                      cosima::fmu_export::exported_flags().can_get_and_set_state);
+                                                     cosima::fmu_export::exported_flags().can_get_and_set_state);
     return out ? 0 : 1;
   } catch (const std::exception&) {
     return 1;

@@ -21,12 +21,12 @@ COSIMA_FMI3_EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String instance
                                                              fmi3Boolean loggingOn,
                                                              fmi3InstanceEnvironment instanceEnvironment,
                                                              fmi3LogMessageCallback logMessage);
-COSIMA_FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
-    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
-    fmi3Boolean loggingOn, fmi3Boolean eventModeUsed, fmi3Boolean earlyReturnAllowed,
-    const fmi3ValueReference requiredIntermediateVariables[], size_t nRequiredIntermediateVariables,
-    fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
-    fmi3IntermediateUpdateCallback intermediateUpdate);
+COSIMA_FMI3_EXPORT fmi3Instance
+fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath,
+                            fmi3Boolean visible, fmi3Boolean loggingOn, fmi3Boolean eventModeUsed,
+                            fmi3Boolean earlyReturnAllowed, const fmi3ValueReference requiredIntermediateVariables[],
+                            size_t nRequiredIntermediateVariables, fmi3InstanceEnvironment instanceEnvironment,
+                            fmi3LogMessageCallback logMessage, fmi3IntermediateUpdateCallback intermediateUpdate);
 COSIMA_FMI3_EXPORT fmi3Instance fmi3InstantiateScheduledExecution(
     fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
     fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
@@ -44,7 +44,7 @@ COSIMA_FMI3_EXPORT fmi3Status fmi3Reset(fmi3Instance instance);
 
 #define COSIMA_FMI3_GET_SET(Type)                                                                                \
   COSIMA_FMI3_EXPORT fmi3Status fmi3Get##Type(fmi3Instance instance, const fmi3ValueReference valueReferences[], \
-                                              size_t nValueReferences, fmi3##Type values[], size_t nValues);      \
+                                              size_t nValueReferences, fmi3##Type values[], size_t nValues);     \
   COSIMA_FMI3_EXPORT fmi3Status fmi3Set##Type(fmi3Instance instance, const fmi3ValueReference valueReferences[], \
                                               size_t nValueReferences, const fmi3##Type values[], size_t nValues);
 COSIMA_FMI3_GET_SET(Float32)
@@ -133,7 +133,8 @@ COSIMA_FMI3_EXPORT fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fm
 COSIMA_FMI3_EXPORT fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance);
 COSIMA_FMI3_EXPORT fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance,
                                                           fmi3Boolean noSetFMUStatePriorToCurrentPoint,
-                                                          fmi3Boolean* enterEventMode, fmi3Boolean* terminateSimulation);
+                                                          fmi3Boolean* enterEventMode,
+                                                          fmi3Boolean* terminateSimulation);
 COSIMA_FMI3_EXPORT fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time);
 COSIMA_FMI3_EXPORT fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 continuousStates[],
                                                       size_t nContinuousStates);
@@ -150,13 +151,15 @@ COSIMA_FMI3_EXPORT fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance insta
 
 // --- Co-Simulation (§4.3) ---------------------------------------------------------------------------
 COSIMA_FMI3_EXPORT fmi3Status fmi3EnterStepMode(fmi3Instance instance);
-COSIMA_FMI3_EXPORT fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance, const fmi3ValueReference valueReferences[],
+COSIMA_FMI3_EXPORT fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance,
+                                                       const fmi3ValueReference valueReferences[],
                                                        size_t nValueReferences, const fmi3Int32 orders[],
                                                        fmi3Float64 values[], size_t nValues);
 COSIMA_FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoint,
-                                         fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
-                                         fmi3Boolean* eventHandlingNeeded, fmi3Boolean* terminateSimulation,
-                                         fmi3Boolean* earlyReturn, fmi3Float64* lastSuccessfulTime);
+                                         fmi3Float64 communicationStepSize,
+                                         fmi3Boolean noSetFMUStatePriorToCurrentPoint, fmi3Boolean* eventHandlingNeeded,
+                                         fmi3Boolean* terminateSimulation, fmi3Boolean* earlyReturn,
+                                         fmi3Float64* lastSuccessfulTime);
 
 // --- Scheduled Execution (§5.2) -----------------------------------------------------------------------
 COSIMA_FMI3_EXPORT fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference clockReference,

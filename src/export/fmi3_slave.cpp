@@ -69,19 +69,21 @@ fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String in
 
 fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String instantiationToken, fmi3String,
                                          fmi3Boolean, fmi3Boolean, fmi3Boolean eventModeUsed, fmi3Boolean,
-                                         const fmi3ValueReference[], size_t, fmi3InstanceEnvironment instanceEnvironment,
-                                         fmi3LogMessageCallback logMessage, fmi3IntermediateUpdateCallback) {
+                                         const fmi3ValueReference[], size_t,
+                                         fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
+                                         fmi3IntermediateUpdateCallback) {
   // earlyReturnAllowed: fmi3DoStep never returns early; no intermediate update is provided
-  return instantiate(instanceName, instantiationToken, false, instanceEnvironment, logMessage,
-                     eventModeUsed ? "eventModeUsed: the FMU has no Event Mode in Co-Simulation (hasEventMode=\"false\")"
-                                   : nullptr);
+  return instantiate(
+      instanceName, instantiationToken, false, instanceEnvironment, logMessage,
+      eventModeUsed ? "eventModeUsed: the FMU has no Event Mode in Co-Simulation (hasEventMode=\"false\")" : nullptr);
 }
 
 fmi3Instance fmi3InstantiateScheduledExecution(fmi3String, fmi3String, fmi3String, fmi3Boolean, fmi3Boolean,
                                                fmi3InstanceEnvironment instanceEnvironment,
                                                fmi3LogMessageCallback logMessage, fmi3ClockUpdateCallback,
                                                fmi3LockPreemptionCallback, fmi3UnlockPreemptionCallback) {
-  if (logMessage != nullptr) logMessage(instanceEnvironment, fmi3Error, kCategory, "the FMU has no Scheduled Execution interface");
+  if (logMessage != nullptr)
+    logMessage(instanceEnvironment, fmi3Error, kCategory, "the FMU has no Scheduled Execution interface");
   return nullptr;
 }
 
@@ -112,7 +114,8 @@ fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
                           size_t nValues) {
   return status(slave(instance)->set_real("fmi3SetFloat64", vr, n, values, nValues));
 }
-fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference vr[], size_t n, fmi3Int32 values[], size_t nValues) {
+fmi3Status fmi3GetInt32(fmi3Instance instance, const fmi3ValueReference vr[], size_t n, fmi3Int32 values[],
+                        size_t nValues) {
   return status(slave(instance)->get_integer("fmi3GetInt32", vr, n, values, nValues));
 }
 fmi3Status fmi3SetInt32(fmi3Instance instance, const fmi3ValueReference vr[], size_t n, const fmi3Int32 values[],
@@ -122,11 +125,11 @@ fmi3Status fmi3SetInt32(fmi3Instance instance, const fmi3ValueReference vr[], si
 
 #define COSIMA_FMI3_NO_VARIABLES(Type)                                                                             \
   fmi3Status fmi3Get##Type(fmi3Instance instance, const fmi3ValueReference vr[], size_t n, fmi3##Type[], size_t) { \
-    return status(slave(instance)->no_variables("fmi3Get" #Type, #Type, vr, n));                                  \
-  }                                                                                                              \
+    return status(slave(instance)->no_variables("fmi3Get" #Type, #Type, vr, n));                                   \
+  }                                                                                                                \
   fmi3Status fmi3Set##Type(fmi3Instance instance, const fmi3ValueReference vr[], size_t n, const fmi3##Type[],     \
-                           size_t) {                                                                             \
-    return status(slave(instance)->no_variables("fmi3Set" #Type, #Type, vr, n));                                  \
+                           size_t) {                                                                               \
+    return status(slave(instance)->no_variables("fmi3Set" #Type, #Type, vr, n));                                   \
   }
 COSIMA_FMI3_NO_VARIABLES(Float32)
 COSIMA_FMI3_NO_VARIABLES(Int8)
@@ -140,7 +143,8 @@ COSIMA_FMI3_NO_VARIABLES(Boolean)
 COSIMA_FMI3_NO_VARIABLES(String)
 #undef COSIMA_FMI3_NO_VARIABLES
 
-fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t n, size_t[], fmi3Binary[], size_t) {
+fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t n, size_t[], fmi3Binary[],
+                         size_t) {
   return status(slave(instance)->no_variables("fmi3GetBinary", "Binary", vr, n));
 }
 fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t n, const size_t[],
@@ -201,8 +205,9 @@ fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState, fmi3Byte[]
 fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte[], size_t, fmi3FMUState*) {
   return status(slave(instance)->error("canSerializeFMUState is false"));
 }
-fmi3Status fmi3GetAdjointDerivative(fmi3Instance instance, const fmi3ValueReference[], size_t, const fmi3ValueReference[],
-                                    size_t, const fmi3Float64[], size_t, fmi3Float64[], size_t) {
+fmi3Status fmi3GetAdjointDerivative(fmi3Instance instance, const fmi3ValueReference[], size_t,
+                                    const fmi3ValueReference[], size_t, const fmi3Float64[], size_t, fmi3Float64[],
+                                    size_t) {
   return status(slave(instance)->error("fmi3GetAdjointDerivative: providesAdjointDerivatives is false"));
 }
 fmi3Status fmi3EnterConfigurationMode(fmi3Instance instance) {
@@ -271,10 +276,12 @@ fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance, fmi3Boolean, fmi3B
 fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time) {
   return status(slave(instance)->set_time("fmi3SetTime", time));
 }
-fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 continuousStates[], size_t nContinuousStates) {
+fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 continuousStates[],
+                                   size_t nContinuousStates) {
   return status(slave(instance)->set_continuous_states("fmi3SetContinuousStates", continuousStates, nContinuousStates));
 }
-fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 derivatives[], size_t nContinuousStates) {
+fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 derivatives[],
+                                             size_t nContinuousStates) {
   return status(slave(instance)->get_derivatives("fmi3GetContinuousStateDerivatives", derivatives, nContinuousStates));
 }
 fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndicators[], size_t nEventIndicators) {
@@ -299,7 +306,8 @@ fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t* nConti
 
 fmi3Status fmi3EnterStepMode(fmi3Instance instance) {
   // without Event Mode the FMU is in Step Mode from fmi3ExitInitializationMode on
-  return status(slave(instance)->error("fmi3EnterStepMode: the FMU has no Event Mode in Co-Simulation (hasEventMode=\"false\")"));
+  return status(
+      slave(instance)->error("fmi3EnterStepMode: the FMU has no Event Mode in Co-Simulation (hasEventMode=\"false\")"));
 }
 fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance, const fmi3ValueReference vr[], size_t n,
                                     const fmi3Int32 orders[], fmi3Float64 values[], size_t nValues) {
@@ -324,7 +332,7 @@ int cosima_fmu_write_model_description_fmi3(const char* path, const char* model_
     const auto model = cosima::fmu_export::make_exported_model();
     std::ofstream out(path);
     out << cosima::fmu_export::model_description_xml_fmi3(*model, model_identifier,
-                                                           cosima::fmu_export::exported_flags().can_get_and_set_state);
+                                                          cosima::fmu_export::exported_flags().can_get_and_set_state);
     return out ? 0 : 1;
   } catch (const std::exception&) {
     return 1;

@@ -17,14 +17,14 @@
 
 namespace {
 
-int fail(const std::string &what) {
+int fail(const std::string& what) {
   std::fprintf(stderr, "cosima_fmu_pack: %s\n", what.c_str());
   return 1;
 }
 
-} // namespace
+}  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: cosima_fmu_pack OUT.fmu STAGE_DIR\n");
     return 2;
@@ -32,38 +32,27 @@ int main(int argc, char **argv) {
   const std::filesystem::path out = argv[1], stage = argv[2];
   std::error_code error;
   std::vector<std::filesystem::path> files;
-  for (std::filesystem::recursive_directory_iterator it(stage, error), end;
-       !error && it != end; it.increment(error)) {
-    if (it->is_regular_file())
-      files.push_back(it->path().lexically_relative(stage));
+  for (std::filesystem::recursive_directory_iterator it(stage, error), end; !error && it != end; it.increment(error)) {
+    if (it->is_regular_file()) files.push_back(it->path().lexically_relative(stage));
   }
-  if (error)
-    return fail(stage.string() + ": " + error.message());
+  if (error) return fail(stage.string() + ": " + error.message());
   std::sort(files.begin(), files.end());
   std::filesystem::remove(out, error);
   int code = 0;
-  zip_t *archive = zip_open(out.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
-  if (archive == nullptr)
-    return fail(out.string() + ": cannot create (libzip error " +
-                std::to_string(code) + ")");
-  for (const auto &relative : files) {
+  zip_t* archive = zip_open(out.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
+  if (archive == nullptr) return fail(out.string() + ": cannot create (libzip error " + std::to_string(code) + ")");
+  for (const auto& relative : files) {
     const std::string name = relative.generic_string();
-    zip_source_t *source =
-        zip_source_file(archive, (stage / relative).c_str(), 0, -1);
-    const zip_int64_t index =
-        source == nullptr
-            ? -1
-            : zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8);
+    zip_source_t* source = zip_source_file(archive, (stage / relative).c_str(), 0, -1);
+    const zip_int64_t index = source == nullptr ? -1 : zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8);
     if (index < 0) {
-      if (source != nullptr)
-        zip_source_free(source);
+      if (source != nullptr) zip_source_free(source);
       const std::string why = zip_strerror(archive);
       zip_discard(archive);
       return fail(name + ": " + why);
     }
     const bool library = name.starts_with("binaries/");
-    if (zip_set_file_compression(archive, static_cast<zip_uint64_t>(index),
-                                 library ? ZIP_CM_STORE : ZIP_CM_DEFLATE,
+    if (zip_set_file_compression(archive, static_cast<zip_uint64_t>(index), library ? ZIP_CM_STORE : ZIP_CM_DEFLATE,
                                  0) != 0) {
       const std::string why = zip_strerror(archive);
       zip_discard(archive);

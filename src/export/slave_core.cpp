@@ -41,9 +41,14 @@ struct SavedState {
 }  // namespace
 
 Slave::Slave(FmiVersion version, std::string instance, bool model_exchange, LogSink log)
-    : version_(version), instance_(std::move(instance)), log_(std::move(log)), model_exchange_(model_exchange),
-      model_(make_exported_model()), real_type_(version == FmiVersion::fmi2 ? "Real" : "Float64"),
-      integer_type_(version == FmiVersion::fmi2 ? "Integer" : "Int32"), phase_(instantiated) {
+    : version_(version),
+      instance_(std::move(instance)),
+      log_(std::move(log)),
+      model_exchange_(model_exchange),
+      model_(make_exported_model()),
+      real_type_(version == FmiVersion::fmi2 ? "Real" : "Float64"),
+      integer_type_(version == FmiVersion::fmi2 ? "Integer" : "Int32"),
+      phase_(instantiated) {
   if (version_ == FmiVersion::fmi2) {
     elements_ = make_variable_table(*model_, SolverDefaults{}).variables;
     for (const ExportedVariable& v : elements_) address(v.is_real ? real_by_vr_ : integer_by_vr_, v.vr, {&v});
@@ -117,7 +122,8 @@ void Slave::build_system() {
   options.atol = solver_.atol;
   options.max_step = solver_.max_step;
   options.steps_per_call = solver_.steps_per_call;
-  system_ = std::make_unique<NativeSystem>(instance_, model_->clone(), make_integrator(kSolverKinds[solver_.kind], options));
+  system_ =
+      std::make_unique<NativeSystem>(instance_, model_->clone(), make_integrator(kSolverKinds[solver_.kind], options));
   system_->initialize(start_);
   system_->set_inputs(inputs_);
 }
@@ -178,7 +184,8 @@ Status Slave::get_real_element(const char* call, const ExportedVariable& v, doub
     case Role::derivative:
     case Role::event_indicator:
       if (model_exchange_) {
-        if (phase_ == instantiated) return error(fmt::format("{}: '{}' is not computed before initialization", call, v.name));
+        if (phase_ == instantiated)
+          return error(fmt::format("{}: '{}' is not computed before initialization", call, v.name));
         value = me_value(v);
         break;
       }
@@ -211,7 +218,8 @@ Status Slave::get_real(const char* call, const unsigned int vr[], std::size_t n,
     std::size_t at = 0;
     for (std::size_t k = 0; k < n; ++k) {
       const Elements* elements = real_elements(vr[k]);
-      if (elements == nullptr) return error(fmt::format("{}: no {} variable with value reference {}", call, real_type_, vr[k]));
+      if (elements == nullptr)
+        return error(fmt::format("{}: no {} variable with value reference {}", call, real_type_, vr[k]));
       if (!fits(call, at, elements->size(), n_values)) return Status::error;
       for (const ExportedVariable* v : *elements) {
         if (const Status status = get_real_element(call, *v, value[at++]); status != Status::ok) return status;
@@ -242,14 +250,16 @@ Status Slave::set_real_element(const char* call, const ExportedVariable& v, doub
   return Status::ok;
 }
 
-Status Slave::set_real(const char* call, const unsigned int vr[], std::size_t n, const double value[], std::size_t n_values) {
+Status Slave::set_real(const char* call, const unsigned int vr[], std::size_t n, const double value[],
+                       std::size_t n_values) {
   if (!allowed(instantiated | initialization | kRunning, call)) return Status::error;
   return guarded([&] {
     bool inputs_changed = false;
     std::size_t at = 0;
     for (std::size_t k = 0; k < n; ++k) {
       const Elements* elements = real_elements(vr[k]);
-      if (elements == nullptr) return error(fmt::format("{}: no {} variable with value reference {}", call, real_type_, vr[k]));
+      if (elements == nullptr)
+        return error(fmt::format("{}: no {} variable with value reference {}", call, real_type_, vr[k]));
       if (!fits(call, at, elements->size(), n_values)) return Status::error;
       for (const ExportedVariable* v : *elements) {
         if (const Status status = set_real_element(call, *v, value[at++], inputs_changed); status != Status::ok) {
@@ -268,19 +278,22 @@ Status Slave::get_integer(const char* call, const unsigned int vr[], std::size_t
   std::size_t at = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const Elements* elements = integer_elements(vr[k]);
-    if (elements == nullptr) return error(fmt::format("{}: no {} variable with value reference {}", call, integer_type_, vr[k]));
+    if (elements == nullptr)
+      return error(fmt::format("{}: no {} variable with value reference {}", call, integer_type_, vr[k]));
     if (!fits(call, at, elements->size(), n_values)) return Status::error;
     for (const ExportedVariable* v : *elements) value[at++] = v->index == 0 ? solver_.kind : solver_.steps_per_call;
   }
   return all_used(call, at, n_values);
 }
 
-Status Slave::set_integer(const char* call, const unsigned int vr[], std::size_t n, const int value[], std::size_t n_values) {
+Status Slave::set_integer(const char* call, const unsigned int vr[], std::size_t n, const int value[],
+                          std::size_t n_values) {
   if (!allowed(instantiated | initialization, call)) return Status::error;
   std::size_t at = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const Elements* elements = integer_elements(vr[k]);
-    if (elements == nullptr) return error(fmt::format("{}: no {} variable with value reference {}", call, integer_type_, vr[k]));
+    if (elements == nullptr)
+      return error(fmt::format("{}: no {} variable with value reference {}", call, integer_type_, vr[k]));
     if (!fits(call, at, elements->size(), n_values)) return Status::error;
     for (const ExportedVariable* v : *elements) {
       const int x = value[at++];
@@ -374,7 +387,8 @@ Status Slave::get_state(const char* call, void** state) {
       saved = new SavedState;
       *state = saved;
     }
-    if (!model_exchange_) saved->id = saved->id < 0 ? system_->save_state() : (system_->save_state(saved->id), saved->id);
+    if (!model_exchange_)
+      saved->id = saved->id < 0 ? system_->save_state() : (system_->save_state(saved->id), saved->id);
     saved->inputs = inputs_;
     saved->t = t_;
     saved->x = x_;
@@ -419,7 +433,8 @@ Status Slave::directional_derivative(const char* call, const unsigned int unknow
     knowns_.clear();
     auto add_unknown = [&](unsigned int vr) {
       const Elements* elements = real_elements(vr);
-      if (elements == nullptr || (elements->front()->role != Role::derivative && elements->front()->role != Role::output)) {
+      if (elements == nullptr ||
+          (elements->front()->role != Role::derivative && elements->front()->role != Role::output)) {
         return false;
       }
       unknowns_.insert(unknowns_.end(), elements->begin(), elements->end());
@@ -441,8 +456,9 @@ Status Slave::directional_derivative(const char* call, const unsigned int unknow
     }
     if (n_unknown == 0) return Status::ok;
     if (knowns_.size() != n_seed || unknowns_.size() != n_sensitivity) {
-      return error(fmt::format("{}: nSeed = {} and nSensitivity = {}, but the knowns have {} and the unknowns {} values",
-                               call, n_seed, n_sensitivity, knowns_.size(), unknowns_.size()));
+      return error(
+          fmt::format("{}: nSeed = {} and nSensitivity = {}, but the knowns have {} and the unknowns {} values", call,
+                      n_seed, n_sensitivity, knowns_.size(), unknowns_.size()));
     }
     for (std::size_t i = 0; i < unknowns_.size(); ++i) {
       const ExportedVariable* u = unknowns_[i];

@@ -94,8 +94,8 @@ class Slave {
 
   // --- directional derivatives (seed / sensitivity: the knowns' / unknowns' elements) ---------------
   Status directional_derivative(const char* call, const unsigned int unknowns[], std::size_t n_unknown,
-                                const unsigned int knowns[], std::size_t n_known, const double seed[], std::size_t n_seed,
-                                double sensitivity[], std::size_t n_sensitivity);
+                                const unsigned int knowns[], std::size_t n_known, const double seed[],
+                                std::size_t n_seed, double sensitivity[], std::size_t n_sensitivity);
 
   // --- Model Exchange (FMI 2.0 §3.2, FMI 3.0 §3.2) -------------------------------------------------
   [[nodiscard]] bool model_exchange() const { return model_exchange_; }

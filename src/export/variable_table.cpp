@@ -18,8 +18,8 @@ VariableTable make_variable_table(const OdeModel& model, const SolverDefaults& s
   const auto& s = model.structure();
   unsigned int real_vr = 0, integer_vr = 0;
   auto add = [&](std::string name, Role role, int index, bool is_real, double start, std::string description) {
-    table.variables.push_back({std::move(name), role, index, is_real ? real_vr++ : integer_vr++, is_real, start,
-                               std::move(description)});
+    table.variables.push_back(
+        {std::move(name), role, index, is_real ? real_vr++ : integer_vr++, is_real, start, std::move(description)});
   };
   for (std::size_t i = 0; i < s.parameters.size(); ++i) {
     add(s.parameters[i].name, Role::parameter, static_cast<int>(i), true, model.parameter(s.parameters[i].name),
@@ -33,7 +33,8 @@ VariableTable make_variable_table(const OdeModel& model, const SolverDefaults& s
   table.first_input_vr = static_cast<int>(real_vr);
   for (std::size_t i = 0; i < s.inputs.size(); ++i) add(s.inputs[i], Role::input, static_cast<int>(i), true, 0.0, "");
   table.first_output_vr = static_cast<int>(real_vr);
-  for (std::size_t i = 0; i < s.outputs.size(); ++i) add(s.outputs[i], Role::output, static_cast<int>(i), true, 0.0, "");
+  for (std::size_t i = 0; i < s.outputs.size(); ++i)
+    add(s.outputs[i], Role::output, static_cast<int>(i), true, 0.0, "");
   table.first_state_vr = static_cast<int>(real_vr);
   // FMI 2.0 §2.2.7: names are unique. A state named like an output (b3.prey's p) is exported as
   // "<name>_state"; the output keeps the model's name.
@@ -119,31 +120,43 @@ std::string fmi2_variables(const VariableTable& table) {
   std::string xml;
   for (std::size_t i = 0; i < table.variables.size(); ++i) {
     const ExportedVariable& v = table.variables[i];
-    const std::string description = v.description.empty() ? "" : fmt::format(" description=\"{}\"", escape(v.description));
+    const std::string description =
+        v.description.empty() ? "" : fmt::format(" description=\"{}\"", escape(v.description));
     const std::string head = fmt::format("    <!-- {} --><ScalarVariable name=\"{}\" valueReference=\"{}\"{}",
                                          static_cast<int>(i) + 1, escape(v.name), v.vr, description);
     switch (v.role) {
       case Role::parameter:
       case Role::solver_real:
-        xml += fmt::format("{} causality=\"parameter\" variability=\"fixed\" initial=\"exact\"><Real start=\"{:.17g}\"/></ScalarVariable>\n",
-                           head, v.start);
+        xml += fmt::format(
+            "{} causality=\"parameter\" variability=\"fixed\" initial=\"exact\"><Real "
+            "start=\"{:.17g}\"/></ScalarVariable>\n",
+            head, v.start);
         break;
       case Role::solver_integer:
-        xml += fmt::format("{} causality=\"parameter\" variability=\"fixed\" initial=\"exact\"><Integer start=\"{}\"/></ScalarVariable>\n",
-                           head, static_cast<int>(v.start));
+        xml += fmt::format(
+            "{} causality=\"parameter\" variability=\"fixed\" initial=\"exact\"><Integer "
+            "start=\"{}\"/></ScalarVariable>\n",
+            head, static_cast<int>(v.start));
         break;
       case Role::input:
-        xml += fmt::format("{} causality=\"input\" variability=\"continuous\"><Real start=\"0\"/></ScalarVariable>\n", head);
+        xml += fmt::format("{} causality=\"input\" variability=\"continuous\"><Real start=\"0\"/></ScalarVariable>\n",
+                           head);
         break;
       case Role::output:
-        xml += fmt::format("{} causality=\"output\" variability=\"continuous\" initial=\"calculated\"><Real/></ScalarVariable>\n", head);
+        xml += fmt::format(
+            "{} causality=\"output\" variability=\"continuous\" initial=\"calculated\"><Real/></ScalarVariable>\n",
+            head);
         break;
       case Role::state:
-        xml += fmt::format("{} causality=\"local\" variability=\"continuous\" initial=\"calculated\"><Real/></ScalarVariable>\n", head);
+        xml += fmt::format(
+            "{} causality=\"local\" variability=\"continuous\" initial=\"calculated\"><Real/></ScalarVariable>\n",
+            head);
         break;
       case Role::derivative:
-        xml += fmt::format("{} causality=\"local\" variability=\"continuous\" initial=\"calculated\"><Real derivative=\"{}\"/></ScalarVariable>\n",
-                           head, state_xml_index_base + v.index);
+        xml += fmt::format(
+            "{} causality=\"local\" variability=\"continuous\" initial=\"calculated\"><Real "
+            "derivative=\"{}\"/></ScalarVariable>\n",
+            head, state_xml_index_base + v.index);
         break;
       case Role::event_indicator: break;  // FMI 3.0 only
     }
@@ -171,7 +184,7 @@ std::string fmi2_model_structure(const OdeModel& model, const VariableTable& tab
   };
   xml += "    <Outputs>\n";
   for (std::size_t o = 0; o < outputs.size(); ++o) {
-    std::vector<int> deps = states;  // outputs may depend on every state ...
+    std::vector<int> deps = states;                    // outputs may depend on every state ...
     for (std::size_t i = 0; i < inputs.size(); ++i) {  // ... and on the inputs with direct feedthrough
       if (model.output_depends_on_input(static_cast<int>(o), static_cast<int>(i))) deps.push_back(inputs[i]);
     }
@@ -290,7 +303,8 @@ Fmi3Table make_fmi3_table(const OdeModel& model, const SolverDefaults& solver) {
     // row-major: sort the elements by their indices
     std::vector<std::size_t> order(group.elements.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return group.indices[a] < group.indices[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return group.indices[a] < group.indices[b]; });
     std::vector<std::size_t> sorted;
     sorted.reserve(order.size());
     for (const std::size_t k : order) sorted.push_back(group.elements[k]);
@@ -360,13 +374,18 @@ std::string fmi3_variable(const Fmi3Table& table, const Fmi3Variable& v, const s
     case Role::solver_integer:
       attributes += fmt::format(" causality=\"parameter\" variability=\"fixed\" initial=\"exact\" start=\"{}\"", start);
       break;
-    case Role::input: attributes += fmt::format(" causality=\"input\" variability=\"continuous\" start=\"{}\"", start); break;
+    case Role::input:
+      attributes += fmt::format(" causality=\"input\" variability=\"continuous\" start=\"{}\"", start);
+      break;
     case Role::output: attributes += " causality=\"output\" variability=\"continuous\" initial=\"calculated\""; break;
     case Role::state:
-    case Role::event_indicator: attributes += " causality=\"local\" variability=\"continuous\" initial=\"calculated\""; break;
+    case Role::event_indicator:
+      attributes += " causality=\"local\" variability=\"continuous\" initial=\"calculated\"";
+      break;
     case Role::derivative:
-      attributes += fmt::format(" causality=\"local\" variability=\"continuous\" initial=\"calculated\" derivative=\"{}\"",
-                                state_vr[static_cast<std::size_t>(first.index)]);
+      attributes +=
+          fmt::format(" causality=\"local\" variability=\"continuous\" initial=\"calculated\" derivative=\"{}\"",
+                      state_vr[static_cast<std::size_t>(first.index)]);
       break;
   }
   const char* tag = v.is_float64 ? "Float64" : "Int32";
@@ -415,7 +434,7 @@ std::string fmi3_model_structure(const OdeModel& model, const Fmi3Table& table) 
   for (const Fmi3Variable* v : states) state_refs.push_back(v->vr);
   for (const Fmi3Variable* output : outputs) {
     std::vector<unsigned int> deps = state_refs;  // outputs may depend on every state ...
-    for (const Fmi3Variable* input : inputs) {     // ... and on the inputs with direct feedthrough
+    for (const Fmi3Variable* input : inputs) {    // ... and on the inputs with direct feedthrough
       bool feedthrough = false;
       for (const std::size_t o : output->elements) {
         for (const std::size_t i : input->elements) {
@@ -429,7 +448,8 @@ std::string fmi3_model_structure(const OdeModel& model, const Fmi3Table& table) 
   std::vector<unsigned int> all = state_refs;
   for (const Fmi3Variable* input : inputs) all.push_back(input->vr);
   for (const Fmi3Variable* d : derivatives) {
-    xml += fmt::format("    <ContinuousStateDerivative valueReference=\"{}\" dependencies=\"{}\"/>\n", d->vr, join(all));
+    xml +=
+        fmt::format("    <ContinuousStateDerivative valueReference=\"{}\" dependencies=\"{}\"/>\n", d->vr, join(all));
   }
   std::vector<unsigned int> initial;
   for (const auto* list : {&outputs, &states, &derivatives}) {

@@ -26,8 +26,8 @@ enum class Role { parameter, solver_real, solver_integer, input, output, state, 
 struct ExportedVariable {
   std::string name;
   Role role;
-  int index;              ///< within its role (parameter #, input #, ...)
-  unsigned int vr;        ///< value reference (Real and Integer are separate spaces)
+  int index;        ///< within its role (parameter #, input #, ...)
+  unsigned int vr;  ///< value reference (Real and Integer are separate spaces)
   bool is_real = true;
   double start = 0.0;
   std::string description;
@@ -58,9 +58,9 @@ struct Fmi3Variable {
   std::string name;
   Role role;
   unsigned int vr;
-  bool is_float64 = true;              ///< else Int32
-  std::vector<std::size_t> elements;   ///< indices into Fmi3Table::elements, row-major
-  std::vector<std::size_t> dimensions; ///< empty: a scalar
+  bool is_float64 = true;               ///< else Int32
+  std::vector<std::size_t> elements;    ///< indices into Fmi3Table::elements, row-major
+  std::vector<std::size_t> dimensions;  ///< empty: a scalar
   std::string description;
 };
 

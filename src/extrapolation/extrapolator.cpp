@@ -46,7 +46,8 @@ ExtrapolationSpec parse_extrapolation(const std::string& text) {
     }
     if (ok && spec.degree >= 0 && spec.frame > spec.degree && spec.degree <= 3 && spec.weight >= 0.0) return spec;
   }
-  throw Error(fmt::format("extrapolation '{}': expected zoh, choptrey, choptrey:ω or poly:δ,λ,ω with 0 ≤ δ ≤ 3, λ > δ, ω ≥ 0", text));
+  throw Error(fmt::format(
+      "extrapolation '{}': expected zoh, choptrey, choptrey:ω or poly:δ,λ,ω with 0 ≤ δ ≤ 3, λ > δ, ω ≥ 0", text));
 }
 
 std::string_view to_string(SignalContext context) {
@@ -63,7 +64,8 @@ std::string_view to_string(SignalContext context) {
 }
 
 SignalExtrapolator::SignalExtrapolator(ExtrapolationSpec spec, ChopolyCache& cache) : spec_(spec), cache_(&cache) {
-  const int memory = spec_.kind == ExtrapolationSpec::Kind::choptrey ? std::max(spec_.memory, 5) : std::max(spec_.frame, 1);
+  const int memory =
+      spec_.kind == ExtrapolationSpec::Kind::choptrey ? std::max(spec_.memory, 5) : std::max(spec_.frame, 1);
   samples_.assign(static_cast<std::size_t>(memory), 0.0);
   if (spec_.kind == ExtrapolationSpec::Kind::choptrey && !(spec_.cliff >= 0.7 && spec_.cliff < 1.0)) {
     throw Error(fmt::format("the cliff threshold Γ = {} must lie in [0.7, 1) (seed 002 eq. 13)", spec_.cliff));

@@ -26,11 +26,11 @@ namespace cosima {
 struct ExtrapolationSpec {
   enum class Kind : std::uint8_t { zoh, poly, choptrey };
   Kind kind = Kind::zoh;
-  int degree = 0, frame = 1;  ///< poly: δ, λ
-  double weight = 0.0;        ///< poly: ω
-  double cliff = 0.9;         ///< choptrey: Γ (eq. 13), 0.7 ≤ Γ < 1
-  double fixed_weight = -1.0; ///< choptrey:ω — ω held fixed instead of chosen in Ω (< 0: dynamic)
-  int memory = 16;            ///< choptrey: Λ, the longest frame kept
+  int degree = 0, frame = 1;   ///< poly: δ, λ
+  double weight = 0.0;         ///< poly: ω
+  double cliff = 0.9;          ///< choptrey: Γ (eq. 13), 0.7 ≤ Γ < 1
+  double fixed_weight = -1.0;  ///< choptrey:ω — ω held fixed instead of chosen in Ω (< 0: dynamic)
+  int memory = 16;             ///< choptrey: Λ, the longest frame kept
 };
 
 /// "zoh" | "poly:δ,λ,ω" | "choptrey" | "choptrey:ω". Throws Error naming a malformed spec.
@@ -69,8 +69,8 @@ class SignalExtrapolator {
     return samples_[(head_ + static_cast<std::size_t>(back)) % samples_.size()];
   }
   std::vector<double> samples_;
-  std::size_t head_ = 0;  ///< where the newest sample is
-  int valid_ = 0;         ///< samples since the last frame reset
+  std::size_t head_ = 0;            ///< where the newest sample is
+  int valid_ = 0;                   ///< samples since the last frame reset
   std::vector<double> weights_;     ///< Ω, or the fixed ω
   std::vector<double> candidates_;  ///< last point's predictions of u_0, per ω in weights_
   bool have_candidates_ = false;

@@ -33,9 +33,12 @@ std::vector<Cell> split(const std::string& line, const std::filesystem::path& pa
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (in_quotes) {
-      if (c != '"') cells.back().text += c;
-      else if (i + 1 < line.size() && line[i + 1] == '"') cells.back().text += line[++i];
-      else in_quotes = false;
+      if (c != '"')
+        cells.back().text += c;
+      else if (i + 1 < line.size() && line[i + 1] == '"')
+        cells.back().text += line[++i];
+      else
+        in_quotes = false;
     } else if (c == '"' && cells.back().text.empty()) {
       in_quotes = cells.back().quoted = true;
     } else if (c == ',') {
@@ -54,7 +57,8 @@ Table read_csv(const std::filesystem::path& path, bool empty_is_nan) {
   // a table is a regular file: a directory or a device (/dev/zero: endless bytes, no line) is refused
   std::error_code error;
   const auto status = std::filesystem::status(path, error);
-  if (std::filesystem::is_directory(status)) throw Error(fmt::format("'{}' is a directory, not a CSV file", path.string()));
+  if (std::filesystem::is_directory(status))
+    throw Error(fmt::format("'{}' is a directory, not a CSV file", path.string()));
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
     throw Error(fmt::format("'{}' is not a regular file (a device or a pipe): give a CSV file", path.string()));
   }
@@ -82,19 +86,22 @@ Table read_csv(const std::filesystem::path& path, bool empty_is_nan) {
     if (line.empty() || line == "\r") continue;
     const auto cells = split(line, path, number);
     if (cells.size() != header.size()) {
-      throw Error(fmt::format("'{}' line {}: {} cells, header has {}", path.string(), number, cells.size(), header.size()));
+      throw Error(
+          fmt::format("'{}' line {}: {} cells, header has {}", path.string(), number, cells.size(), header.size()));
     }
     for (std::size_t c = 0; c < cells.size(); ++c) {
       if (cells[c].quoted && c > 0) {
         if (rows > 0 && is_text[c] == 0) {
-          throw Error(fmt::format("'{}' line {}: column '{}' mixes numbers and text", path.string(), number, header[c].text));
+          throw Error(
+              fmt::format("'{}' line {}: column '{}' mixes numbers and text", path.string(), number, header[c].text));
         }
         is_text[c] = 1;
         texts[c].push_back(cells[c].text);
         continue;
       }
       if (is_text[c] != 0) {
-        throw Error(fmt::format("'{}' line {}: column '{}' mixes numbers and text", path.string(), number, header[c].text));
+        throw Error(
+            fmt::format("'{}' line {}: column '{}' mixes numbers and text", path.string(), number, header[c].text));
       }
       if (empty_is_nan && c > 0 && cells[c].text.empty()) {
         numbers[c].push_back(std::numeric_limits<double>::quiet_NaN());

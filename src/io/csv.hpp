@@ -8,9 +8,9 @@
 namespace cosima {
 
 struct Table {
-  std::vector<std::string> columns;          ///< without "time"
+  std::vector<std::string> columns;  ///< without "time"
   std::vector<double> time;
-  std::vector<std::vector<double>> values;   ///< values[column][row]
+  std::vector<std::vector<double>> values;  ///< values[column][row]
   /// Columns of quoted text (String outputs), kept apart: name and cells.
   std::vector<std::pair<std::string, std::vector<std::string>>> texts;
 

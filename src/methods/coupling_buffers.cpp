@@ -160,8 +160,9 @@ int settle_communication_point(ModularModel& model, Executor& executor, Coupling
   return sweeps;
 }
 
-EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
-                                      Eigen::VectorXd* du, double t, const std::vector<char>* jumped) {
+EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, CouplingBuffers& buffers,
+                                      Eigen::VectorXd& u, Eigen::VectorXd* du, double t,
+                                      const std::vector<char>* jumped) {
   buffers.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
@@ -183,8 +184,10 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
     }
     const int offset = model.output_offset(s), count = model.system(s).output_count();
     buffers.y.segment(offset, count) = reply.outputs.col(0);
-    if (reply.outputs.cols() > 1) dy.segment(offset, count) = reply.outputs.col(1);
-    else restart.derivatives_known = restart.derivatives_known && (du == nullptr || count == 0);
+    if (reply.outputs.cols() > 1)
+      dy.segment(offset, count) = reply.outputs.col(1);
+    else
+      restart.derivatives_known = restart.derivatives_known && (du == nullptr || count == 0);
     restarted[static_cast<std::size_t>(s)] = 1;
   }
   Eigen::VectorXd all_u(model.total_inputs()), all_du(model.total_inputs());
@@ -233,7 +236,8 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
 }
 
 std::string restart_c1_interface(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
-                                 Eigen::VectorXd& du, double t, bool& drop_derivatives, const std::vector<char>* jumped) {
+                                 Eigen::VectorXd& du, double t, bool& drop_derivatives,
+                                 const std::vector<char>* jumped) {
   EventRestart restart = restart_at_discontinuity(model, executor, buffers, u, &du, t, jumped);
   if (!restart.derivatives_known) drop_derivatives = true;
   buffers.u = u;

@@ -30,8 +30,10 @@ class CouplingBuffers {
   /// inputs (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
   /// (Refs: a head or tail of a stacked vector is read in place, not copied.)
   const InputPolynomials& hermite(const ModularModel& model, int s, HermiteKind kind, double h,
-                                  const Eigen::Ref<const Eigen::VectorXd>& v1, const Eigen::Ref<const Eigen::VectorXd>& d1,
-                                  const Eigen::Ref<const Eigen::VectorXd>& v2, const Eigen::Ref<const Eigen::VectorXd>& d2);
+                                  const Eigen::Ref<const Eigen::VectorXd>& v1,
+                                  const Eigen::Ref<const Eigen::VectorXd>& d1,
+                                  const Eigen::Ref<const Eigen::VectorXd>& v2,
+                                  const Eigen::Ref<const Eigen::VectorXd>& d2);
   /// An order for system s that hands over polynomials(s), its held inputs held (see below).
   Order& order_with_inputs(const ModularModel& model, int s);
   /// Copies the outputs (and first derivatives, when read) of the batch's replies into y (and dy).
@@ -92,8 +94,9 @@ struct EventRestart {
 /// first derivatives, with `du`) into buffers.y; the interface values u (and du) fed by them restart
 /// from there. When some of those derivatives are unknown (a system without output derivatives; du
 /// is 0 there) the caller drops the derivative constraint at the next step's start.
-EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
-                                      Eigen::VectorXd* du, double t, const std::vector<char>* jumped = nullptr);
+EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, CouplingBuffers& buffers,
+                                      Eigen::VectorXd& u, Eigen::VectorXd* du, double t,
+                                      const std::vector<char>* jumped = nullptr);
 
 /// restart_at_discontinuity for a method that carries C¹ interface values (u, du) from step to step
 /// (IFOSMONDI, MISSILES): buffers.u follows u, and `drop_derivatives` is set when some restarted

@@ -28,10 +28,11 @@ void CouplingMethod::check_needs(const ModularModel& model, std::string_view hin
     std::string lacks;
     for (const CapabilityNeed& need : needs(system)) {
       if (system.has(need.capability)) continue;
-      lacks += fmt::format("{}{} ({}){}", lacks.empty() ? "" : ", ", to_string(need.capability), fmi_flag(need.capability),
-                           need.why);
+      lacks += fmt::format("{}{} ({}){}", lacks.empty() ? "" : ", ", to_string(need.capability),
+                           fmi_flag(need.capability), need.why);
     }
-    if (!lacks.empty()) missing += fmt::format("{}system '{}' lacks {}", missing.empty() ? "" : "; ", system.name(), lacks);
+    if (!lacks.empty())
+      missing += fmt::format("{}system '{}' lacks {}", missing.empty() ? "" : "; ", system.name(), lacks);
   }
   if (!missing.empty()) throw CapabilityError(fmt::format("method '{}' cannot run: {}{}", name(), missing, hint));
 }

@@ -23,7 +23,7 @@
 namespace cosima {
 
 struct StepReport {
-  double h = 0.0;              ///< step actually taken (0 when terminated before completing it)
+  double h = 0.0;               ///< step actually taken (0 when terminated before completing it)
   std::int64_t iterations = 0;  ///< coupling iterations spent on this step
   std::int64_t rejected = 0;    ///< rejected attempts before it
   bool terminated = false;      ///< a system asked to stop (fmi2Terminated)
@@ -47,10 +47,10 @@ class Executor;
 
 /// How the start of a run went (the run's statistics: "initialization").
 struct InitializationReport {
-  int sweeps = 0;            ///< Gauss–Seidel sweeps in Initialization Mode
+  int sweeps = 0;             ///< Gauss–Seidel sweeps in Initialization Mode
   int newton_iterations = 0;  ///< damped Newton iterations after sweeps that did not contract
-  double residual = 0.0;     ///< max |Φᵀ Y(u) − u| when Initialization Mode was left
-  int settling_sweeps = 0;   ///< sweeps after leaving it (initial events changed some outputs)
+  double residual = 0.0;      ///< max |Φᵀ Y(u) − u| when Initialization Mode was left
+  int settling_sweeps = 0;    ///< sweeps after leaving it (initial events changed some outputs)
 };
 
 /// A capability a method reads of one system, with why (completes "lacks C (flag)…" in a refusal).

@@ -26,11 +26,13 @@ void DefectJacobi::check(const ModularModel& model) const {
   if (!loop.empty()) {
     std::string ports;
     for (const auto& port : loop) ports += (ports.empty() ? "" : " → ") + port;
-    throw Error(fmt::format("defect-jacobi needs a model without algebraic loops (seed 004, Algorithm 1); loop: {}", ports));
+    throw Error(
+        fmt::format("defect-jacobi needs a model without algebraic loops (seed 004, Algorithm 1); loop: {}", ports));
   }
   for (const Orders* orders : {&options_.input_order, &options_.output_order}) {
     for (const auto& [system, order] : orders->by_system) {
-      if (model.system_index(system) < 0) throw Error(fmt::format("defect-jacobi: no system '{}' to give an order", system));
+      if (model.system_index(system) < 0)
+        throw Error(fmt::format("defect-jacobi: no system '{}' to give an order", system));
     }
   }
   for (int s = 0; s < model.system_count(); ++s) {
@@ -49,8 +51,9 @@ void DefectJacobi::check(const ModularModel& model) const {
     const System& system = model.system(s);
     const int n = options_.output_order.of(system.name());
     if (n > 0 && system.max_output_derivative_order() < n) {
-      short_orders += fmt::format("{}system '{}' provides output derivatives up to order {}, output order n = {} needs {}",
-                                  short_orders.empty() ? "" : "; ", system.name(), system.max_output_derivative_order(), n, n);
+      short_orders +=
+          fmt::format("{}system '{}' provides output derivatives up to order {}, output order n = {} needs {}",
+                      short_orders.empty() ? "" : "; ", system.name(), system.max_output_derivative_order(), n, n);
     }
   }
   if (!short_orders.empty()) throw CapabilityError(fmt::format("method 'defect-jacobi' cannot run: {}", short_orders));
@@ -125,7 +128,8 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
   if (!options_.fixed_step && !h_min_given_) {
     const double span = std::isfinite(stop_time()) ? stop_time() - t_start : options_.h1;
     options_.controller.h_min = std::min(1e-6 * span, options_.h1);
-    if (options_.controller.h_max > 0.0) options_.controller.h_min = std::min(options_.controller.h_min, options_.controller.h_max);
+    if (options_.controller.h_max > 0.0)
+      options_.controller.h_min = std::min(options_.controller.h_min, options_.controller.h_max);
     controller_ = std::make_unique<PiController>(options_.controller);
   }
   controller_->reset(options_.h1);
@@ -187,7 +191,8 @@ void DefectJacobi::output_polynomials(const ModularModel& model, double h) {
   // eq. 12: ỹ(t) = Σ_{j ≤ n} y^(j)(T_k) (t − T_k)^j / j!
   output_poly_.setZero();
   for (Eigen::Index o = 0; o < model.total_outputs(); ++o) {
-    for (int j = 0; j <= n_of_output_[static_cast<std::size_t>(o)]; ++j) output_poly_(o, j) = samples_(o, j) / factorial(j);
+    for (int j = 0; j <= n_of_output_[static_cast<std::size_t>(o)]; ++j)
+      output_poly_(o, j) = samples_(o, j) / factorial(j);
   }
   shift_polynomials(output_poly_, -h, shifted_);  // in s = t − T_{k−1}
 }
@@ -285,7 +290,7 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
   // 4. defects on the step
   const double connection = connection_defect(model, h), output = output_defect(model, h);
   const double epsilon = std::max(connection, output);  // eq. 38
-  h_next_ = controller_->next(h, epsilon);               // eq. 39
+  h_next_ = controller_->next(h, epsilon);              // eq. 39
   // held at h_min while the defect asks for less: accepted, but no longer controlled
   report.at_step_floor = !options_.fixed_step && epsilon > options_.controller.tol &&
                          std::abs(h - options_.controller.h_min) <= 1e-9 * options_.controller.h_min;

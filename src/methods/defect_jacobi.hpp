@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "methods/coupling_buffers.hpp"
-#include "methods/initialization.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/initialization.hpp"
 #include "methods/step_size_controller.hpp"
 
 namespace cosima {
@@ -78,10 +78,10 @@ class DefectJacobi final : public CouplingMethod {
   Options options_;
   std::unique_ptr<StepSizeController> controller_;
   CouplingBuffers buffers_;
-  std::vector<int> m_, n_;             ///< per system
-  std::vector<int> n_of_output_;       ///< n of the system producing each global output
-  std::vector<char> coupled_output_;   ///< the output drives an input: its defect δ̂y counts
-  Eigen::MatrixXd samples_;            ///< total_outputs × 4: d^j y/dt^j at the last communication point
+  std::vector<int> m_, n_;            ///< per system
+  std::vector<int> n_of_output_;      ///< n of the system producing each global output
+  std::vector<char> coupled_output_;  ///< the output drives an input: its defect δ̂y counts
+  Eigen::MatrixXd samples_;           ///< total_outputs × 4: d^j y/dt^j at the last communication point
   Eigen::VectorXd y_mid_;
   Eigen::VectorXd u_start_, u_end_;  ///< the inputs at the step's ends (coupling error)
   InputPolynomials output_poly_, shifted_;

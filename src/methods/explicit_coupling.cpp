@@ -13,7 +13,8 @@ namespace cosima {
 void ExplicitCoupling::check(const ModularModel& model) const {
   for (const auto& [system, rate] : options_.rates) {
     if (model.system_index(system) < 0) throw Error(fmt::format("method.rates names no system '{}'", system));
-    if (rate < 1) throw Error(fmt::format("method.rates.{} = {}: a rate is a positive multiple of the base step", system, rate));
+    if (rate < 1)
+      throw Error(fmt::format("method.rates.{} = {}: a rate is a positive multiple of the base step", system, rate));
     if (rate > 1 && options_.scheme != Scheme::jacobi) throw Error("multi-rate stepping (method.rates) needs jacobi");
   }
   if (options_.scheme != Scheme::gauss_seidel || options_.allow_algebraic_loops) return;
@@ -21,10 +22,10 @@ void ExplicitCoupling::check(const ModularModel& model) const {
   if (loop.empty()) return;
   std::string cycle;
   for (const auto& port : loop) cycle += (cycle.empty() ? "" : " -> ") + port;
-  throw Error(fmt::format(
-      "gauss-seidel: algebraic loop through direct feedthrough: {}; no stepping order resolves it "
-      "(use jacobi or an iterative method, or set method.allow_algebraic_loops=true)",
-      cycle));
+  throw Error(
+      fmt::format("gauss-seidel: algebraic loop through direct feedthrough: {}; no stepping order resolves it "
+                  "(use jacobi or an iterative method, or set method.allow_algebraic_loops=true)",
+                  cycle));
 }
 
 void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
@@ -36,8 +37,8 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
       sequence_.push_back(s);
     }
     if (static_cast<int>(sequence_.size()) != model.system_count()) {
-      throw Error(fmt::format("gauss-seidel: method.order must list each of the {} systems once",
-                              model.system_count()));
+      throw Error(
+          fmt::format("gauss-seidel: method.order must list each of the {} systems once", model.system_count()));
     }
   } else {
     for (int s = 0; s < model.system_count(); ++s) sequence_.push_back(s);
@@ -51,7 +52,8 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   extrapolators_.clear();
   for (int g = 0; g < model.total_inputs(); ++g) {
     const auto it = options_.extrapolation_of.find(model.input_label(g));
-    ExtrapolationSpec spec = parse_extrapolation(it != options_.extrapolation_of.end() ? it->second : options_.extrapolation);
+    ExtrapolationSpec spec =
+        parse_extrapolation(it != options_.extrapolation_of.end() ? it->second : options_.extrapolation);
     spec.cliff = options_.cliff;
     spec.memory = options_.memory;
     extrapolators_.emplace_back(spec, chopoly_);
@@ -162,7 +164,8 @@ void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, 
       for (int k = 0; k <= kMaxInputDegree; ++k, scale *= period) p(j, k) = c(k) / scale;  // in s = τ·period
     } else {
       double power = 1.0;  // reach^k
-      for (int k = 0; k <= kMaxInputDegree; ++k, power *= reach) p(j, 0) += c(k) * power / (k + 1);  // mean over the step
+      for (int k = 0; k <= kMaxInputDegree; ++k, power *= reach)
+        p(j, 0) += c(k) * power / (k + 1);  // mean over the step
     }
   }
 }
@@ -177,7 +180,8 @@ std::string ExplicitCoupling::handle_discontinuity(ModularModel& model, double t
   return terminated;
 }
 
-bool ExplicitCoupling::accept(const ModularModel& model, int s, const StepResult& result, double t, StepReport& report) {
+bool ExplicitCoupling::accept(const ModularModel& model, int s, const StepResult& result, double t,
+                              StepReport& report) {
   throw_if_failed(result, model.system(s), t);
   if (result.status == StepResult::Status::terminated) {
     report.terminated = true;
@@ -252,7 +256,7 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
       const Reply& reply = buffers_.batch.reply(s);
       if (!accept(model, s, reply.result, t, report)) return report;
       if (!reply.result.ok()) continue;  // it asked to stop after this step: its outputs were not read
-      if (options_.rates.empty()) {  // one rate: every step ends now, publish at once
+      if (options_.rates.empty()) {      // one rate: every step ends now, publish at once
         buffers_.y.segment(model.output_offset(s), model.system(s).output_count()) = reply.outputs.col(0);
       } else {
         pending_[static_cast<std::size_t>(s)] = reply.outputs.col(0);
@@ -261,7 +265,8 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
     // multi-rate: publish the outputs of any system whose communication step ends now
     const auto publish = [&](int s) {
       if (publish_at_[static_cast<std::size_t>(s)] > t + h_max + tiny) return;
-      buffers_.y.segment(model.output_offset(s), model.system(s).output_count()) = pending_[static_cast<std::size_t>(s)];
+      buffers_.y.segment(model.output_offset(s), model.system(s).output_count()) =
+          pending_[static_cast<std::size_t>(s)];
       publish_at_[static_cast<std::size_t>(s)] = std::numeric_limits<double>::infinity();
     };
     if (!options_.rates.empty()) {
@@ -280,7 +285,8 @@ std::unique_ptr<CouplingMethod> make_explicit_coupling(const OptionReader& optio
   o.scheme = scheme;
   o.order = options.names("order");
   o.allow_algebraic_loops = options.flag("allow_algebraic_loops", false);
-  if (options.has("extrapolation") && options.spec().at("extrapolation").is_object()) {  // by input, "default" for the rest
+  if (options.has("extrapolation") &&
+      options.spec().at("extrapolation").is_object()) {  // by input, "default" for the rest
     for (const auto& [input, value] : options.spec().at("extrapolation").items()) {
       if (!value.is_string()) throw Error(fmt::format("method.extrapolation.{} must be a string", input));
       if (input == "default") {
@@ -300,7 +306,8 @@ std::unique_ptr<CouplingMethod> make_explicit_coupling(const OptionReader& optio
   if (options.has("rates")) {
     if (!options.spec().at("rates").is_object()) throw Error("method.rates must be an object {\"system\": k}");
     for (const auto& [system, value] : options.spec().at("rates").items()) {
-      o.rates[system] = OptionReader::integer_of(value, "rates." + system, -(1 << 30), 1 << 30);  // checked by the method
+      o.rates[system] =
+          OptionReader::integer_of(value, "rates." + system, -(1 << 30), 1 << 30);  // checked by the method
     }
   }
   return std::make_unique<ExplicitCoupling>(std::move(o));

@@ -20,8 +20,8 @@
 
 #include "extrapolation/extrapolator.hpp"
 #include "methods/coupling_buffers.hpp"
-#include "methods/initialization.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/initialization.hpp"
 
 namespace cosima {
 
@@ -80,10 +80,10 @@ class ExplicitCoupling final : public CouplingMethod {
   std::vector<char> settled_;
   ChopolyCache chopoly_;
   std::vector<SignalExtrapolator> extrapolators_;  ///< one per global input
-  std::vector<int> sequence_;  ///< system indices in stepping order
-  std::vector<int> rate_;      ///< k_s
+  std::vector<int> sequence_;                      ///< system indices in stepping order
+  std::vector<int> rate_;                          ///< k_s
   std::vector<char> due_, fresh_;
-  std::vector<char> interpolates_;  ///< system s interpolates polynomial inputs (its capability, read once)
+  std::vector<char> interpolates_;        ///< system s interpolates polynomial inputs (its capability, read once)
   std::vector<Eigen::VectorXd> pending_;  ///< outputs of a system at the end of its current step
   std::vector<double> publish_at_;
   Eigen::VectorXd u_start_, u_end_;  ///< the inputs at the step's ends as the systems used them (coupling error)

@@ -76,7 +76,8 @@ bool Ifosmondi::failed(const ModularModel& model) {
   return false;
 }
 
-bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h, const Eigen::Ref<const Eigen::VectorXd>& u_end,
+bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h,
+                         const Eigen::Ref<const Eigen::VectorXd>& u_end,
                          const Eigen::Ref<const Eigen::VectorXd>& du_end) {
   // the rollback systems integrate for real from their snapshot at t_N, all in one batch
   buffers_.batch.clear();
@@ -96,8 +97,8 @@ bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h, const 
     if (!estimated(s)) continue;
     const int offset = model.output_offset(s), count = model.system(s).output_count();
     estimate_from(estimates_[static_cast<std::size_t>(s)],
-                  buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end), buffers_.y.segment(offset, count),
-                  dy_.segment(offset, count));
+                  buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end),
+                  buffers_.y.segment(offset, count), dy_.segment(offset, count));
   }
   return buffers_.y.allFinite() && dy_.allFinite();
 }
@@ -165,7 +166,8 @@ std::string Ifosmondi::handle_discontinuity(ModularModel& model, double t) {
 }
 
 std::vector<std::pair<std::string, double>> Ifosmondi::totals() const {
-  return {{"jumps_located", static_cast<double>(jumps_located_)}, {"estimated_jumps", static_cast<double>(estimated_jumps_)}};
+  return {{"jumps_located", static_cast<double>(jumps_located_)},
+          {"estimated_jumps", static_cast<double>(estimated_jumps_)}};
 }
 
 void Ifosmondi::save_snapshots(ModularModel& model) {
@@ -270,7 +272,8 @@ void Ifosmondi::accept(ModularModel& model, double t, double h, int jumped, Step
     // an estimated system's real outputs jumped away from its estimate: what it feeds restarts
     // from its real outputs at t + h (it has no rollback to locate the jump)
     ++estimated_jumps_;
-    report.reason = restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
+    report.reason =
+        restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
     coupling_error_.forget_start();  // the interface restarts from right limits: no defect across the jump
     report.terminated = !report.reason.empty();
   }
@@ -312,12 +315,13 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
     log(LogLevel::info, fmt::format("{}: step [{}, {}] rejected: {}", name(), t, t + h, result.reason));
     h *= 0.5;
     if (h < options_.dt_min) {
-      throw Error(fmt::format("{}: no convergence at t = {} even with the step reduced to {:.3g} (minimum {:.3g}): {}{}",
-                              name(), t, 2 * h, options_.dt_min, result.reason,
-                              options_.nonlinear.solver == "fixed-point" && failure_.empty()
-                                  ? " — the fixed point cannot converge when the coupling is not contractive "
-                                    "(spectral radius ≥ 1); use ifosmondi-jfm"
-                                  : ""));
+      throw Error(
+          fmt::format("{}: no convergence at t = {} even with the step reduced to {:.3g} (minimum {:.3g}): {}{}",
+                      name(), t, 2 * h, options_.dt_min, result.reason,
+                      options_.nonlinear.solver == "fixed-point" && failure_.empty()
+                          ? " — the fixed point cannot converge when the coupling is not contractive "
+                            "(spectral radius ≥ 1); use ifosmondi-jfm"
+                          : ""));
     }
   }
 }
@@ -336,9 +340,10 @@ std::unique_ptr<CouplingMethod> make_ifosmondi(const OptionReader& options, doub
   o.nonlinear.petsc_options = options.text("petsc_options", "");
   const std::string criterion = options.text("criterion", "norm");
   if (criterion != "norm" && criterion != "componentwise") {
-    throw Error(fmt::format("method.criterion is '{}': 'norm' (eq. 27, one norm over the unknowns) or 'componentwise' "
-                            "(each unknown against its own scale)",
-                            criterion));
+    throw Error(
+        fmt::format("method.criterion is '{}': 'norm' (eq. 27, one norm over the unknowns) or 'componentwise' "
+                    "(each unknown against its own scale)",
+                    criterion));
   }
   o.nonlinear.criterion = criterion == "componentwise" ? Criterion::componentwise : Criterion::norm;
   o.dt_ref = dt;
@@ -358,7 +363,8 @@ std::vector<MethodOption> ifosmondi_options(bool jfm) {
       {"criterion", "norm", "norm (eq. 27 over all unknowns) or componentwise"},
   };
   if (jfm) {
-    options.push_back({"jfm", "anderson", "the solver (PETSc SNES): anderson, anderson-paper, ngmres, ngmres-ls, newtonls, petsc"});
+    options.push_back(
+        {"jfm", "anderson", "the solver (PETSc SNES): anderson, anderson-paper, ngmres, ngmres-ls, newtonls, petsc"});
     options.push_back({"petsc_options", "", "extra PETSc options, as on a PETSc command line"});
   }
   return joined(std::move(options), {estimator_option_schema(), jump_option_schema()});

@@ -30,8 +30,8 @@
 
 #include "estimator/step_estimator.hpp"
 #include "methods/coupling_buffers.hpp"
-#include "methods/initialization.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/initialization.hpp"
 #include "methods/jump_detector.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
 
@@ -92,16 +92,16 @@ class Ifosmondi final : public CouplingMethod {
   Options options_;
   std::unique_ptr<NonlinearSolver> solver_;
   CouplingBuffers buffers_;
-  std::vector<bool> estimated_;   ///< systems without rollback, run through COSTARICA
-  std::vector<Reply> estimates_;  ///< their estimator operators for the current step (update 2)
+  std::vector<bool> estimated_;         ///< systems without rollback, run through COSTARICA
+  std::vector<Reply> estimates_;        ///< their estimator operators for the current step (update 2)
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
   Eigen::VectorXd x_, dy_, du_, last_x_;
   Eigen::VectorXd y_real_;   ///< the real outputs at the step's end (coupling error)
   Eigen::VectorXd weights_;  ///< of eq. 27, with step_weighted_derivatives
   bool first_step_ = true;
   double h_next_ = 0.0;
-  std::string failure_;     ///< reason of the last failed evaluation
-  std::string terminated_;  ///< a system's request to end the run, met in the last iteration
+  std::string failure_;           ///< reason of the last failed evaluation
+  std::string terminated_;        ///< a system's request to end the run, met in the last iteration
   JumpDetector interface_jumps_;  ///< on the interface (ũ, ũ')
   JumpDetector output_jumps_;     ///< on the outputs of the estimated systems
   std::vector<char> jumped_;      ///< estimated systems whose outputs jumped on the last step

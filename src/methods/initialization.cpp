@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/LU>
 #include <fmt/format.h>
+#include <Eigen/LU>
 
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -42,7 +42,8 @@ double sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, 
       const Eigen::VectorXd before = buffers.u.segment(begin, count);
       model.dispatch_to(s, buffers.y, buffers.u);
       for (int i = 0; i < count; ++i) {
-        if (!settled(before(i), buffers.u(begin + i))) change = std::max(change, std::abs(buffers.u(begin + i) - before(i)));
+        if (!settled(before(i), buffers.u(begin + i)))
+          change = std::max(change, std::abs(buffers.u(begin + i) - before(i)));
         if (!std::isfinite(buffers.u(begin + i))) change = std::numeric_limits<double>::infinity();
       }
       exchange_order(model, buffers, s);
@@ -126,8 +127,9 @@ std::string residual_text(const ModularModel& model, const std::vector<int>& inp
     if (std::isfinite(r) && std::abs(r) <= kInitialTolerance) continue;
     const int g = inputs[k];
     if (!text.empty()) text += ", ";
-    text += fmt::format("{} → {} (residual {:.3g})", model.output_label(model.input_sources()[static_cast<std::size_t>(g)]),
-                        model.input_label(g), r);
+    text +=
+        fmt::format("{} → {} (residual {:.3g})", model.output_label(model.input_sources()[static_cast<std::size_t>(g)]),
+                    model.input_label(g), r);
   }
   return text;
 }
@@ -138,9 +140,10 @@ int solve_loop_by_newton(ModularModel& model, Executor& executor, CouplingBuffer
                          double& residual_norm) {
   LoopResidual residual(model, executor, buffers, loop_unknowns(model, plan));
   if (residual.size() > kMaxNewtonUnknowns) {
-    throw Error(fmt::format("the initial values do not settle by sweeps, and the loop has {} continuous inputs (more "
-                            "than the {} a Newton iteration is tried on)",
-                            residual.size(), kMaxNewtonUnknowns));
+    throw Error(
+        fmt::format("the initial values do not settle by sweeps, and the loop has {} continuous inputs (more "
+                    "than the {} a Newton iteration is tried on)",
+                    residual.size(), kMaxNewtonUnknowns));
   }
   Eigen::VectorXd x = residual.current(), f = residual(x);
   for (int iteration = 0; iteration < kMaxInitialNewton; ++iteration) {
@@ -162,9 +165,10 @@ int solve_loop_by_newton(ModularModel& model, Executor& executor, CouplingBuffer
     f = f_next;
   }
   if (!f.allFinite() || !newton_converged(f, x)) {
-    throw Error(fmt::format("the initial values of an algebraic loop do not converge (fixed point and damped Newton "
-                            "in Initialization Mode): {}",
-                            residual_text(model, residual.unknowns(), f)));
+    throw Error(
+        fmt::format("the initial values of an algebraic loop do not converge (fixed point and damped Newton "
+                    "in Initialization Mode): {}",
+                    residual_text(model, residual.unknowns(), f)));
   }
   residual_norm = f.lpNorm<Eigen::Infinity>();
   return kMaxInitialNewton;

@@ -22,8 +22,8 @@
 #include <cstdint>
 
 #include "exec/executor.hpp"
-#include "methods/coupling_method.hpp"
 #include "methods/coupling_buffers.hpp"
+#include "methods/coupling_method.hpp"
 #include "model/modular_model.hpp"
 
 namespace cosima {

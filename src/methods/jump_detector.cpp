@@ -43,8 +43,8 @@ int JumpDetector::jumped(const Vector& u0, const Vector& du0, const Vector& u1, 
   return -1;
 }
 
-bool JumpDetector::estimate_jumped(const Eigen::Ref<const Eigen::VectorXd>& real, const Eigen::Ref<const Eigen::VectorXd>& estimate,
-                                   Eigen::Index offset) {
+bool JumpDetector::estimate_jumped(const Eigen::Ref<const Eigen::VectorXd>& real,
+                                   const Eigen::Ref<const Eigen::VectorXd>& estimate, Eigen::Index offset) {
   if (!options_.enabled() || offset + real.size() > typical_gap_.size()) return false;
   bool jumped = false;
   for (Eigen::Index k = 0; k < real.size(); ++k) {

@@ -31,10 +31,10 @@
 namespace cosima {
 
 struct JumpOptions {
-  double tolerance = 1e-2;    ///< smallest jump detected, relative to the signal's scale; 0: no detection
-  double defect_ratio = 0.5;  ///< |d| above this part of |Δu| is not a resolved C¹ change
-  double slope_factor = 4.0;  ///< nor is |Δu| above this many h·min(|u̇(t)|, |u̇(t+h)|)
-  double resolution = 1e-12;  ///< a jump is located once inside a step ≤ resolution·max(1, |t|)
+  double tolerance = 1e-2;     ///< smallest jump detected, relative to the signal's scale; 0: no detection
+  double defect_ratio = 0.5;   ///< |d| above this part of |Δu| is not a resolved C¹ change
+  double slope_factor = 4.0;   ///< nor is |Δu| above this many h·min(|u̇(t)|, |u̇(t+h)|)
+  double resolution = 1e-12;   ///< a jump is located once inside a step ≤ resolution·max(1, |t|)
   double gap_outlier = 100.0;  ///< an estimate gap this many times its typical size is a jump
   [[nodiscard]] bool enabled() const { return tolerance > 0.0; }
 };

@@ -34,7 +34,8 @@ int choice_rank(const MethodChoice& choice) {
 MethodChoice choose_method(std::string_view request, const std::vector<const System*>& systems,
                            bool continuous_coupling) {
   if (request != "auto" && request != "auto:fast") {
-    throw Error(fmt::format("method '{}': ask for \"auto\" (the most accurate method) or \"auto:fast\" (the cheapest)", request));
+    throw Error(fmt::format("method '{}': ask for \"auto\" (the most accurate method) or \"auto:fast\" (the cheapest)",
+                            request));
   }
   if (!continuous_coupling) {
     return {"jacobi",
@@ -59,9 +60,10 @@ MethodChoice choose_method(std::string_view request, const std::vector<const Sys
               "iterates each step to the coupled solution"};
     }
     if (not_estimable.empty()) {
-      return {"missiles", fmt::format("{} cannot iterate (no rollback with variable steps), but every system has states "
-                                      "and a linearization: MISSILES",
-                                      not_iterable)};
+      return {"missiles",
+              fmt::format("{} cannot iterate (no rollback with variable steps), but every system has states "
+                          "and a linearization: MISSILES",
+                          not_iterable)};
     }
     return {"jacobi", fmt::format("{} cannot iterate (variable steps with rollback, or states and a linearization) and "
                                   "{} cannot be estimated: explicit coupling",

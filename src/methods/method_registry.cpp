@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/suggest.hpp"
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "methods/method_choice.hpp"
 
 namespace cosima {

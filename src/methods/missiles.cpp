@@ -15,7 +15,8 @@ namespace cosima {
 Missiles::Missiles(Options options) : options_(options), jumps_(options.jumps) {}
 
 std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
-  if (system.input_count() == 0) return {{Capability::output_derivatives, " (its K_D: it has no inputs, no estimator)"}};
+  if (system.input_count() == 0)
+    return {{Capability::output_derivatives, " (its K_D: it has no inputs, no estimator)"}};
   if (estimator_kind(system) == EstimatorKind::probing) {  // estimated by perturbed steps with restore
     return {{Capability::rollback, ""},
             {Capability::interpolate_inputs, ""},
@@ -26,9 +27,10 @@ std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
 
 std::string Missiles::stand_in(const System& system) const {
   if (system.input_count() == 0 || estimator_kind(system) != EstimatorKind::probing) return {};
-  return fmt::format("estimates it by perturbed steps with restore (it has no states and linearization): {} "
-                     "integrations per macro-step",
-                     2 + 4 * system.input_count());
+  return fmt::format(
+      "estimates it by perturbed steps with restore (it has no states and linearization): {} "
+      "integrations per macro-step",
+      2 + 4 * system.input_count());
 }
 
 void Missiles::check(const ModularModel& model) const {
@@ -251,7 +253,8 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   first_step_ = false;
   if (any_jump) {  // what a jumped system feeds restarts from its real outputs at t + h
     ++estimated_jumps_;
-    report.reason = restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
+    report.reason =
+        restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t + h, first_step_, &jumped_);
     coupling_error_.forget_start();  // the interface restarts from right limits: no defect across the jump
     report.terminated = !report.reason.empty();
   }

@@ -28,8 +28,8 @@
 #include "core/small_matrix.hpp"
 #include "estimator/step_estimator.hpp"
 #include "methods/coupling_buffers.hpp"
-#include "methods/initialization.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/initialization.hpp"
 #include "methods/jump_detector.hpp"
 
 namespace cosima {

@@ -27,7 +27,8 @@ class CoupledOde final : public OdeModel {
       step_reports_ = step_reports_ || ode.wants_step_reports();
       state_offsets_.push_back(state_offsets_.back() + native.model().state_count());
       for (int o = 0; o < native.output_count() && !feedthrough_; ++o) {
-        for (int i = 0; i < native.input_count(); ++i) feedthrough_ = feedthrough_ || native.output_depends_on_input(o, i);
+        for (int i = 0; i < native.input_count(); ++i)
+          feedthrough_ = feedthrough_ || native.output_depends_on_input(o, i);
       }
     }
     u_.setZero(model.total_inputs());
@@ -115,8 +116,8 @@ class CoupledOde final : public OdeModel {
         own.input_event = models_[s]->discrete_inputs_changed(inputs_of(s));
         if (take[s] == 0 && !own.input_event) continue;
         if (take[s] == 0) own = EventCause{.input_event = true};
-        const EventOutcome one = models_[s]->handle_event(t, x.segment(state_offsets_[s], models_[s]->state_count()),
-                                                          inputs_of(s), own);
+        const EventOutcome one =
+            models_[s]->handle_event(t, x.segment(state_offsets_[s], models_[s]->state_count()), inputs_of(s), own);
         outcome.states_changed = outcome.states_changed || one.states_changed;
         outcome.terminate = outcome.terminate || one.terminate;
         take[s] = 0;
@@ -133,7 +134,8 @@ class CoupledOde final : public OdeModel {
   static Structure structure_of(const ModularModel& model) {
     Structure structure;
     for (int s = 0; s < model.system_count(); ++s) {
-      for (const auto& name : model.system(s).state_names()) structure.states.push_back(model.system(s).name() + "." + name);
+      for (const auto& name : model.system(s).state_names())
+        structure.states.push_back(model.system(s).name() + "." + name);
     }
     for (int o = 0; o < model.total_outputs(); ++o) structure.outputs.push_back(model.output_label(o));
     return structure;
@@ -205,9 +207,10 @@ Monolithic::~Monolithic() = default;
 void Monolithic::check(const ModularModel& model) const {
   for (int s = 0; s < model.system_count(); ++s) {
     if (dynamic_cast<const NativeSystem*>(&model.system(s)) == nullptr) {
-      throw Error(fmt::format("method 'monolithic' needs the equations of every system in this process; "
-                              "system '{}' is a black box (an FMU, or a system on another MPI rank)",
-                              model.system(s).name()));
+      throw Error(
+          fmt::format("method 'monolithic' needs the equations of every system in this process; "
+                      "system '{}' is a black box (an FMU, or a system on another MPI rank)",
+                      model.system(s).name()));
     }
   }
 }
@@ -277,15 +280,16 @@ void Monolithic::push_to_systems(ModularModel& model, double t) {
 }
 
 void register_monolithic() {
-  register_method({.name = "monolithic",
-                   .summary = "the coupled system as one ODE, integrated by CVODE (the reference)",
-                   .options = {{"rtol", "1e-12", "CVODE's relative tolerance"}, {"atol", "1e-12", "its absolute tolerance"}},
-                   .make = [](const OptionReader& options, double /*dt*/) -> std::unique_ptr<CouplingMethod> {
-                     Monolithic::Options o;
-                     o.rtol = options.positive("rtol", o.rtol);
-                     o.atol = options.non_negative("atol", o.atol);
-                     return std::make_unique<Monolithic>(o);
-                   }});
+  register_method(
+      {.name = "monolithic",
+       .summary = "the coupled system as one ODE, integrated by CVODE (the reference)",
+       .options = {{"rtol", "1e-12", "CVODE's relative tolerance"}, {"atol", "1e-12", "its absolute tolerance"}},
+       .make = [](const OptionReader& options, double /*dt*/) -> std::unique_ptr<CouplingMethod> {
+         Monolithic::Options o;
+         o.rtol = options.positive("rtol", o.rtol);
+         o.atol = options.non_negative("atol", o.atol);
+         return std::make_unique<Monolithic>(o);
+       }});
 }
 
 }  // namespace cosima

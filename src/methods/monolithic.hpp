@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "methods/coupling_buffers.hpp"
-#include "methods/initialization.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/initialization.hpp"
 #include "system/native/integrator.hpp"
 
 namespace cosima {

@@ -18,8 +18,10 @@ std::vector<std::vector<int>> feeding_graph(const ModularModel& model, const std
     if (source < 0) continue;
     const int from = model.system_of_output(source), to = model.system_of_input(g);
     if (member[static_cast<std::size_t>(from)] == 0 || member[static_cast<std::size_t>(to)] == 0) continue;
-    if (from == to) self_fed[static_cast<std::size_t>(from)] = 1;
-    else feeds[static_cast<std::size_t>(from)].push_back(to);
+    if (from == to)
+      self_fed[static_cast<std::size_t>(from)] = 1;
+    else
+      feeds[static_cast<std::size_t>(from)].push_back(to);
   }
   for (auto& targets : feeds) {
     std::sort(targets.begin(), targets.end());
@@ -30,7 +32,8 @@ std::vector<std::vector<int>> feeding_graph(const ModularModel& model, const std
 
 /// Tarjan's strongly connected components, iteratively (no recursion: 10⁵ systems in a chain).
 /// Components come out in reverse topological order.
-std::vector<std::vector<int>> strong_components(const std::vector<std::vector<int>>& feeds, const std::vector<char>& member) {
+std::vector<std::vector<int>> strong_components(const std::vector<std::vector<int>>& feeds,
+                                                const std::vector<char>& member) {
   const int n = static_cast<int>(feeds.size());
   std::vector<int> index(static_cast<std::size_t>(n), -1), low(static_cast<std::size_t>(n), 0), stack;
   std::vector<char> on_stack(static_cast<std::size_t>(n), 0);
@@ -51,8 +54,10 @@ std::vector<std::vector<int>> strong_components(const std::vector<std::vector<in
       if (edge < feeds[sv].size()) {
         const int w = feeds[sv][edge++];
         const auto sw = static_cast<std::size_t>(w);
-        if (index[sw] < 0) frames.emplace_back(w, 0);
-        else if (on_stack[sw] != 0) low[sv] = std::min(low[sv], index[sw]);
+        if (index[sw] < 0)
+          frames.emplace_back(w, 0);
+        else if (on_stack[sw] != 0)
+          low[sv] = std::min(low[sv], index[sw]);
         continue;
       }
       if (low[sv] == index[sv]) {

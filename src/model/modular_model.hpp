@@ -147,7 +147,9 @@ class ModularModel {
   void collect_transforms();             ///< the connections' linear transformations and conversions
   void mark_held_inputs();               ///< inputs held over a macro-step
   void hold_undriven_at_start_values();  ///< or refuses them (strict inputs, no start value)
-  PortRef resolve(std::string_view label, bool want_output) const { return resolve(label, split_label(label), want_output); }
+  PortRef resolve(std::string_view label, bool want_output) const {
+    return resolve(label, split_label(label), want_output);
+  }
   /// The port `label` names, given its splits (split_label).
   PortRef resolve(std::string_view label, const LabelSplits& splits, bool want_output) const;
   /// The element-wise connections of `output` → `input` when both name whole arrays of one shape;

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 
@@ -142,7 +142,8 @@ std::string SnesSolver::preset_options(const std::string& preset, Eigen::Index s
       " -snes_linesearch_ltol 1e-8 -snes_linesearch_keeplambda false";
   if (preset == "newtonls") {  // table 3
     return "-snes_type newtonls -snes_linesearch_type bt -snes_linesearch_order 3 -snes_linesearch_alpha 1e-4"
-           " -snes_linesearch_max_it 40" + linesearch_common;
+           " -snes_linesearch_max_it 40" +
+           linesearch_common;
   }
   if (preset == "anderson" || preset == "anderson-paper") {
     // table 4 keeps m = 30 past iterates; on a problem of n < 30 unknowns more than n of them are
@@ -150,12 +151,13 @@ std::string SnesSolver::preset_options(const std::string& preset, Eigen::Index s
     // at ε = 1e-6 with m = 30, 10 with m = 6), so "anderson" keeps min(30, n)
     // (β = 1 here; "anderson" adapts it per solve, snes_solver.hpp)
     const Eigen::Index memory = preset == "anderson" ? fitted_memory(size) : 30;
-    return fmt::format("-snes_type anderson -snes_anderson_m {} -snes_anderson_beta 1 -snes_anderson_restart_type none"
-                       " -snes_anderson_restart_it 2 -snes_anderson_restart 30",
-                       memory);
+    return fmt::format(
+        "-snes_type anderson -snes_anderson_m {} -snes_anderson_beta 1 -snes_anderson_restart_type none"
+        " -snes_anderson_restart_it 2 -snes_anderson_restart 30",
+        memory);
   }
   if (preset == "ngmres") return "-snes_type ngmres -snes_ngmres_select_type difference" + ngmres;  // table 5
-  if (preset == "ngmres-ls") {  // table 6
+  if (preset == "ngmres-ls") {                                                                      // table 6
     return "-snes_type ngmres -snes_ngmres_select_type linesearch" + ngmres +
            " -snes_linesearch_type basic -snes_linesearch_order 0 -snes_linesearch_max_it 1" + linesearch_common;
   }
@@ -186,7 +188,8 @@ void SnesSolver::configure(const std::string& preset) {
   const NonlinearOptions& options = options_;
   const Eigen::Index size = size_;
   check(PetscOptionsCreate(&database_), "PetscOptionsCreate");
-  check(PetscOptionsInsertString(database_, (preset + " " + options.petsc_options).c_str()), "PetscOptionsInsertString");
+  check(PetscOptionsInsertString(database_, (preset + " " + options.petsc_options).c_str()),
+        "PetscOptionsInsertString");
   check(SNESCreate(PETSC_COMM_SELF, &snes_), "SNESCreate");
   check(PetscObjectSetOptions(reinterpret_cast<PetscObject>(snes_), database_), "PetscObjectSetOptions");
   check(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(size), &x_), "VecCreateSeq");
@@ -338,7 +341,8 @@ NonlinearResult SnesSolver::run(const Residual& gamma, Eigen::VectorXd& x, const
   check(VecGetArray(x_, &data), "VecGetArray");
   std::copy(x.data(), x.data() + size_, data);
   check(VecRestoreArray(x_, &data), "VecRestoreArray");
-  if (gamma_x != nullptr) {  // SNES starts from the caller's γ(x₀) (SNESSetInitialFunction) instead of evaluating it again
+  if (gamma_x !=
+      nullptr) {  // SNES starts from the caller's γ(x₀) (SNESSetInitialFunction) instead of evaluating it again
     record(x, *gamma_x);
     check(VecGetArray(f_initial_, &data), "VecGetArray");
     std::copy(gamma_x->data(), gamma_x->data() + size_, data);

@@ -166,15 +166,9 @@ void ResultRecorder::gather(const ModularModel& model) {
     const Source& source = sources_[c];
     const auto s = static_cast<std::size_t>(source.system);
     switch (source.kind) {
-      case Source::Kind::output:
-        row_values_[c] = system_outputs_[s](source.index);
-        break;
-      case Source::Kind::state:
-        row_values_[c] = system_states_[s](source.index);
-        break;
-      case Source::Kind::variable:
-        row_values_[c] = system_variables_[s](source.index);
-        break;
+      case Source::Kind::output: row_values_[c] = system_outputs_[s](source.index); break;
+      case Source::Kind::state: row_values_[c] = system_states_[s](source.index); break;
+      case Source::Kind::variable: row_values_[c] = system_variables_[s](source.index); break;
       case Source::Kind::text:
         row_values_[c] = 0.0;
         row_texts_[static_cast<std::size_t>(source.text_column)] =

@@ -19,10 +19,10 @@
 namespace cosima {
 
 struct RecorderOptions {
-  double interval = 0.0;                    ///< between output times; 0: every communication point
+  double interval = 0.0;                     ///< between output times; 0: every communication point
   std::optional<std::filesystem::path> csv;  ///< stream the rows to this file (created at once)
-  bool keep_in_memory = true;               ///< keep the rows for times() / column() / value()
-  bool watched = false;                     ///< someone is watching (a terminal): rows to disk within 0.1 s
+  bool keep_in_memory = true;                ///< keep the rows for times() / column() / value()
+  bool watched = false;                      ///< someone is watching (a terminal): rows to disk within 0.1 s
   /// The communication points need not fall on the output times (a method that chooses its steps):
   /// a row at start + k·interval between two of them is interpolated linearly from them (continuous
   /// outputs and states; other columns hold the earlier value). Needs interval > 0.
@@ -81,7 +81,7 @@ class ResultRecorder final : public Observer {
     int system;
     Kind kind;
     int index;
-    int text_column = -1;  ///< among the text columns
+    int text_column = -1;     ///< among the text columns
     bool continuous = false;  ///< interpolated between communication points (else held)
   };
   std::vector<std::string> labels_;

@@ -23,10 +23,10 @@ class StepLog final : public Observer {
     std::int64_t iterations;
     std::int64_t rejected;
     std::int64_t integrations;
-    double estimate_gap;  ///< NaN when nothing was estimated
+    double estimate_gap;                              ///< NaN when nothing was estimated
     double defect, connection_defect, output_defect;  ///< NaN unless the method controls defects
     double coupling_error;                            ///< StepReport::coupling_error (NaN: not tracked)
-    bool at_step_floor;  ///< StepReport::at_step_floor
+    bool at_step_floor;                               ///< StepReport::at_step_floor
   };
   /// csv: stream the rows there (the file is created at once); keep_in_memory: for rows().
   explicit StepLog(const std::optional<std::filesystem::path>& csv = std::nullopt, bool keep_in_memory = true);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <unordered_set>
 #include <string_view>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 

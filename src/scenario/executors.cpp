@@ -37,13 +37,11 @@ std::unique_ptr<Executor> make_executor(const ExecutorSpec& spec, const Scenario
                     spec.text));
   }
   switch (spec.kind) {
-    case ExecutorSpec::Kind::mpi:
-      return std::make_unique<MpiExecutor>(catalog, mpi_ranks);
+    case ExecutorSpec::Kind::mpi: return std::make_unique<MpiExecutor>(catalog, mpi_ranks);
     case ExecutorSpec::Kind::processes:
       return std::make_unique<ProcessExecutor>(
           catalog, ProcessOptions{.processes = spec.count, .timeout = fmu_timeout.value_or(0.0)});
-    default:
-      return make_local_executor(spec, static_cast<int>(scenario.systems.size()));
+    default: return make_local_executor(spec, static_cast<int>(scenario.systems.size()));
   }
 }
 

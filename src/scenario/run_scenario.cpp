@@ -19,8 +19,10 @@ namespace {
 
 /// The rows kept in memory as a MATLAB v4 file (String columns refused before the run starts).
 void write_mat(const std::filesystem::path& path, const ResultRecorder& results) {
-  write_mat_results(
-      path, {.names = results.labels(), .descriptions = results.descriptions(), .times = results.times(), .values = results.values()});
+  write_mat_results(path, {.names = results.labels(),
+                           .descriptions = results.descriptions(),
+                           .times = results.times(),
+                           .values = results.values()});
 }
 
 void refuse_text_columns(const ResultRecorder& results, const std::filesystem::path& path) {

@@ -8,10 +8,10 @@
 
 #include <cctype>
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <pugixml.hpp>
@@ -71,9 +71,10 @@ class SsdWriter {
     for (const SystemSpec& spec : scenario_.systems) {
       if (!spec.csv.empty()) continue;  // a signal table: its columns are Real outputs
       if (spec.fmu.empty()) {
-        throw Error(fmt::format("scenario '{}': system '{}' is the built-in model '{}': only FMUs and CSV "
-                                "sources can be exported to SSP",
-                                scenario_.file.string(), spec.name, spec.model));
+        throw Error(
+            fmt::format("scenario '{}': system '{}' is the built-in model '{}': only FMUs and CSV "
+                        "sources can be exported to SSP",
+                        scenario_.file.string(), spec.name, spec.model));
       }
       descriptions_.emplace(spec.name, fmi::read_model_description(spec.fmu));
     }

@@ -27,7 +27,8 @@ double next_event_time(const ModularModel& model, const std::vector<const System
 }
 
 bool any_event_pending(const std::vector<const System*>& announcing) {
-  return std::any_of(announcing.begin(), announcing.end(), [](const System* system) { return system->event_pending(); });
+  return std::any_of(announcing.begin(), announcing.end(),
+                     [](const System* system) { return system->event_pending(); });
 }
 
 /// Throws Error when the run's interval or step cannot be simulated.
@@ -35,9 +36,11 @@ void check_run_options(const RunOptions& options) {
   if (!(options.stop > options.start)) {
     throw Error(fmt::format("stop time {} must be after start time {}", options.stop, options.start));
   }
-  if (!(options.dt > 0.0) || !std::isfinite(options.dt)) throw Error(fmt::format("step dt = {} must be positive", options.dt));
+  if (!(options.dt > 0.0) || !std::isfinite(options.dt))
+    throw Error(fmt::format("step dt = {} must be positive", options.dt));
   // below this, t + dt is t (a run that never advances) or the run takes more than 10¹² steps
-  const double smallest = 1e-12 * std::max({options.stop - options.start, std::abs(options.start), std::abs(options.stop)});
+  const double smallest =
+      1e-12 * std::max({options.stop - options.start, std::abs(options.start), std::abs(options.stop)});
   if (options.dt < smallest) {
     throw Error(fmt::format("step dt = {} is below {:.3g}, 1e-12 of the run [{}, {}]: give a larger dt", options.dt,
                             smallest, options.start, options.stop));
@@ -50,10 +53,11 @@ std::vector<SystemCapabilities> capabilities_of(const ModularModel& model, const
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
     const CapabilitySet emulated = system.emulated_capabilities();
-    capabilities.push_back({system.name(), system.capabilities().without(emulated), emulated, system.emulation_substeps(),
-                            method.stand_in(system), system.emulated_derivatives()});
+    capabilities.push_back({system.name(), system.capabilities().without(emulated), emulated,
+                            system.emulation_substeps(), method.stand_in(system), system.emulated_derivatives()});
     if (!capabilities.back().stand_in.empty()) {
-      log(LogLevel::warning, fmt::format("system '{}': {} {}", system.name(), method.name(), capabilities.back().stand_in));
+      log(LogLevel::warning,
+          fmt::format("system '{}': {} {}", system.name(), method.name(), capabilities.back().stand_in));
     }
     if (emulated.empty()) continue;
     log(LogLevel::warning,
@@ -74,9 +78,9 @@ void warn_inputs_at_start_values(const ModularModel& model) {
   if (held.empty()) return;
   std::string list;
   for (const auto& label : held) list += (list.empty() ? "" : ", ") + label;
-  log(LogLevel::warning, fmt::format("{} unconnected input{} held at {} start value{}: {}", held.size(),
-                                     held.size() > 1 ? "s" : "", held.size() > 1 ? "their" : "its",
-                                     held.size() > 1 ? "s" : "", list));
+  log(LogLevel::warning,
+      fmt::format("{} unconnected input{} held at {} start value{}: {}", held.size(), held.size() > 1 ? "s" : "",
+                  held.size() > 1 ? "their" : "its", held.size() > 1 ? "s" : "", list));
 }
 
 /// The end of the next step from t: the next grid point (or the method's proposal), without a
@@ -87,7 +91,8 @@ double next_step_end(const ModularModel& model, const CouplingMethod& method, co
   // do not leave a sliver at the end (absolute, or relative to the step)
   if (options.stop - t_next < std::max(tiny, 1e-6 * (t_next - t))) t_next = options.stop;
   // land on the next announced time event (when every system can shorten its step for it)
-  if (const double event = next_event_time(model, announcing); event > t + tiny && event < t_next - tiny) t_next = event;
+  if (const double event = next_event_time(model, announcing); event > t + tiny && event < t_next - tiny)
+    t_next = event;
   if (!(t_next > t) || !std::isfinite(t_next)) {
     throw Error(fmt::format("{}: the step from t = {} to {} is not a positive finite step", method.name(), t, t_next));
   }
@@ -97,15 +102,16 @@ double next_step_end(const ModularModel& model, const CouplingMethod& method, co
 /// Adds a step's report to the run's counts (a step held at its floor warns once).
 void account(RunStatistics& stats, const StepReport& report, const CouplingMethod& method, double t, double asked,
              double tiny) {
-  if (!(report.h >= 0.0) || !std::isfinite(report.h) || report.h > asked + tiny || (report.h == 0.0 && !report.terminated)) {
+  if (!(report.h >= 0.0) || !std::isfinite(report.h) || report.h > asked + tiny ||
+      (report.h == 0.0 && !report.terminated)) {
     throw Error(
         fmt::format("{}: took a step of h = {} from t = {} (asked for at most {})", method.name(), report.h, t, asked));
   }
   stats.rejected_steps += report.rejected;
   stats.iterations += report.iterations;
   if (!std::isnan(report.estimate_gap)) {
-    stats.max_estimate_gap =
-        std::isnan(stats.max_estimate_gap) ? report.estimate_gap : std::max(stats.max_estimate_gap, report.estimate_gap);
+    stats.max_estimate_gap = std::isnan(stats.max_estimate_gap) ? report.estimate_gap
+                                                                : std::max(stats.max_estimate_gap, report.estimate_gap);
   }
   if (report.at_step_floor && stats.steps_at_step_floor++ == 0) {
     log(LogLevel::warning, fmt::format("{}: from t = {} the step is held at its minimum h = {:.3g} although the error "
@@ -123,7 +129,8 @@ void finish(RunStatistics& stats, const ModularModel& model, const CouplingMetho
   }
   stats.end_time = t;
   if (stats.steps_at_step_floor > 1) {
-    log(LogLevel::warning, fmt::format("{}: {} steps were held at the minimum step", method.name(), stats.steps_at_step_floor));
+    log(LogLevel::warning,
+        fmt::format("{}: {} steps were held at the minimum step", method.name(), stats.steps_at_step_floor));
   }
   stats.method_totals = method.totals();
   stats.coupling_error = method.coupling_error().report(model);

@@ -17,7 +17,7 @@ namespace cosima {
 struct RunOptions {
   double start = 0.0;
   double stop = 1.0;
-  double dt = 1e-2;  ///< macro-step of fixed-step methods, initial/reference step of the others
+  double dt = 1e-2;              ///< macro-step of fixed-step methods, initial/reference step of the others
   Executor* executor = nullptr;  ///< nullptr: sequential, in this thread
   AccuracyOptions accuracy;      ///< when the coupling error warns (methods/coupling_error.hpp)
 };
@@ -26,25 +26,25 @@ struct RunOptions {
 struct SystemCapabilities {
   std::string system;
   CapabilitySet native, emulated;
-  int substeps = 1;  ///< integrations per macro-step the emulation spends
-  std::string stand_in;  ///< how the method stands in for what it cannot read (CouplingMethod::stand_in)
+  int substeps = 1;         ///< integrations per macro-step the emulation spends
+  std::string stand_in;     ///< how the method stands in for what it cannot read (CouplingMethod::stand_in)
   std::string derivatives;  ///< where emulated output derivatives come from (System::emulated_derivatives)
 };
 
 struct RunStatistics {
   std::string method;
-  std::string method_choice;  ///< why "auto" chose `method` (empty when it was named)
-  std::vector<std::string> guessed;  ///< values the run chose itself (Scenario::guessed)
-  std::vector<SystemCapabilities> capabilities;  ///< one per system, in model order
-  InitializationReport initialization;  ///< how the initial values were made consistent
+  std::string method_choice;                        ///< why "auto" chose `method` (empty when it was named)
+  std::vector<std::string> guessed;                 ///< values the run chose itself (Scenario::guessed)
+  std::vector<SystemCapabilities> capabilities;     ///< one per system, in model order
+  InitializationReport initialization;              ///< how the initial values were made consistent
   std::vector<std::string> inputs_at_start_values;  ///< unconnected inputs (ModularModel::inputs_at_start_values)
   std::int64_t macro_steps = 0;
   std::int64_t rejected_steps = 0;
   std::int64_t iterations = 0;
-  std::int64_t integrations = 0;       ///< do_step calls over all systems
+  std::int64_t integrations = 0;         ///< do_step calls over all systems
   std::int64_t steps_at_step_floor = 0;  ///< steps taken at the method's minimum with the error too large
   double wall_time_s = 0.0;
-  double integration_time_s = 0.0;     ///< time spent inside the systems' do_step (sampled, System::integration_seconds)
+  double integration_time_s = 0.0;  ///< time spent inside the systems' do_step (sampled, System::integration_seconds)
   double end_time = 0.0;
   /// Largest StepReport::estimate_gap of the run (COSTARICA, MISSILES); NaN when nothing was estimated.
   double max_estimate_gap = std::numeric_limits<double>::quiet_NaN();

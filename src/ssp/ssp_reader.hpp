@@ -28,16 +28,15 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "io/json.hpp"
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include "io/json.hpp"
 
 #include "fmi/common/model_description.hpp"
 
 namespace cosima::ssp {
-
 
 /// The annotation type of cosima's own settings (SSP 1.0, Common Content: Annotations).
 inline constexpr std::string_view kScenarioAnnotation = "org.cosima.scenario";

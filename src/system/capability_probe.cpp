@@ -12,7 +12,7 @@ namespace cosima {
 namespace {
 
 constexpr std::array kProbed = {Capability::output_derivatives, Capability::rollback, Capability::linearization,
-                                 Capability::interpolate_inputs};
+                                Capability::interpolate_inputs};
 
 /// Inputs at legal values (the start value, else the one nearest 0 or the first item), each
 /// continuous Real one rising with slope 1: a polynomial the system can only take by interpolating
@@ -43,14 +43,11 @@ void exercise(Capability capability, System& system) {
       system.release_state(id);
       break;
     }
-    case Capability::linearization:
-      (void)system.linearize();
-      break;
+    case Capability::linearization: (void)system.linearize(); break;
     case Capability::interpolate_inputs:  // the probe's instance is freed after: its inputs do not matter
       system.set_inputs(rising_inputs(system));
       break;
-    default:
-      break;
+    default: break;
   }
 }
 

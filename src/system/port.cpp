@@ -34,16 +34,11 @@ const PortInfo& real_port() {
 
 std::string_view to_string(PortKind kind) {
   switch (kind) {
-    case PortKind::real:
-      return "Real";
-    case PortKind::integer:
-      return "Integer";
-    case PortKind::boolean:
-      return "Boolean";
-    case PortKind::enumeration:
-      return "Enumeration";
-    case PortKind::string:
-      return "String";
+    case PortKind::real: return "Real";
+    case PortKind::integer: return "Integer";
+    case PortKind::boolean: return "Boolean";
+    case PortKind::enumeration: return "Enumeration";
+    case PortKind::string: return "String";
   }
   return "?";
 }
@@ -93,12 +88,9 @@ std::optional<Conversion> conversion_between(const PortInfo& from, const PortInf
 
 double convert(Conversion conversion, double value) {
   switch (conversion) {
-    case Conversion::none:
-      return value;
-    case Conversion::round:
-      return std::isfinite(value) ? std::nearbyint(value) : value;
-    case Conversion::to_boolean:
-      return std::isnan(value) ? value : (value != 0.0 ? 1.0 : 0.0);
+    case Conversion::none: return value;
+    case Conversion::round: return std::isfinite(value) ? std::nearbyint(value) : value;
+    case Conversion::to_boolean: return std::isnan(value) ? value : (value != 0.0 ? 1.0 : 0.0);
   }
   return value;
 }

@@ -26,10 +26,10 @@ struct PortInfo {
   /// default; FMI 3.0's Int8 … UInt64 set their own.
   double integer_min = -2147483648.0;
   double integer_max = 2147483647.0;
-  std::vector<double> allowed;  ///< an Enumeration's item values (empty: any integer in [min, max])
+  std::vector<double> allowed;          ///< an Enumeration's item values (empty: any integer in [min, max])
   std::vector<std::string> item_names;  ///< an Enumeration's item names, beside their values in `allowed`
-  std::optional<double> start;  ///< declared start of a numeric port
-  std::string start_text;       ///< declared start of a String port
+  std::optional<double> start;          ///< declared start of a numeric port
+  std::string start_text;               ///< declared start of a String port
 
   /// The value of an Enumeration item named `name`; throws Error listing the items (with the
   /// closest) when there is none, or when the port is no Enumeration. `what` names the port.

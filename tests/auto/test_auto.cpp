@@ -112,7 +112,8 @@ TEST(Auto, DeclaredOutputDerivativesThatFailAreEmulatedWithAWarning) {
   const std::size_t warnings_before = logged_warnings().size();
   ASSERT_TRUE(resolve_auto_method(scenario));
   EXPECT_TRUE(scenario.systems[0].withheld.has(Capability::output_derivatives));
-  EXPECT_TRUE(warned_emulated(warnings_before, "cosima_test_oscillator_derivatives.fmu", "fmi2GetRealOutputDerivatives"))
+  EXPECT_TRUE(
+      warned_emulated(warnings_before, "cosima_test_oscillator_derivatives.fmu", "fmi2GetRealOutputDerivatives"))
       << "no warning names the FMU and the call";
   // the method auto chose reads output derivatives: without the probe this run fails in the call
   EXPECT_EQ(scenario.method["type"], "ifosmondi-jfm") << scenario.method_choice;

@@ -158,20 +158,28 @@ TEST(B7, MultiRateOnThreadsMatchesSequentialBitwise) {
 
 TEST(B7, SystemsThatCannotInterpolateGetTheMeanOfTheExtrapolation) {
   const auto reference = run_b7(10.0, {"method.type=monolithic"});
-  const auto mean = run_b7(150.0, {"method.extrapolation=poly:1,2,0", "systems.zone1.interpolate_inputs=false",
-                                   "systems.zone2.interpolate_inputs=false", "systems.zone3.interpolate_inputs=false",
-                                   "systems.zone4.interpolate_inputs=false", "systems.supply.interpolate_inputs=false"});
+  const auto mean =
+      run_b7(150.0, {"method.extrapolation=poly:1,2,0", "systems.zone1.interpolate_inputs=false",
+                     "systems.zone2.interpolate_inputs=false", "systems.zone3.interpolate_inputs=false",
+                     "systems.zone4.interpolate_inputs=false", "systems.supply.interpolate_inputs=false"});
   const double zoh = mean_nl2(run_b7(150.0, {}), reference);
-  std::cout << fmt::format("B7 at 2.5 H: FOH applied by the master as a mean {:.3e}, ZOH {:.3e}\n", mean_nl2(mean, reference), zoh);
+  std::cout << fmt::format("B7 at 2.5 H: FOH applied by the master as a mean {:.3e}, ZOH {:.3e}\n",
+                           mean_nl2(mean, reference), zoh);
   EXPECT_LT(mean_nl2(mean, reference), zoh);
 }
 
 TEST(B7, RatesAndExtrapolationsAreChecked) {
-  EXPECT_NE(error_of([] { run_b7(60.0, {"method.rates={\"nobody\": 2}"}); }).find("no system 'nobody'"), std::string::npos);
-  EXPECT_NE(error_of([] { run_b7(60.0, {"method.rates={\"supply\": 0}"}); }).find("positive multiple"), std::string::npos);
-  EXPECT_NE(error_of([] { run_b7(60.0, {"method.type=gauss-seidel", "method.rates={\"supply\": 2}"}); }).find("needs jacobi"),
+  EXPECT_NE(error_of([] { run_b7(60.0, {"method.rates={\"nobody\": 2}"}); }).find("no system 'nobody'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { run_b7(60.0, {"method.extrapolation={\"zone9.T_w\": \"choptrey\"}"}); }).find("no input 'zone9.T_w'"),
+  EXPECT_NE(error_of([] { run_b7(60.0, {"method.rates={\"supply\": 0}"}); }).find("positive multiple"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              run_b7(60.0, {"method.type=gauss-seidel", "method.rates={\"supply\": 2}"});
+            }).find("needs jacobi"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              run_b7(60.0, {"method.extrapolation={\"zone9.T_w\": \"choptrey\"}"});
+            }).find("no input 'zone9.T_w'"),
             std::string::npos);
 }
 

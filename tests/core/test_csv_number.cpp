@@ -15,9 +15,22 @@ namespace {
 
 TEST(CsvNumber, IsPrintfsSeventeenDigitsAndReadsBackExactly) {
   using limits = std::numeric_limits<double>;
-  const std::vector<double> values = {0.0,         -0.0,         1.0,          -1.0,        0.1,         1.0 / 3.0,
-                                      1e-300,      -1e300,       limits::max(), limits::lowest(), limits::min(),
-                                      limits::denorm_min(), 123456789012345678.0, 2.5e-5, 20.0, 0.30000000000000004};
+  const std::vector<double> values = {0.0,
+                                      -0.0,
+                                      1.0,
+                                      -1.0,
+                                      0.1,
+                                      1.0 / 3.0,
+                                      1e-300,
+                                      -1e300,
+                                      limits::max(),
+                                      limits::lowest(),
+                                      limits::min(),
+                                      limits::denorm_min(),
+                                      123456789012345678.0,
+                                      2.5e-5,
+                                      20.0,
+                                      0.30000000000000004};
   for (const double v : values) {
     std::string text = ",";  // appended, as in a row
     append_number(text, v);

@@ -5,14 +5,14 @@
 
 #include <gtest/gtest.h>
 
-#include "fmi/breaks_model.hpp"
 #include <unsupported/Eigen/MatrixFunctions>
+#include "fmi/breaks_model.hpp"
 
 #include "core/error.hpp"
 #include "core/metrics.hpp"
+#include "methods/explicit_coupling.hpp"
 #include "scenario/run_scenario.hpp"
 #include "system/native/native_system.hpp"
-#include "methods/explicit_coupling.hpp"
 
 namespace cosima {
 namespace {
@@ -40,7 +40,8 @@ TEST(Jacobi, B4ConvergesWithOrderOne) {
     errors.push_back(mean_nl2(run("b4_two_mass.json", "jacobi", dt), reference));
   }
   const double order = observed_order(steps, errors);
-  std::cout << "B4 Jacobi mean nl2: " << errors[0] << ", " << errors[1] << ", " << errors[2] << " → order " << order << '\n';
+  std::cout << "B4 Jacobi mean nl2: " << errors[0] << ", " << errors[1] << ", " << errors[2] << " → order " << order
+            << '\n';
   EXPECT_GE(order, 0.8);
   EXPECT_LE(order, 1.2);
 }
@@ -91,9 +92,9 @@ TEST(Monolithic, B4ReferenceMatchesTheExactSolutionOfTheCoupledLtiSystem) {
   // B4 assembled as one LTI system z = (x1, v1, x2, v2): z(2) = e^{2M} z(0).
   const double m1 = 5, m2 = 80, c1 = 1e4, c2 = 1e4, c3 = 1e5, d1 = 10, d2 = 10, d3 = 40;
   Eigen::Matrix4d M;
-  M << 0, 1, 0, 0,                                      //
+  M << 0, 1, 0, 0,                                         //
       -(c1 + c2) / m1, -(d1 + d2) / m1, c2 / m1, d2 / m1,  //
-      0, 0, 0, 1,                                       //
+      0, 0, 0, 1,                                          //
       c2 / m2, d2 / m2, -(c2 + c3) / m2, -(d2 + d3) / m2;
   const Eigen::Vector4d z = (2.0 * M).exp() * Eigen::Vector4d(-1, 0, -3, 0);
   const auto reference = run("b4_two_mass.json", "monolithic", 1e-2);
@@ -154,7 +155,8 @@ class StepTaker final : public CouplingMethod {
 
 TEST(Simulation, RefusesNonFiniteOrNonPositiveSteps) {
   Scenario scenario = load_scenario(kExamples / "b6_tough_case.json");
-  for (const double h : {std::numeric_limits<double>::quiet_NaN(), 0.0, -0.1, std::numeric_limits<double>::infinity()}) {
+  for (const double h :
+       {std::numeric_limits<double>::quiet_NaN(), 0.0, -0.1, std::numeric_limits<double>::infinity()}) {
     ModularModel model = build_model(scenario);
     StepTaker method(h);
     std::string what;

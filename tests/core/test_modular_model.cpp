@@ -3,15 +3,16 @@
 #include "test_support.hpp"
 
 #include "core/error.hpp"
-#include "models/registry.hpp"
 #include "model/modular_model.hpp"
+#include "models/registry.hpp"
 #include "system/native/native_system.hpp"
 
 namespace cosima {
 namespace {
 
 std::unique_ptr<System> make(const std::string& name, const std::string& model) {
-  return std::make_unique<NativeSystem>(name, models::make_model(model), make_integrator("dopri5", IntegratorOptions{}));
+  return std::make_unique<NativeSystem>(name, models::make_model(model),
+                                        make_integrator("dopri5", IntegratorOptions{}));
 }
 
 ModularModel b1() {
@@ -33,8 +34,10 @@ TEST(ModularModel, UnconnectedInputsAreNamed) {
 
 TEST(ModularModel, ConnectionErrorsNameThePort) {
   ModularModel model = b1();
-  EXPECT_NE(error_of([&] { model.connect("mass.f_C", "damper.v_C"); }).find("output connected to output"), std::string::npos);
-  EXPECT_NE(error_of([&] { model.connect("damper.f_C", "mass.v_C"); }).find("'damper.f_C' is an input"), std::string::npos);
+  EXPECT_NE(error_of([&] { model.connect("mass.f_C", "damper.v_C"); }).find("output connected to output"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { model.connect("damper.f_C", "mass.v_C"); }).find("'damper.f_C' is an input"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { model.connect("pump.q", "mass.v_C"); }).find("no system 'pump'"), std::string::npos);
   EXPECT_NE(error_of([&] { model.connect("mass.fc", "damper.f_C"); }).find("no output 'fc'"), std::string::npos);
   EXPECT_NE(error_of([&] { model.connect("mass", "damper.f_C"); }).find("system.port"), std::string::npos);

@@ -119,7 +119,9 @@ TEST(BenchmarkModels, AnalyticJacobiansAgreeWithFiniteDifferences) {
       ASSERT_EQ(a.rows(), b.rows()) << entry.name << " " << which;
       ASSERT_EQ(a.cols(), b.cols()) << entry.name << " " << which;
       EXPECT_LE((a - b).lpNorm<Eigen::Infinity>(), 1e-6 * std::max(1.0, b.lpNorm<Eigen::Infinity>()))
-          << entry.name << " " << which << "\n" << a << "\nvs\n" << b;
+          << entry.name << " " << which << "\n"
+          << a << "\nvs\n"
+          << b;
     };
     close(analytic.A, numeric.A, "A");
     close(analytic.B, numeric.B, "B");

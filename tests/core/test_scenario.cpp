@@ -72,9 +72,13 @@ TEST(Scenario, UnknownModelParameterAndIntegratorAreNamed) {
 
 TEST(Scenario, MethodOptionsAreCheckedAgainstTheMethod) {
   std::vector<std::string> ignored;
-  EXPECT_NE(error_of([&] { make_method(Json{{"type", "jacobi"}, {"epsilonn", 1}}, 0.1, ignored); }).find("method.epsilonn"),
+  EXPECT_NE(error_of([&] {
+              make_method(Json{{"type", "jacobi"}, {"epsilonn", 1}}, 0.1, ignored);
+            }).find("method.epsilonn"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { make_method(Json{{"type", "newton"}}, 0.1, ignored); }).find("unknown method 'newton'"),
+  EXPECT_NE(error_of([&] {
+              make_method(Json{{"type", "newton"}}, 0.1, ignored);
+            }).find("unknown method 'newton'"),
             std::string::npos);
   ignored.clear();
   make_method(Json{{"type", "jacobi"}, {"rtol", 1e-9}}, 0.1, ignored);  // a monolithic option

@@ -27,7 +27,8 @@ TEST(SmallLu, SolvesAsEigensDynamicLuAtEverySize) {
     Eigen::VectorXd x;
     lu.solve(b, x);
     ASSERT_EQ(x.size(), n);
-    EXPECT_LE((x - expected).lpNorm<Eigen::Infinity>(), 1e-12 * (1.0 + expected.lpNorm<Eigen::Infinity>())) << "n = " << n;
+    EXPECT_LE((x - expected).lpNorm<Eigen::Infinity>(), 1e-12 * (1.0 + expected.lpNorm<Eigen::Infinity>()))
+        << "n = " << n;
     EXPECT_LE((a * x - b).lpNorm<Eigen::Infinity>(), 1e-12) << "n = " << n;
   }
 }

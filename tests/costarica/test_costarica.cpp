@@ -261,7 +261,8 @@ TEST(Costarica, ToughCaseEstimateIsTheZeroOrderHold) {
     EstimatorOptions options;
     options.control = ControlReconstruction::zoh;
     options.affine_term = affine;
-    NativeSystem system("tough", models::make_model("b6.tough"), make_integrator("dopri5", {.rtol = 1e-10, .atol = 1e-12}));
+    NativeSystem system("tough", models::make_model("b6.tough"),
+                        make_integrator("dopri5", {.rtol = 1e-10, .atol = 1e-12}));
     system.initialize(0.0);
     StepEstimator estimator(options);
     estimator.reset(system);
@@ -316,14 +317,16 @@ TEST(Costarica, B2ThirdOrderOrBetterWithRollbackAndWithCostarica) {
   std::vector<double> rollback, costarica;
   for (double dt : steps) {
     rollback.push_back(error_on(run("b2_two_bodies.json", dt, with(kJfm, span)), reference, "right.x_r"));
-    costarica.push_back(error_on(run("b2_two_bodies.json", dt,
-                                     with(with(kJfm, span), {"systems.left.rollback=false", "systems.right.rollback=false"})),
-                                 reference, "right.x_r"));
+    costarica.push_back(
+        error_on(run("b2_two_bodies.json", dt,
+                     with(with(kJfm, span), {"systems.left.rollback=false", "systems.right.rollback=false"})),
+                 reference, "right.x_r"));
     std::cout << fmt::format("B2 δt = {}: rollback {:.3e}, COSTARICA {:.3e}\n", dt, rollback.back(), costarica.back());
     EXPECT_LE(costarica.back(), 2.0 * rollback.back()) << "δt = " << dt;
   }
   const double order_rollback = observed_order(steps, rollback), order_costarica = observed_order(steps, costarica);
-  std::cout << fmt::format("B2 observed order on x_r: rollback {:.2f}, COSTARICA {:.2f}\n", order_rollback, order_costarica);
+  std::cout << fmt::format("B2 observed order on x_r: rollback {:.2f}, COSTARICA {:.2f}\n", order_rollback,
+                           order_costarica);
   EXPECT_GE(order_rollback, 2.5);
   EXPECT_GE(order_costarica, 2.5);
 }
@@ -343,7 +346,8 @@ TEST(Costarica, B2ThirdOrderOverTheWholeRunAcrossTheBehaviourChange) {
     costarica.push_back(error_on(
         run("b2_two_bodies.json", dt, with(kJfm, {"systems.left.rollback=false", "systems.right.rollback=false"})),
         reference, "right.x_r"));
-    std::cout << fmt::format("B2 [0, 200] δt = {}: rollback {:.3e}, COSTARICA {:.3e}\n", dt, rollback.back(), costarica.back());
+    std::cout << fmt::format("B2 [0, 200] δt = {}: rollback {:.3e}, COSTARICA {:.3e}\n", dt, rollback.back(),
+                             costarica.back());
     EXPECT_LE(costarica.back(), 2.0 * rollback.back()) << "δt = " << dt;
   }
   const auto order = [&](const std::vector<double>& errors) { return observed_order(steps, errors); };
@@ -363,7 +367,8 @@ TEST(Costarica, TheJumpDetectorSeesJumpsAndNotResolvedOscillations) {
     int alarms = 0, missed = 0;
     for (int i = 0; i < 1000; ++i) {
       const double phase = 2.0 * std::numbers::pi * i / 1000.0;
-      const Eigen::VectorXd u0 = Eigen::VectorXd::Constant(1, std::cos(phase)), du0 = Eigen::VectorXd::Constant(1, -std::sin(phase));
+      const Eigen::VectorXd u0 = Eigen::VectorXd::Constant(1, std::cos(phase)),
+                            du0 = Eigen::VectorXd::Constant(1, -std::sin(phase));
       Eigen::VectorXd u1 = Eigen::VectorXd::Constant(1, std::cos(phase + wh));
       const Eigen::VectorXd du1 = Eigen::VectorXd::Constant(1, -std::sin(phase + wh));
       alarms += detector.jumped(u0, du0, u1, du1, wh) >= 0 ? 1 : 0;
@@ -410,8 +415,8 @@ TEST(Costarica, B2AnUnannouncedJumpIsDetectedAndLocatedAndKeepsTheOrder) {
   const std::vector<double> steps = {4.0, 2.0, 1.0, 0.5, 0.25};
   std::vector<double> announced, located, blind, costarica;
   for (double dt : steps) {
-    announced.push_back(
-        error_on(run("b2_two_bodies.json", dt, with(kJfm, {"systems.right.parameters.t_switch=100.3"})), reference, "right.x_r"));
+    announced.push_back(error_on(run("b2_two_bodies.json", dt, with(kJfm, {"systems.right.parameters.t_switch=100.3"})),
+                                 reference, "right.x_r"));
     const ScenarioRun run_located = run("b2_two_bodies.json", dt, with(kJfm, unannounced));
     located.push_back(error_on(run_located, reference, "right.x_r"));
     EXPECT_EQ(method_total(run_located.stats, "jumps_located"), 1.0) << "δt = " << dt;
@@ -426,12 +431,14 @@ TEST(Costarica, B2AnUnannouncedJumpIsDetectedAndLocatedAndKeepsTheOrder) {
     costarica.push_back(error_on(run_costarica, reference, "right.x_r"));
     EXPECT_EQ(method_total(run_costarica.stats, "estimated_jumps"), 1.0) << "δt = " << dt;
     std::cout << fmt::format(
-        "B2 jump at 100.3, δt = {}: announced {:.3e}; unannounced: located {:.3e}, undetected {:.3e}, COSTARICA {:.3e}\n", dt,
-        announced.back(), located.back(), blind.back(), costarica.back());
+        "B2 jump at 100.3, δt = {}: announced {:.3e}; unannounced: located {:.3e}, undetected {:.3e}, COSTARICA "
+        "{:.3e}\n",
+        dt, announced.back(), located.back(), blind.back(), costarica.back());
   }
   const auto order = [&](const std::vector<double>& errors) { return observed_order(steps, errors); };
-  std::cout << fmt::format("B2 unannounced jump, observed order on x_r: located {:.2f}, undetected {:.2f}, COSTARICA {:.2f}\n",
-                           order(located), order(blind), order(costarica));
+  std::cout << fmt::format(
+      "B2 unannounced jump, observed order on x_r: located {:.2f}, undetected {:.2f}, COSTARICA {:.2f}\n",
+      order(located), order(blind), order(costarica));
   EXPECT_GE(order(located), 3.0);
   EXPECT_LE(order(blind), 1.5);
   EXPECT_LT(located.back(), 0.01 * blind.back());
@@ -440,7 +447,8 @@ TEST(Costarica, B2AnUnannouncedJumpIsDetectedAndLocatedAndKeepsTheOrder) {
   const ScenarioRun missiles_detected = run("b2_two_bodies.json", 0.5, missiles);
   EXPECT_EQ(method_total(missiles_detected.stats, "estimated_jumps"), 1.0);
   EXPECT_LT(error_on(missiles_detected, reference, "right.x_r"),
-            0.7 * error_on(run("b2_two_bodies.json", 0.5, with(missiles, {"method.jump_tolerance=0"})), reference, "right.x_r"));
+            0.7 * error_on(run("b2_two_bodies.json", 0.5, with(missiles, {"method.jump_tolerance=0"})), reference,
+                           "right.x_r"));
   // the case it is for: a Co-Simulation FMU switches inside fmi2DoStep and announces nothing
   const ScenarioRun fmu = run("b2_two_bodies_fmu.json", 0.5, with(kJfm, {"systems.right.parameters.t_switch=100.3"}));
   EXPECT_EQ(method_total(fmu.stats, "jumps_located"), 1.0);
@@ -456,10 +464,12 @@ TEST(Costarica, B3FirstOrderWithTheSeedEstimatorAndThirdWithTheAffineTerm) {
   const std::vector<double> steps = {0.05, 0.025, 0.0125, 0.00625};
   std::vector<double> seed000, affine;
   for (double dt : steps) {
-    seed000.push_back(error_on(run("b3_lotka_volterra.json", dt, with(with(kJfm, no_rollback), {"method.affine_term=false"})),
-                               reference, "prey.p"));
+    seed000.push_back(
+        error_on(run("b3_lotka_volterra.json", dt, with(with(kJfm, no_rollback), {"method.affine_term=false"})),
+                 reference, "prey.p"));
     affine.push_back(error_on(run("b3_lotka_volterra.json", dt, with(kJfm, no_rollback)), reference, "prey.p"));
-    std::cout << fmt::format("B3 δt = {}: COSTARICA (seed 000) {:.3e}, with f_C {:.3e}\n", dt, seed000.back(), affine.back());
+    std::cout << fmt::format("B3 δt = {}: COSTARICA (seed 000) {:.3e}, with f_C {:.3e}\n", dt, seed000.back(),
+                             affine.back());
   }
   const double order_seed000 = observed_order(steps, seed000), order_affine = observed_order(steps, affine);
   std::cout << fmt::format("B3 observed order on the prey: seed 000 estimator {:.2f}, with f_C {:.2f}\n", order_seed000,
@@ -491,8 +501,10 @@ TEST(Costarica, HybridThroughFmusWithoutRollbackMatchesTheNativeRunBitwise) {
   for (const Case& c : {Case{"b3_lotka_volterra.json", "b3_lotka_volterra_fmu.json", "prey", "prey.p"},
                         Case{"b2_two_bodies.json", "b2_two_bodies_fmu.json", "right", "right.F"}}) {
     const double dt = c.native == "b2_two_bodies.json" ? 0.5 : 0.01;
-    const std::string fmu_file = c.native == "b2_two_bodies.json" ? "b2_right_norollback.fmu" : "b3_prey_norollback.fmu";
-    const auto native = run(c.native, dt, with(kJfm, {"stop=20", fmt::format("systems.{}.rollback=false", c.estimated)}));
+    const std::string fmu_file =
+        c.native == "b2_two_bodies.json" ? "b2_right_norollback.fmu" : "b3_prey_norollback.fmu";
+    const auto native =
+        run(c.native, dt, with(kJfm, {"stop=20", fmt::format("systems.{}.rollback=false", c.estimated)}));
     const auto fmu = run(c.fmu, dt, with(kJfm, {"stop=20", fmt::format("systems.{}.fmu={}", c.estimated, fmu_file)}));
     const System& system = fmu.model.system(fmu.model.system_index(c.estimated));
     EXPECT_FALSE(system.has(Capability::rollback)) << fmu_file;
@@ -519,10 +531,13 @@ TEST(Costarica, NeedsStateAccessAndLinearization) {
 }
 
 TEST(Costarica, EstimatorOptionsAreChecked) {
-  EXPECT_NE(error_of([] { run("b3_lotka_volterra.json", 0.01, with(kJfm, {"method.estimator=laplace"})); })
-                .find("method.estimator must be 'exact' or 'stehfest'"),
+  EXPECT_NE(error_of([] {
+              run("b3_lotka_volterra.json", 0.01, with(kJfm, {"method.estimator=laplace"}));
+            }).find("method.estimator must be 'exact' or 'stehfest'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { run("b3_lotka_volterra.json", 0.01, with(kJfm, {"method.control=cubic"})); }).find("method.control"),
+  EXPECT_NE(error_of([] {
+              run("b3_lotka_volterra.json", 0.01, with(kJfm, {"method.control=cubic"}));
+            }).find("method.control"),
             std::string::npos);
   EXPECT_NE(error_of([] {
               run("b3_lotka_volterra.json", 0.01, with(kJfm, {"method.estimator=stehfest", "method.stehfest_terms=7"}));

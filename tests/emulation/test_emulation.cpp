@@ -76,7 +76,8 @@ TEST(Emulation, SubStepMeansAreSecondOrderAndDerivativesFollowTheClosedForm) {
     deltas.push_back(h / k);
     value_errors.push_back(e.state_error);
     derivative_errors.push_back(e.derivative_error);
-    std::cout << fmt::format("K = {:2}: |y − y*| = {:.3e}, |y' − y'*| = {:.3e}\n", k, e.state_error, e.derivative_error);
+    std::cout << fmt::format("K = {:2}: |y − y*| = {:.3e}, |y' − y'*| = {:.3e}\n", k, e.state_error,
+                             e.derivative_error);
   }
   EXPECT_NEAR(observed_order(deltas, value_errors), 2.0, 0.25) << "the mean per sub-step is a midpoint rule";
   EXPECT_GE(observed_order(deltas, derivative_errors), 1.8);
@@ -129,7 +130,7 @@ ScenarioRun run_oscillator_with(const std::string& method, const std::vector<std
       "name": "a Co-Simulation FMU without inputs", "start": 0, "stop": 3,
       "systems": {{"osc": {{"fmu": "{}"}}}},
       "method": {{"type": "{}", "dt": 0.05}}}})",
-                                                                             (kTestFmus / "cosima_test_oscillator.fmu").string(), method));
+                                                          (kTestFmus / "cosima_test_oscillator.fmu").string(), method));
   for (const auto& assignment : overrides) apply_override(document, assignment);
   return run_scenario(parse_scenario(document, kExamples / "inline.json"));
 }
@@ -140,8 +141,9 @@ TEST(Emulation, ACoSimulationFmuWithoutInputsRunsUnderEveryMethod) {
   for (const char* method : {"jacobi", "gauss-seidel", "ifosmondi", "ifosmondi-jfm", "missiles", "defect-jacobi"}) {
     // defect-jacobi chooses its steps by the coupling's defect, which a lone system does not have:
     // its communication points are kept at most dt apart, as the other methods' are
-    const std::vector<std::string> overrides =
-        std::string(method) == "defect-jacobi" ? std::vector<std::string>{"method.h_max=0.05"} : std::vector<std::string>{};
+    const std::vector<std::string> overrides = std::string(method) == "defect-jacobi"
+                                                   ? std::vector<std::string>{"method.h_max=0.05"}
+                                                   : std::vector<std::string>{};
     const auto run = run_oscillator_with(method, overrides);
     const auto& times = run.results->times();
     const auto& x = run.results->column("osc.x_out");
@@ -190,7 +192,8 @@ void compare_on(const std::string& example, double dt, const std::string& refere
   const auto add = [&](const std::string& label, const ScenarioRun& r) {
     // the systems' own integrations: an emulating system takes K sub-steps per macro-step
     std::int64_t integrations = 0;
-    for (const SystemCapabilities& c : r.stats.capabilities) integrations += r.stats.integrations / std::ssize(r.stats.capabilities) * c.substeps;
+    for (const SystemCapabilities& c : r.stats.capabilities)
+      integrations += r.stats.integrations / std::ssize(r.stats.capabilities) * c.substeps;
     rows.push_back({label, mean_nl2(r, reference), integrations});
   };
   add("jacobi", run(with("jacobi", false)));
@@ -230,13 +233,14 @@ TEST(Emulation, MissilesIntegratesASystemWithoutInputsFirstInsteadOfEstimatingIt
   // the no-input FMU (no states or linearization for COSTARICA) drives the prey: MISSILES takes its
   // real outputs as K_V, K_D and agrees with IFOSMONDI-JFM, which iterates with rollback
   const auto run_mixed = [](const std::string& method) {
-    Scenario scenario = parse_scenario(cosima::Json::parse(fmt::format(R"({{
+    Scenario scenario =
+        parse_scenario(cosima::Json::parse(fmt::format(R"({{
         "start": 0, "stop": 5, "method": {{"type": "{}", "dt": 0.01}},
         "systems": {{"osc": {{"fmu": "{}"}},
                      "prey": {{"model": "b3.prey", "integrator_options": {{"rtol": 1e-10, "atol": 1e-12}}}}}},
         "connections": [["osc.x_out", "prey.q"]]}})",
-                                                                           method, (kTestFmus / "cosima_test_oscillator.fmu").string())),
-                                       kExamples / "inline.json");
+                                                       method, (kTestFmus / "cosima_test_oscillator.fmu").string())),
+                       kExamples / "inline.json");
     return run_scenario(scenario);
   };
   const auto missiles = run_mixed("missiles"), jfm = run_mixed("ifosmondi-jfm");
@@ -266,14 +270,15 @@ MethodChoice auto_on_b4(const std::string& request, const std::vector<std::strin
 TEST(Emulation, MethodAutoPicksTheMostAccurateMethodTheCapabilitiesAllow) {
   EXPECT_EQ(auto_on_b4("auto", {}).type, "ifosmondi-jfm");
   // input interpolation and output derivatives are emulated: they do not change the choice
-  EXPECT_EQ(auto_on_b4("auto", {"systems.left.interpolate_inputs=false", "systems.right.output_derivatives=false"}).type,
-            "ifosmondi-jfm");
+  EXPECT_EQ(
+      auto_on_b4("auto", {"systems.left.interpolate_inputs=false", "systems.right.output_derivatives=false"}).type,
+      "ifosmondi-jfm");
   // without variable steps 'left' cannot iterate; both still have states and a linearization
   const MethodChoice missiles = auto_on_b4("auto", {"systems.left.variable_step=false"});
   EXPECT_EQ(missiles.type, "missiles");
   EXPECT_NE(missiles.reason.find("'left' cannot iterate"), std::string::npos) << missiles.reason;
-  const MethodChoice jacobi =
-      auto_on_b4("auto", {"systems.left.variable_step=false", "systems.right.rollback=false", "systems.right.linearization=false"});
+  const MethodChoice jacobi = auto_on_b4("auto", {"systems.left.variable_step=false", "systems.right.rollback=false",
+                                                  "systems.right.linearization=false"});
   EXPECT_EQ(jacobi.type, "jacobi");
   EXPECT_NE(jacobi.reason.find("'right' cannot be estimated"), std::string::npos) << jacobi.reason;
   // the cheaper request
@@ -476,7 +481,7 @@ TEST(Emulation, TheDerivativeSourceIsAScenarioOption) {
         "start": 0, "stop": 1, "method": {{"type": "jacobi", "dt": 0.1}},
         "systems": {{"prey": {{"model": "b3.prey", "emulation_derivatives": {}}}}},
         "inputs": {{"prey.q": 1}}}})",
-                                                                    source)),
+                                                          source)),
                           kExamples / "inline.json");
   };
   EXPECT_EQ(parse(R"("history")").systems.at(0).emulation_derivatives, DerivativeSource::history);

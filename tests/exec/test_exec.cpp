@@ -37,12 +37,12 @@ const std::vector<MethodCase>& methods() {
   return cases;
 }
 
-ScenarioRun run_network(const OscillatorNetwork& network, const std::vector<std::string>& overrides, Executor* executor) {
+ScenarioRun run_network(const OscillatorNetwork& network, const std::vector<std::string>& overrides,
+                        Executor* executor) {
   cosima::Json doc = oscillator_network(network);
   for (const auto& o : overrides) apply_override(doc, o);
   return run_scenario(parse_scenario(doc, kExamples / "network.json"), executor);
 }
-
 
 TEST(Executors, EveryMethodGivesBitwiseIdenticalResultsOnEveryLocalExecutor) {
   for (bool ring : {false, true}) {
@@ -139,8 +139,8 @@ TEST(Executors, DeclaredFeedthroughSettlesOnThePlainPathWithTheNumbersOfTheOrder
 TEST(Executors, ThePoolSharesABatchOnlyWhenItsWorkOutweighsTheHandOff) {
   // the rule: sharing saves about work·(1 − 1/lanes) and costs a hand-off
   EXPECT_FALSE(ThreadPoolExecutor::sharing_pays(400.0, 5000.0, 2));  // two cheap FMUs: ns against µs
-  EXPECT_TRUE(ThreadPoolExecutor::sharing_pays(8e6, 5000.0, 2));      // 8 systems of 1 ms
-  EXPECT_FALSE(ThreadPoolExecutor::sharing_pays(-1.0, 0.0, 2));       // work not yet measured
+  EXPECT_TRUE(ThreadPoolExecutor::sharing_pays(8e6, 5000.0, 2));     // 8 systems of 1 ms
+  EXPECT_FALSE(ThreadPoolExecutor::sharing_pays(-1.0, 0.0, 2));      // work not yet measured
   // Which later batches are shared depends on measured times (a loaded machine measures a slow
   // hand-off and rightly keeps batches inline: the fresh-clone CI once did, beside the MPI test), so
   // the speed-up of 8 costly systems is measured by `cosima bench scaling`, not asserted here. What
@@ -158,8 +158,9 @@ TEST(Executors, AFailingSystemOnAThreadIsAnErrorNamingIt) {
   ThreadPoolExecutor threads(2);
   // the damper of B1 without its linearization and rollback cannot be estimated: refused before any step
   const std::string refused = error_of([&] {
-    Scenario s = load_scenario(kExamples / "b1_ifosmondi_damper.json",
-                               {"method.type=missiles", "systems.damper.linearization=false", "systems.damper.rollback=false"});
+    Scenario s =
+        load_scenario(kExamples / "b1_ifosmondi_damper.json",
+                      {"method.type=missiles", "systems.damper.linearization=false", "systems.damper.rollback=false"});
     run_scenario(s, &threads);
   });
   EXPECT_NE(refused.find("system 'damper' lacks linearization"), std::string::npos) << refused;

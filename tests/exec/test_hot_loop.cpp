@@ -147,9 +147,10 @@ INSTANTIATE_TEST_SUITE_P(
     B3, HotLoop,
     ::testing::Values(Case{"jacobi", "b3_lotka_volterra.json"}, Case{"gauss-seidel", "b3_lotka_volterra.json"},
                       Case{"missiles", "b3_lotka_volterra.json"}, Case{"ifosmondi", "b3_lotka_volterra.json"},
-                      Case{"ifosmondi-jfm", "b3_lotka_volterra.json"}, Case{"defect-jacobi", "b3_lotka_volterra.json", "method.fixed=true"},
-                      Case{"jacobi", "b3_lotka_volterra_fmu.json"},
-                      Case{"gauss-seidel", "b3_lotka_volterra_fmu.json"}, Case{"missiles", "b3_lotka_volterra_fmu.json"},
+                      Case{"ifosmondi-jfm", "b3_lotka_volterra.json"},
+                      Case{"defect-jacobi", "b3_lotka_volterra.json", "method.fixed=true"},
+                      Case{"jacobi", "b3_lotka_volterra_fmu.json"}, Case{"gauss-seidel", "b3_lotka_volterra_fmu.json"},
+                      Case{"missiles", "b3_lotka_volterra_fmu.json"},
                       Case{"ifosmondi-jfm", "b3_lotka_volterra_fmu.json"}),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       std::string name = param_info.param.method;

@@ -42,8 +42,8 @@ inline std::string read_zip_entry(const std::filesystem::path& zip_path, const s
 /// Writes a zip whose entries are (name, content).
 /// `compress`: deflate the entries (as exporters do); false stores them — tests that repack whole FMU
 /// binaries many times (several MB each under the sanitizers) would otherwise spend their time in zlib.
-inline void write_zip(const std::filesystem::path& path, const std::vector<std::pair<std::string, std::string>>& entries,
-                      bool compress = true) {
+inline void write_zip(const std::filesystem::path& path,
+                      const std::vector<std::pair<std::string, std::string>>& entries, bool compress = true) {
   int error = 0;
   zip_t* archive = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
   ASSERT_NE(archive, nullptr);
@@ -73,8 +73,10 @@ class PrivateTemp {
     setenv("TMPDIR", path_.c_str(), 1);
   }
   ~PrivateTemp() {
-    if (had_) setenv("TMPDIR", old_.c_str(), 1);
-    else unsetenv("TMPDIR");
+    if (had_)
+      setenv("TMPDIR", old_.c_str(), 1);
+    else
+      unsetenv("TMPDIR");
     std::filesystem::remove_all(path_);
   }
   [[nodiscard]] bool empty() const { return std::filesystem::is_empty(path_); }

@@ -63,7 +63,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"b3_lotka_volterra", "jacobi"}, Case{"b3_lotka_volterra", "gauss-seidel"},
                       Case{"b4_two_mass", "jacobi"}, Case{"b4_two_mass", "gauss-seidel"},
                       Case{"b5_rotational_oscillator", "jacobi"}, Case{"b5_rotational_oscillator", "gauss-seidel"}),
-    [](const auto& test) { return std::string(test.param.example) + "_" + (test.param.method[0] == 'j' ? "jacobi" : "gs"); });
+    [](const auto& test) {
+      return std::string(test.param.example) + "_" + (test.param.method[0] == 'j' ? "jacobi" : "gs");
+    });
 
 // --- every capability through a project FMU ----------------------------------------------------
 
@@ -77,7 +79,7 @@ class FmuCapabilities : public ::testing::Test {
     }
     inputs_.resize(2, kInputCoefficients);
     inputs_ << 0.5, -1.0, 2.0, 0.3,  // v1(s)
-        -1.0, 0.2, 0.1, -0.05;        // x1(s)
+        -1.0, 0.2, 0.1, -0.05;       // x1(s)
   }
   void step_both(double h) {
     for (System* s : {static_cast<System*>(fmu_.get()), static_cast<System*>(native_.get())}) {
@@ -202,9 +204,7 @@ class BrokenFmu : public ::testing::Test {
   }
   std::filesystem::path file(const std::string& name) { return work_ / name; }
   std::string good_xml() { return testing::read_zip_entry(kFmuDir / "b3_prey.fmu", "modelDescription.xml"); }
-  std::string good_binary() {
-    return testing::read_zip_entry(kFmuDir / "b3_prey.fmu", "binaries/linux64/b3_prey.so");
-  }
+  std::string good_binary() { return testing::read_zip_entry(kFmuDir / "b3_prey.fmu", "binaries/linux64/b3_prey.so"); }
   /// Replaces every occurrence (the project's FMUs name their modelIdentifier in both interfaces).
   static std::string replace(std::string text, const std::string& from, const std::string& to) {
     auto at = text.find(from);
@@ -228,9 +228,7 @@ TEST_F(BrokenFmu, NotAZip) {
   EXPECT_NE(what.find("text.fmu"), std::string::npos) << what;
 }
 
-TEST_F(BrokenFmu, MissingFile) {
-  EXPECT_NE(load(file("nowhere.fmu")).find("no such file"), std::string::npos);
-}
+TEST_F(BrokenFmu, MissingFile) { EXPECT_NE(load(file("nowhere.fmu")).find("no such file"), std::string::npos); }
 
 TEST_F(BrokenFmu, NoModelDescription) {
   testing::write_zip(file("empty.fmu"), {{"readme.txt", "hello"}});
@@ -271,8 +269,9 @@ TEST_F(BrokenFmu, NoLinux64Binary) {
 
 TEST_F(BrokenFmu, RequiredSymbolMissing) {
   const std::string xml = replace(good_xml(), "modelIdentifier=\"b3_prey\"", "modelIdentifier=\"missing_dostep\"");
-  testing::write_zip(file("nodostep.fmu"), {{"modelDescription.xml", xml},
-                                            {"binaries/linux64/missing_dostep.so", testing::read_file(COSIMA_MISSING_DOSTEP_SO)}});
+  testing::write_zip(file("nodostep.fmu"),
+                     {{"modelDescription.xml", xml},
+                      {"binaries/linux64/missing_dostep.so", testing::read_file(COSIMA_MISSING_DOSTEP_SO)}});
   const std::string what = load(file("nodostep.fmu"));
   EXPECT_NE(what.find("lacks the required function fmi2"), std::string::npos) << what;
 }
@@ -306,7 +305,8 @@ TEST_F(BrokenFmu, ScenarioNamingAVariableTheFmuLacks) {
 }
 
 TEST_F(BrokenFmu, OutputConnectedToOutput) {
-  Json doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu"}, "predator": {"fmu": "b3_predator.fmu"}},
+  Json doc =
+      Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu"}, "predator": {"fmu": "b3_predator.fmu"}},
                              "connections": [["prey.p", "predator.q"]]})");
   const std::string what = error_of([&] { build_model(parse_scenario(doc, kExamples / "inline.json")); });
   EXPECT_NE(what.find("output connected to output"), std::string::npos) << what;
@@ -314,7 +314,8 @@ TEST_F(BrokenFmu, OutputConnectedToOutput) {
 
 TEST_F(BrokenFmu, ScenarioCannotGiveACoSimulationFmuAnIntegrator) {
   // named Co-Simulation: refused when parsing
-  Json doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "interface": "cs", "integrator": "cvode"}}})");
+  Json doc = Json::parse(
+      R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "interface": "cs", "integrator": "cvode"}}})");
   std::string what = error_of([&] { parse_scenario(doc, kExamples / "inline.json"); });
   EXPECT_NE(what.find("embeds its own solver"), std::string::npos) << what;
   // Co-Simulation by default (the FMU has both): refused when building
@@ -323,7 +324,8 @@ TEST_F(BrokenFmu, ScenarioCannotGiveACoSimulationFmuAnIntegrator) {
   what = error_of([&] { build_system(scenario.systems.front()); });
   EXPECT_NE(what.find("embeds its own solver"), std::string::npos) << what;
   // Model Exchange takes one
-  doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "interface": "me", "integrator": "dopri5"}}})");
+  doc = Json::parse(
+      R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "interface": "me", "integrator": "dopri5"}}})");
   EXPECT_NO_THROW(build_system(parse_scenario(doc, kExamples / "inline.json").systems.front()));
 }
 

@@ -12,8 +12,8 @@
 
 #include "core/error.hpp"
 #include "fmi/common/fmu_archive.hpp"
-#include "fmi/v2/cs/fmi2_cs_system.hpp"
 #include "fmi/common/model_description.hpp"
+#include "fmi/v2/cs/fmi2_cs_system.hpp"
 #include "fmu_fixtures.hpp"
 #include "io/csv.hpp"
 #include "scenario/run_scenario.hpp"
@@ -33,7 +33,8 @@ std::string fmu(const char* name) { return (kCFmus / (std::string("cosima_test_"
 Json document(std::string text) {
   for (const char* name : {"types", "counter", "resource", "nan", "misbehave"}) {
     const std::string key = std::string("{") + name + "}";
-    for (auto at = text.find(key); at != std::string::npos; at = text.find(key)) text.replace(at, key.size(), fmu(name));
+    for (auto at = text.find(key); at != std::string::npos; at = text.find(key))
+      text.replace(at, key.size(), fmu(name));
   }
   return Json::parse(text);
 }
@@ -90,7 +91,8 @@ TEST(Fmi2Types, ThePlainStepTakesTypedPortsAsTheOrdersDo) {
   const PrivateTemp temp;
   for (const char* method : {"jacobi", "gauss-seidel"}) {
     const ScenarioRun plain = run(document(kTwoTypes), {std::string("method.type=") + method});
-    const ScenarioRun orders = run(document(kTwoTypes), {std::string("method.type=") + method, "method.plain_steps=false"});
+    const ScenarioRun orders =
+        run(document(kTwoTypes), {std::string("method.type=") + method, "method.plain_steps=false"});
     ASSERT_EQ(plain.results->times().size(), orders.results->times().size()) << method;
     const auto& labels = plain.results->labels();
     for (std::size_t c = 0; c < labels.size(); ++c) {
@@ -157,7 +159,7 @@ TEST(Fmi2Types, AnExplicitConversionRoundsAndChecksTheRange) {
   doc["connections"][2] = Json::parse(R"({"from": "a.y_real", "to": "b.u_bool", "convert": true})");
   ScenarioRun r = run(doc, {"inputs.a.u_real=1.3"});  // y_real = 2.6 → 3
   EXPECT_EQ(at(r, "b.y_int", 2), 4.0);
-  EXPECT_EQ(at(r, "b.y_bool", 2), 0.0);  // 2.6 ≠ 0 → true, inverted
+  EXPECT_EQ(at(r, "b.y_bool", 2), 0.0);                                          // 2.6 ≠ 0 → true, inverted
   const std::string what = error_of([&] { run(doc, {"inputs.a.u_real=60"}); });  // 120 > max 100
   EXPECT_NE(what.find("input 'u_int'"), std::string::npos) << what;
   EXPECT_NE(what.find("outside the allowed range [-5, 100]"), std::string::npos) << what;
@@ -202,15 +204,16 @@ TEST(Fmi2Types, IntegerOptionsAreCheckedNotCast) {
     apply_override(copy, set);
     const std::string option = std::string(set).substr(0, std::string(set).find('='));
     const std::string method = option == "method.sparse_above" || option == "method.stehfest_terms" ? "missiles"
-                               : option == "method.max_iterations"                                   ? "ifosmondi-jfm"
-                                                                                                     : "jacobi";
+                               : option == "method.max_iterations"                                  ? "ifosmondi-jfm"
+                                                                                                    : "jacobi";
     apply_override(copy, "method.type=" + method);
     const std::string what = error_of([&] { run(copy); });
     EXPECT_NE(what.find("must be an integer"), std::string::npos) << set << ": " << what;
   }
   Json native = Json::parse(R"({"stop": 1, "systems": {"p": {"model": "b3.prey", "integrator": "euler",
       "integrator_options": {"steps_per_call": 1e20}}}, "inputs": {"p.q": 1}})");
-  EXPECT_NE(error_of([&] { parse_scenario(native, "x.json"); }).find("steps_per_call' must be an integer"), std::string::npos);
+  EXPECT_NE(error_of([&] { parse_scenario(native, "x.json"); }).find("steps_per_call' must be an integer"),
+            std::string::npos);
 }
 
 // --- 5: discrete inputs are held ------------------------------------------------------------------
@@ -285,7 +288,8 @@ TEST(Fmi2Resources, AResourceIsFoundFromATemporaryDirectoryWithPercentAndSpace) 
   std::filesystem::create_directories(odd);
   setenv("TMPDIR", odd.c_str(), 1);
   {
-    const ScenarioRun r = run(document(R"({"stop": 0.5, "method": {"dt": 0.25}, "systems": {"r": {"fmu": "{resource}"}}})"));
+    const ScenarioRun r =
+        run(document(R"({"stop": 0.5, "method": {"dt": 0.25}, "systems": {"r": {"fmu": "{resource}"}}})"));
     EXPECT_EQ(at(r, "r.value", 2), 42.5);
   }
   EXPECT_TRUE(std::filesystem::is_empty(odd));
@@ -359,17 +363,20 @@ TEST_P(Fmi2Validation, EachDefectIsNamed) {
 
 INSTANTIATE_TEST_SUITE_P(
     Defects, Fmi2Validation,
-    ::testing::Values(
-        Defect{"non_numeric_vr", "valueReference=\"20\"", "valueReference=\"twenty\"", "variable 'y_real': valueReference=\"twenty\""},
-        Defect{"negative_vr", "valueReference=\"20\"", "valueReference=\"-20\"", "valueReference=\"-20\" is not a non-negative"},
-        Defect{"input_aliases_output", "valueReference=\"21\"", "valueReference=\"11\"", "input 'u_int' and output 'y_int' share"},
-        Defect{"duplicate_name", "name=\"y_bool\"", "name=\"y_int\"", "two variables are named 'y_int'"},
-        Defect{"bad_dependency", "dependencies=\"", "dependencies=\"x ", "dependency \"x\""},
-        Defect{"dependency_out_of_range", "dependencies=\"", "dependencies=\"999 ", "dependency \"999\""},
-        Defect{"path_in_identifier", "modelIdentifier=\"cosima_test_types\"", "modelIdentifier=\"../../cosima_test_types\"",
-               "is not a C identifier"},
-        Defect{"unknown_enumeration_type", "declaredType=\"Mode\"", "declaredType=\"Moods\"", "declaredType \"Moods\""},
-        Defect{"bad_start", "start=\"7\"", "start=\"seven\"", "start=\"seven\" is not a Integer"}),
+    ::testing::Values(Defect{"non_numeric_vr", "valueReference=\"20\"", "valueReference=\"twenty\"",
+                             "variable 'y_real': valueReference=\"twenty\""},
+                      Defect{"negative_vr", "valueReference=\"20\"", "valueReference=\"-20\"",
+                             "valueReference=\"-20\" is not a non-negative"},
+                      Defect{"input_aliases_output", "valueReference=\"21\"", "valueReference=\"11\"",
+                             "input 'u_int' and output 'y_int' share"},
+                      Defect{"duplicate_name", "name=\"y_bool\"", "name=\"y_int\"", "two variables are named 'y_int'"},
+                      Defect{"bad_dependency", "dependencies=\"", "dependencies=\"x ", "dependency \"x\""},
+                      Defect{"dependency_out_of_range", "dependencies=\"", "dependencies=\"999 ", "dependency \"999\""},
+                      Defect{"path_in_identifier", "modelIdentifier=\"cosima_test_types\"",
+                             "modelIdentifier=\"../../cosima_test_types\"", "is not a C identifier"},
+                      Defect{"unknown_enumeration_type", "declaredType=\"Mode\"", "declaredType=\"Moods\"",
+                             "declaredType \"Moods\""},
+                      Defect{"bad_start", "start=\"7\"", "start=\"seven\"", "start=\"seven\" is not a Integer"}),
     [](const ::testing::TestParamInfo<Defect>& param_info) { return std::string(param_info.param.name); });
 
 TEST(Fmi2Validation, TheExportKitsFmusHaveUniqueNames) {
@@ -458,8 +465,9 @@ TEST(Fmi2Nan, ANonFiniteOutputIsBlamedOnItsProducer) {
       "connections": [["n.y", "t.u_real"]]})");
   for (const char* method : {"jacobi", "gauss-seidel"}) {
     for (const char* use_inf : {"false", "true"}) {
-      const std::string what =
-          error_of([&] { run(doc, {std::string("method.type=") + method, std::string("systems.n.parameters.use_inf=") + use_inf}); });
+      const std::string what = error_of([&] {
+        run(doc, {std::string("method.type=") + method, std::string("systems.n.parameters.use_inf=") + use_inf});
+      });
       const std::string by_orders = error_of([&] {
         run(doc, {std::string("method.type=") + method, std::string("systems.n.parameters.use_inf=") + use_inf,
                   "method.plain_steps=false"});

@@ -11,8 +11,8 @@
 #include <Eigen/Dense>
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "exec/executor.hpp"
 #include "core/log.hpp"
+#include "exec/executor.hpp"
 #include "exec/process_executor.hpp"
 #include "fmi/common/fmu_archive.hpp"
 #include "scenario/executors.hpp"
@@ -43,9 +43,9 @@ Json dual_mass(const std::string& mass2, const std::string& interface = "cs") {
 Eigen::Vector4d exact_dual_mass(double t) {
   const double m1 = 1, c1 = 10, d1 = 1, m2 = 1, c2 = 100, d2 = 1, c3 = 10, d3 = 1, offset = 0.5;
   Eigen::Matrix4d A;
-  A << 0, 1, 0, 0,                                                   //
-      (-c1 - c2) / m1, (-d1 - d2) / m1, c2 / m1, d2 / m1,            //
-      0, 0, 0, 1,                                                    //
+  A << 0, 1, 0, 0,                                         //
+      (-c1 - c2) / m1, (-d1 - d2) / m1, c2 / m1, d2 / m1,  //
+      0, 0, 0, 1,                                          //
       c2 / m2, d2 / m2, (-c2 - c3) / m2, (-d2 - d3) / m2;
   const Eigen::Vector4d x0(1.0, 0.0, 1.0 + offset, 0.0);
   const Eigen::Matrix4d flow = (A * t).exp();
@@ -249,8 +249,10 @@ TEST(ModelExchangeAccuracy, CvodeAndDopri5KeepTheirToleranceAcrossCommunicationP
     for (const double dt : {1e-3, 1e-2}) {
       Json doc = Json::parse(R"({"start": 0, "stop": 10, "method": {"type": "jacobi"}})");
       doc["method"]["dt"] = dt;
-      doc["systems"]["v"] = {{"fmu", fmu("cosima_test_vanderpol")}, {"interface", "me"},
-                             {"integrator", integrator}, {"integrator_options", {{"rtol", 1e-8}}}};
+      doc["systems"]["v"] = {{"fmu", fmu("cosima_test_vanderpol")},
+                             {"interface", "me"},
+                             {"integrator", integrator},
+                             {"integrator_options", {{"rtol", 1e-8}}}};
       const ScenarioRun r = run(doc, {"output.interval=1"});
       const auto times = r.results->times();
       const auto x0 = r.results->column("v.x0"), x1 = r.results->column("v.x1");
@@ -268,7 +270,9 @@ TEST(MonolithicOverMe, AHybridFmuKeepsItsStateStepAndTimeEvents) {
   // the bouncing ball: state events (bounces), a time event (the kick at 1.5) and step events; the
   // monolithic reference must find them all, as the FMU integrated alone by cvode does
   Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "jacobi", "dt": 0.01}})");
-  doc["systems"]["b"] = {{"fmu", fmu("cosima_test_me_ball")}, {"interface", "me"}, {"integrator", "cvode"},
+  doc["systems"]["b"] = {{"fmu", fmu("cosima_test_me_ball")},
+                         {"interface", "me"},
+                         {"integrator", "cvode"},
                          {"integrator_options", {{"rtol", 1e-10}, {"atol", 1e-12}}}};
   const ScenarioRun alone = run(doc, {});
   const ScenarioRun monolithic = run(doc, {"method.type=monolithic"});

@@ -15,10 +15,10 @@
 #include <gtest/gtest.h>
 
 #include "export/variable_table.hpp"
-#include "fmi/v2/cs/fmi2_cs_system.hpp"
 #include "fmi/fmu_factory.hpp"
-#include "fmi/v3/fmi3_api.hpp"
+#include "fmi/v2/cs/fmi2_cs_system.hpp"
 #include "fmi/v3/cs/fmi3_cs_system.hpp"
+#include "fmi/v3/fmi3_api.hpp"
 #include "fmu_fixtures.hpp"
 #include "models/registry.hpp"
 #include "system/native/integrator.hpp"
@@ -43,9 +43,9 @@ bool has_entry(const std::filesystem::path& zip_path, const std::string& entry) 
 }
 
 /// The project's FMUs (models/CMakeLists.txt; state_space has arrays) and the arrays test FMU.
-const std::vector<std::string> kModels = {"b1_mass", "b1_damper", "b2_left",  "b2_right", "b3_prey", "b3_predator",
-                                          "b4_left", "b4_right",  "b5_body1", "b5_body2", "b6_tough", "b8_ball",
-                                          "state_space", "test_export_fmi3_arrays"};
+const std::vector<std::string> kModels = {
+    "b1_mass",  "b1_damper", "b2_left",  "b2_right", "b3_prey", "b3_predator", "b4_left",
+    "b4_right", "b5_body1",  "b5_body2", "b6_tough", "b8_ball", "state_space", "test_export_fmi3_arrays"};
 
 /// Zero-order-hold inputs, different at every step (FMI 3.0 has no input derivatives).
 InputPolynomials inputs_at(int inputs, int step) {
@@ -72,7 +72,8 @@ TEST(Fmi3Export, OneLibraryInBothLayouts) {
     const std::string xml3 = testing::read_zip_entry(fmi3_fmu(name), "modelDescription.xml");
     EXPECT_NE(xml3.find("fmiVersion=\"3.0\""), std::string::npos);
     EXPECT_NE(xml3.find("hasEventMode=\"false\""), std::string::npos);
-    EXPECT_NE(testing::read_zip_entry(fmi2_fmu(name), "modelDescription.xml").find("fmiVersion=\"2.0\""), std::string::npos);
+    EXPECT_NE(testing::read_zip_entry(fmi2_fmu(name), "modelDescription.xml").find("fmiVersion=\"2.0\""),
+              std::string::npos);
   }
 }
 
@@ -165,7 +166,8 @@ TEST_P(SameModel, CoSimulationIsBitwiseTheFmi2Fmu) {
   }
   EXPECT_EQ(fmu3.time(), fmu2.time());
   // output derivatives and the linearization through the same slave
-  for (int order = 1; order <= fmu2.max_output_derivative_order() && order <= fmu3.max_output_derivative_order(); ++order) {
+  for (int order = 1; order <= fmu2.max_output_derivative_order() && order <= fmu3.max_output_derivative_order();
+       ++order) {
     fmu3.output_derivatives(order, y3);
     fmu2.output_derivatives(order, y2);
     expect_bitwise(y3, y2, "output derivatives of order " + std::to_string(order));
@@ -282,7 +284,8 @@ TEST(Fmi3Export, ModelsWithoutArrayNamesKeepTheirVariables) {
     const auto model = models::make_model(name);
     const fmu_export::Fmi3Table table = fmu_export::make_fmi3_table(*model, {});
     const fmu_export::VariableTable table2 = fmu_export::make_variable_table(*model, {});
-    ASSERT_EQ(table.variables.size(), table2.variables.size() + static_cast<std::size_t>(model->event_indicator_count()));
+    ASSERT_EQ(table.variables.size(),
+              table2.variables.size() + static_cast<std::size_t>(model->event_indicator_count()));
     for (std::size_t i = 0; i < table2.variables.size(); ++i) {
       EXPECT_EQ(table.variables[i].name, table2.variables[i].name);
       EXPECT_TRUE(table.variables[i].dimensions.empty());
@@ -382,7 +385,8 @@ TEST_F(Fmi3Api, ArrayElementsReachTheModel) {
   const double new_c[] = {0, 0, 1, 0, 0, 0}, zero[] = {0, 0, 0, 0, 0, 0};
   ASSERT_EQ(set(instance_, &c, 1, new_c, 6), fmi3OK);
   ASSERT_EQ(set(instance_, &d, 1, zero, 6), fmi3OK);
-  ASSERT_EQ(symbol<fmi3EnterInitializationModeTYPE>("fmi3EnterInitializationMode")(instance_, false, 0, 0, false, 0), fmi3OK);
+  ASSERT_EQ(symbol<fmi3EnterInitializationModeTYPE>("fmi3EnterInitializationMode")(instance_, false, 0, 0, false, 0),
+            fmi3OK);
   ASSERT_EQ(symbol<fmi3ExitInitializationModeTYPE>("fmi3ExitInitializationMode")(instance_), fmi3OK);
   double outputs[3] = {-1, -1, -1};
   ASSERT_EQ(get(instance_, &y, 1, outputs, 3), fmi3OK);
@@ -405,7 +409,8 @@ TEST_F(Fmi3Api, UnknownReferencesAndOtherTypesAreErrorsWithALogLine) {
   EXPECT_EQ(symbol<fmi3GetTYPE<fmi3Float64>>("fmi3GetFloat64")(instance_, &kind, 1, &real, 1), fmi3Error);
   fmi3Int32 integer = -1;
   EXPECT_EQ(symbol<fmi3GetTYPE<fmi3Int32>>("fmi3GetInt32")(instance_, &alpha, 1, &integer, 1), fmi3Error);
-  EXPECT_EQ(last_log(), "logStatusError: fmi3GetInt32: no Int32 variable with value reference " + std::to_string(alpha));
+  EXPECT_EQ(last_log(),
+            "logStatusError: fmi3GetInt32: no Int32 variable with value reference " + std::to_string(alpha));
   ASSERT_EQ(symbol<fmi3GetTYPE<fmi3Int32>>("fmi3GetInt32")(instance_, &kind, 1, &integer, 1), fmi3OK);
   EXPECT_EQ(integer, 0);  // dopri5
   const fmi3Int32 euler = 2;
@@ -421,8 +426,8 @@ TEST_F(Fmi3Api, UnknownReferencesAndOtherTypesAreErrorsWithALogLine) {
   EXPECT_EQ(symbol<fmi3GetTYPE<fmi3String>>("fmi3GetString")(instance_, &unknown, 1, nullptr, 1), fmi3Error);
   EXPECT_EQ(symbol<fmi3GetBinaryTYPE>("fmi3GetBinary")(instance_, &unknown, 1, nullptr, nullptr, 1), fmi3Error);
   ASSERT_EQ(log_.size(), before + 4);
-  EXPECT_EQ(log_[before], "logStatusError: fmi3GetBoolean: no Boolean variable with value reference " + std::to_string(alpha) +
-                              " (this FMU has no Boolean variables)");
+  EXPECT_EQ(log_[before], "logStatusError: fmi3GetBoolean: no Boolean variable with value reference " +
+                              std::to_string(alpha) + " (this FMU has no Boolean variables)");
   for (const fmi3Status status : statuses_) EXPECT_EQ(status, fmi3Error);
 }
 
@@ -433,7 +438,8 @@ TEST_F(Fmi3Api, CallsOutsideTheirStateAreRefused) {
   fmi3Float64 last = -1;
   EXPECT_EQ(do_step(instance_, 0, 0.1, false, &event, &terminate, &early, &last), fmi3Error);
   EXPECT_NE(last_log().find("fmi3DoStep is not allowed in the current state"), std::string::npos) << last_log();
-  ASSERT_EQ(symbol<fmi3EnterInitializationModeTYPE>("fmi3EnterInitializationMode")(instance_, true, 1e-9, 0, false, 0), fmi3OK);
+  ASSERT_EQ(symbol<fmi3EnterInitializationModeTYPE>("fmi3EnterInitializationMode")(instance_, true, 1e-9, 0, false, 0),
+            fmi3OK);
   ASSERT_EQ(symbol<fmi3ExitInitializationModeTYPE>("fmi3ExitInitializationMode")(instance_), fmi3OK);
   // Co-Simulation without Event Mode
   EXPECT_EQ(symbol<fmi3EnterEventModeTYPE>("fmi3EnterEventMode")(instance_), fmi3Error);
@@ -454,8 +460,9 @@ TEST_F(Fmi3Api, CallsOutsideTheirStateAreRefused) {
 TEST_F(Fmi3Api, InstantiationChecksTokenAndEventMode) {
   open("b3_prey");
   auto instantiate = symbol<fmi3InstantiateCoSimulationTYPE>("fmi3InstantiateCoSimulation");
-  EXPECT_EQ(instantiate("x", "{not-the-token}", "", false, false, false, false, nullptr, 0, this, &Fmi3Api::log, nullptr),
-            nullptr);
+  EXPECT_EQ(
+      instantiate("x", "{not-the-token}", "", false, false, false, false, nullptr, 0, this, &Fmi3Api::log, nullptr),
+      nullptr);
   EXPECT_NE(last_log().find("instantiationToken mismatch"), std::string::npos) << last_log();
   EXPECT_EQ(instantiate("x", md_.guid.c_str(), "", false, false, true, false, nullptr, 0, this, &Fmi3Api::log, nullptr),
             nullptr);
@@ -470,7 +477,8 @@ TEST_F(Fmi3Api, ModelExchangeCountsAndEvents) {
   EXPECT_EQ(states, models::make_model("b8.ball")->structure().states.size());
   EXPECT_EQ(static_cast<int>(indicators), models::make_model("b8.ball")->event_indicator_count());
   EXPECT_EQ(static_cast<int>(indicators), md_.event_indicator_count);
-  ASSERT_EQ(symbol<fmi3EnterInitializationModeTYPE>("fmi3EnterInitializationMode")(instance_, false, 0, 0, false, 0), fmi3OK);
+  ASSERT_EQ(symbol<fmi3EnterInitializationModeTYPE>("fmi3EnterInitializationMode")(instance_, false, 0, 0, false, 0),
+            fmi3OK);
   ASSERT_EQ(symbol<fmi3ExitInitializationModeTYPE>("fmi3ExitInitializationMode")(instance_), fmi3OK);
   fmi3Boolean needs = true, terminate = true, nominals = true, values = true, defined = true;
   fmi3Float64 next = -1;
@@ -487,7 +495,7 @@ TEST_F(Fmi3Api, ModelExchangeCountsAndEvents) {
   std::vector<fmi3ValueReference> refs;
   for (std::size_t k = 0; k < indicators; ++k) refs.push_back(vr("event_indicator_" + std::to_string(k + 1)));
   ASSERT_EQ(symbol<fmi3GetTYPE<fmi3Float64>>("fmi3GetFloat64")(instance_, refs.data(), refs.size(), z_variables.data(),
-                                                                z_variables.size()),
+                                                               z_variables.size()),
             fmi3OK);
   EXPECT_EQ(z, z_variables);
 }

@@ -51,7 +51,8 @@ class ExportArrays final : public OdeModel {
       for (int j = 0; j < 2; ++j) s.parameters.push_back({element("B", i, j), b[2 * i + j], "input matrix"});
     }
     for (int j = 0; j < 2; ++j) {
-      for (int i = 0; i < 3; ++i) s.parameters.push_back({element("C", i, j), c_column_major[3 * j + i], "output matrix"});
+      for (int i = 0; i < 3; ++i)
+        s.parameters.push_back({element("C", i, j), c_column_major[3 * j + i], "output matrix"});
     }
     for (int i = 0; i < 3; ++i) {
       for (int j = 0; j < 2; ++j) s.parameters.push_back({element("D", i, j), d[2 * i + j], "feedthrough matrix"});

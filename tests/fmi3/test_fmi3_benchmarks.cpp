@@ -31,16 +31,15 @@ Json scenario(const Case& c, bool fmi3, const char* interface) {
   const double stop = doc.value("stop", 1.0);
   // a short horizon keeps CI fast: five macro-steps or 1 s, 1 ms for defect-jacobi (on B4 its
   // defect control takes steps at its floor, 1e-6 of the run: ~1e6 steps per 0.1 s)
-  const double horizon = std::string(c.method) == "defect-jacobi"
-                             ? 1e-3
-                             : std::max(1.0, 5.0 * doc["method"].value("dt", 0.01));
+  const double horizon =
+      std::string(c.method) == "defect-jacobi" ? 1e-3 : std::max(1.0, 5.0 * doc["method"].value("dt", 0.01));
   apply_override(doc, fmt::format("stop={}", std::min(stop, doc.value("start", 0.0) + horizon)));
   for (auto& [name, system] : doc["systems"].items()) {
     if (fmi3) {
       system["fmu"] = (testing::kFmuDir / "fmi3" / system["fmu"].get<std::string>()).string();
       system["emulation_substeps"] = 16;  // interpolated inputs, where emulated: 16 sub-steps, error ∝ 1/16²
-    }
-    else system["fmu"] = (testing::kFmuDir / system["fmu"].get<std::string>()).string();
+    } else
+      system["fmu"] = (testing::kFmuDir / system["fmu"].get<std::string>()).string();
     system["interface"] = interface;
     if (std::string(interface) == "me") {
       system["integrator"] = "cvode";
@@ -87,8 +86,8 @@ TEST_P(Fmi3Benchmarks, SameResultsAsFmi2) {
 
 std::vector<Case> cases() {
   std::vector<Case> list;
-  for (const char* example : {"b1_ifosmondi_damper", "b2_two_bodies", "b3_lotka_volterra", "b4_two_mass",
-                              "b5_rotational_oscillator"}) {
+  for (const char* example :
+       {"b1_ifosmondi_damper", "b2_two_bodies", "b3_lotka_volterra", "b4_two_mass", "b5_rotational_oscillator"}) {
     for (const char* method : {"jacobi", "gauss-seidel", "ifosmondi", "ifosmondi-jfm", "missiles", "defect-jacobi"}) {
       // defect-jacobi refuses B1's algebraic loop (seed 004, Algorithm 1), whatever the FMI version
       if (std::string(example) == "b1_ifosmondi_damper" && std::string(method) == "defect-jacobi") continue;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The house rules of docs/architecture.md: the checkers pass on the tree, and each one fails on a
-# tree that breaks its rule (an upward include; a function over the limit).
+# tree that breaks its rule (an upward include; a function over the limit; a file off .clang-format).
 set -u
 root=$1
 failures=0
@@ -18,6 +18,7 @@ expect() {  # name, wanted exit status, command...
 }
 expect layers 0 python3 "$root/scripts/check_layers.py" "$root"
 expect function-length 0 python3 "$root/scripts/check_function_length.py" "$root"
+expect format 0 bash "$root/scripts/check_format.sh" "$root"
 
 bad=$(mktemp -d)
 trap 'rm -rf "$bad"' EXIT
@@ -33,6 +34,12 @@ if python3 "$root/scripts/check_function_length.py" "$bad" | grep -q "src/method
   echo "ok   function-length-refuse: long_one named"
 else
   echo "FAIL function-length-refuse: a function of 88 lines was not named"; failures=$((failures + 1))
+fi
+if command -v clang-format > /dev/null; then
+  cp "$root/.clang-format" "$bad/"
+  mkdir -p "$bad/models" "$bad/bench" "$bad/python" "$bad/tests"
+  printf 'int  f( int x ){return x;}\n' > "$bad/src/methods/ugly.cpp"
+  expect format-refuse 1 bash "$root/scripts/check_format.sh" "$bad"
 fi
 echo "house: $failures failure(s)"
 exit $((failures > 0))

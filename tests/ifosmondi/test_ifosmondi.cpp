@@ -105,14 +105,16 @@ TEST(IfosmondiJfm, AndersonKeepsNoMorePastIteratesThanUnknowns) {
   // stagnates at a tight ε; min(30, n) converges in about 10 iterations per step (both with table
   // 4's β = 1, which the fitted preset would otherwise adapt)
   const auto reference = run_b1("monolithic", 0.01, 1e-3);
-  const auto fitted = run_b1("ifosmondi-jfm", 0.01, 1e-2,
-                             {"method.epsilon=1e-6", "method.jfm=anderson",
-                              "method.petsc_options=-snes_anderson_beta 1"});
+  const auto fitted =
+      run_b1("ifosmondi-jfm", 0.01, 1e-2,
+             {"method.epsilon=1e-6", "method.jfm=anderson", "method.petsc_options=-snes_anderson_beta 1"});
   const auto paper = run_b1("ifosmondi-jfm", 0.01, 1e-2, {"method.epsilon=1e-6", "method.jfm=anderson-paper"});
   const double per_step = static_cast<double>(fitted.stats.iterations) / static_cast<double>(fitted.stats.macro_steps);
-  const double per_step_paper = static_cast<double>(paper.stats.iterations) / static_cast<double>(paper.stats.macro_steps);
-  std::cout << fmt::format("ε = 1e-6: anderson {:.1f} iterations/step, error {:.2e}; anderson-paper {:.1f}, error {:.2e}\n",
-                           per_step, mean_nl2(fitted, reference), per_step_paper, mean_nl2(paper, reference));
+  const double per_step_paper =
+      static_cast<double>(paper.stats.iterations) / static_cast<double>(paper.stats.macro_steps);
+  std::cout << fmt::format(
+      "ε = 1e-6: anderson {:.1f} iterations/step, error {:.2e}; anderson-paper {:.1f}, error {:.2e}\n", per_step,
+      mean_nl2(fitted, reference), per_step_paper, mean_nl2(paper, reference));
   EXPECT_LE(per_step, 11.0);
   EXPECT_GE(per_step_paper, 25.0);
   EXPECT_LT(mean_nl2(fitted, reference), 1e-8);
@@ -128,10 +130,11 @@ TEST(IfosmondiJfm, Fig8AndersonAsAccurateAsNewtonWithFewerIntegrations) {
     const auto newton = run_b1("ifosmondi-jfm", d_d, 1e-2, {"method.epsilon=1e-4", "method.jfm=newtonls"});
     const auto anderson = run_b1("ifosmondi-jfm", d_d, 1e-2, {"method.epsilon=1e-4", "method.jfm=anderson"});
     const auto paper = run_b1("ifosmondi-jfm", d_d, 1e-2, {"method.epsilon=1e-4", "method.jfm=anderson-paper"});
-    std::cout << fmt::format("D_D = {}: NewtonLS {:.2e} ({} integrations), Anderson {:.2e} ({}), "
-                             "anderson-paper {:.2e} ({})\n",
-                             d_d, mean_nl2(newton, reference), newton.stats.integrations, mean_nl2(anderson, reference),
-                             anderson.stats.integrations, mean_nl2(paper, reference), paper.stats.integrations);
+    std::cout << fmt::format(
+        "D_D = {}: NewtonLS {:.2e} ({} integrations), Anderson {:.2e} ({}), "
+        "anderson-paper {:.2e} ({})\n",
+        d_d, mean_nl2(newton, reference), newton.stats.integrations, mean_nl2(anderson, reference),
+        anderson.stats.integrations, mean_nl2(paper, reference), paper.stats.integrations);
     EXPECT_LT(mean_nl2(newton, reference), 1e-5) << "D_D = " << d_d;
     EXPECT_LT(mean_nl2(anderson, reference), 1e-5) << "D_D = " << d_d;
     EXPECT_LE(anderson.stats.integrations, newton.stats.integrations) << "D_D = " << d_d;
@@ -188,8 +191,8 @@ TEST(Ifosmondi, RefusesMissingCapabilitiesNamingEach) {
   // mass's withheld output derivatives are emulated, its variable step cannot be
   const std::string what = error_of([&] {
     run_b1("ifosmondi-jfm", 4.0, 1e-2,
-           {"systems.damper.rollback=false", "systems.damper.linearization=false", "systems.mass.output_derivatives=false",
-            "systems.mass.variable_step=false"});
+           {"systems.damper.rollback=false", "systems.damper.linearization=false",
+            "systems.mass.output_derivatives=false", "systems.mass.variable_step=false"});
   });
   EXPECT_NE(what.find("system 'damper' lacks linearization (providesDirectionalDerivative), needed by COSTARICA"),
             std::string::npos)
@@ -202,7 +205,8 @@ TEST(Ifosmondi, StepControlHalvesOnRejectionAndGrowsBy30PercentUpToTheReference)
   // B3 has no direct feedthrough: the fixed point contracts on small steps only. With δt_ref = 2 and
   // 10 iterations some steps are rejected, halved, then grown again (eq. 28 with the erratum).
   const double dt_ref = 2.0;
-  Scenario scenario = load_scenario(kExamples / "b3_lotka_volterra.json", {"method.type=ifosmondi", "method.max_iterations=10"});
+  Scenario scenario =
+      load_scenario(kExamples / "b3_lotka_volterra.json", {"method.type=ifosmondi", "method.max_iterations=10"});
   scenario.run.dt = dt_ref;
   const auto run = run_scenario(scenario);
   const auto& rows = run.steps->rows();

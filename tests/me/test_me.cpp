@@ -52,7 +52,6 @@ ScenarioRun run(Json doc, const std::vector<std::string>& overrides, const std::
   return run_scenario(parse_scenario(doc, kExamples / file));
 }
 
-
 struct MethodCase {
   std::string label;
   std::vector<std::string> overrides;
@@ -62,7 +61,8 @@ struct MethodCase {
 /// CHOPtrey extrapolation.
 std::vector<MethodCase> every_method(const Json& doc) {
   std::vector<std::string> no_rollback = {"method.type=ifosmondi-jfm", "method.epsilon=1e-8"};
-  for (const auto& [name, system] : doc["systems"].items()) no_rollback.push_back("systems." + name + ".rollback=false");
+  for (const auto& [name, system] : doc["systems"].items())
+    no_rollback.push_back("systems." + name + ".rollback=false");
   return {
       {"jacobi", {"method.type=jacobi"}},
       {"gauss-seidel", {"method.type=gauss-seidel"}},
@@ -130,7 +130,8 @@ TEST(ModelExchange, MonolithicOverMeFmusIsMonolithicOverTheNativeModels) {
       double scale = 0.0;
       for (const double v : x) scale = std::max(scale, std::abs(v));
       for (std::size_t k = 0; k < x.size(); ++k) {
-        ASSERT_LE(std::abs(x[k] - y[k]), 1e-9 * std::max(scale, 1e-300)) << benchmark.file << " " << label << " row " << k;
+        ASSERT_LE(std::abs(x[k] - y[k]), 1e-9 * std::max(scale, 1e-300))
+            << benchmark.file << " " << label << " row " << k;
       }
       EXPECT_GT(scale, 0.0) << benchmark.file << " " << label << ": all zero";
     }
@@ -142,9 +143,11 @@ TEST(ModelExchange, MissilesAndIfosmondiJfmOnB3AndB4FromMeFmusHaveTheNativeError
     Json native = read_json(kExamples / file);
     apply_override(native, file[1] == '3' ? "stop=5" : "stop=0.5");
     const std::string label = file[1] == '3' ? "prey.p" : "right.x2";
-    const ScenarioRun reference = run(native, {"method.type=monolithic", file[1] == '3' ? "method.dt=0.001" : "method.dt=0.0001"});
+    const ScenarioRun reference =
+        run(native, {"method.type=monolithic", file[1] == '3' ? "method.dt=0.001" : "method.dt=0.0001"});
     for (const std::string method : {"missiles", "ifosmondi-jfm"}) {
-      const std::vector<std::string> overrides = {"method.type=" + method, file[1] == '3' ? "method.dt=0.05" : "method.dt=0.005"};
+      const std::vector<std::string> overrides = {"method.type=" + method,
+                                                  file[1] == '3' ? "method.dt=0.05" : "method.dt=0.005"};
       auto error_of_run = [&](const Json& doc) {
         const ScenarioRun r = run(doc, overrides);
         return compare_signals(r.results->times(), r.results->column(label), reference.results->times(),
@@ -182,7 +185,8 @@ TEST(ModelExchange, CoSimulationAndModelExchangeFmusInOneScenarioUnderEveryMetho
       ++ran;
       continue;
     }
-    EXPECT_NE(refused.find("system 'prey' lacks capability 'rollback'"), std::string::npos) << method.label << ": " << refused;
+    EXPECT_NE(refused.find("system 'prey' lacks capability 'rollback'"), std::string::npos)
+        << method.label << ": " << refused;
   }
   EXPECT_GE(ran, 6) << "jacobi, gauss-seidel, costarica, missiles, defect-jacobi and choptrey need no rollback";
 }
@@ -216,8 +220,8 @@ std::vector<double> closed_form_impacts(int count) {
 
 Json ball_scenario(const std::string& fmu, const std::string& integrator, double rtol = 1e-10) {
   Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "jacobi", "dt": 0.01}})");
-  doc["systems"]["ball"] = {{"fmu", fmu}, {"integrator", integrator},
-                            {"integrator_options", {{"rtol", rtol}, {"atol", rtol * 1e-2}}}};
+  doc["systems"]["ball"] = {
+      {"fmu", fmu}, {"integrator", integrator}, {"integrator_options", {{"rtol", rtol}, {"atol", rtol * 1e-2}}}};
   return doc;
 }
 
@@ -244,7 +248,8 @@ TEST(ModelExchange, BouncingBallImpactsWithin1e8OfTheClosedFormAndTheTimeEventHi
       std::cout << fmt::format("{} impact {}: {:.15f}  closed form {:.15f}  error {:.2e}\n", integrator, k + 1,
                                impacts[static_cast<std::size_t>(k)], exact[static_cast<std::size_t>(k)],
                                impacts[static_cast<std::size_t>(k)] - exact[static_cast<std::size_t>(k)]);
-      EXPECT_NEAR(impacts[static_cast<std::size_t>(k)], exact[static_cast<std::size_t>(k)], 1e-8) << integrator << " impact " << k + 1;
+      EXPECT_NEAR(impacts[static_cast<std::size_t>(k)], exact[static_cast<std::size_t>(k)], 1e-8)
+          << integrator << " impact " << k + 1;
     }
     EXPECT_EQ(r.results->column("ball.kick_time").back(), 1.5) << integrator << ": the time event is hit exactly";
     EXPECT_EQ(r.results->column("ball.bounces").back(), 5.0) << integrator;
@@ -333,7 +338,7 @@ TEST(ModelExchange, EveryCapabilityIsProvidedAndRollbackFollowsTheStatedRule) {
   ASSERT_TRUE(ball->do_step(1.0).ok());
   const StateId saved = ball->save_state();
   Eigen::VectorXd first(ball->output_count()), second(ball->output_count());
-  ball->set_inputs(none);  // as a method does before every step
+  ball->set_inputs(none);                // as a method does before every step
   ASSERT_TRUE(ball->do_step(1.0).ok());  // the kick and a bounce
   ball->outputs(first);
   ball->restore_state(saved);

@@ -97,10 +97,13 @@ TEST(Missiles, B3OrbitStaysOnTheReferenceWhileJacobisGrows) {
   const auto reference = run("b3_lotka_volterra.json", 1e-3, {"method.type=monolithic"});
   const double period = period_of(reference, "prey.p");
   const double a_ref = last_period_amplitude(reference, "prey.p", period);
-  const double a_missiles = last_period_amplitude(run("b3_lotka_volterra.json", 1e-2, {"method.type=missiles"}), "prey.p", period);
-  const double a_jacobi = last_period_amplitude(run("b3_lotka_volterra.json", 1e-2, {"method.type=jacobi"}), "prey.p", period);
-  std::cout << fmt::format("B3 δt = 1e-2, last period ({:.3f} s): amplitude reference {:.5f}, MISSILES {:.5f}, Jacobi {:.5f}\n",
-                           period, a_ref, a_missiles, a_jacobi);
+  const double a_missiles =
+      last_period_amplitude(run("b3_lotka_volterra.json", 1e-2, {"method.type=missiles"}), "prey.p", period);
+  const double a_jacobi =
+      last_period_amplitude(run("b3_lotka_volterra.json", 1e-2, {"method.type=jacobi"}), "prey.p", period);
+  std::cout << fmt::format(
+      "B3 δt = 1e-2, last period ({:.3f} s): amplitude reference {:.5f}, MISSILES {:.5f}, Jacobi {:.5f}\n", period,
+      a_ref, a_missiles, a_jacobi);
   EXPECT_LE(std::abs(a_missiles - a_ref), 0.01 * a_ref);
   EXPECT_GT(a_jacobi, 1.01 * a_ref);
 }
@@ -123,7 +126,8 @@ TEST(Missiles, RecordsTheGapBetweenEstimatedAndRealOutputsPerStep) {
   ASSERT_FALSE(b3.steps->rows().empty());
   for (const auto& row : b3.steps->rows()) ASSERT_TRUE(std::isfinite(row.estimate_gap)) << row.t;
   // linear systems: the estimate is exact up to the slaves' integration tolerance
-  std::cout << fmt::format("largest estimate gap: B4 {:.2e} N, B3 {:.2e}\n", b4.stats.max_estimate_gap, b3.stats.max_estimate_gap);
+  std::cout << fmt::format("largest estimate gap: B4 {:.2e} N, B3 {:.2e}\n", b4.stats.max_estimate_gap,
+                           b3.stats.max_estimate_gap);
   EXPECT_LE(b4.stats.max_estimate_gap, 1e-4);  // force of order 1e4 N, DOPRI5 rtol 1e-10
   EXPECT_GT(b3.stats.max_estimate_gap, 0.0);
   EXPECT_LE(b3.stats.max_estimate_gap, 1e-5);
@@ -148,10 +152,12 @@ TEST(Missiles, StehfestEstimatorIsSelectable) {
   const auto reference = run("b3_lotka_volterra.json", 1e-3, {"method.type=monolithic", "stop=2"});
   const double exact =
       error_on(run("b3_lotka_volterra.json", 1e-3, {"method.type=missiles", "stop=2"}), reference, "prey.p").rel_pct;
-  const double stehfest = error_on(run("b3_lotka_volterra.json", 1e-3, {"method.type=missiles", "method.estimator=stehfest", "stop=2"}),
-                                   reference, "prey.p")
-                              .rel_pct;
-  std::cout << fmt::format("B3 [0, 2] δt = 1e-3 MISSILES prey error: exact {:.3e} %, Gaver–Stehfest {:.3e} %\n", exact, stehfest);
+  const double stehfest =
+      error_on(run("b3_lotka_volterra.json", 1e-3, {"method.type=missiles", "method.estimator=stehfest", "stop=2"}),
+               reference, "prey.p")
+          .rel_pct;
+  std::cout << fmt::format("B3 [0, 2] δt = 1e-3 MISSILES prey error: exact {:.3e} %, Gaver–Stehfest {:.3e} %\n", exact,
+                           stehfest);
   EXPECT_LE(stehfest, 6.79e-3);
 }
 
@@ -162,7 +168,8 @@ TEST(Missiles, NamesTheCapabilitiesItNeeds) {
     run("b3_lotka_volterra.json", 1e-2,
         {"method.type=missiles", "systems.predator.linearization=false", "systems.predator.rollback=false"});
   });
-  EXPECT_NE(what.find("system 'predator' lacks linearization (providesDirectionalDerivative)"), std::string::npos) << what;
+  EXPECT_NE(what.find("system 'predator' lacks linearization (providesDirectionalDerivative)"), std::string::npos)
+      << what;
   EXPECT_NE(what.find("or probe a system that can be rolled back"), std::string::npos) << what;
 }
 

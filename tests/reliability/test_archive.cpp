@@ -44,7 +44,8 @@ TEST(Archive, AnEntryEscapingIntoASiblingDirectoryIsRefused) {
 TEST(Archive, ZipBombsAreRefusedBeforeTheyFillTheDisk) {
   const PrivateTemp temp;
   const auto fmu = temp.path() / "bomb.fmu";
-  testing::write_zip(fmu, {{"modelDescription.xml", description()}, {"resources/zeros.bin", std::string(64 << 20, '\0')}});
+  testing::write_zip(fmu,
+                     {{"modelDescription.xml", description()}, {"resources/zeros.bin", std::string(64 << 20, '\0')}});
   std::string what = error_of([&] { fmi::FmuArchive archive(fmu); });  // default limits: ≈ 1000:1 > 200:1
   EXPECT_NE(what.find("is compressed"), std::string::npos) << what;
   EXPECT_NE(what.find("zeros.bin"), std::string::npos) << what;
@@ -73,7 +74,8 @@ TEST(Archive, TheSystemsOfOneFmuFileShareOneUnpackedCopy) {
   {
     fmi::Fmi2CsSystem first("a", kTypes), second("b", kTypes);
     std::size_t directories = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(temp.path())) directories += entry.is_directory() ? 1 : 0;
+    for (const auto& entry : std::filesystem::directory_iterator(temp.path()))
+      directories += entry.is_directory() ? 1 : 0;
     EXPECT_EQ(directories, 1U);
     // and each runs on its own
     first.set_parameter("gain", 3.0);
@@ -91,7 +93,8 @@ TEST(Archive, TheSystemsOfOneFmuFileShareOneUnpackedCopy) {
 TEST(Archive, EntriesTheFileSystemRefusesAreErrorsNamingTheFmu) {
   const PrivateTemp temp;
   const auto fmu = temp.path() / "clash.fmu";
-  testing::write_zip(fmu, {{"modelDescription.xml", description()}, {"resources", "a file"}, {"resources/data.txt", "1"}});
+  testing::write_zip(fmu,
+                     {{"modelDescription.xml", description()}, {"resources", "a file"}, {"resources/data.txt", "1"}});
   const std::string what = error_of([&] { fmi::FmuArchive archive(fmu); });
   EXPECT_NE(what.find("clash.fmu': cannot unpack"), std::string::npos) << what;
   std::filesystem::remove(fmu);

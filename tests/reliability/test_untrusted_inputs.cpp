@@ -134,9 +134,9 @@ TEST(PositionIndex, FindsEveryNameAndNothingElse) {
 TEST(ArrayElement, NamesOfElementsAndTheirIndices) {
   EXPECT_EQ(element_suffix("A[2,1]", "A"), "[2,1]");
   EXPECT_EQ(element_suffix("A[3]", "A"), "[3]");
-  EXPECT_FALSE(element_suffix("A[]", "A"));       // no index
-  EXPECT_FALSE(element_suffix("AB[1]", "A"));     // another array
-  EXPECT_FALSE(element_suffix("A[1].x", "A"));    // a field of an element, not an element
+  EXPECT_FALSE(element_suffix("A[]", "A"));     // no index
+  EXPECT_FALSE(element_suffix("AB[1]", "A"));   // another array
+  EXPECT_FALSE(element_suffix("A[1].x", "A"));  // a field of an element, not an element
   EXPECT_FALSE(element_suffix("A", "A"));
   EXPECT_EQ(element_indices("[2,1]"), (std::vector<std::size_t>{2, 1}));
   EXPECT_EQ(element_indices("[1, 12]"), (std::vector<std::size_t>{1, 12}));  // as FMI 2.0 exporters write them

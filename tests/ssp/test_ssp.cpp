@@ -14,8 +14,8 @@
 #include "fmu_fixtures.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
-#include "ssp/ssp_reader.hpp"
 #include "scenario/ssp_export.hpp"
+#include "ssp/ssp_reader.hpp"
 
 namespace cosima {
 namespace {
@@ -257,7 +257,8 @@ TEST_F(SspTest, TheScenarioAnnotationCannotNameAFile) {
     const std::string annotation = fmt::format(R"(
     <ssd:Annotations>
       <ssc:Annotation type="org.cosima.scenario"><![CDATA[{{"systems": {{"prey": {{"{}": "/etc/passwd"}}}}}}]]></ssc:Annotation>
-    </ssd:Annotations>)", key);
+    </ssd:Annotations>)",
+                                               key);
     const std::filesystem::path ssp = write_ssp(dir_, b3_ssd(b3_components(), kB3Connections, annotation));
     const std::string error = error_of([&] { (void)ssp::read_ssp(ssp); });
     EXPECT_NE(error.find(fmt::format("sets 'systems.prey.{}'", key)), std::string::npos) << error;

@@ -1,21 +1,21 @@
 #include "fmi/common/fmu_archive.hpp"
 
 #include <fcntl.h>
+#include <minizip/unzip.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <minizip/unzip.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <tuple>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include <atomic>
@@ -97,7 +97,8 @@ class ZipReader {
     if (std::filesystem::is_directory(fmu)) {
       std::string extension = kind;  // "FMU" → ".fmu"
       for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      throw Error(fmt::format("cannot open {} '{}': it is a directory, not an .{} file", kind, fmu.string(), extension));
+      throw Error(
+          fmt::format("cannot open {} '{}': it is a directory, not an .{} file", kind, fmu.string(), extension));
     }
     if (!std::filesystem::is_regular_file(fmu)) {
       throw Error(fmt::format("cannot open {} '{}': no such file", kind, fmu.string()));
@@ -119,8 +120,8 @@ class ZipReader {
     }
     if (zip_ == nullptr) {
       unmap();
-      throw Error(fmt::format("'{}' is not an {}: not a zip archive (no central directory could be read)",
-                              fmu.string(), kind));
+      throw Error(
+          fmt::format("'{}' is not an {}: not a zip archive (no central directory could be read)", fmu.string(), kind));
     }
   }
   ZipReader(const ZipReader&) = delete;
@@ -166,8 +167,8 @@ Entry current_entry(const ZipReader& archive, const std::filesystem::path& fmu, 
     throw corrupt_directory(fmu, kind);
   }
   std::vector<char> name(entry.info.size_filename + 1, '\0');
-  if (unzGetCurrentFileInfo64(archive.get(), nullptr, name.data(), static_cast<uLong>(name.size()), nullptr, 0, nullptr, 0) !=
-      UNZ_OK) {
+  if (unzGetCurrentFileInfo64(archive.get(), nullptr, name.data(), static_cast<uLong>(name.size()), nullptr, 0, nullptr,
+                              0) != UNZ_OK) {
     throw corrupt_directory(fmu, kind);
   }
   entry.name = name.data();
@@ -183,8 +184,8 @@ void read_entry(const ZipReader& archive, const Entry& entry, const std::filesys
     throw Error(fmt::format("{} '{}': entry '{}' is encrypted", kind, fmu.string(), name));
   }
   if (entry.info.compression_method != kStored && entry.info.compression_method != kDeflated) {
-    throw Error(fmt::format("{} '{}': entry '{}' uses compression method {} (only store and deflate are read)",
-                            kind, fmu.string(), name, entry.info.compression_method));
+    throw Error(fmt::format("{} '{}': entry '{}' uses compression method {} (only store and deflate are read)", kind,
+                            fmu.string(), name, entry.info.compression_method));
   }
   if (unzOpenCurrentFile(archive.get()) != UNZ_OK) {
     throw Error(fmt::format("{} '{}': cannot read entry '{}' (corrupt archive)", kind, fmu.string(), name));
@@ -216,7 +217,8 @@ void read_entry(const ZipReader& archive, const Entry& entry, const std::filesys
     }
     if (data.size() > max_bytes) throw beyond_limit();
     if (crc32_z(0, data.data(), data.size()) != entry.info.crc) throw crc_mismatch();
-    sink(reinterpret_cast<const char*>(data.data()), data.size());  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    sink(reinterpret_cast<const char*>(data.data()),
+         data.size());  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
     return;
   }
   const auto buffer = std::make_unique_for_overwrite<char[]>(kChunk);  // NOLINT(cppcoreguidelines-avoid-c-arrays)
@@ -227,7 +229,8 @@ void read_entry(const ZipReader& archive, const Entry& entry, const std::filesys
     if (total > max_bytes) throw beyond_limit();
     sink(buffer.get(), static_cast<std::size_t>(read));
   }
-  if (read < 0) throw Error(fmt::format("{} '{}': cannot unpack entry '{}' (corrupt archive)", kind, fmu.string(), name));
+  if (read < 0)
+    throw Error(fmt::format("{} '{}': cannot unpack entry '{}' (corrupt archive)", kind, fmu.string(), name));
   if (open.close() != UNZ_OK) throw crc_mismatch();
 }
 
@@ -279,7 +282,8 @@ void unpack_entry(const ZipReader& archive, const Entry& entry, const std::files
       },
       kind);
   budget -= written;
-  if (!file) throw Error(fmt::format("{} '{}': cannot write entry '{}' to '{}'", kind, fmu.string(), name, out.string()));
+  if (!file)
+    throw Error(fmt::format("{} '{}': cannot write entry '{}' to '{}'", kind, fmu.string(), name, out.string()));
 }
 
 /// Bytes every archive of this process has on disk now: their sum is bounded by kProcessUnpackBudget
@@ -387,8 +391,7 @@ std::filesystem::path FmuArchive::binary(FmiInterface interface) const {
   const std::string entry = binary_entry(description_, identifier);
   std::filesystem::path so = directory_.path() / entry;
   if (!std::filesystem::exists(so)) {
-    throw Error(fmt::format("FMU '{}' has no {} binary ({})", file_.string(),
-                            description_.binary_folder, entry));
+    throw Error(fmt::format("FMU '{}' has no {} binary ({})", file_.string(), description_.binary_folder, entry));
   }
   return so;
 }

@@ -397,8 +397,8 @@ std::vector<std::string> FmuInstance::variable_names() const {
 std::string FmuInstance::variable_description(std::string_view name) const {
   const ModelDescription& md = description();
   int index = md.find(std::string(name));
-  if (const std::size_t open = name.find('['); index < 0 && open != std::string_view::npos &&
-                                                element_suffix(name, name.substr(0, open))) {
+  if (const std::size_t open = name.find('[');
+      index < 0 && open != std::string_view::npos && element_suffix(name, name.substr(0, open))) {
     index = md.find(std::string(name.substr(0, open)));  // an FMI 3.0 array's element
   }
   if (index < 0) return {};

@@ -145,8 +145,12 @@ class FmuInstance {
   [[nodiscard]] bool has_discrete_inputs() const { return !discrete_in_.empty(); }
   /// When every input (output) is a scalar Real / Float64 port and one batch lists them in port order:
   /// that batch, so one fmi2SetReal (fmi2GetReal) moves the stacked vector as it is; else nullptr.
-  [[nodiscard]] const TypedPorts* inputs_as_one_real_batch() const { return inputs_one_real_ ? &all_in_.front() : nullptr; }
-  [[nodiscard]] const TypedPorts* outputs_as_one_real_batch() const { return outputs_one_real_ ? &out_.front() : nullptr; }
+  [[nodiscard]] const TypedPorts* inputs_as_one_real_batch() const {
+    return inputs_one_real_ ? &all_in_.front() : nullptr;
+  }
+  [[nodiscard]] const TypedPorts* outputs_as_one_real_batch() const {
+    return outputs_one_real_ ? &out_.front() : nullptr;
+  }
   [[nodiscard]] bool output_depends_on_input(int output, int input) const;
   /// The state variables and their derivatives, in the order of the state vector (one value
   /// reference per variable; an FMI 3.0 array state contributes its elements).
@@ -298,9 +302,9 @@ class FmuInstance {
   std::string system_;
   const ApiNames& api_;  ///< static, the version's
   FmiInterface interface_;
-  std::shared_ptr<const FmuArchive> archive_;  ///< shared by the instances of one FMU file (shared_archive)
+  std::shared_ptr<const FmuArchive> archive_;      ///< shared by the instances of one FMU file (shared_archive)
   std::optional<TemporaryDirectory> own_library_;  ///< the copy library_path made, if any
-  std::string file_text_;  ///< the FMU's path, for crash reports
+  std::string file_text_;                          ///< the FMU's path, for crash reports
   std::vector<std::string> input_names_, output_names_, state_names_;
   std::vector<Port> inputs_, outputs_;
   TypedPorts real_in_, real_out_;

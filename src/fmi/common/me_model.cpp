@@ -52,7 +52,8 @@ MeModel::MeModel(std::unique_ptr<FmuInstance> instance, const IntegratorOptions&
   discrete_set_.resize(static_cast<Eigen::Index>(discrete_inputs_.size()));
   for (std::size_t k = 0; k < discrete_inputs_.size(); ++k) {
     discrete_set_(static_cast<Eigen::Index>(k)) =
-        fmu_->inputs()[static_cast<std::size_t>(discrete_inputs_[k])].info.start.value_or(std::numeric_limits<double>::quiet_NaN());
+        fmu_->inputs()[static_cast<std::size_t>(discrete_inputs_[k])].info.start.value_or(
+            std::numeric_limits<double>::quiet_NaN());
   }
   pending_strings_.resize(fmu_->inputs().size());
 }
@@ -94,8 +95,8 @@ Eigen::VectorXd MeModel::start(double t_start, ConstVectorRef u) {
   Eigen::VectorXd x = initial_state();
   const FmuInstance::DiscreteUpdate update = event_iteration(t_start);
   if (update.terminate) {
-    throw Error(fmt::format("{}: the FMU asked to terminate during initialization (terminateSimulation){}", fmu_->where(),
-                            fmu_->recent_log()));
+    throw Error(fmt::format("{}: the FMU asked to terminate during initialization (terminateSimulation){}",
+                            fmu_->where(), fmu_->recent_log()));
   }
   leave_event_mode(update, x, true);
   t_set_ = t_start;
@@ -166,9 +167,7 @@ void MeModel::event_indicators(double t, ConstVectorRef x, ConstVectorRef u, Vec
 
 double MeModel::next_time_event(double /*t*/) const { return next_event_time_; }
 
-bool MeModel::wants_step_reports() const {
-  return !description().model_exchange->completed_integrator_step_not_needed;
-}
+bool MeModel::wants_step_reports() const { return !description().model_exchange->completed_integrator_step_not_needed; }
 
 IntegratorStepReport MeModel::step_completed(double t, ConstVectorRef x, ConstVectorRef u) const {
   const ForeignCallScope in = fmu_->enter("CompletedIntegratorStep", t);
@@ -192,11 +191,10 @@ FmuInstance::DiscreteUpdate MeModel::event_iteration(double t) {
   bool states_changed = false;
   for (int iteration = 0; update.needs_update; ++iteration) {
     if (iteration == max_event_iterations_) {
-      throw Error(fmt::format("{}: the event iteration at t = {} did not converge: the FMU still asks for a discrete "
-                              "update after {} calls of {} (integrator_options.max_event_iterations){}",
-                              fmu_->where(), t, max_event_iterations_,
-                              fmu_->api().update_discrete_states,
-                              fmu_->recent_log()));
+      throw Error(
+          fmt::format("{}: the event iteration at t = {} did not converge: the FMU still asks for a discrete "
+                      "update after {} calls of {} (integrator_options.max_event_iterations){}",
+                      fmu_->where(), t, max_event_iterations_, fmu_->api().update_discrete_states, fmu_->recent_log()));
     }
     update = fmu_->update_discrete_states();
     states_changed = states_changed || update.values_changed;
@@ -220,10 +218,12 @@ EventOutcome MeModel::handle_event(double t, VectorRef x, ConstVectorRef u, cons
   fmu_->enter_event_mode();
   // discrete inputs and Strings are set in Event Mode (FMI 2.0 §3.2.3, FMI 3.0 §3.2.2)
   fmu_->set_inputs(u, FmuInstance::Inputs::discrete);
-  for (std::size_t k = 0; k < discrete_inputs_.size(); ++k) discrete_set_(static_cast<Eigen::Index>(k)) = u(discrete_inputs_[k]);
+  for (std::size_t k = 0; k < discrete_inputs_.size(); ++k)
+    discrete_set_(static_cast<Eigen::Index>(k)) = u(discrete_inputs_[k]);
   if (strings_pending_) {
     for (std::size_t i = 0; i < pending_strings_.size(); ++i) {
-      if (fmu_->inputs()[i].info.kind == PortKind::string) fmu_->set_string_input(static_cast<int>(i), pending_strings_[i], t);
+      if (fmu_->inputs()[i].info.kind == PortKind::string)
+        fmu_->set_string_input(static_cast<int>(i), pending_strings_[i], t);
     }
     strings_pending_ = false;
   }
@@ -262,9 +262,10 @@ void MeModel::restore_discrete_state(int slot) {
   if (fmu_->can_save_state()) {
     fmu_->restore_state(saved.fmu_slot, t_set_);
   } else if (saved.events != events_) {
-    throw Error(fmt::format("{}: cannot roll back to t = {}: the FMU handled an event since, and without "
-                            "Get FMU State (canGetAndSetFMUstate=\"false\") its discrete state cannot be restored",
-                            fmu_->where(), saved.t));
+    throw Error(
+        fmt::format("{}: cannot roll back to t = {}: the FMU handled an event since, and without "
+                    "Get FMU State (canGetAndSetFMUstate=\"false\") its discrete state cannot be restored",
+                    fmu_->where(), saved.t));
   }
   next_event_time_ = saved.next_event_time;
   discrete_set_ = saved.discrete_set;

@@ -62,11 +62,13 @@ std::vector<std::size_t> ModelDescription::shape(const ScalarVariable& variable)
     }
     const int index = dimension.value_reference ? find_by_reference(*dimension.value_reference) : -1;
     const ScalarVariable* parameter = index >= 0 ? &variables[static_cast<std::size_t>(index)] : nullptr;
-    const auto size = parameter != nullptr && parameter->start ? description::to_unsigned(*parameter->start) : std::nullopt;
+    const auto size =
+        parameter != nullptr && parameter->start ? description::to_unsigned(*parameter->start) : std::nullopt;
     if (!size) {
-      throw Error(fmt::format("model '{}': variable '{}': a Dimension's size is neither a start nor the start of a "
-                              "structural parameter",
-                              model_name, variable.name));
+      throw Error(
+          fmt::format("model '{}': variable '{}': a Dimension's size is neither a start nor the start of a "
+                      "structural parameter",
+                      model_name, variable.name));
     }
     sizes.push_back(static_cast<std::size_t>(*size));
   }
@@ -226,13 +228,15 @@ void Reader::fail(const std::string& what) const {
 
 void Reader::roles(const pugi::xml_node& node, const std::unordered_set<std::string>& causalities,
                    const char* default_variability, std::string_view where, ScalarVariable& v) const {
-  static const std::unordered_set<std::string> kVariabilities = {"constant", "fixed", "tunable", "discrete", "continuous"};
+  static const std::unordered_set<std::string> kVariabilities = {"constant", "fixed", "tunable", "discrete",
+                                                                 "continuous"};
   v.causality = node.attribute("causality").as_string("local");
   v.variability = node.attribute("variability").as_string(default_variability);
   v.initial = node.attribute("initial").as_string("");
   v.description = node.attribute("description").value();
   if (!causalities.contains(v.causality)) fail(fmt::format("{}: unknown causality \"{}\"", where, v.causality));
-  if (!kVariabilities.contains(v.variability)) fail(fmt::format("{}: unknown variability \"{}\"", where, v.variability));
+  if (!kVariabilities.contains(v.variability))
+    fail(fmt::format("{}: unknown variability \"{}\"", where, v.variability));
 }
 
 std::optional<double> Reader::optional_number(const pugi::xml_node& node, const char* attribute,
@@ -316,14 +320,10 @@ bool is_float_type(VariableType type) { return type == VariableType::real || typ
 
 bool is_scalar_start(VariableType type, std::string_view text) {
   switch (type) {
-    case VariableType::string:
-      return true;
-    case VariableType::boolean:
-      return text == "true" || text == "false" || text == "1" || text == "0";
-    case VariableType::real:
-      return to_double(text).has_value();
-    default:
-      return to_integer(text, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()).has_value();
+    case VariableType::string: return true;
+    case VariableType::boolean: return text == "true" || text == "false" || text == "1" || text == "0";
+    case VariableType::real: return to_double(text).has_value();
+    default: return to_integer(text, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()).has_value();
   }
 }
 
@@ -586,9 +586,12 @@ PortInfo ModelDescription::port_info(const ScalarVariable& variable, std::size_t
     start = variable.start;
   }
   if (start) {
-    if (info.kind == PortKind::string) info.start_text = *start;
-    else if (variable.type == VariableType::boolean) info.start = *start == "true" || *start == "1" ? 1.0 : 0.0;
-    else info.start = to_double(*start);
+    if (info.kind == PortKind::string)
+      info.start_text = *start;
+    else if (variable.type == VariableType::boolean)
+      info.start = *start == "true" || *start == "1" ? 1.0 : 0.0;
+    else
+      info.start = to_double(*start);
   }
   return info;
 }
@@ -598,8 +601,8 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
   pugi::xml_document document;
   const pugi::xml_parse_result parsed = document.load_buffer(xml.data(), xml.size());
   if (!parsed) {
-    throw Error(fmt::format("{}: modelDescription.xml is malformed XML ({} at offset {})", source,
-                            parsed.description(), parsed.offset));
+    throw Error(fmt::format("{}: modelDescription.xml is malformed XML ({} at offset {})", source, parsed.description(),
+                            parsed.offset));
   }
   const pugi::xml_node root = document.child("fmiModelDescription");
   if (!root) reader.fail("no fmiModelDescription element");
@@ -624,7 +627,7 @@ PortKind port_kind(VariableType type) {
   if (type == VariableType::enumeration) return PortKind::enumeration;
   if (type == VariableType::boolean || type == VariableType::clock) return PortKind::boolean;
   if (type == VariableType::string || type == VariableType::binary) return PortKind::string;  // Binary: hex text
-  return description::is_integer_type(type) ? PortKind::integer : PortKind::real;  // Float64, Float32: real
+  return description::is_integer_type(type) ? PortKind::integer : PortKind::real;             // Float64, Float32: real
 }
 
 }  // namespace cosima::fmi

@@ -18,8 +18,21 @@ namespace cosima::fmi {
 /// The FMI types. `real` is FMI 2.0's Real and FMI 3.0's Float64; `integer` is FMI 2.0's Integer and
 /// FMI 3.0's Int32; the others exist in FMI 3.0 only.
 enum class VariableType {
-  real, integer, boolean, string, enumeration,
-  float32, int8, uint8, int16, uint16, uint32, int64, uint64, binary, clock
+  real,
+  integer,
+  boolean,
+  string,
+  enumeration,
+  float32,
+  int8,
+  uint8,
+  int16,
+  uint16,
+  uint32,
+  int64,
+  uint64,
+  binary,
+  clock
 };
 /// The port kind cosima exchanges a variable of this type as (Float32 as a Real, the sized integers
 /// as Integers, Binary as hexadecimal text like a String, a Clock as a Boolean).
@@ -36,19 +49,19 @@ struct ScalarVariable {
   std::string name;
   unsigned int value_reference = 0;
   VariableType type = VariableType::real;
-  std::string causality = "local";     ///< parameter, calculatedParameter, input, output, local, independent
+  std::string causality = "local";  ///< parameter, calculatedParameter, input, output, local, independent
   std::string variability = "continuous";
-  std::string initial;                  ///< exact, approx, calculated, or empty
-  std::string declared_type;            ///< the SimpleType it refers to (required for Enumeration)
-  std::optional<std::string> start;     ///< the start text (FMI 3.0 arrays: all values, blank-separated)
+  std::string initial;                    ///< exact, approx, calculated, or empty
+  std::string declared_type;              ///< the SimpleType it refers to (required for Enumeration)
+  std::optional<std::string> start;       ///< the start text (FMI 3.0 arrays: all values, blank-separated)
   std::vector<std::string> start_values;  ///< FMI 3.0: one text per start value (<Start value=…/> or token)
-  std::optional<double> min, max;       ///< from the variable, else from its declared type
+  std::optional<double> min, max;         ///< from the variable, else from its declared type
   /// Real (FMI 3.0: Float32/Float64): its `nominal` (a state's scale: integrators' tolerances), from
   /// the variable, else from its declared type.
   std::optional<double> nominal;
-  std::optional<int> derivative_of;     ///< 1-based index of the state this is the derivative of
-  std::vector<Dimension> dimensions;    ///< FMI 3.0 arrays; empty for a scalar
-  std::vector<unsigned int> clocks;     ///< FMI 3.0: value references of the clocks it is clocked by
+  std::optional<int> derivative_of;   ///< 1-based index of the state this is the derivative of
+  std::vector<Dimension> dimensions;  ///< FMI 3.0 arrays; empty for a scalar
+  std::vector<unsigned int> clocks;   ///< FMI 3.0: value references of the clocks it is clocked by
   /// Real (FMI 3.0: Float32/Float64): the name of its unit (a Unit of UnitDefinitions), from the
   /// variable's own `unit` attribute, else its declared type's; empty when neither declares one.
   std::string unit;
@@ -62,7 +75,7 @@ struct SimpleType {
   std::string name;
   VariableType type = VariableType::real;
   std::optional<double> min, max;
-  std::optional<double> nominal;  ///< Real (FMI 3.0: Float32Type/Float64Type)
+  std::optional<double> nominal;                   ///< Real (FMI 3.0: Float32Type/Float64Type)
   std::vector<std::pair<std::string, int>> items;  ///< Enumeration items (name, value)
   std::string unit;  ///< Real (FMI 3.0: Float32Type/Float64Type): its `unit`, inherited by its variables
 };
@@ -81,7 +94,7 @@ struct UnitDefinition {
 };
 
 struct Unknown {
-  int index = 0;                        ///< 1-based into the variables
+  int index = 0;                                 ///< 1-based into the variables
   std::optional<std::vector<int>> dependencies;  ///< absent: depends on all knowns
 };
 
@@ -124,11 +137,11 @@ struct ModelDescription {
   std::string model_name;
   std::string guid;
   std::string generation_tool;
-  std::string description;  ///< the model's `description` attribute (may be empty)
+  std::string description;                                ///< the model's `description` attribute (may be empty)
   std::optional<CoSimulationCapabilities> co_simulation;  ///< at least one of the two is present
   std::optional<ModelExchangeCapabilities> model_exchange;
   bool scheduled_execution = false;  ///< FMI 3.0: a ScheduledExecution element
-  int event_indicator_count = 0;  ///< numberOfEventIndicators (FMI 3.0: the EventIndicator elements' sizes)
+  int event_indicator_count = 0;     ///< numberOfEventIndicators (FMI 3.0: the EventIndicator elements' sizes)
   /// FMI 1.0's numberOfContinuousStates: its states are named only at run time (fmiGetStateValueReferences).
   /// 0 in the other versions, whose states are those of ModelStructure's Derivatives.
   int continuous_state_count = 0;

@@ -201,8 +201,8 @@ void check_dimension(const Reader& reader, const ModelDescription& md, const Var
     reader.fail(fmt::format("variable '{}': Dimension refers to '{}', not a scalar integer", v.name, size.name));
   }
   // the size is the structural parameter's start: it must lie in the parameter's own range
-  const std::optional<long long> start = size.start ? to_integer(*size.start, 0, std::numeric_limits<long long>::max())
-                                                    : std::nullopt;
+  const std::optional<long long> start =
+      size.start ? to_integer(*size.start, 0, std::numeric_limits<long long>::max()) : std::nullopt;
   if (start && ((size.min && static_cast<double>(*start) < *size.min) ||
                 (size.max && static_cast<double>(*start) > *size.max))) {
     reader.fail(fmt::format("variable '{}': its Dimension '{}' = {} is outside [{}, {}]", v.name, size.name, *start,
@@ -229,8 +229,8 @@ void check_elements(const Reader& reader, const ModelDescription& md, const Scal
   }
   // an array's start values: one for every element (or a single one, repeated, as cosima has read them)
   if (!shape.empty() && v.start_values.size() > 1 && v.start_values.size() != elements) {
-    reader.fail(fmt::format("variable '{}' has {} start values for its {} elements", v.name, v.start_values.size(),
-                            elements));
+    reader.fail(
+        fmt::format("variable '{}' has {} start values for its {} elements", v.name, v.start_values.size(), elements));
   }
 }
 

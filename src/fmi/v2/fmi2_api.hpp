@@ -58,16 +58,14 @@ using fmi2GetIntegerTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReferenc
 using fmi2GetBooleanTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t, fmi2Boolean[]);
 using fmi2GetStringTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t, fmi2String[]);
 using fmi2SetRealTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t, const fmi2Real[]);
-using fmi2SetIntegerTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t,
-                                          const fmi2Integer[]);
-using fmi2SetBooleanTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t,
-                                          const fmi2Boolean[]);
+using fmi2SetIntegerTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t, const fmi2Integer[]);
+using fmi2SetBooleanTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t, const fmi2Boolean[]);
 using fmi2SetStringTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t, const fmi2String[]);
 using fmi2GetFMUstateTYPE = fmi2Status (*)(fmi2Component, fmi2FMUstate*);
 using fmi2SetFMUstateTYPE = fmi2Status (*)(fmi2Component, fmi2FMUstate);
 using fmi2FreeFMUstateTYPE = fmi2Status (*)(fmi2Component, fmi2FMUstate*);
-using fmi2GetDirectionalDerivativeTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference unknowns[],
-                                                        std::size_t, const fmi2ValueReference knowns[], std::size_t,
+using fmi2GetDirectionalDerivativeTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference unknowns[], std::size_t,
+                                                        const fmi2ValueReference knowns[], std::size_t,
                                                         const fmi2Real dvKnown[], fmi2Real dvUnknown[]);
 // Model Exchange functions (FMI 2.0 §3.2)
 struct fmi2EventInfo {
@@ -95,8 +93,8 @@ using fmi2SetRealInputDerivativesTYPE = fmi2Status (*)(fmi2Component, const fmi2
                                                        const fmi2Integer order[], const fmi2Real value[]);
 using fmi2GetRealOutputDerivativesTYPE = fmi2Status (*)(fmi2Component, const fmi2ValueReference[], std::size_t,
                                                         const fmi2Integer order[], fmi2Real value[]);
-using fmi2DoStepTYPE = fmi2Status (*)(fmi2Component, fmi2Real currentCommunicationPoint,
-                                      fmi2Real communicationStepSize, fmi2Boolean noSetFMUStatePriorToCurrentPoint);
+using fmi2DoStepTYPE = fmi2Status (*)(fmi2Component, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
+                                      fmi2Boolean noSetFMUStatePriorToCurrentPoint);
 using fmi2CancelStepTYPE = fmi2Status (*)(fmi2Component);
 using fmi2GetStatusTYPE = fmi2Status (*)(fmi2Component, fmi2StatusKind, fmi2Status*);
 using fmi2GetRealStatusTYPE = fmi2Status (*)(fmi2Component, fmi2StatusKind, fmi2Real*);

@@ -120,7 +120,7 @@ void Fmi2Instance::exit_initialization() {
   const ForeignCallScope in = enter("fmi2ExitInitializationMode", start_time());
   check(f_.exit_initialization_mode(component_), "fmi2ExitInitializationMode");
   set_in_initialization(false, start_time());
-  set_initialized();  // Terminate is due from here on, not in Initialization Mode
+  set_initialized();       // Terminate is due from here on, not in Initialization Mode
   rearm_crash_handlers();  // ... or when initialized
 }
 

@@ -4,8 +4,8 @@
 // travel through fmi2Get/SetInteger, Booleans through fmi2Get/SetBoolean, Strings one by one.
 #include <vector>
 
-#include "fmi/v2/fmi2_api.hpp"
 #include "fmi/common/fmu_instance.hpp"
+#include "fmi/v2/fmi2_api.hpp"
 #include "fmi/v2/fmi2_library.hpp"
 
 namespace cosima::fmi {

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <string>
 
+#include "fmi/common/model_description.hpp"
 #include "fmi/common/shared_library.hpp"
 #include "fmi/v2/fmi2_api.hpp"
-#include "fmi/common/model_description.hpp"
 
 namespace cosima::fmi {
 

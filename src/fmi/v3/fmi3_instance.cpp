@@ -81,11 +81,11 @@ CallStatus call_status(fmi3Status status) {
 
 namespace {
 const fmi::FmuInstance::ApiNames kFmi3Names{.prefix = "fmi3",
-                                       .unusable_after_error = "FMI 3.0 §2.2.3",
-                                       .set_values = "fmi3SetXXX",
-                                       .set_string = "fmi3SetString",
-                                       .get_string = "fmi3GetString",
-                                       .update_discrete_states = "fmi3UpdateDiscreteStates"};
+                                            .unusable_after_error = "FMI 3.0 §2.2.3",
+                                            .set_values = "fmi3SetXXX",
+                                            .set_string = "fmi3SetString",
+                                            .get_string = "fmi3GetString",
+                                            .update_discrete_states = "fmi3UpdateDiscreteStates"};
 }  // namespace
 
 Fmi3Instance::Fmi3Instance(const std::string& system, const std::filesystem::path& fmu, FmiInterface interface)
@@ -232,9 +232,10 @@ void Fmi3Instance::instantiate(bool cs) {
       }
     }
     if (instance_ == nullptr && event_mode_used_) {
-      log(LogLevel::warning, fmt::format("{}: fmi3InstantiateCoSimulation refused eventModeUsed = true although the FMU "
-                                         "declares hasEventMode; instantiated again without Event Mode{}",
-                                         where(), recent_log()));
+      log(LogLevel::warning,
+          fmt::format("{}: fmi3InstantiateCoSimulation refused eventModeUsed = true although the FMU "
+                      "declares hasEventMode; instantiated again without Event Mode{}",
+                      where(), recent_log()));
       event_mode_used_ = false;
       instance_ = instantiate_co_simulation(false, false, logging_on);
     }
@@ -290,7 +291,7 @@ void Fmi3Instance::exit_initialization() {
   const ForeignCallScope in = enter("fmi3ExitInitializationMode", start_time());
   check(f_.exit_initialization_mode(instance_), "fmi3ExitInitializationMode");
   set_in_initialization(false, start_time());
-  set_initialized();  // Terminate is due from here on, not in Initialization Mode
+  set_initialized();       // Terminate is due from here on, not in Initialization Mode
   rearm_crash_handlers();  // ... or when initialized
   if (event_mode_used_) {
     // FMI 3.0 §4.2: with eventModeUsed, Co-Simulation leaves Initialization Mode into Event Mode

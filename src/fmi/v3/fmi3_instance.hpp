@@ -148,10 +148,10 @@ class Fmi3Instance final : public fmi::FmuInstance {
 
  private:
   // the steps of the constructor, in order
-  void refuse_clocks() const;          ///< Clocks and Scheduled Execution are not imported: an Error naming them
-  void resolve_functions(bool cs);     ///< the binary's functions, required as FMI 3.0 §2.3 and the interface say
-  void check_typed_calls() const;      ///< every typed get/set a port uses is in the binary
-  void instantiate(bool cs);           ///< FMI 3.0 §2.3.1, again with less when a declared mode is refused
+  void refuse_clocks() const;       ///< Clocks and Scheduled Execution are not imported: an Error naming them
+  void resolve_functions(bool cs);  ///< the binary's functions, required as FMI 3.0 §2.3 and the interface say
+  void check_typed_calls() const;   ///< every typed get/set a port uses is in the binary
+  void instantiate(bool cs);        ///< FMI 3.0 §2.3.1, again with less when a declared mode is refused
   /// fmi3InstantiateCoSimulation with eventModeUsed and earlyReturnAllowed as given.
   fmi3Instance instantiate_co_simulation(bool event_mode, bool early_return_allowed, bool logging_on);
   template <class T>

@@ -51,7 +51,8 @@ EmulatedSystem::EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emul
   }
   substeps_ = inner_->has(Capability::variable_step) ? options.substeps : 1;
   for (int o = 0; o < inner_->output_count() && !feedthrough_; ++o) {
-    for (int i = 0; i < inner_->input_count() && !feedthrough_; ++i) feedthrough_ = inner_->output_depends_on_input(o, i);
+    for (int i = 0; i < inner_->input_count() && !feedthrough_; ++i)
+      feedthrough_ = inner_->output_depends_on_input(o, i);
   }
   const Eigen::Index inputs = inner_->input_count(), outputs = inner_->output_count();
   polynomials_.setZero(inputs, kInputCoefficients);
@@ -75,7 +76,7 @@ EmulatedSystem::EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emul
 
 int EmulatedSystem::provided_output_derivative_order() const {
   return emulates(Capability::output_derivatives) ? static_cast<int>(derivatives_.cols())
-                                                   : inner_->max_output_derivative_order();
+                                                  : inner_->max_output_derivative_order();
 }
 
 void EmulatedSystem::enter_initialization(double t_start) {
@@ -130,8 +131,10 @@ void EmulatedSystem::hold_inputs_at(double s) {
 
 void EmulatedSystem::apply_inputs(const InputPolynomials& polynomials) {
   polynomials_ = polynomials;
-  if (emulates(Capability::interpolate_inputs)) hold_inputs_at(0.0);
-  else inner_->set_inputs(polynomials_);
+  if (emulates(Capability::interpolate_inputs))
+    hold_inputs_at(0.0);
+  else
+    inner_->set_inputs(polynomials_);
 }
 
 StepResult EmulatedSystem::integrate(double h) {
@@ -187,7 +190,8 @@ std::string EmulatedSystem::emulated_derivatives() const {
     return "from the interface history (the outputs at the last 4 communication points: y' of order 3, y'' 2, "
            "y''' 1 in the step)";
   }
-  return fmt::format("from the outputs at the {} sub-step points (y' of order {} in the sub-step)", substeps_ + 1, substeps_);
+  return fmt::format("from the outputs at the {} sub-step points (y' of order {} in the sub-step)", substeps_ + 1,
+                     substeps_);
 }
 
 StepResult EmulatedSystem::handle_pending_events() {
@@ -199,14 +203,18 @@ StepResult EmulatedSystem::handle_pending_events() {
 }
 
 void EmulatedSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
-  if (emulates(Capability::output_derivatives)) dy = derivatives_.col(order - 1);
-  else inner_->output_derivatives(order, dy);
+  if (emulates(Capability::output_derivatives))
+    dy = derivatives_.col(order - 1);
+  else
+    inner_->output_derivatives(order, dy);
 }
 
 StateId EmulatedSystem::do_save_state(StateId overwrite) {
   StateId id = overwrite;
-  if (overwrite < 0) id = inner_->save_state();
-  else inner_->save_state(overwrite);
+  if (overwrite < 0)
+    id = inner_->save_state();
+  else
+    inner_->save_state(overwrite);
   Snapshot& snapshot = saved_[id];  // same sizes after the first save: no allocation
   snapshot.derivatives = derivatives_;
   snapshot.history = history_;
@@ -226,7 +234,8 @@ void EmulatedSystem::do_release_state(StateId id) {
   saved_.erase(id);
 }
 
-std::unique_ptr<System> emulate_missing(std::unique_ptr<System> system, CapabilitySet wanted, EmulationOptions options) {
+std::unique_ptr<System> emulate_missing(std::unique_ptr<System> system, CapabilitySet wanted,
+                                        EmulationOptions options) {
   CapabilitySet missing = wanted.without(system->capabilities()).only(kEmulable);
   if (missing.empty()) return system;
   // The system's own output derivatives are taken with the input it is given — held over each

@@ -33,8 +33,8 @@ void check(int flag, const char* call) {
 /// CVODE's own messages go to the debug log: its failures come back as reasons anyway.
 void cvode_message(int code, const char* module, const char* function, char* message, void* /*data*/) {
   if (log_level() < LogLevel::debug) return;
-  log(LogLevel::debug, fmt::format("{} {} ({}): {}", module != nullptr ? module : "CVODE", function != nullptr ? function : "",
-                                   code, message != nullptr ? message : ""));
+  log(LogLevel::debug, fmt::format("{} {} ({}): {}", module != nullptr ? module : "CVODE",
+                                   function != nullptr ? function : "", code, message != nullptr ? message : ""));
 }
 }  // namespace
 
@@ -152,7 +152,8 @@ StepResult CvodeIntegrator::advance(const StepRhs& rhs, double t0, double t1, Ei
     if (steps == kMaxCvodeSteps) {
       current_ = nullptr;
       needs_reinit_ = true;
-      return StepResult::failure(fmt::format("cvode: more than {} steps on [{}, {}], at t = {}", kMaxCvodeSteps, t0, t1, t_reached));
+      return StepResult::failure(
+          fmt::format("cvode: more than {} steps on [{}, {}], at t = {}", kMaxCvodeSteps, t0, t1, t_reached));
     }
     // one internal step at a time when the model wants to hear of each (fmi2CompletedIntegratorStep)
     flag = CVode(memory_, t1, y_, &t_reached, report_steps ? CV_ONE_STEP : CV_NORMAL);

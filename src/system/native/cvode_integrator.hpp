@@ -41,10 +41,10 @@ class CvodeIntegrator final : public Integrator {
   bool needs_reinit_ = true;
   double t_last_ = 0.0;
   const StepRhs* current_ = nullptr;
-  int roots_ = 0;                      ///< event indicators given to CVodeRootInit
-  std::exception_ptr failure_;         ///< thrown inside a callback, rethrown after CVode
-  std::string non_finite_;             ///< the last non-finite derivative, for the failure reason
-  int recoverable_failures_ = 0;       ///< non-finite right-hand sides in this advance
+  int roots_ = 0;                 ///< event indicators given to CVodeRootInit
+  std::exception_ptr failure_;    ///< thrown inside a callback, rethrown after CVode
+  std::string non_finite_;        ///< the last non-finite derivative, for the failure reason
+  int recoverable_failures_ = 0;  ///< non-finite right-hand sides in this advance
   static constexpr int kMaxRecoverable = 100;
 };
 

@@ -14,12 +14,11 @@ constexpr double a21 = 1.0 / 5;
 constexpr double a31 = 3.0 / 40, a32 = 9.0 / 40;
 constexpr double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
 constexpr double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729;
-constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176,
-                 a65 = -5103.0 / 18656;
+constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176, a65 = -5103.0 / 18656;
 constexpr double a71 = 35.0 / 384, a73 = 500.0 / 1113, a74 = 125.0 / 192, a75 = -2187.0 / 6784, a76 = 11.0 / 84;
 // error coefficients: 5th-order weights minus the embedded 4th-order ones
-constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200,
-                 e6 = 22.0 / 525, e7 = -1.0 / 40;
+constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525,
+                 e7 = -1.0 / 40;
 // dense output (Shampine's continuous extension, Hairer–Nørsett–Wanner II.6)
 constexpr double d1 = -12715105075.0 / 11282082432.0, d3 = 87487479700.0 / 32700410799.0,
                  d4 = -10690763975.0 / 1880347072.0, d5 = 701980252875.0 / 199316789632.0,
@@ -30,8 +29,8 @@ constexpr int kMaxDopriSteps = 1'000'000;
 
 void Dopri5::resize(Eigen::Index n) {
   if (k1_.size() == n) return;
-  for (Eigen::VectorXd* v : {&k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &y_stage_, &y_new_, &error_, &r1_, &r2_,
-                             &r3_, &r4_, &r5_}) {
+  for (Eigen::VectorXd* v :
+       {&k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &y_stage_, &y_new_, &error_, &r1_, &r2_, &r3_, &r4_, &r5_}) {
     v->setZero(n);
   }
   scale_.setZero(n);
@@ -51,8 +50,8 @@ double Dopri5::initial_step(const StepRhs& rhs, double t0, const Eigen::VectorXd
   rhs(t0 + h0, y_stage_, k2_);
   ++rhs_evaluations_;
   const double d2 = std::sqrt(((k2_ - k1_).array() / scale).square().mean()) / h0;
-  const double h1 = std::max(d1n, d2) <= 1e-15 ? std::max(1e-6, h0 * 1e-3)
-                                                : std::pow(0.01 / std::max(d1n, d2), 1.0 / 5.0);
+  const double h1 =
+      std::max(d1n, d2) <= 1e-15 ? std::max(1e-6, h0 * 1e-3) : std::pow(0.01 / std::max(d1n, d2), 1.0 / 5.0);
   return std::min({100 * h0, h1, span});
 }
 
@@ -73,7 +72,8 @@ StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::Vect
   if (options_.max_step > 0.0) h = std::min(h, options_.max_step);
   double t = t0;
   for (int steps = 0; t < t1; ++steps) {
-    if (steps > kMaxDopriSteps) return StepResult::failure(fmt::format("dopri5: more than {} steps on [{}, {}]", kMaxDopriSteps, t0, t1));
+    if (steps > kMaxDopriSteps)
+      return StepResult::failure(fmt::format("dopri5: more than {} steps on [{}, {}]", kMaxDopriSteps, t0, t1));
     const bool last = t + h >= t1 - 1e-14 * std::abs(t1);
     if (last) h = t1 - t;
     y_stage_ = x + h * (a21 * k1_);
@@ -115,10 +115,12 @@ StepResult Dopri5::advance(const StepRhs& rhs, double t0, double t1, Eigen::Vect
       k1_ = k7_;  // FSAL
       t = t_new;
       // a step cut short to land on t1 says nothing about the natural step size
-      if (!last) h_guess_ = h * factor;
-      else h_guess_ = std::max(h_guess_, h * factor);
+      if (!last)
+        h_guess_ = h * factor;
+      else
+        h_guess_ = std::max(h_guess_, h * factor);
       h *= factor;
-      if (end_of_step(rhs, dense_t_old_, t, x)) {  // an event: stop there
+      if (end_of_step(rhs, dense_t_old_, t, x)) {   // an event: stop there
         if (stop_.state_event) have_fsal_ = false;  // x moved back into the step
         return StepResult::success();
       }

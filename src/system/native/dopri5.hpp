@@ -29,8 +29,8 @@ class Dopri5 final : public Integrator {
   IntegratorOptions options_;
   Eigen::VectorXd k1_, k2_, k3_, k4_, k5_, k6_, k7_, y_stage_, y_new_, error_;
   Eigen::VectorXd r1_, r2_, r3_, r4_, r5_;  // dense-output coefficients of the last step
-  Eigen::ArrayXd scale_;                     // atol + rtol·max(|x|, |x_new|) of the error norm
-  Eigen::ArrayXd atol_;                      // per state: options' state_atol, else atol
+  Eigen::ArrayXd scale_;                    // atol + rtol·max(|x|, |x_new|) of the error norm
+  Eigen::ArrayXd atol_;                     // per state: options' state_atol, else atol
   double dense_t_old_ = 0.0, dense_h_ = 0.0;
   bool have_fsal_ = false;
   double h_guess_ = 0.0;

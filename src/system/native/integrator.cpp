@@ -16,7 +16,8 @@ namespace cosima {
 std::string StepRhs::non_finite(ConstVectorRef dx) const {
   for (Eigen::Index i = 0; i < dx.size(); ++i) {
     if (!std::isfinite(dx(i))) {
-      return fmt::format("derivative of state '{}' is {}", model_.structure().states[static_cast<std::size_t>(i)], dx(i));
+      return fmt::format("derivative of state '{}' is {}", model_.structure().states[static_cast<std::size_t>(i)],
+                         dx(i));
     }
   }
   return {};

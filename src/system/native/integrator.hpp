@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 
 #include <Eigen/Dense>
 
@@ -91,9 +91,9 @@ struct IntegratorOptions {
   bool rtol_given = false, atol_given = false;
   /// Per state, when not empty (cvode, dopri5): an FMU's 1e-2·rtol·|nominal| unless atol is given.
   Eigen::VectorXd state_atol;
-  double max_step = 0.0;    ///< 0: no limit
-  int steps_per_call = 1;   ///< euler only
-  int calls_per_step = 1;   ///< euler only: one step spans this many calls (1 or steps_per_call = 1)
+  double max_step = 0.0;           ///< 0: no limit
+  int steps_per_call = 1;          ///< euler only
+  int calls_per_step = 1;          ///< euler only: one step spans this many calls (1 or steps_per_call = 1)
   int max_events_per_step = 1000;  ///< more events in one macro-step is chattering: an error
   int max_event_iterations = 100;  ///< fmi2NewDiscreteStates calls per event before giving up
 };

@@ -46,8 +46,8 @@ void NativeSystem::exit_initialization() {
   x_ = model_->start(t_, current_inputs());
   initializing_ = false;
   if (x_.size() != model_->state_count()) {
-    throw Error(fmt::format("system '{}': model '{}' returned {} initial states, declares {}", name(),
-                            model_->type(), x_.size(), model_->state_count()));
+    throw Error(fmt::format("system '{}': model '{}' returned {} initial states, declares {}", name(), model_->type(),
+                            x_.size(), model_->state_count()));
   }
   integrator_->reset();
 }
@@ -165,9 +165,10 @@ StepResult NativeSystem::handle_pending_events() {
 
 StepResult NativeSystem::handle_event(const EventCause& cause, int& events_in_step, double t_step, double t_end) {
   if (++events_in_step > max_events_per_step_) {
-    return StepResult::failure(fmt::format("system '{}': more than {} events in the step [{}, {}], the last at t = {} "
-                                           "(chattering; raise integrator_options.max_events_per_step if intended)",
-                                           name(), max_events_per_step_, t_step, t_end, t_));
+    return StepResult::failure(
+        fmt::format("system '{}': more than {} events in the step [{}, {}], the last at t = {} "
+                    "(chattering; raise integrator_options.max_events_per_step if intended)",
+                    name(), max_events_per_step_, t_step, t_end, t_));
   }
   ++events_;
   const EventOutcome outcome = model_->handle_event(t_, x_, current_inputs(), cause);
@@ -224,7 +225,8 @@ void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::Vecto
     multiply_add(dy, jacobians_.D, du_, 1.0);
     for (Eigen::Index k = 0; k < dy.size(); ++k) {
       const double first = y_plus_(k) - y_now_(k), second = y_plus2_(k) - 2.0 * y_plus_(k) + y_now_(k);
-      const double round_off = 64.0 * kEpsilon * std::max({std::abs(y_now_(k)), std::abs(y_plus_(k)), std::abs(y_plus2_(k))});
+      const double round_off =
+          64.0 * kEpsilon * std::max({std::abs(y_now_(k)), std::abs(y_plus_(k)), std::abs(y_plus2_(k))});
       if (std::abs(second) > 0.5 * std::abs(first) + round_off) continue;  // a switch ahead
       dy(k) += (4.0 * y_plus_(k) - y_plus2_(k) - 3.0 * y_now_(k)) / (2.0 * dt);
     }

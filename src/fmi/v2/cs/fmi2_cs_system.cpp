@@ -18,7 +18,8 @@ Fmi2CsSystem::Fmi2CsSystem(std::string name, const std::filesystem::path& fmu)
       input_derivatives_(fmu_) {
   const CoSimulationCapabilities& cs = *description().co_simulation;
   // capabilities: declared flag AND the function present
-  if (cs.can_interpolate_inputs && f_.set_real_input_derivatives != nullptr) capabilities_.add(Capability::interpolate_inputs);
+  if (cs.can_interpolate_inputs && f_.set_real_input_derivatives != nullptr)
+    capabilities_.add(Capability::interpolate_inputs);
   if (cs.max_output_derivative_order >= 1 && f_.get_real_output_derivatives != nullptr) {
     capabilities_.add(Capability::output_derivatives);
   }
@@ -36,8 +37,12 @@ Fmi2CsSystem::Fmi2CsSystem(std::string name, const std::filesystem::path& fmu)
   one_call_ports_ = (in != nullptr || fmu_.inputs().empty()) && (out != nullptr || fmu_.outputs().empty());
 }
 
-const PortInfo& Fmi2CsSystem::input_info(int input) const { return fmu_.inputs()[static_cast<std::size_t>(input)].info; }
-const PortInfo& Fmi2CsSystem::output_info(int output) const { return fmu_.outputs()[static_cast<std::size_t>(output)].info; }
+const PortInfo& Fmi2CsSystem::input_info(int input) const {
+  return fmu_.inputs()[static_cast<std::size_t>(input)].info;
+}
+const PortInfo& Fmi2CsSystem::output_info(int output) const {
+  return fmu_.outputs()[static_cast<std::size_t>(output)].info;
+}
 
 void Fmi2CsSystem::enter_initialization(double t_start) {
   if (initialized_) throw Error(fmt::format("system '{}': initialized twice", name()));
@@ -71,11 +76,13 @@ void Fmi2CsSystem::apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u) {
   fmu_.set_inputs(u, Fmi2Instance::Inputs::all);
 }
 
-StepResult Fmi2CsSystem::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
+StepResult Fmi2CsSystem::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h,
+                                            Eigen::Ref<Eigen::VectorXd> y) {
   if (!one_call_ports_ || input_derivatives_.held()) return System::integrate_constant(u, h, y);
   ForeignCallScope in = fmu_.enter("fmi2SetReal", t_);
   const fmi2Component c = fmu_.component();
-  if (u.size() > 0) fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
+  if (u.size() > 0)
+    fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
   in.now("fmi2DoStep");
   StepResult result = call_do_step(h);
   if (result.ok() && y.size() > 0) {
@@ -95,7 +102,8 @@ void Fmi2CsSystem::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen:
   if (u.size() > 0)
     fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
   in.now("fmi2GetReal");
-  if (y.size() > 0) fmu_.check(f_.get_real(c, real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()), "fmi2GetReal");
+  if (y.size() > 0)
+    fmu_.check(f_.get_real(c, real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()), "fmi2GetReal");
 }
 
 StepResult Fmi2CsSystem::integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
@@ -126,12 +134,14 @@ StepResult Fmi2CsSystem::call_do_step(double h) {
   if (status == fmi2Discard) {
     // FMI 2.0 §4.2.3: fmi2Terminated asks to end the run; lastSuccessfulTime says how far it got
     fmi2Boolean terminated = fmi2False;
-    if (f_.get_boolean_status != nullptr && f_.get_boolean_status(fmu_.component(), fmi2Terminated, &terminated) != fmi2OK) {
+    if (f_.get_boolean_status != nullptr &&
+        f_.get_boolean_status(fmu_.component(), fmi2Terminated, &terminated) != fmi2OK) {
       terminated = fmi2False;
     }
     if (terminated == fmi2True) {
       double last = t_;
-      if (f_.get_real_status != nullptr && f_.get_real_status(fmu_.component(), fmi2LastSuccessfulTime, &last) != fmi2OK) {
+      if (f_.get_real_status != nullptr &&
+          f_.get_real_status(fmu_.component(), fmi2LastSuccessfulTime, &last) != fmi2OK) {
         last = t_;
       }
       stop_requested_ = true;

@@ -48,7 +48,9 @@ class Fmi2CsSystem final : public System {
   void enter_initialization(double t_start) override;
   void exit_initialization() override;
   [[nodiscard]] double time() const override { return t_; }
-  [[nodiscard]] bool announces_events() const override { return false; }  ///< events are handled inside fmi2DoStep (FMI 2.0 §4.2.3)
+  [[nodiscard]] bool announces_events() const override {
+    return false;
+  }  ///< events are handled inside fmi2DoStep (FMI 2.0 §4.2.3)
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
 
   [[nodiscard]] const ModelDescription& description() const { return fmu_.description(); }

@@ -49,7 +49,9 @@ class Fmi3CsSystem final : public System {
   void enter_initialization(double t_start) override;
   void exit_initialization() override;
   [[nodiscard]] double time() const override { return t_; }
-  [[nodiscard]] bool announces_events() const override { return false; }  ///< events are handled by the FMU inside fmi3DoStep and its event mode steps
+  [[nodiscard]] bool announces_events() const override {
+    return false;
+  }  ///< events are handled by the FMU inside fmi3DoStep and its event mode steps
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
 
   [[nodiscard]] const fmi::ModelDescription& description() const { return fmu_.description(); }
