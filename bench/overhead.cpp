@@ -224,7 +224,8 @@ void add_processes_section(Report& report, cosima::Json& json, const std::filesy
       {fmt::format("B3 FMUs (cheap), {} steps", quick ? "2·10³" : "2·10⁴"), cheap, 2, {"--stop", quick ? "0.2" : "2"}},
       {"8 oscillators of 1 ms per step", costly, 8, {}},
   };
-  for (const auto& [label, scenario, systems, extra_base] : cases) {
+  for (const auto& [label, scenario, system_count, extra_base] : cases) {
+    const int systems = system_count;  // a lambda below reads it (clang before 16 captures no structured binding)
     std::vector<std::string> sequential = extra_base, processes = extra_base;
     sequential.insert(sequential.end(), {"--executor", "sequential"});
     processes.insert(processes.end(), {"--executor", "processes:2"});

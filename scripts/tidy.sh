@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}-tidy
 cmake -S . -B "$build" -DCOSIMA_UNITY_BUILD=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
-files=$(git ls-files 'src/*.cpp' 'models/*.cpp' 'bench/*.cpp')
+files=$(git ls-files 'src/*.cpp' 'models/*.cpp' 'bench/*.cpp' 'python/*.cpp')
 echo "$files" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet 2>/dev/null | grep -E "warning:|error:" | sort -u

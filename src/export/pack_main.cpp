@@ -47,16 +47,16 @@ int main(int argc, char** argv) {
     const zip_int64_t index = source == nullptr ? -1 : zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8);
     if (index < 0) {
       if (source != nullptr) zip_source_free(source);
-      const std::string why = zip_strerror(archive);
+      std::string why = name + ": " + zip_strerror(archive);
       zip_discard(archive);
-      return fail(name + ": " + why);
+      return fail(why);
     }
     const bool library = name.starts_with("binaries/");
     if (zip_set_file_compression(archive, static_cast<zip_uint64_t>(index), library ? ZIP_CM_STORE : ZIP_CM_DEFLATE,
                                  0) != 0) {
-      const std::string why = zip_strerror(archive);
+      std::string why = name + ": " + zip_strerror(archive);
       zip_discard(archive);
-      return fail(name + ": " + why);
+      return fail(why);
     }
   }
   if (zip_close(archive) != 0) {

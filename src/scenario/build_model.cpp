@@ -337,8 +337,9 @@ void drive_inputs_set_as_parameters(const Scenario& scenario, ModularModel& mode
   std::unordered_set<std::string_view> driven;
   for (const auto& c : scenario.connections) driven.insert(c.to);
   for (const auto& [port, value] : scenario.constant_inputs) driven.insert(port);
-  for (const auto& [label, value] : named_inputs) {
-    if (!driven.contains(label)) std::visit([&](const auto& v) { model.set_constant_input(label, v); }, *value);
+  for (const auto& named : named_inputs) {
+    const std::string& label = named.first;
+    if (!driven.contains(label)) std::visit([&](const auto& v) { model.set_constant_input(label, v); }, *named.second);
   }
 }
 
