@@ -196,9 +196,8 @@ class PyScenario {
   cosima::Scenario parsed_;
 };
 
-/// A path (str, bytes, os.PathLike) or a dict → a scenario.
-std::unique_ptr<PyScenario> load(const py::handle& source, const std::optional<py::dict>& overrides) {
-  std::vector<std::string> extra = assignments(overrides);
+/// A path (str, bytes, os.PathLike) or a dict → a scenario, with the assignments `extra` ("PATH=VALUE").
+std::unique_ptr<PyScenario> load_assigned(const py::handle& source, std::vector<std::string> extra) {
   if (py::isinstance<py::dict>(source)) {
     // relative FMU paths: against the current directory at load time
     Json document = to_json(source, "");
@@ -213,6 +212,11 @@ std::unique_ptr<PyScenario> load(const py::handle& source, const std::optional<p
   }
   const py::object path = os.attr("fsdecode")(source);
   return std::make_unique<PyScenario>(std::filesystem::path(path.cast<std::string>()), std::move(extra));
+}
+
+/// A path (str, bytes, os.PathLike) or a dict → a scenario, with `overrides`.
+std::unique_ptr<PyScenario> load(const py::handle& source, const std::optional<py::dict>& overrides) {
+  return load_assigned(source, assignments(overrides));
 }
 
 // --- Result -----------------------------------------------------------------------------------------
@@ -376,16 +380,24 @@ RunData run_parsed(cosima::Scenario scenario, const std::string& executor_spec, 
   return data;
 }
 
-PyResult run(const PyScenario& source, const std::optional<std::string>& method, std::optional<double> dt,
-             std::optional<double> stop, const std::string& executor, const std::optional<py::dict>& overrides,
-             std::optional<double> fmu_timeout) {
-  // as the command line: --set first, then --method, --dt, --stop
+/// run()'s keyword arguments as assignments, in the command line's order: --set first, then
+/// --method, --dt, --stop.
+std::vector<std::string> run_assignments(const std::optional<std::string>& method, std::optional<double> dt,
+                                         std::optional<double> stop, const std::optional<py::dict>& overrides) {
   std::vector<std::string> extra = assignments(overrides);
   if (method) extra.push_back(assignment("method.type", py::str(*method)));
   if (dt) extra.push_back(assignment("method.dt", py::float_(*dt)));
   if (stop) extra.push_back(assignment("stop", py::float_(*stop)));
-  // parsed with the GIL held: another thread may call set() on the same scenario
-  cosima::Scenario scenario = source.parse(extra);
+  return extra;
+}
+
+PyResult run(const PyScenario& source, const std::optional<std::string>& method, std::optional<double> dt,
+             std::optional<double> stop, const std::string& executor, const std::optional<py::dict>& overrides,
+             std::optional<double> fmu_timeout, bool just_loaded = false) {
+  const std::vector<std::string> extra = run_assignments(method, dt, stop, overrides);
+  // parsed with the GIL held: another thread may call set() on the same scenario. `just_loaded`: as
+  // parsed at loading (parsing again would repeat its warnings)
+  cosima::Scenario scenario = just_loaded ? source.parsed() : source.parse(extra);
   RunData data;
   PythonInterrupts interrupts;
   {
@@ -602,8 +614,9 @@ PYBIND11_MODULE(cosima, m) {  // NOLINT
         if (py::isinstance<PyScenario>(source)) {
           return run(source.cast<const PyScenario&>(), method, dt, stop, executor, overrides, fmu_timeout);
         }
-        const auto scenario = load(source, std::nullopt);
-        return run(*scenario, method, dt, stop, executor, overrides, fmu_timeout);
+        // a file or dict is read once, with the keyword arguments (its warnings said once)
+        const auto scenario = load_assigned(source, run_assignments(method, dt, stop, overrides));
+        return run(*scenario, std::nullopt, std::nullopt, std::nullopt, executor, std::nullopt, fmu_timeout, true);
       },
       py::arg("scenario"), py::arg("method") = py::none(), py::arg("dt") = py::none(), py::arg("stop") = py::none(),
       py::arg("executor") = "sequential", py::arg("overrides") = py::none(), py::arg("fmu_timeout") = py::none(),

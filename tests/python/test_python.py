@@ -231,6 +231,14 @@ class Listings(unittest.TestCase):
                              "systems": {"m": {"fmu": str(C_FMU_DIR / "cosima_test_fmi1_mass1_cs.fmu")}}})
         self.assertEqual(list(result["m.minus_s1_out"]), [-s for s in result["m.s1_out"]])
 
+    def test_a_runs_warnings_are_said_once(self):
+        # cosima.run on a dict reads it once with its keyword arguments: the guessed step is warned once
+        code = ("import cosima; cosima.run({'systems': {'m': {'fmu': %r}}}, stop=0.1)"
+                % str(C_FMU_DIR / "cosima_test_fmi1_mass1_me.fmu"))
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env=dict(os.environ))
+        self.assertEqual(done.stderr.count("guessed method.dt = 0.0002"), 1, done.stderr)
+
     def test_models(self):
         models = cosima.models()
         names = [m["name"] for m in models]
