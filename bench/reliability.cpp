@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -92,6 +93,9 @@ void measure_setup_in_child(const std::string& text, const std::string& warm_up,
       ScalingPoint untimed;
       measure_setup(warm_up, options, untimed);
       measure_setup(text, options, child);
+    } catch (const std::exception& e) {  // said by the child: its stderr is the bench's
+      std::fprintf(stderr, "cosima: bench reliability: a set-up failed in its child process: %s\n", e.what());
+      _exit(1);
     } catch (...) {
       _exit(1);
     }
@@ -104,7 +108,9 @@ void measure_setup_in_child(const std::string& text, const std::string& warm_up,
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!read_all || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw Error("bench reliability: a set-up failed");
+  if (!read_all || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw Error("bench reliability: a set-up failed (its child process said why above)");
+  }
   point.parse_s = std::min(point.parse_s, child.parse_s);
   point.scenario_s = std::min(point.scenario_s, child.scenario_s);
   point.build_s = std::min(point.build_s, child.build_s);
