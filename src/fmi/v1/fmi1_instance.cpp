@@ -301,7 +301,9 @@ void Fmi1Instance::get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd
 
 void Fmi1Instance::set_typed(const TypedPorts& batch, PortValues u) {
   const std::size_t n = batch.vrs.size();
-  for (std::size_t k = 0; k < n; ++k) inputs_now_(batch.ports[k]) = u(batch.ports[k]);
+  if (in_initialization_mode()) {  // what inputs_set compares; after initialization nothing re-initializes
+    for (std::size_t k = 0; k < n; ++k) inputs_now_(batch.ports[k]) = u(batch.ports[k]);
+  }
   const auto value = [&](std::size_t k) {
     return batch.signs.empty() ? u(batch.ports[k]) : batch.signs[k] * u(batch.ports[k]);
   };
