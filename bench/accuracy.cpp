@@ -16,8 +16,9 @@
 
 namespace cosima::bench {
 
-Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt) {
-  Scenario scenario = load_scenario(examples / (example + ".json"));
+Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt,
+                           const std::vector<std::string>& overrides) {
+  Scenario scenario = load_scenario(examples / (example + ".json"), overrides);
   for (SystemSpec& spec : scenario.systems) {
     spec.integrator_options.rtol = 1e-11;
     spec.integrator_options.atol = 1e-13;

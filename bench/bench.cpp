@@ -27,7 +27,7 @@ const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>>& r
       {"missiles", bench_missiles},       {"defect", bench_defect},
       {"scaling", bench_scaling},         {"choptrey", bench_choptrey},
       {"reliability", bench_reliability}, {"me", bench_me},
-      {"overhead", bench_overhead},
+      {"overhead", bench_overhead},       {"tolerance", bench_tolerance},
   };
   // clang-format on
   return benches;

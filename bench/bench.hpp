@@ -50,11 +50,19 @@ void write_json(const BenchOptions& options, const cosima::Json& document);
 
 /// An example (`examples`/NAME.json) with accurate systems (rtol 1e-11), every connection's source
 /// recorded at every communication point, at step dt: bench accuracy's runs.
-Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt);
+/// `overrides` as `cosima run --set` takes them.
+Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt,
+                           const std::vector<std::string>& overrides = {});
 /// The true coupling error of a run against a reference run: √(mean over the connections of its
 /// stats' coupling_error of (RMS of the source output − the reference's, on the reference's grid,
 /// / the connection's scale)²).
 double coupling_true_error(const ScenarioRun& run, const ScenarioRun& reference);
+
+/// The true coupling error of a run whose rows are at its communication points (RunOutputs::
+/// interpolate_rows = false) against a finer reference read by cubic interpolation: √(mean over the
+/// connections of (time-weighted RMS of the source output's error / the connection's scale)²)
+/// (bench/tolerance.cpp).
+double communication_point_error(const ScenarioRun& run, const ScenarioRun& reference);
 
 /// B3 at δt = 1e-4 over runs of seconds (DOPRI5 and CVODE slaves), NI Jacobi and each of `methods` as
 /// whole `cosima run` processes, alternated: medians and ratios to Jacobi, as JSON and a markdown
@@ -74,5 +82,6 @@ cosima::Json bench_choptrey(const BenchOptions& options);
 cosima::Json bench_reliability(const BenchOptions& options);
 cosima::Json bench_me(const BenchOptions& options);
 cosima::Json bench_overhead(const BenchOptions& options);
+cosima::Json bench_tolerance(const BenchOptions& options);
 
 }  // namespace cosima::bench

@@ -75,21 +75,60 @@ void CouplingErrorMonitor::close_window() {
   window_time_ = 0.0;
 }
 
-std::pair<double, double> CouplingErrorMonitor::interior(Totals& totals, double h, double u1) const {
-  double fourth = 0.0;  // |y⁗| = 24 |u[t0, …, t4]|, the divided differences in place
-  if (past_count_ == 4) {
-    std::array<double, 5> d{totals.past[0], totals.past[1], totals.past[2], totals.past[3], u1};
-    std::array<double, 5> times{past_times_[0], past_times_[1], past_times_[2], past_times_[3], past_times_[3] + h};
-    for (std::size_t order = 1; order < 5; ++order) {
-      for (std::size_t i = 4; i >= order; --i) d[i] = (d[i] - d[i - 1]) / (times[i] - times[i - order]);
-    }
-    fourth = 24.0 * std::abs(d[4]);
+double CouplingErrorMonitor::fourth_derivative(const Totals& totals, double h, double u1) const {
+  if (past_count_ < 4) return 0.0;
+  // |y⁗| = 24 |u[t0, …, t4]|, the divided differences in place
+  std::array<double, 5> d{totals.past[0], totals.past[1], totals.past[2], totals.past[3], u1};
+  const std::array<double, 5> times{past_times_[0], past_times_[1], past_times_[2], past_times_[3], past_times_[3] + h};
+  for (std::size_t order = 1; order < 5; ++order) {
+    for (std::size_t i = 4; i >= order; --i) d[i] = (d[i] - d[i - 1]) / (times[i] - times[i - order]);
   }
+  return 24.0 * std::abs(d[4]);
+}
+
+std::pair<double, double> CouplingErrorMonitor::interior(Totals& totals, double h, double u1) const {
+  const double fourth = fourth_derivative(totals, h, u1);
   std::rotate(totals.past.begin(), totals.past.begin() + 1, totals.past.end());
   totals.past[3] = u1;
   const double h4 = h * h * h * h;
   const double rms = fourth * h4 / (24.0 * std::sqrt(630.0));
   return {rms * rms, fourth * h4 / 384.0};
+}
+
+CouplingErrorMonitor::Ends CouplingErrorMonitor::ends(const Totals& totals, double u0, double u1, double y1) const {
+  const double d1 = u1 - y1;
+  const double d0 = start_known_ ? u0 - totals.start : 0.0;
+  return {.mean_square = (d0 * d0 + d0 * d1 + d1 * d1) * (1.0 / 3.0), .d0 = d0, .d1 = d1};  // δ linear over the step
+}
+
+double CouplingErrorMonitor::step_error(double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
+                                        const Eigen::Ref<const Eigen::VectorXd>& u_end,
+                                        const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite, double tol,
+                                        double atol) {
+  double worst = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t c = 0; c < links_.size(); ++c) {
+    const Link& link = links_[c];
+    Totals& totals = totals_[c];
+    const double y1 = link.scale * y_end(link.output) + link.offset;
+    if (std::isfinite(y1))
+      totals.signal = std::max({totals.signal, std::abs(y1), start_known_ ? std::abs(totals.start) : 0.0});
+    const double weight = atol + tol * totals.signal;
+    if (!(weight > 0.0)) continue;  // no scale yet: nothing to be relative to
+    // the step's own defect: at its end, δ rising linearly from 0 (the start's is the previous step's,
+    // which no shorter step can change), and inside it
+    const double d1 = u_end(link.input) - y1;
+    double square = d1 * d1 / 3.0;
+    if (hermite && past_count_ == 4) {
+      const double rms = fourth_derivative(totals, h, u_end(link.input)) * h * h * h * h / (24.0 * std::sqrt(630.0));
+      square += rms * rms;
+    } else if (hermite) {  // no y⁗ yet: the defect of holding the input over the step bounds it
+      const double change = u_end(link.input) - u_start(link.input);
+      square += change * change / 3.0;
+    }
+    const double error = std::sqrt(square) / weight;
+    worst = std::isnan(worst) ? error : std::max(worst, error);
+  }
+  return worst;
 }
 
 void CouplingErrorMonitor::record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
@@ -100,7 +139,6 @@ void CouplingErrorMonitor::record(double t, double h, const Eigen::Ref<const Eig
   const double* const u0 = u_start.data();
   const double* const u1 = u_end.data();
   const double* const y = y_end.data();
-  const bool known = start_known_;
   const std::size_t n = links_.size();
   const Link* const links = links_.data();
   Totals* const all = totals_.data();
@@ -108,9 +146,7 @@ void CouplingErrorMonitor::record(double t, double h, const Eigen::Ref<const Eig
     const Link& link = links[c];
     Totals& totals = all[c];
     const double y1 = link.scale * y[link.output] + link.offset;
-    const double d1 = u1[link.input] - y1;
-    const double d0 = known ? u0[link.input] - totals.start : 0.0;
-    const double mean_square = (d0 * d0 + d0 * d1 + d1 * d1) * (1.0 / 3.0);  // δ linear over the step
+    const auto [mean_square, d0, d1] = ends(totals, u0[link.input], u1[link.input], y1);
     totals.window += mean_square * h;
     totals.max = std::max(totals.max, std::max(std::abs(d0), std::abs(d1)));
     totals.signal = std::max(totals.signal, std::abs(y1));

@@ -88,6 +88,19 @@ class CouplingErrorMonitor {
                       const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end) {
     record(t, h, u_start, u_end, y_end, true);
   }
+  /// The normalized error of an attempted step [t, t + h] (methods/error_control.hpp): the largest
+  /// over connections of the step's own RMS defect divided by atol + tol·scale. Its own: δ rising
+  /// linearly from 0 to d1 (RMS |d1|/√3; d0 is left by the step before, and no shorter step changes
+  /// it), with the Hermite interpolation error inside where the inputs are Hermite interpolants. Before
+  /// four communication points give y⁗, a Hermite step is judged as if its inputs were held
+  /// (RMS |u(t + h) − u(t)|/√3, an O(h) bound): the first steps stay short rather than unjudged. The scale is the
+  /// largest |T(y)| seen, at the step's start and at the ends of every attempt (kept when the attempt is rejected, so
+  /// that a signal rising from 0 is judged against the size it reached, not against 0). A connection with no weight (a
+  /// signal still 0, atol = 0) is not judged; NaN when none is. Records no defect.
+  [[nodiscard]] double step_error(double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
+                                  const Eigen::Ref<const Eigen::VectorXd>& u_end,
+                                  const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite, double tol,
+                                  double atol);
   /// max over connections of RMS/scale on the last recorded step (NaN before any); computed when asked.
   [[nodiscard]] double last_step() const;
   [[nodiscard]] CouplingErrorReport report(const ModularModel& model) const;
@@ -110,6 +123,13 @@ class CouplingErrorMonitor {
   void record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
               const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end,
               bool hermite);
+  /// δ at a step's ends (d0 = 0 when the start is not known) and its mean square, δ linear between.
+  struct Ends {
+    double mean_square, d0, d1;
+  };
+  [[nodiscard]] Ends ends(const Totals& totals, double u0, double u1, double y1) const;
+  /// |y⁗| of the input from its last four communication points and u1 at the step's end (0 before four).
+  [[nodiscard]] double fourth_derivative(const Totals& totals, double h, double u1) const;
   /// The Hermite interpolation error on a step of h ending with the input at u1 (RMS², max).
   [[nodiscard]] std::pair<double, double> interior(Totals& totals, double h, double u1) const;
   /// Ends the current tenth: the first one is the growth check's reference, a later one is checked.

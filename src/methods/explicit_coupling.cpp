@@ -17,6 +17,9 @@ void ExplicitCoupling::check(const ModularModel& model) const {
       throw Error(fmt::format("method.rates.{} = {}: a rate is a positive multiple of the base step", system, rate));
     if (rate > 1 && options_.scheme != Scheme::jacobi) throw Error("multi-rate stepping (method.rates) needs jacobi");
   }
+  if (options_.control.enabled() && !options_.rates.empty()) {
+    throw Error(fmt::format("{}: method.tolerance needs one rate (method.rates is given)", name()));
+  }
   if (options_.scheme != Scheme::gauss_seidel || options_.allow_algebraic_loops) return;
   const std::vector<std::string> loop = model.find_algebraic_loop();
   if (loop.empty()) return;
@@ -76,6 +79,7 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   if (!options_.rates.empty()) coupling_error_.disable();  // a step's ends differ by system: not estimated
   bool plain = options_.plain_steps && options_.rates.empty();
   for (const SignalExtrapolator& extrapolator : extrapolators_) plain = plain && extrapolator.holds();
+  configure_control(model);
   plain_batches_.clear();
   settle_batches_.clear();
   if (!plain) return;
@@ -89,6 +93,22 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
     batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
               buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
   }
+}
+
+void ExplicitCoupling::configure_control(const ModularModel& model) {
+  control_.configure(options_.control, 1.0, options_.dt);  // held inputs: the defect is O(h)
+  if (!control_.enabled()) return;
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    if (!extrapolators_[static_cast<std::size_t>(g)].holds()) {
+      throw Error(
+          fmt::format("{}: method.tolerance needs held inputs (extrapolation zoh), not the extrapolation of '{}'",
+                      name(), model.input_label(g)));
+    }
+  }
+  can_redo_ = true;
+  for (int s = 0; s < model.system_count(); ++s) can_redo_ = can_redo_ && model.system(s).has(Capability::rollback);
+  y_saved_ = buffers_.y;
+  u_saved_ = buffers_.u;
 }
 
 void ExplicitCoupling::compile_settling(const ModularModel& model) {
@@ -220,13 +240,78 @@ StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_
       if (!accept(model, batch[i].system, batch[i].result, t, report)) return report;
     }
   }
-  coupling_error_.record(t, span, buffers_.u, buffers_.u, buffers_.y);  // inputs held over the step
-  ++base_step_;
   return report;
 }
 
+StepReport ExplicitCoupling::attempt(ModularModel& model, double t, double h) {
+  return plain_batches_.empty() ? step_orders(model, t, h) : step_plain(model, t, h);
+}
+
+void ExplicitCoupling::commit(double t, double h) {
+  const double span = std::min(h, stop_time() - t);
+  if (plain_batches_.empty()) {
+    coupling_error_.record(t, span, u_start_, u_end_, buffers_.y);
+  } else {
+    coupling_error_.record(t, span, buffers_.u, buffers_.u, buffers_.y);  // inputs held over the step
+  }
+  ++base_step_;
+}
+
 StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
-  if (!plain_batches_.empty()) return step_plain(model, t, h_max);
+  if (control_.enabled()) return step_controlled(model, t, h_max);
+  StepReport report = attempt(model, t, h_max);
+  if (report.h > 0.0) commit(t, h_max);
+  return report;
+}
+
+void ExplicitCoupling::snapshot(const ModularModel& model, bool restore) {
+  if (restore) {
+    buffers_.y = y_saved_;  // assigned in place: the plain batches hold slices of both
+    buffers_.u = u_saved_;
+  } else {
+    y_saved_ = buffers_.y;
+    u_saved_ = buffers_.u;
+  }
+  buffers_.batch.clear();
+  for (int s = 0; s < model.system_count(); ++s) {
+    Order& order = buffers_.batch.order(s);
+    order.restore = restore;
+    order.save = !restore;
+  }
+  executor().execute(buffers_.batch);
+  for (int s = 0; s < model.system_count(); ++s) throw_if_failed(buffers_.batch.reply(s).result, model.system(s), 0.0);
+}
+
+StepReport ExplicitCoupling::step_controlled(ModularModel& model, double t, double h) {
+  std::int64_t rejected = 0;
+  for (bool first = true;; first = false) {
+    if (can_redo_) snapshot(model, !first);
+    StepReport report = attempt(model, t, h);
+    report.rejected = rejected;
+    if (report.h == 0.0) return report;  // a system asked to stop before completing the step
+    const double span = std::min(h, stop_time() - t);
+    const bool plain = !plain_batches_.empty();
+    const double error =
+        coupling_error_.step_error(span, plain ? buffers_.u : u_start_, plain ? buffers_.u : u_end_, buffers_.y, false,
+                                   options_.control.tolerance, options_.control.atol);
+    const bool redo = can_redo_ && !report.terminated;
+    if (!control_.rejects(span, error, redo)) {
+      control_.accept(span, error);
+      report.at_step_floor = control_.at_floor();
+      commit(t, h);
+      return report;
+    }
+    ++rejected;
+    h = control_.next();
+  }
+}
+
+std::vector<std::pair<std::string, double>> ExplicitCoupling::totals() const {
+  if (!control_.enabled()) return {};
+  return {{"steps_over_tolerance", static_cast<double>(control_.over_tolerance())}};
+}
+
+StepReport ExplicitCoupling::step_orders(ModularModel& model, double t, double h_max) {
   StepReport report;
   report.h = h_max;
   const double tiny = 1e-12 * std::max(1.0, std::abs(t));
@@ -273,15 +358,15 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
       for (int s = 0; s < model.system_count(); ++s) publish(s);
     }
   }
-  coupling_error_.record(t, std::min(h_max, stop_time() - t), u_start_, u_end_, buffers_.y);
-  ++base_step_;
   return report;
 }
 
 namespace {
 
-std::unique_ptr<CouplingMethod> make_explicit_coupling(const OptionReader& options, ExplicitCoupling::Scheme scheme) {
+std::unique_ptr<CouplingMethod> make_explicit_coupling(const OptionReader& options, ExplicitCoupling::Scheme scheme,
+                                                       double dt) {
   ExplicitCoupling::Options o;
+  o.dt = dt;
   o.scheme = scheme;
   o.order = options.names("order");
   o.allow_algebraic_loops = options.flag("allow_algebraic_loops", false);
@@ -303,6 +388,7 @@ std::unique_ptr<CouplingMethod> make_explicit_coupling(const OptionReader& optio
   o.cliff = options.number("cliff", o.cliff);
   o.memory = options.integer("memory", o.memory, 1, 1000000);
   o.plain_steps = options.flag("plain_steps", true);
+  o.control = error_control_options(options);
   if (options.has("rates")) {
     if (!options.spec().at("rates").is_object()) throw Error("method.rates must be an object {\"system\": k}");
     for (const auto& [system, value] : options.spec().at("rates").items()) {
@@ -326,7 +412,7 @@ std::vector<MethodOption> explicit_options(bool gauss_seidel) {
   options.push_back({"memory", "16", "Λ of CHOPtrey: past samples kept"});
   if (!gauss_seidel) options.push_back({"rates", "", "multi-rate: {\"system\": k}, each system's rate (default 1)"});
   options.push_back({"plain_steps", "true", "step the common case as one plain batch (false: always as orders)"});
-  return options;
+  return joined(std::move(options), {error_control_option_schema()});
 }
 
 }  // namespace
@@ -335,14 +421,14 @@ void register_explicit_coupling() {
   register_method({.name = "jacobi",
                    .summary = "non-iterative Jacobi: every system steps on its inputs extrapolated from t_N",
                    .options = explicit_options(false),
-                   .make = [](const OptionReader& o, double /*dt*/) {
-                     return make_explicit_coupling(o, ExplicitCoupling::Scheme::jacobi);
+                   .make = [](const OptionReader& o, double dt) {
+                     return make_explicit_coupling(o, ExplicitCoupling::Scheme::jacobi, dt);
                    }});
   register_method({.name = "gauss-seidel",
                    .summary = "non-iterative Gauss–Seidel: systems step in turn on the outputs already computed",
                    .options = explicit_options(true),
-                   .make = [](const OptionReader& o, double /*dt*/) {
-                     return make_explicit_coupling(o, ExplicitCoupling::Scheme::gauss_seidel);
+                   .make = [](const OptionReader& o, double dt) {
+                     return make_explicit_coupling(o, ExplicitCoupling::Scheme::gauss_seidel, dt);
                    }});
 }
 

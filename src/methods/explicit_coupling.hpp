@@ -14,6 +14,9 @@
 // outputs are published when the base grid reaches the end of its step, and held until the next.
 // The common case — every input held (ZOH), one rate — is stepped as a PlainBatch (exec/order.hpp):
 // System::step_constant straight on slices of ũ and ỹ, the same numbers without orders or polynomials.
+// Under `method.tolerance` (error_control.hpp; held inputs, one rate) each step is judged by its
+// connection defect, of order 1 in h: with every system able to roll back, a rejected step is
+// taken again shorter from the snapshots at t_N; without, it is kept and counted over tolerance.
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@
 #include "extrapolation/extrapolator.hpp"
 #include "methods/coupling_buffers.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/error_control.hpp"
 #include "methods/initialization.hpp"
 
 namespace cosima {
@@ -37,7 +41,9 @@ class ExplicitCoupling final : public CouplingMethod {
     double cliff = 0.9;                                   ///< Γ of CHOPtrey
     int memory = 16;                                      ///< Λ of CHOPtrey
     std::map<std::string, int> rates;                     ///< multi-rate: k_s by system name (default 1)
-    bool plain_steps = true;  ///< step the common case as a PlainBatch (false: always as orders)
+    bool plain_steps = true;      ///< step the common case as a PlainBatch (false: always as orders)
+    ErrorControlOptions control;  ///< error-controlled steps (off by default)
+    double dt = 0.0;              ///< the first step under tolerance
   };
   explicit ExplicitCoupling(Options options) : options_(std::move(options)) {}
 
@@ -50,8 +56,24 @@ class ExplicitCoupling final : public CouplingMethod {
   /// The outputs of the next step's start are the right limits; the extrapolations of the inputs
   /// that jumped restart from them.
   std::string handle_discontinuity(ModularModel& model, double t) override;
+  [[nodiscard]] bool chooses_step() const override { return options_.control.enabled(); }
+  [[nodiscard]] double proposed_step() const override { return control_.next(); }
+  [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
 
  private:
+  /// One attempt at [t, t + h) by the plain batches or by orders, recording nothing; report.h = 0
+  /// when a system asked to stop before completing it.
+  StepReport attempt(ModularModel& model, double t, double h);
+  /// Records the completed step [t, t + h) (coupling error) and moves the base grid on.
+  void commit(double t, double h);
+  /// The step under tolerance: attempts judged by the error control, the rejected ones undone.
+  StepReport step_controlled(ModularModel& model, double t, double h);
+  /// Every system back to (restore) or saving (save) its snapshot at t_N, with ỹ and ũ there.
+  void snapshot(const ModularModel& model, bool restore);
+  /// The error control of a run (configure at initialize): refuses what it cannot control.
+  void configure_control(const ModularModel& model);
+  /// The step by orders (polynomial inputs, multi-rate).
+  StepReport step_orders(ModularModel& model, double t, double h_max);
   /// Takes the outcome of system s's step (throws on a failure; a system asking to stop ends the
   /// run); false when the run ends at t_N, without that step.
   bool accept(const ModularModel& model, int s, const StepResult& result, double t, StepReport& report);
@@ -89,6 +111,9 @@ class ExplicitCoupling final : public CouplingMethod {
   Eigen::VectorXd u_start_, u_end_;  ///< the inputs at the step's ends as the systems used them (coupling error)
   std::int64_t base_step_ = 0;
   int settle_sweeps_ = 1;  ///< feedthrough propagation at a communication point (1 with a loop)
+  ErrorControl control_;
+  bool can_redo_ = false;              ///< every system has rollback: a rejected step is undone
+  Eigen::VectorXd y_saved_, u_saved_;  ///< ỹ and ũ at t_N, for an undone step
 };
 
 }  // namespace cosima

@@ -54,6 +54,9 @@ void Ifosmondi::initialize(ModularModel& model, double t_start) {
   solver_ = make_nonlinear_solver(options_.nonlinear, 2 * n);
   first_step_ = true;
   h_next_ = options_.dt_ref;
+  ErrorControlOptions control = options_.control;
+  control.h_min = options_.dt_min;
+  control_.configure(control, 4.0, options_.dt_ref);  // the Hermite interpolation error: O(h⁴)
   interface_jumps_.reset(u_start_);
   output_jumps_.reset(buffers_.y);
   jumped_.assign(static_cast<std::size_t>(model.system_count()), 0);
@@ -166,8 +169,10 @@ std::string Ifosmondi::handle_discontinuity(ModularModel& model, double t) {
 }
 
 std::vector<std::pair<std::string, double>> Ifosmondi::totals() const {
-  return {{"jumps_located", static_cast<double>(jumps_located_)},
-          {"estimated_jumps", static_cast<double>(estimated_jumps_)}};
+  std::vector<std::pair<std::string, double>> totals = {{"jumps_located", static_cast<double>(jumps_located_)},
+                                                        {"estimated_jumps", static_cast<double>(estimated_jumps_)}};
+  if (control_.enabled()) totals.emplace_back("steps_over_tolerance", static_cast<double>(control_.over_tolerance()));
+  return totals;
 }
 
 void Ifosmondi::save_snapshots(ModularModel& model) {
@@ -253,11 +258,18 @@ void Ifosmondi::accept(ModularModel& model, double t, double h, int jumped, Step
     const int g = interface_jumps_.suspected_signal();
     x_(n + g) = (x_(g) - u_start_(g)) / h;
   }
+  if (control_.enabled()) {  // the next step also answers for the estimated systems' gap, now known
+    const double gap = coupling_error_.step_error(h, u_start_, x_.head(n), y_real_, false, options_.control.tolerance,
+                                                  options_.control.atol);
+    control_.accept(h, std::fmax(trial_error_, gap));  // fmax: the one of them that is known
+  }
   coupling_error_.record_hermite(t, h, u_start_, x_.head(n), y_real_);
   u_start_ = x_.head(n);
   du_start_ = x_.tail(n);
   first_step_ = false;
-  h_next_ = std::min(options_.dt_ref, options_.growth * h);  // eq. 28 (min: erratum)
+  // eq. 28 (min: erratum), or the error controller's step
+  h_next_ = control_.enabled() ? control_.next() : std::min(options_.dt_ref, options_.growth * h);
+  report.at_step_floor = control_.at_floor();
   if (jumped >= 0) {  // located: the next step starts from the right limits, with the step before
     ++jumps_located_;
     log(LogLevel::info, fmt::format("{}: input '{}' jumps in [{}, {}] (h = {:.3g}): the interface restarts there",
@@ -297,6 +309,10 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
       // an unannounced jump in the interface: located by halving the step (jump_detector.hpp)
       const int jumped = jumped_input(h, model.total_inputs());
       if (jumped < 0 || interface_jumps_.located(t, h)) {
+        if (!within_tolerance(model, h, report)) {
+          h = control_.next();
+          continue;
+        }
         accept(model, t, h, jumped, report);
         return report;
       }
@@ -326,11 +342,26 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
   }
 }
 
+bool Ifosmondi::within_tolerance(const ModularModel& model, double h, StepReport& report) {
+  if (!control_.enabled()) return true;
+  const double error = coupling_error_.step_error(h, u_start_, x_.head(model.total_inputs()), buffers_.y, true,
+                                                  options_.control.tolerance, options_.control.atol);
+  if (!control_.rejects(h, error, true)) {
+    trial_error_ = error;
+    return true;
+  }
+  ++report.rejected;
+  return false;
+}
+
 namespace {
 
 std::unique_ptr<CouplingMethod> make_ifosmondi(const OptionReader& options, double dt, bool jfm) {
   Ifosmondi::Options o;
-  const double epsilon = options.positive("epsilon", 1e-4);
+  o.control = error_control_options(options);
+  // under tolerance, eq. 27 leaves a hundredth of it by default (the ends' defect is what it leaves)
+  const double epsilon =
+      options.positive("epsilon", o.control.enabled() ? std::min(1e-4, 1e-2 * o.control.tolerance) : 1e-4);
   o.nonlinear.epsilon_abs = options.positive("epsilon_abs", epsilon);
   o.nonlinear.epsilon_rel = options.positive("epsilon_rel", epsilon);
   // the fixed point contracts slowly near ρ = 1: it gets more iterations by default
@@ -347,7 +378,7 @@ std::unique_ptr<CouplingMethod> make_ifosmondi(const OptionReader& options, doub
   }
   o.nonlinear.criterion = criterion == "componentwise" ? Criterion::componentwise : Criterion::norm;
   o.dt_ref = dt;
-  o.dt_min = options.non_negative("dt_min", 0.0);
+  o.dt_min = o.control.h_min;
   o.estimator = estimator_options(options);
   o.jumps = jump_options(options);
   return std::make_unique<Ifosmondi>(std::move(o));
@@ -355,11 +386,11 @@ std::unique_ptr<CouplingMethod> make_ifosmondi(const OptionReader& options, doub
 
 std::vector<MethodOption> ifosmondi_options(bool jfm) {
   std::vector<MethodOption> options = {
-      {"epsilon", "1e-4", "the convergence tolerance of eq. 27 (both parts)"},
+      {"epsilon", "1e-4",
+       "the convergence tolerance of eq. 27 (both parts); under tolerance: min(1e-4, tolerance/100)"},
       {"epsilon_abs", "epsilon", "its absolute part"},
       {"epsilon_rel", "epsilon", "its relative part"},
       {"max_iterations", jfm ? "100" : "500", "iterations per step before the step is halved"},
-      {"dt_min", "0", "the smallest step; below it the run fails"},
       {"criterion", "norm", "norm (eq. 27 over all unknowns) or componentwise"},
   };
   if (jfm) {
@@ -367,7 +398,7 @@ std::vector<MethodOption> ifosmondi_options(bool jfm) {
         {"jfm", "anderson", "the solver (PETSc SNES): anderson, anderson-paper, ngmres, ngmres-ls, newtonls, petsc"});
     options.push_back({"petsc_options", "", "extra PETSc options, as on a PETSc command line"});
   }
-  return joined(std::move(options), {estimator_option_schema(), jump_option_schema()});
+  return joined(std::move(options), {error_control_option_schema(), estimator_option_schema(), jump_option_schema()});
 }
 
 }  // namespace

@@ -12,7 +12,10 @@
 // matrix-free method (IFOSMONDI-JFM); convergence by eq. 27. After convergence the systems are
 // left in the state of the converged inputs. Step control (eq. 28, with the erratum of DESIGN
 // §3.2): grow by 30 % up to δt_ref after a converged step; halve after any non-convergence; below
-// the minimum step the run stops with the reason.
+// the minimum step the run stops with the reason. Under `method.tolerance` (error_control.hpp) a
+// converged step is judged by its connection defect with the Hermite interpolation error (order 4)
+// before the estimated systems integrate it: rejected steps are retried shorter, accepted ones set
+// the next step by the PI controller instead of eq. 28 (non-convergence still halves).
 //
 // Systems without rollback (or whose rollback the scenario withholds) take part through COSTARICA
 // (seed 000 Algorithm 2/3, estimator/step_estimator.hpp): inside the iterations their outputs are
@@ -31,6 +34,7 @@
 #include "estimator/step_estimator.hpp"
 #include "methods/coupling_buffers.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/error_control.hpp"
 #include "methods/initialization.hpp"
 #include "methods/jump_detector.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
@@ -40,12 +44,13 @@ namespace cosima {
 class Ifosmondi final : public CouplingMethod {
  public:
   struct Options {
-    NonlinearOptions nonlinear;  ///< solver "fixed-point" is classical IFOSMONDI
-    double dt_ref = 1e-2;        ///< initial and largest macro-step
-    double dt_min = 0.0;         ///< smallest macro-step; 0: dt_ref·1e-6
-    double growth = 1.3;         ///< eq. 28
-    EstimatorOptions estimator;  ///< COSTARICA, for the systems without rollback
-    JumpOptions jumps;           ///< unannounced jumps
+    NonlinearOptions nonlinear;   ///< solver "fixed-point" is classical IFOSMONDI
+    double dt_ref = 1e-2;         ///< initial and largest macro-step
+    double dt_min = 0.0;          ///< smallest macro-step; 0: dt_ref·1e-6
+    double growth = 1.3;          ///< eq. 28
+    EstimatorOptions estimator;   ///< COSTARICA, for the systems without rollback
+    JumpOptions jumps;            ///< unannounced jumps
+    ErrorControlOptions control;  ///< error-controlled steps (off by default)
   };
   explicit Ifosmondi(Options options);
 
@@ -88,6 +93,9 @@ class Ifosmondi final : public CouplingMethod {
   /// Whether an order of the last batch failed; sets failure_.
   bool failed(const ModularModel& model);
   [[nodiscard]] bool estimated(int s) const { return estimated_[static_cast<std::size_t>(s)]; }
+  /// Under tolerance: whether the converged step [t, t + h) is kept (its error in trial_error_), or
+  /// rejected (counted in `report`; control_.next() is the retry).
+  bool within_tolerance(const ModularModel& model, double h, StepReport& report);
 
   Options options_;
   std::unique_ptr<NonlinearSolver> solver_;
@@ -100,6 +108,8 @@ class Ifosmondi final : public CouplingMethod {
   Eigen::VectorXd weights_;  ///< of eq. 27, with step_weighted_derivatives
   bool first_step_ = true;
   double h_next_ = 0.0;
+  ErrorControl control_;
+  double trial_error_ = 0.0;      ///< the kept step's error before the estimated systems integrated it
   std::string failure_;           ///< reason of the last failed evaluation
   std::string terminated_;        ///< a system's request to end the run, met in the last iteration
   JumpDetector interface_jumps_;  ///< on the interface (ũ, ũ')

@@ -115,6 +115,29 @@ JumpOptions jump_options(const OptionReader& options) {
   return o;
 }
 
+ErrorControlOptions error_control_options(const OptionReader& options) {
+  ErrorControlOptions o;
+  o.tolerance = options.non_negative("tolerance", o.tolerance);
+  o.atol = options.non_negative("tolerance_atol", o.atol);
+  o.h_min = options.non_negative("dt_min", o.h_min);
+  o.h_max = options.non_negative("dt_max", o.h_max);
+  if (o.h_max > 0.0 && o.h_min > o.h_max) {
+    throw Error(fmt::format("method.dt_min = {} exceeds method.dt_max = {}", o.h_min, o.h_max));
+  }
+  return o;
+}
+
+const std::vector<MethodOption>& error_control_option_schema() {
+  static const std::vector<MethodOption> schema = {
+      {"tolerance", "0",
+       "error-controlled steps: the connection defect per step relative to each signal's scale (0: off, steps of δt)"},
+      {"tolerance_atol", "0", "absolute part of each connection's weight under tolerance, in the signal's unit"},
+      {"dt_min", "0", "the smallest step (0: δt·1e-6)"},
+      {"dt_max", "0", "the largest step under tolerance (0: none)"},
+  };
+  return schema;
+}
+
 const std::vector<MethodOption>& estimator_option_schema() {
   static const std::vector<MethodOption> schema = {
       {"estimator", "exact", "COSTARICA's inverse Laplace transform: exact or stehfest"},

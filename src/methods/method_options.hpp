@@ -8,6 +8,7 @@
 #include "estimator/step_estimator.hpp"
 #include "io/json.hpp"
 #include "methods/defect_jacobi.hpp"
+#include "methods/error_control.hpp"
 #include "methods/jump_detector.hpp"
 
 namespace cosima {
@@ -51,6 +52,11 @@ EstimatorOptions estimator_options(const OptionReader& options);
 /// Detection of unannounced jumps (methods/jump_detector.hpp); jump_tolerance = 0 turns it off.
 const std::vector<MethodOption>& jump_option_schema();
 JumpOptions jump_options(const OptionReader& options);
+
+/// Error-controlled macro-steps (methods/error_control.hpp): tolerance (0: off), tolerance_atol,
+/// dt_min, dt_max; shared by the methods that can choose their steps.
+const std::vector<MethodOption>& error_control_option_schema();
+ErrorControlOptions error_control_options(const OptionReader& options);
 
 /// `first` followed by each list of `more` (a schema made of shared parts).
 std::vector<MethodOption> joined(std::vector<MethodOption> first, const std::vector<std::vector<MethodOption>>& more);

@@ -40,7 +40,9 @@ void Missiles::check(const ModularModel& model) const {
 }
 
 std::vector<std::pair<std::string, double>> Missiles::totals() const {
-  return {{"estimated_jumps", static_cast<double>(estimated_jumps_)}};
+  std::vector<std::pair<std::string, double>> totals = {{"estimated_jumps", static_cast<double>(estimated_jumps_)}};
+  if (control_.enabled()) totals.emplace_back("steps_over_tolerance", static_cast<double>(control_.over_tolerance()));
+  return totals;
 }
 
 std::string Missiles::handle_discontinuity(ModularModel& model, double t) {
@@ -65,6 +67,11 @@ void Missiles::initialize(ModularModel& model, double t_start) {
   first_step_ = true;
   pattern_analyzed_ = false;
   factorized_ = false;
+  control_.configure(options_.control, 4.0, options_.dt);  // the Hermite interpolation error: O(h⁴)
+  can_redo_ = true;
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (model.system(s).input_count() == 0 && !model.system(s).has(Capability::rollback)) can_redo_ = false;
+  }
 }
 
 void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
@@ -157,17 +164,23 @@ bool Missiles::solve() {
   return solution_.allFinite();
 }
 
-void Missiles::estimate(ModularModel& model, double h) {
+void Missiles::estimate(ModularModel& model, double h, bool begin, bool save, bool retry) {
   // COSTARICA updates 1–2 on every system with inputs, where it lives; the others integrate the step
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     Order& order = buffers_.batch.order(s);
     if (model.system(s).input_count() == 0) {
+      order.restore = retry;
+      order.save = save && !retry;
       order.step = h;
       order.read_order = 1;
       continue;
     }
-    order.estimate_begin = true;
+    order.estimate_begin = begin;
+    if (!begin) {
+      order.estimate_h = h;
+      continue;
+    }
     order.estimate_u_now = u_start_.segment(model.input_offset(s), model.system(s).input_count());
     order.estimate_h = h;
   }
@@ -186,20 +199,21 @@ bool Missiles::stopped(const ModularModel& model, int s, double t, StepReport& r
   return true;
 }
 
-void Missiles::solve_interface(ModularModel& model, HermiteKind kind, double t, double h) {
+std::string Missiles::solve_interface(ModularModel& model, HermiteKind kind, double t, double h) {
   for (int s = 0; s < model.system_count(); ++s) {
     if (!buffers_.batch.reply(s).estimate_ok) {
-      throw Error(fmt::format("missiles: estimator of system '{}' at t = {}: {}", model.system(s).name(), t,
-                              buffers_.batch.reply(s).result.reason));
+      return fmt::format("missiles: estimator of system '{}' at t = {}: {}", model.system(s).name(), t,
+                         buffers_.batch.reply(s).result.reason);
     }
   }
   const int n_out = model.total_outputs();
   assemble(model, kind, h);
-  if (!solve()) throw Error(fmt::format("missiles: the linear system of eq. 53 is singular at t = {} (h = {})", t, h));
+  if (!solve()) return fmt::format("missiles: the linear system of eq. 53 is singular at t = {} (h = {})", t, h);
   buffers_.y = solution_.head(n_out);
   dy_ = solution_.tail(n_out);
   model.dispatch(buffers_.y, u_end_);
   model.dispatch_derivatives(dy_, du_end_);
+  return {};
 }
 
 void Missiles::integrate(ModularModel& model, HermiteKind kind, double h) {
@@ -215,18 +229,39 @@ void Missiles::integrate(ModularModel& model, HermiteKind kind, double h) {
   executor().execute(buffers_.batch);
 }
 
-StepReport Missiles::step(ModularModel& model, double t, double h_max) {
-  const double h = h_max;
-  estimate(model, h);
-  StepReport report;
-  report.h = h;
-  report.estimate_gap = 0.0;
-  // a real integration that failed throws; one whose system asked to stop ends the step
-  for (int s = 0; s < model.system_count(); ++s) {
-    if (model.system(s).input_count() == 0 && stopped(model, s, t, report)) return report;
-  }
+double Missiles::solve_within_tolerance(ModularModel& model, double t, double h, StepReport& report) {
   const HermiteKind kind = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
-  solve_interface(model, kind, t, h);
+  const bool redo = control_.enabled() && can_redo_;
+  for (bool first = true;; first = false) {
+    estimate(model, h, first, redo, !first);
+    report.h = h;
+    // a real integration that failed throws; one whose system asked to stop ends the step
+    for (int s = 0; s < model.system_count(); ++s) {
+      if (model.system(s).input_count() == 0 && stopped(model, s, t, report)) return 0.0;
+    }
+    const std::string failure = solve_interface(model, kind, t, h);
+    if (!control_.enabled() && !failure.empty()) throw Error(failure);
+    if (!control_.enabled()) return h;
+    // under tolerance, an estimator that fails on a long step is a rejection like a large error
+    const double error = failure.empty() ? coupling_error_.step_error(h, u_start_, u_end_, buffers_.y, true,
+                                                                      options_.control.tolerance, options_.control.atol)
+                                         : std::numeric_limits<double>::infinity();
+    if (!control_.rejects(h, error, redo)) {
+      if (!failure.empty()) throw Error(failure);
+      trial_error_ = error;
+      return h;
+    }
+    ++report.rejected;
+    h = control_.next();
+  }
+}
+
+StepReport Missiles::step(ModularModel& model, double t, double h_max) {
+  StepReport report;
+  report.estimate_gap = 0.0;
+  const double h = solve_within_tolerance(model, t, h_max, report);
+  if (h == 0.0) return report;
+  const HermiteKind kind = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
   integrate(model, kind, h);
   std::fill(jumped_.begin(), jumped_.end(), 0);
   bool any_jump = false;
@@ -247,6 +282,12 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   for (const int s : buffers_.batch.active()) {
     y_real_.segment(model.output_offset(s), model.system(s).output_count()) = buffers_.batch.reply(s).outputs.col(0);
   }
+  if (control_.enabled()) {  // the next step also answers for the estimates' gap, known now
+    const double gap = coupling_error_.step_error(h, u_start_, u_end_, y_real_, false, options_.control.tolerance,
+                                                  options_.control.atol);
+    control_.accept(h, std::fmax(trial_error_, gap));  // fmax: the one of them that is known
+    report.at_step_floor = control_.at_floor();
+  }
   coupling_error_.record_hermite(t, h, u_start_, u_end_, y_real_);
   u_start_ = u_end_;  // C¹ inputs: the next step starts where this one ended
   du_start_ = du_end_;
@@ -265,9 +306,11 @@ void register_missiles() {
   register_method({.name = "missiles",
                    .summary = "MISSILES (seed 003): the C¹ interface of every step solved as one linear system",
                    .options = joined({{"sparse_above", "64", "unknowns from which the sparse LU is used"}},
-                                     {estimator_option_schema(), jump_option_schema()}),
-                   .make = [](const OptionReader& options, double /*dt*/) -> std::unique_ptr<CouplingMethod> {
+                                     {error_control_option_schema(), estimator_option_schema(), jump_option_schema()}),
+                   .make = [](const OptionReader& options, double dt) -> std::unique_ptr<CouplingMethod> {
                      Missiles::Options o;
+                     o.control = error_control_options(options);
+                     o.dt = dt;
                      o.estimator = estimator_options(options);
                      o.sparse_above = options.integer("sparse_above", o.sparse_above, 0, 1 << 30);
                      o.jumps = jump_options(options);

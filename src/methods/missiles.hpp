@@ -19,6 +19,10 @@
 // A system whose real outputs jump away from their estimate (a jump it did not announce; the estimate
 // test of methods/jump_detector.hpp) restarts the interface it feeds from its real outputs at
 // t_N + h, without the C¹ link; MISSILES has no rollback to locate the jump inside the step.
+// Under `method.tolerance` (error_control.hpp) the step is judged after step 3, on the estimated
+// interface, by its connection defect with the Hermite interpolation error (order 4): a rejected
+// step repeats steps 1–3 shorter (update 1 is kept; the systems without inputs are restored, so
+// rejection needs their rollback), and no system has integrated it for real yet.
 #include <vector>
 
 #include <Eigen/Dense>
@@ -29,6 +33,7 @@
 #include "estimator/step_estimator.hpp"
 #include "methods/coupling_buffers.hpp"
 #include "methods/coupling_method.hpp"
+#include "methods/error_control.hpp"
 #include "methods/initialization.hpp"
 #include "methods/jump_detector.hpp"
 
@@ -38,8 +43,10 @@ class Missiles final : public CouplingMethod {
  public:
   struct Options {
     EstimatorOptions estimator;
-    int sparse_above = 64;  ///< unknowns (2·n_out_tot) from which the sparse LU is used
-    JumpOptions jumps;      ///< unannounced jumps (the estimate test)
+    int sparse_above = 64;        ///< unknowns (2·n_out_tot) from which the sparse LU is used
+    JumpOptions jumps;            ///< unannounced jumps (the estimate test)
+    ErrorControlOptions control;  ///< error-controlled steps (off by default)
+    double dt = 0.0;              ///< the first step under tolerance
   };
   explicit Missiles(Options options);
 
@@ -52,14 +59,23 @@ class Missiles final : public CouplingMethod {
   /// The interface restarts from the right limits, without the C¹ link across the jump.
   std::string handle_discontinuity(ModularModel& model, double t) override;
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
+  [[nodiscard]] bool chooses_step() const override { return options_.control.enabled(); }
+  [[nodiscard]] double proposed_step() const override { return control_.next(); }
 
  private:
   // the steps of step(): estimators (COSTARICA updates 1–2) and input-free systems' steps, the
   // interface of eq. 53, the real integrations on it
-  void estimate(ModularModel& model, double h);
+  /// COSTARICA update 1 (when `begin`) and 2 for step h; the systems without inputs integrate the
+  /// step (from their snapshot when `retry`, taken on the first attempt when `save`).
+  void estimate(ModularModel& model, double h, bool begin, bool save, bool retry);
+  /// Steps 1–3 for h, retried shorter while the error control rejects them; the step taken, or 0
+  /// when a system without inputs asked to stop (then `report` says why).
+  double solve_within_tolerance(ModularModel& model, double t, double h, StepReport& report);
   /// Whether system s's reply ends the run (its step throws when it failed); fills `report` then.
   bool stopped(const ModularModel& model, int s, double t, StepReport& report) const;
-  void solve_interface(ModularModel& model, HermiteKind kind, double t, double h);
+  /// Steps 2–3 for h: the interface of eq. 53 into buffers_.y, dy_, u_end_, du_end_; why it failed
+  /// (an estimator, or a singular matrix), empty when solved.
+  std::string solve_interface(ModularModel& model, HermiteKind kind, double t, double h);
   void integrate(ModularModel& model, HermiteKind kind, double h);
   /// Assembles eq. 53 for step h with interface kind `kind` into triplets_ and rhs_.
   void assemble(const ModularModel& model, HermiteKind kind, double h);
@@ -84,6 +100,9 @@ class Missiles final : public CouplingMethod {
   JumpDetector jumps_;
   std::vector<char> jumped_;  ///< systems whose outputs jumped on the last step
   std::int64_t estimated_jumps_ = 0;
+  ErrorControl control_;
+  double trial_error_ = 0.0;  ///< the kept step's error on the estimated interface
+  bool can_redo_ = false;     ///< every system without inputs has rollback (a rejected step can be redone)
 };
 
 }  // namespace cosima

@@ -87,13 +87,13 @@ ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOut
     auto remote = executor != nullptr ? executor->remote_system(spec.name) : nullptr;
     return remote ? std::move(remote) : build_system(spec, *method);
   });
-  run.results =
-      std::make_unique<ResultRecorder>(run.model, scenario.output.variables,
-                                       RecorderOptions{.interval = scenario.output.interval,
-                                                       .csv = outputs.results_csv,
-                                                       .keep_in_memory = outputs.keep_in_memory || outputs.results_mat,
-                                                       .watched = outputs.watched,
-                                                       .interpolate = method->chooses_step()});
+  run.results = std::make_unique<ResultRecorder>(
+      run.model, scenario.output.variables,
+      RecorderOptions{.interval = scenario.output.interval,
+                      .csv = outputs.results_csv,
+                      .keep_in_memory = outputs.keep_in_memory || outputs.results_mat,
+                      .watched = outputs.watched,
+                      .interpolate = outputs.interpolate_rows && method->chooses_step()});
   if (outputs.results_mat) refuse_text_columns(*run.results, *outputs.results_mat);
   const bool keep_steps = outputs.keep_in_memory && outputs.keep_step_log;
   run.steps = std::make_unique<StepLog>(outputs.steps_csv, keep_steps);

@@ -114,10 +114,12 @@ void account(RunStatistics& stats, const StepReport& report, const CouplingMetho
                                                                 : std::max(stats.max_estimate_gap, report.estimate_gap);
   }
   if (report.at_step_floor && stats.steps_at_step_floor++ == 0) {
-    log(LogLevel::warning, fmt::format("{}: from t = {} the step is held at its minimum h = {:.3g} although the error "
-                                       "asks for less: the error is no longer controlled there (method.h_min; the "
-                                       "step log's at_step_floor column marks those steps)",
-                                       method.name(), t, report.h));
+    log(LogLevel::warning,
+        fmt::format(
+            "{}: from t = {} the step is held at its minimum h = {:.3g} although the error "
+            "asks for less: the error is no longer controlled there (method.dt_min, h_min under defect-jacobi; the "
+            "step log's at_step_floor column marks those steps)",
+            method.name(), t, report.h));
   }
 }
 

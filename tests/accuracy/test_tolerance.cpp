@@ -1,0 +1,93 @@
+// Error-controlled macro-steps under method.tolerance (methods/error_control.hpp): the true coupling
+// error follows the tolerance, rejected steps are retried and counted, and what cannot be controlled
+// is refused or counted by name (label accuracy). The table over B2–B5 and 1e-2 … 1e-6 is
+// `cosima bench tolerance` (docs/results/tolerance.md).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench/bench.hpp"
+#include "core/error.hpp"
+#include "scenario/run_scenario.hpp"
+#include "scenario/scenario.hpp"
+
+namespace cosima {
+namespace {
+
+const std::filesystem::path kExampleDir = COSIMA_EXAMPLES_DIR;
+
+/// B2 with accurate systems and rows at the communication points, under `method` at `tolerance`.
+ScenarioRun controlled(const std::string& method, double tolerance, const std::vector<std::string>& sets = {}) {
+  std::vector<std::string> overrides = {"method.type=" + method, fmt::format("method.tolerance={}", tolerance)};
+  overrides.insert(overrides.end(), sets.begin(), sets.end());
+  Scenario scenario = bench::accuracy_scenario(kExampleDir, "b2_two_bodies", 0.2, overrides);
+  scenario.output.interval = 0.02;
+  RunOutputs outputs;
+  outputs.interpolate_rows = false;
+  return run_scenario(scenario, nullptr, outputs);
+}
+
+const ScenarioRun& reference() {
+  static const ScenarioRun run = [] {
+    Scenario scenario = bench::accuracy_scenario(kExampleDir, "b2_two_bodies", 0.002);
+    scenario.method = {{"type", "monolithic"}};
+    return run_scenario(scenario);
+  }();
+  return run;
+}
+
+double total(const ScenarioRun& run, const std::string& name) {
+  for (const auto& [key, value] : run.stats.method_totals) {
+    if (key == name) return value;
+  }
+  return -1.0;
+}
+
+TEST(Tolerance, TheTrueErrorFollowsTheToleranceUnderEveryControlledMethod) {
+  for (const std::string method : {"jacobi", "ifosmondi-jfm", "missiles"}) {
+    double coarse = 0.0;
+    for (const double tolerance : {1e-2, 1e-4}) {
+      const ScenarioRun run = controlled(method, tolerance);
+      const double error = bench::communication_point_error(run, reference());
+      EXPECT_GT(error, 0.1 * tolerance) << method << " at " << tolerance;
+      EXPECT_LT(error, 10 * tolerance) << method << " at " << tolerance;
+      EXPECT_EQ(total(run, "steps_over_tolerance"), 0.0) << method;
+      if (tolerance == 1e-2) {
+        coarse = error;
+      } else {
+        EXPECT_LT(error, coarse / 10) << method;
+      }
+    }
+  }
+}
+
+TEST(Tolerance, ATooLongStepIsRejectedAndRetriedShorter) {
+  // the first attempt is the example's δt = 0.2, a defect far above 1e-4 of the signals' scale
+  const ScenarioRun run = controlled("jacobi", 1e-4);
+  EXPECT_GT(run.stats.rejected_steps, 0);
+  const auto& times = run.results->times();
+  EXPECT_LT(times[1] - times[0], 0.2);  // the first row is the retried step's end
+}
+
+TEST(Tolerance, WithoutRollbackAStepOverTheToleranceIsKeptAndCounted) {
+  const ScenarioRun run = controlled("jacobi", 1e-4, {"systems.left.rollback=false"});
+  EXPECT_EQ(run.stats.rejected_steps, 0);
+  EXPECT_GT(total(run, "steps_over_tolerance"), 0.0);
+}
+
+TEST(Tolerance, WhatCannotBeControlledIsRefusedByName) {
+  for (const std::string set : {"method.extrapolation=choptrey", "method.rates={\"left\": 2}"}) {
+    try {
+      (void)controlled("jacobi", 1e-3, {set});
+      ADD_FAILURE() << set << " ran";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("method.tolerance"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cosima
