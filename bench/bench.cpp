@@ -28,6 +28,7 @@ const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>>& r
       {"scaling", bench_scaling},         {"choptrey", bench_choptrey},
       {"reliability", bench_reliability}, {"me", bench_me},
       {"overhead", bench_overhead},       {"tolerance", bench_tolerance},
+      {"emulation", bench_emulation},
   };
   // clang-format on
   return benches;

@@ -83,5 +83,6 @@ cosima::Json bench_reliability(const BenchOptions& options);
 cosima::Json bench_me(const BenchOptions& options);
 cosima::Json bench_overhead(const BenchOptions& options);
 cosima::Json bench_tolerance(const BenchOptions& options);
+cosima::Json bench_emulation(const BenchOptions& options);
 
 }  // namespace cosima::bench

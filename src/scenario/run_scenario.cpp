@@ -150,6 +150,7 @@ cosima::Json stats_to_json(const RunStatistics& stats) {
     if (!system.emulated.empty()) entry["substeps"] = system.substeps;
     if (!system.stand_in.empty()) entry["stand_in"] = system.stand_in;
     if (!system.derivatives.empty()) entry["derivatives"] = system.derivatives;
+    if (!system.inputs.empty()) entry["inputs"] = system.inputs;
   }
   if (!stats.inputs_at_start_values.empty()) json["inputs_at_start_values"] = stats.inputs_at_start_values;
   json["initialization"] = {{"sweeps", stats.initialization.sweeps},

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/log.hpp"
+#include "system/emulation/emulated_system.hpp"
 
 namespace cosima {
 
@@ -60,11 +61,14 @@ std::vector<SystemCapabilities> capabilities_of(const ModularModel& model, const
           fmt::format("system '{}': {} {}", system.name(), method.name(), capabilities.back().stand_in));
     }
     if (emulated.empty()) continue;
+    if (emulated.has(Capability::interpolate_inputs))
+      capabilities.back().inputs = held_inputs(system.emulation_substeps());
     log(LogLevel::warning,
-        fmt::format("system '{}' lacks {} that {} reads: cosima emulates it ({} sub-step{} per macro-step{}; "
+        fmt::format("system '{}' lacks {} that {} reads: cosima emulates it ({} sub-step{} per macro-step{}{}; "
                     "see the stats' \"capabilities\")",
                     system.name(), emulated.describe(), method.name(), system.emulation_substeps(),
                     system.emulation_substeps() == 1 ? "" : "s",
+                    capabilities.back().inputs.empty() ? "" : ", inputs " + capabilities.back().inputs,
                     emulated.has(Capability::output_derivatives)
                         ? fmt::format(", output derivatives up to order {} {}", system.max_output_derivative_order(),
                                       capabilities.back().derivatives)

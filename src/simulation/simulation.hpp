@@ -29,6 +29,7 @@ struct SystemCapabilities {
   int substeps = 1;         ///< integrations per macro-step the emulation spends
   std::string stand_in;     ///< how the method stands in for what it cannot read (CouplingMethod::stand_in)
   std::string derivatives;  ///< where emulated output derivatives come from (System::emulated_derivatives)
+  std::string inputs;       ///< how emulated input interpolation holds the inputs (held_inputs)
 };
 
 struct RunStatistics {

@@ -42,6 +42,29 @@ void differentiation_weights(const Eigen::Ref<const Eigen::VectorXd>& x, double 
   }
 }
 
+/// The held values of the K sub-steps for p = τ^d on [0, 1] (row k, column d): the sub-step means
+/// m̄_k corrected by the least change that gives the held signal the first J = min(K, 4) moments of
+/// τ^d:  M c = t,  M_jk = ∫_{k/K}^{(k+1)/K} τ^j dτ,  t_j = 1/(j + d + 1),  c = m̄ + Mᵀ(MMᵀ)⁻¹(t − M m̄).
+/// For K ≤ 4 that is M's solution; beyond, the interior stays within O(δ²) of the means (J = 4:
+/// the cubic's coefficients are all there is to match, and MMᵀ stays 4 × 4).
+Eigen::MatrixXd moment_matching_weights(int substeps) {
+  const int matched = std::min(substeps, kMaxInputDegree + 1);
+  const auto power_integral = [&](int k, int j) {  // ∫_{k/K}^{(k+1)/K} τ^j dτ
+    return (std::pow((k + 1.0) / substeps, j + 1) - std::pow(static_cast<double>(k) / substeps, j + 1)) / (j + 1);
+  };
+  Eigen::MatrixXd moments(matched, substeps), means(substeps, kMaxInputDegree + 1),
+      targets(matched, kMaxInputDegree + 1);
+  for (int k = 0; k < substeps; ++k) {
+    for (int j = 0; j < matched; ++j) moments(j, k) = power_integral(k, j);
+    for (int d = 0; d <= kMaxInputDegree; ++d) means(k, d) = power_integral(k, d) * substeps;
+  }
+  for (int j = 0; j < matched; ++j) {
+    for (int d = 0; d <= kMaxInputDegree; ++d) targets(j, d) = 1.0 / (j + d + 1);
+  }
+  const Eigen::MatrixXd gram = moments * moments.transpose();
+  return means + moments.transpose() * gram.fullPivLu().solve(targets - moments * means);
+}
+
 }  // namespace
 
 EmulatedSystem::EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emulate, EmulationOptions options)
@@ -58,6 +81,7 @@ EmulatedSystem::EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emul
   polynomials_.setZero(inputs, kInputCoefficients);
   held_.setZero(inputs, kInputCoefficients);
   shifted_.setZero(inputs, kInputCoefficients);
+  held_weights_ = moment_matching_weights(substeps_);
   source_ = options.derivatives;
   if (source_ == DerivativeSource::automatic) {  // a fixed-step system has no sub-steps to differentiate
     source_ = substeps_ == 1 ? DerivativeSource::history : DerivativeSource::substeps;
@@ -146,13 +170,12 @@ StepResult EmulatedSystem::integrate(double h) {
   double done = 0.0;
   for (int k = 0; k < substeps_; ++k) {
     const double end = k + 1 == substeps_ ? h : h * (k + 1) / substeps_;
-    if (interpolate) {  // the mean of p over [done, end]:  Σ_k a_k (end^{k+1} − done^{k+1}) / ((k+1)(end − done))
+    if (interpolate) {  // p(s) = Σ_d a_d h^d τ^d: the held value Σ_d a_d h^d c_k(τ^d)
       for (Eigen::Index row = 0; row < polynomials_.rows(); ++row) {
-        double mean = 0.0, end_power = end, done_power = done;
-        for (int c = 0; c <= kMaxInputDegree; ++c, end_power *= end, done_power *= done) {
-          mean += polynomials_(row, c) * (end_power - done_power) / (c + 1);
-        }
-        held_(row, 0) = mean / (end - done);
+        double value = 0.0, power = 1.0;
+        for (int d = 0; d <= kMaxInputDegree; ++d, power *= h)
+          value += polynomials_(row, d) * power * held_weights_(k, d);
+        held_(row, 0) = value;
       }
       inner_->set_inputs(held_);
     } else if (k > 0) {
