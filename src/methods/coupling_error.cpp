@@ -114,10 +114,12 @@ double CouplingErrorMonitor::step_error(double h, const Eigen::Ref<const Eigen::
       totals.signal = std::max({totals.signal, std::abs(y1), start_known_ ? std::abs(totals.start) : 0.0});
     const double weight = atol + tol * totals.signal;
     if (!(weight > 0.0)) continue;  // no scale yet: nothing to be relative to
-    // the step's own defect: at its end, δ rising linearly from 0 (the start's is the previous step's,
-    // which no shorter step can change), and inside it
+    // the step's own defect. Held inputs: δ linear between the ends (a Gauss–Seidel input taken from
+    // the step's end has its defect at the start). Hermite inputs: δ rising linearly from 0 to the
+    // end's (the start's is the gap the previous step left, which no shorter step changes), and the
+    // interpolation error inside
     const double d1 = u_end(link.input) - y1;
-    double square = d1 * d1 / 3.0;
+    double square = hermite ? d1 * d1 / 3.0 : ends(totals, u_start(link.input), u_end(link.input), y1).mean_square;
     if (hermite && past_count_ == 4) {
       const double rms = fourth_derivative(totals, h, u_end(link.input)) * h * h * h * h / (24.0 * std::sqrt(630.0));
       square += rms * rms;

@@ -89,9 +89,10 @@ class CouplingErrorMonitor {
     record(t, h, u_start, u_end, y_end, true);
   }
   /// The normalized error of an attempted step [t, t + h] (methods/error_control.hpp): the largest
-  /// over connections of the step's own RMS defect divided by atol + tol·scale. Its own: δ rising
-  /// linearly from 0 to d1 (RMS |d1|/√3; d0 is left by the step before, and no shorter step changes
-  /// it), with the Hermite interpolation error inside where the inputs are Hermite interpolants. Before
+  /// over connections of the step's own RMS defect divided by atol + tol·scale. Its own: for held
+  /// inputs δ linear between d0 and d1, as record() has it; for Hermite interpolants δ rising
+  /// linearly from 0 to d1 (RMS |d1|/√3; d0 is the gap the step before left, and no shorter step
+  /// changes it), with the interpolation error inside. Before
   /// four communication points give y⁗, a Hermite step is judged as if its inputs were held
   /// (RMS |u(t + h) − u(t)|/√3, an O(h) bound): the first steps stay short rather than unjudged. The scale is the
   /// largest |T(y)| seen, at the step's start and at the ends of every attempt (kept when the attempt is rejected, so

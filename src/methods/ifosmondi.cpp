@@ -275,6 +275,7 @@ void Ifosmondi::accept(ModularModel& model, double t, double h, int jumped, Step
     log(LogLevel::info, fmt::format("{}: input '{}' jumps in [{}, {}] (h = {:.3g}): the interface restarts there",
                                     name(), model.input_label(jumped), t, t + h, h));
     h_next_ = std::max(h_next_, interface_jumps_.close_suspicion());
+    coupling_error_.forget_start();  // no defect or interpolation error across the jump
   } else if (interface_jumps_.locating() && t + h >= interface_jumps_.suspected_until()) {
     (void)interface_jumps_.close_suspicion();  // passed in shorter steps without a jump: a false alarm
   }

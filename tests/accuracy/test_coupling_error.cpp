@@ -69,6 +69,16 @@ TEST(CouplingError, ACoarseStepWarnsAndNamesTheWorstConnection) {
   EXPECT_FALSE(run_scenario(relaxed).stats.coupling_error.accuracy_warning);
 }
 
+TEST(CouplingError, AJumpIFOSMONDILocatesLeavesNoInterpolationErrorAcrossIt) {
+  // B2's force switches at t = 100 unannounced: IFOSMONDI locates the jump by halving and restarts
+  // the interface there; the divided differences must not straddle it (they read 4e21 once)
+  Scenario scenario = load_scenario(kExamples / "b2_two_bodies.json",
+                                    {"method.type=ifosmondi-jfm", "systems.right.parameters.announce_switch=0"});
+  const ScenarioRun run = run_scenario(scenario);
+  EXPECT_GT(run.stats.method_totals.at(0).second, 0.0) << "jumps_located";
+  EXPECT_LT(run.stats.coupling_error.rms_relative, 1e-3);
+}
+
 TEST(CouplingError, MonolithicCouplesExactlyAndTracksNothing) {
   const ScenarioRun run = run_scenario(accurate("b3_lotka_volterra", "monolithic", 1e-2));
   EXPECT_FALSE(run.stats.coupling_error.tracked);

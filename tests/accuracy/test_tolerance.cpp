@@ -47,7 +47,7 @@ double total(const ScenarioRun& run, const std::string& name) {
 }
 
 TEST(Tolerance, TheTrueErrorFollowsTheToleranceUnderEveryControlledMethod) {
-  for (const std::string method : {"jacobi", "ifosmondi-jfm", "missiles"}) {
+  for (const std::string method : {"jacobi", "gauss-seidel", "ifosmondi-jfm", "missiles"}) {
     double coarse = 0.0;
     for (const double tolerance : {1e-2, 1e-4}) {
       const ScenarioRun run = controlled(method, tolerance);
