@@ -264,7 +264,7 @@ StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
   return report;
 }
 
-void ExplicitCoupling::snapshot(const ModularModel& model, bool restore) {
+void ExplicitCoupling::snapshot(const ModularModel& model, double t, bool restore) {
   if (restore) {
     buffers_.y = y_saved_;  // assigned in place: the plain batches hold slices of both
     buffers_.u = u_saved_;
@@ -279,13 +279,13 @@ void ExplicitCoupling::snapshot(const ModularModel& model, bool restore) {
     order.save = !restore;
   }
   executor().execute(buffers_.batch);
-  for (int s = 0; s < model.system_count(); ++s) throw_if_failed(buffers_.batch.reply(s).result, model.system(s), 0.0);
+  for (int s = 0; s < model.system_count(); ++s) throw_if_failed(buffers_.batch.reply(s).result, model.system(s), t);
 }
 
 StepReport ExplicitCoupling::step_controlled(ModularModel& model, double t, double h) {
   std::int64_t rejected = 0;
   for (bool first = true;; first = false) {
-    if (can_redo_) snapshot(model, !first);
+    if (can_redo_) snapshot(model, t, !first);
     StepReport report = attempt(model, t, h);
     report.rejected = rejected;
     if (report.h == 0.0) return report;  // a system asked to stop before completing the step

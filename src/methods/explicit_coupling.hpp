@@ -69,7 +69,7 @@ class ExplicitCoupling final : public CouplingMethod {
   /// The step under tolerance: attempts judged by the error control, the rejected ones undone.
   StepReport step_controlled(ModularModel& model, double t, double h);
   /// Every system back to (restore) or saving (save) its snapshot at t_N, with ỹ and ũ there.
-  void snapshot(const ModularModel& model, bool restore);
+  void snapshot(const ModularModel& model, double t, bool restore);
   /// The error control of a run (configure at initialize): refuses what it cannot control.
   void configure_control(const ModularModel& model);
   /// The step by orders (polynomial inputs, multi-rate).

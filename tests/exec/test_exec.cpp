@@ -33,6 +33,11 @@ const std::vector<MethodCase>& methods() {
       {"ifosmondi-jfm hybrid", {"method.type=ifosmondi-jfm", "method.epsilon=1e-8", "systems.osc2.rollback=false"}},
       {"missiles", {"method.type=missiles"}},
       {"defect-jacobi", {"method.type=defect-jacobi", "method.m=1", "method.n=1", "method.tol=1e-4"}},
+      // error-controlled steps: rejected attempts undone by snapshots (Jacobi) or before any real
+      // integration (MISSILES), IFOSMONDI from its snapshots
+      {"jacobi under tolerance", {"method.type=jacobi", "method.tolerance=1e-3"}},
+      {"missiles under tolerance", {"method.type=missiles", "method.tolerance=1e-5"}},
+      {"ifosmondi-jfm under tolerance", {"method.type=ifosmondi-jfm", "method.tolerance=1e-5"}},
   };
   return cases;
 }
@@ -85,6 +90,11 @@ TEST(Executors, ThePlainStepGivesTheNumbersOfTheOrderPath) {
     const OscillatorNetwork network{.size = 8, .ring = false, .stop = 2.0, .dt = 0.05};
     const ScenarioRun orders = run_network(network, {"method.type=" + method, "method.plain_steps=false"}, nullptr);
     expect_identical(orders, run_network(network, {"method.type=" + method}, nullptr), method + ", native, sequential");
+    const std::vector<std::string> controlled = {"method.type=" + method, "method.tolerance=1e-3"};
+    std::vector<std::string> controlled_orders = controlled;
+    controlled_orders.emplace_back("method.plain_steps=false");
+    expect_identical(run_network(network, controlled_orders, nullptr), run_network(network, controlled, nullptr),
+                     method + " under tolerance, native, sequential");
     ThreadPoolExecutor shared(2, ThreadPoolExecutor::Sharing::always);
     expect_identical(orders, run_network(network, {"method.type=" + method}, &shared), method + ", native, shared");
     EXPECT_GT(shared.shared_batches(), 0);
