@@ -47,7 +47,6 @@ double cubic_at(const std::vector<double>& times, const std::vector<double>& val
 double communication_point_error(const ScenarioRun& run, const ScenarioRun& reference) {
   const auto& times = run.results->times();
   const auto& ref_times = reference.results->times();
-  const std::vector<double> ref_grid(ref_times.begin(), ref_times.end());
   const double span = times.back() - times.front();
   double sum = 0.0;
   for (const ConnectionError& c : run.stats.coupling_error.connections) {
@@ -57,7 +56,7 @@ double communication_point_error(const ScenarioRun& run, const ScenarioRun& refe
     for (std::size_t k = 0; k < times.size(); ++k) {  // each row stands for half its neighbouring gaps
       const double weight =
           0.5 * ((k + 1 < times.size() ? times[k + 1] : times[k]) - (k > 0 ? times[k - 1] : times[k]));
-      const double e = values[k] - cubic_at(ref_grid, ref, times[k]);
+      const double e = values[k] - cubic_at(ref_times, ref, times[k]);
       square += weight * e * e;
     }
     const double rms = std::sqrt(square / span);

@@ -39,7 +39,6 @@ class ErrorControl {
   /// A run starting with step h_first, with an estimate of order k (e ∝ h^k).
   void configure(const ErrorControlOptions& options, double order, double h_first);
   [[nodiscard]] bool enabled() const { return options_.enabled(); }
-  [[nodiscard]] const ErrorControlOptions& options() const { return options_; }
   /// Whether the attempt of size h with normalized error e (NaN: not estimated) is to be taken again
   /// shorter; `can_redo`: the method can take it again from its start. True: next() is the retry.
   bool rejects(double h, double error, bool can_redo);

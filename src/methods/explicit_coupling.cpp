@@ -248,12 +248,7 @@ StepReport ExplicitCoupling::attempt(ModularModel& model, double t, double h) {
 }
 
 void ExplicitCoupling::commit(double t, double h) {
-  const double span = std::min(h, stop_time() - t);
-  if (plain_batches_.empty()) {
-    coupling_error_.record(t, span, u_start_, u_end_, buffers_.y);
-  } else {
-    coupling_error_.record(t, span, buffers_.u, buffers_.u, buffers_.y);  // inputs held over the step
-  }
+  coupling_error_.record(t, std::min(h, stop_time() - t), inputs_at_start(), inputs_at_end(), buffers_.y);
   ++base_step_;
 }
 
@@ -290,10 +285,8 @@ StepReport ExplicitCoupling::step_controlled(ModularModel& model, double t, doub
     report.rejected = rejected;
     if (report.h == 0.0) return report;  // a system asked to stop before completing the step
     const double span = std::min(h, stop_time() - t);
-    const bool plain = !plain_batches_.empty();
-    const double error =
-        coupling_error_.step_error(span, plain ? buffers_.u : u_start_, plain ? buffers_.u : u_end_, buffers_.y, false,
-                                   options_.control.tolerance, options_.control.atol);
+    const double error = coupling_error_.step_error(span, inputs_at_start(), inputs_at_end(), buffers_.y, false,
+                                                    options_.control.tolerance, options_.control.atol);
     const bool redo = can_redo_ && !report.terminated;
     if (!control_.rejects(span, error, redo)) {
       control_.accept(span, error);

@@ -64,6 +64,11 @@ class ExplicitCoupling final : public CouplingMethod {
   /// One attempt at [t, t + h) by the plain batches or by orders, recording nothing; report.h = 0
   /// when a system asked to stop before completing it.
   StepReport attempt(ModularModel& model, double t, double h);
+  /// The inputs at the step's ends as the systems used them: the plain batches hold ũ over the step.
+  [[nodiscard]] const Eigen::VectorXd& inputs_at_start() const {
+    return plain_batches_.empty() ? u_start_ : buffers_.u;
+  }
+  [[nodiscard]] const Eigen::VectorXd& inputs_at_end() const { return plain_batches_.empty() ? u_end_ : buffers_.u; }
   /// Records the completed step [t, t + h) (coupling error) and moves the base grid on.
   void commit(double t, double h);
   /// The step under tolerance: attempts judged by the error control, the rejected ones undone.

@@ -15,7 +15,7 @@ namespace cosima {
 
 Ifosmondi::Ifosmondi(Options options)
     : options_(std::move(options)), interface_jumps_(options_.jumps), output_jumps_(options_.jumps) {
-  if (options_.dt_min <= 0.0) options_.dt_min = options_.dt_ref * 1e-6;
+  if (options_.control.h_min <= 0.0) options_.control.h_min = options_.dt_ref * 1e-6;
 }
 
 std::vector<CapabilityNeed> Ifosmondi::needs(const System& system) const {
@@ -54,9 +54,7 @@ void Ifosmondi::initialize(ModularModel& model, double t_start) {
   solver_ = make_nonlinear_solver(options_.nonlinear, 2 * n);
   first_step_ = true;
   h_next_ = options_.dt_ref;
-  ErrorControlOptions control = options_.control;
-  control.h_min = options_.dt_min;
-  control_.configure(control, 4.0, options_.dt_ref);  // the Hermite interpolation error: O(h⁴)
+  control_.configure(options_.control, 4.0, options_.dt_ref);  // the Hermite interpolation error: O(h⁴)
   interface_jumps_.reset(u_start_);
   output_jumps_.reset(buffers_.y);
   jumped_.assign(static_cast<std::size_t>(model.system_count()), 0);
@@ -331,10 +329,10 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
     ++report.rejected;
     log(LogLevel::info, fmt::format("{}: step [{}, {}] rejected: {}", name(), t, t + h, result.reason));
     h *= 0.5;
-    if (h < options_.dt_min) {
+    if (h < options_.control.h_min) {
       throw Error(
           fmt::format("{}: no convergence at t = {} even with the step reduced to {:.3g} (minimum {:.3g}): {}{}",
-                      name(), t, 2 * h, options_.dt_min, result.reason,
+                      name(), t, 2 * h, options_.control.h_min, result.reason,
                       options_.nonlinear.solver == "fixed-point" && failure_.empty()
                           ? " — the fixed point cannot converge when the coupling is not contractive "
                             "(spectral radius ≥ 1); use ifosmondi-jfm"
@@ -379,7 +377,6 @@ std::unique_ptr<CouplingMethod> make_ifosmondi(const OptionReader& options, doub
   }
   o.nonlinear.criterion = criterion == "componentwise" ? Criterion::componentwise : Criterion::norm;
   o.dt_ref = dt;
-  o.dt_min = o.control.h_min;
   o.estimator = estimator_options(options);
   o.jumps = jump_options(options);
   return std::make_unique<Ifosmondi>(std::move(o));

@@ -46,11 +46,11 @@ class Ifosmondi final : public CouplingMethod {
   struct Options {
     NonlinearOptions nonlinear;   ///< solver "fixed-point" is classical IFOSMONDI
     double dt_ref = 1e-2;         ///< initial and largest macro-step
-    double dt_min = 0.0;          ///< smallest macro-step; 0: dt_ref·1e-6
     double growth = 1.3;          ///< eq. 28
     EstimatorOptions estimator;   ///< COSTARICA, for the systems without rollback
     JumpOptions jumps;            ///< unannounced jumps
-    ErrorControlOptions control;  ///< error-controlled steps (off by default)
+    ErrorControlOptions control;  ///< error-controlled steps (off by default); h_min is the smallest
+                                  ///< macro-step with or without them (0: dt_ref·1e-6)
   };
   explicit Ifosmondi(Options options);
 

@@ -164,20 +164,20 @@ bool Missiles::solve() {
   return solution_.allFinite();
 }
 
-void Missiles::estimate(ModularModel& model, double h, bool begin, bool save, bool retry) {
+void Missiles::estimate(ModularModel& model, double h, bool first, bool keep_snapshot) {
   // COSTARICA updates 1–2 on every system with inputs, where it lives; the others integrate the step
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     Order& order = buffers_.batch.order(s);
     if (model.system(s).input_count() == 0) {
-      order.restore = retry;
-      order.save = save && !retry;
+      order.restore = !first;
+      order.save = first && keep_snapshot;
       order.step = h;
       order.read_order = 1;
       continue;
     }
-    order.estimate_begin = begin;
-    if (!begin) {
+    order.estimate_begin = first;
+    if (!first) {
       order.estimate_h = h;
       continue;
     }
@@ -233,7 +233,7 @@ double Missiles::solve_within_tolerance(ModularModel& model, double t, double h,
   const HermiteKind kind = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
   const bool redo = control_.enabled() && can_redo_;
   for (bool first = true;; first = false) {
-    estimate(model, h, first, redo, !first);
+    estimate(model, h, first, redo);
     report.h = h;
     // a real integration that failed throws; one whose system asked to stop ends the step
     for (int s = 0; s < model.system_count(); ++s) {

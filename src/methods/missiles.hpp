@@ -65,9 +65,10 @@ class Missiles final : public CouplingMethod {
  private:
   // the steps of step(): estimators (COSTARICA updates 1–2) and input-free systems' steps, the
   // interface of eq. 53, the real integrations on it
-  /// COSTARICA update 1 (when `begin`) and 2 for step h; the systems without inputs integrate the
-  /// step (from their snapshot when `retry`, taken on the first attempt when `save`).
-  void estimate(ModularModel& model, double h, bool begin, bool save, bool retry);
+  /// COSTARICA updates 1 (on the `first` attempt at a step) and 2 for step h; the systems without
+  /// inputs integrate the step — on a retry from their snapshot, taken on the first attempt when
+  /// `keep_snapshot`.
+  void estimate(ModularModel& model, double h, bool first, bool keep_snapshot);
   /// Steps 1–3 for h, retried shorter while the error control rejects them; the step taken, or 0
   /// when a system without inputs asked to stop (then `report` says why).
   double solve_within_tolerance(ModularModel& model, double t, double h, StepReport& report);
