@@ -171,7 +171,8 @@ Cost measure_cost(const std::string& model_name, int calls) {
 cosima::Json bench_costarica(const BenchOptions& options) {
   cosima::Json json;
   json["benchmark"] = "costarica";
-  const std::vector<std::string> jfm = {"method.type=ifosmondi-jfm", "method.jfm=anderson", "method.epsilon=1e-6"};
+  const std::vector<std::string> jfm = {"method.type=ifosmondi-jfm", "method.jfm=anderson", "method.epsilon=1e-6",
+                                        "method.epsilon_per_step=false"};  // eq. 27 as the seeds state it
   const auto with = [&](std::vector<std::string> more) {
     std::vector<std::string> all = jfm;
     all.insert(all.end(), more.begin(), more.end());

@@ -134,6 +134,8 @@ void put_port(wire::Writer& w, const PortInfo& info) {
   w.put(static_cast<std::uint8_t>(info.start.has_value()));
   w.put(info.start.value_or(0.0));
   w.put(info.start_text);
+  w.put(static_cast<std::uint8_t>(info.nominal.has_value()));
+  w.put(info.nominal.value_or(0.0));
 }
 
 PortInfo get_port(wire::Reader& r) {
@@ -151,6 +153,9 @@ PortInfo get_port(wire::Reader& r) {
   const double start = r.get<double>();
   if (has_start) info.start = start;
   info.start_text = r.get_string();
+  const bool has_nominal = r.get<std::uint8_t>() != 0;
+  const double nominal = r.get<double>();
+  if (has_nominal) info.nominal = nominal;
   return info;
 }
 

@@ -26,7 +26,14 @@ void CouplingErrorMonitor::configure(const ModularModel& model, double t_start, 
     const int source = model.input_sources()[static_cast<std::size_t>(g)];
     if (source < 0 || model.input_held(g)) continue;  // constants and held (discrete) inputs have no defect
     const LinearTransform& transform = model.input_transform(g);
-    links_.push_back({.input = g, .output = source, .scale = transform.scale, .offset = transform.offset});
+    const int system = model.system_of_output(source);
+    const std::optional<double> nominal =
+        model.system(system).output_info(source - model.output_offset(system)).nominal;
+    links_.push_back({.input = g,
+                      .output = source,
+                      .scale = transform.scale,
+                      .offset = transform.offset,
+                      .nominal = std::abs(transform.scale * nominal.value_or(0.0))});
   }
   totals_.assign(links_.size(), Totals{});
   start_known_ = false;
@@ -112,7 +119,7 @@ double CouplingErrorMonitor::step_error(double h, const Eigen::Ref<const Eigen::
     const double y1 = link.scale * y_end(link.output) + link.offset;
     if (std::isfinite(y1))
       totals.signal = std::max({totals.signal, std::abs(y1), start_known_ ? std::abs(totals.start) : 0.0});
-    const double weight = atol + tol * totals.signal;
+    const double weight = (atol >= 0.0 ? atol : tol * link.nominal) + tol * totals.signal;
     if (!(weight > 0.0)) continue;  // no scale yet: nothing to be relative to
     // the step's own defect. Held inputs: δ linear between the ends (a Gauss–Seidel input taken from
     // the step's end has its defect at the start). Hermite inputs: δ rising linearly from 0 to the

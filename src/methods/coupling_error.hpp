@@ -89,7 +89,8 @@ class CouplingErrorMonitor {
     record(t, h, u_start, u_end, y_end, true);
   }
   /// The normalized error of an attempted step [t, t + h] (methods/error_control.hpp): the largest
-  /// over connections of the step's own RMS defect divided by atol + tol·scale. Its own: for held
+  /// over connections of the step's own RMS defect divided by atol + tol·scale (atol < 0: tol times
+  /// the |nominal| the source output declares, 0 where it declares none). Its own: for held
   /// inputs δ linear between d0 and d1, as record() has it; for Hermite interpolants δ rising
   /// linearly from 0 to d1 (RMS |d1|/√3; d0 is the gap the step before left, and no shorter step
   /// changes it), with the interpolation error inside. Before
@@ -97,7 +98,7 @@ class CouplingErrorMonitor {
   /// (RMS |u(t + h) − u(t)|/√3, an O(h) bound): the first steps stay short rather than unjudged. The scale is the
   /// largest |T(y)| seen, at the step's start and at the ends of every attempt (kept when the attempt is rejected, so
   /// that a signal rising from 0 is judged against the size it reached, not against 0). A connection with no weight (a
-  /// signal still 0, atol = 0) is not judged; NaN when none is. Records no defect.
+  /// signal still 0, no atol) is not judged; NaN when none is. Records no defect.
   [[nodiscard]] double step_error(double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
                                   const Eigen::Ref<const Eigen::VectorXd>& u_end,
                                   const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite, double tol,
@@ -110,6 +111,7 @@ class CouplingErrorMonitor {
   struct Link {
     int input = 0, output = 0;
     double scale = 1.0, offset = 0.0;  ///< T(y) = scale·y + offset
+    double nominal = 0.0;              ///< |T|·|nominal| of the source output (0: none declared)
   };
   struct Totals {
     double square = 0.0;             ///< ∫ δ² dt over the closed tenths

@@ -16,7 +16,7 @@ void ErrorControl::configure(const ErrorControlOptions& options, double order, d
   over_tolerance_ = 0;
   next_ = h_first;
   if (!enabled()) return;
-  if (!(options_.atol >= 0.0)) throw Error(fmt::format("method.tolerance_atol must be ≥ 0, not {}", options_.atol));
+  if (std::isnan(options_.atol)) throw Error("method.tolerance_atol is NaN");
   if (options_.h_min <= 0.0) options_.h_min = h_first * 1e-6;
   // Gustafsson's PI gains for an error of order k, aiming at e = safety (eq. 39 with tol = safety)
   controller_ = PiController({.tol = options_.safety,

@@ -4,7 +4,9 @@
 // size h the method hands over its error estimate: the step's largest connection defect
 // (coupling_error.hpp, seed 004 eq. 17, with the Hermite interpolation error where the inputs are
 // C¹ interpolants), each connection's RMS over the step divided by its weight
-//     w_c = atol + tol·scale_c      (scale_c: the largest |value| of the signal before the step),
+//     w_c = atol_c + tol·scale_c    (scale_c: the largest |value| of the signal before the step;
+//                                    atol_c: tolerance_atol, else tol·|nominal| of the source output
+//                                    where it declares one, else 0),
 // so that the normalized error e ≤ 1 means "within tolerance". e behaves as C·h^k, k the estimate's
 // order (1 for held inputs, 4 for cubic Hermite interpolants). Then:
 //   e > 1 and the step can be redone   rejected, retried on h·clamp(safety·e^{−1/k}, θ_min, 0.9),
@@ -25,7 +27,9 @@ namespace cosima {
 
 struct ErrorControlOptions {
   double tolerance = 0.0;  ///< relative; 0: off (the method's own steps)
-  double atol = 0.0;       ///< absolute part of each connection's weight, in the signal's unit
+  /// absolute part of each connection's weight, in the signal's unit; negative: tol·|nominal| of
+  /// each source output that declares a nominal (FMI's `nominal`), 0 for the others
+  double atol = -1.0;
   double safety = 0.5;     ///< the controller aims at e = safety
   double theta_max = 2.0;  ///< largest growth of a step over the last
   double theta_min = 0.2;  ///< largest shrinking of a rejected step

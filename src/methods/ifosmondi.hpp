@@ -51,6 +51,7 @@ class Ifosmondi final : public CouplingMethod {
     JumpOptions jumps;            ///< unannounced jumps
     ErrorControlOptions control;  ///< error-controlled steps (off by default); h_min is the smallest
                                   ///< macro-step with or without them (0: dt_ref·1e-6)
+    bool per_step = true;         ///< eq. 27's tolerances times h/(t_stop − t_start) (step_tolerance_scale)
   };
   explicit Ifosmondi(Options options);
 
@@ -74,6 +75,15 @@ class Ifosmondi final : public CouplingMethod {
   /// Prepares the estimators, evaluates the "moving on" guess and solves eq. 24 from it; leaves the
   /// systems in the state of the converged inputs. Counts its iterations into `report`.
   NonlinearResult iterate(ModularModel& model, double h, bool begin_estimators, StepReport& report);
+  /// The factor on eq. 27's tolerances for a step h: h/(t_stop − t_start) with per_step (at most 1),
+  /// else 1 (eq. 27 as published). A converged interface leaves a defect γ ≤ ε in the inputs, which
+  /// moves the states by O(h γ) per step: with ε as published that sums to O(ε T) over any step size,
+  /// so the coupling error no longer falls with δt once it reaches ε's floor; with ε h/T the sum is
+  /// O(ε h) and falls with the step.
+  [[nodiscard]] double step_tolerance_scale(double h) const;
+  /// Solves eq. 24 at the step's scaled tolerance; where that is out of reach of the systems' own
+  /// precision, falls back to eq. 27 as published from the last iterate and counts the step.
+  NonlinearResult solve_interface(const Residual& gamma, double h);
   /// The interface input that jumped in the step just solved (jump_detector.hpp), or −1.
   int jumped_input(double h, Eigen::Index n);
   /// Accepts the converged step [t, t + h): estimated systems integrate, the interface moves on.
@@ -104,8 +114,10 @@ class Ifosmondi final : public CouplingMethod {
   std::vector<Reply> estimates_;        ///< their estimator operators for the current step (update 2)
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
   Eigen::VectorXd x_, dy_, du_, last_x_;
-  Eigen::VectorXd y_real_;   ///< the real outputs at the step's end (coupling error)
-  Eigen::VectorXd weights_;  ///< of eq. 27, with step_weighted_derivatives
+  Eigen::VectorXd y_real_;                         ///< the real outputs at the step's end (coupling error)
+  Eigen::VectorXd weights_;                        ///< of eq. 27, with step_weighted_derivatives
+  double horizon_ = 0.0;                           ///< t_stop − t_start (0: unknown, no scaling)
+  std::int64_t steps_at_published_tolerance_ = 0;  ///< steps solve_interface accepted by eq. 27 as published
   bool first_step_ = true;
   double h_next_ = 0.0;
   ErrorControl control_;

@@ -118,7 +118,7 @@ JumpOptions jump_options(const OptionReader& options) {
 ErrorControlOptions error_control_options(const OptionReader& options) {
   ErrorControlOptions o;
   o.tolerance = options.non_negative("tolerance", o.tolerance);
-  o.atol = options.non_negative("tolerance_atol", o.atol);
+  if (options.has("tolerance_atol")) o.atol = options.non_negative("tolerance_atol", 0.0);
   o.h_min = options.non_negative("dt_min", o.h_min);
   o.h_max = options.non_negative("dt_max", o.h_max);
   if (o.h_max > 0.0 && o.h_min > o.h_max) {
@@ -131,7 +131,9 @@ const std::vector<MethodOption>& error_control_option_schema() {
   static const std::vector<MethodOption> schema = {
       {"tolerance", "0",
        "error-controlled steps: the connection defect per step relative to each signal's scale (0: off, steps of δt)"},
-      {"tolerance_atol", "0", "absolute part of each connection's weight under tolerance, in the signal's unit"},
+      {"tolerance_atol", "nominal",
+       "absolute part of each connection's weight under tolerance, in the signal's unit (default: tolerance·|nominal| "
+       "of the source output where it declares one, else 0)"},
       {"dt_min", "0", "the smallest step (0: δt·1e-6)"},
       {"dt_max", "0", "the largest step under tolerance (0: none)"},
   };

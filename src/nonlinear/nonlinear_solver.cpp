@@ -50,6 +50,7 @@ class OnDemandSnes final : public NonlinearSolver {
     }
     if (!snes_) snes_ = open_snes(options_, size_);
     snes_->set_weights(weights());
+    snes_->set_tolerance_scale(tolerance_scale());
     return snes_->solve_from(gamma, x, gamma_x_);
   }
 

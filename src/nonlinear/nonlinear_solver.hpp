@@ -63,6 +63,9 @@ class NonlinearSolver {
   /// Weights w of the unknowns in the componentwise criterion (none: all ones).
   void set_weights(const Eigen::VectorXd& weights) { weights_ = weights; }
   [[nodiscard]] const Eigen::VectorXd& weights() const { return weights_; }
+  /// Factor s on both tolerances of the criterion (ε_rel s, ε_abs s) for the next solves; 1 by default.
+  void set_tolerance_scale(double scale) { scale_ = scale; }
+  [[nodiscard]] double tolerance_scale() const { return scale_; }
 
  protected:
   /// The convergence test of o.criterion at (x, γ(x)), ‖γ(x)‖₂ = gamma_norm: eq. 27 or componentwise.
@@ -75,7 +78,7 @@ class NonlinearSolver {
     double sum = 0.0;
     for (Eigen::Index i = 0; i < x.size(); ++i) {
       const double w = weights_.size() == 0 ? 1.0 : weights_(i);
-      const double ratio = w * gamma(i) / (o.epsilon_rel * std::abs(w * x(i)) + o.epsilon_abs);
+      const double ratio = w * gamma(i) / (scale_ * (o.epsilon_rel * std::abs(w * x(i)) + o.epsilon_abs));
       sum += ratio * ratio;
     }
     return x.size() == 0 || sum < static_cast<double>(x.size());
@@ -83,11 +86,13 @@ class NonlinearSolver {
 
  private:
   Eigen::VectorXd weights_;
+  double scale_ = 1.0;
 };
 
-/// The convergence test of eq. 27 (Criterion::norm).
-inline bool coupling_converged(double gamma_norm, double x_norm, Eigen::Index n, const NonlinearOptions& o) {
-  return gamma_norm < o.epsilon_rel * x_norm + o.epsilon_abs * std::sqrt(static_cast<double>(n));
+/// The convergence test of eq. 27 (Criterion::norm), its tolerances times scale.
+inline bool coupling_converged(double gamma_norm, double x_norm, Eigen::Index n, const NonlinearOptions& o,
+                               double scale = 1.0) {
+  return gamma_norm < scale * (o.epsilon_rel * x_norm + o.epsilon_abs * std::sqrt(static_cast<double>(n)));
 }
 
 /// γ(x) into gamma_x; false when a system failed (γ returned false or threw) or γ is not finite.
@@ -103,7 +108,7 @@ inline bool NonlinearSolver::accepts(const Eigen::Ref<const Eigen::VectorXd>& x,
                                      const Eigen::Ref<const Eigen::VectorXd>& gamma, double gamma_norm,
                                      const NonlinearOptions& o) const {
   return o.criterion == Criterion::componentwise ? converged_componentwise(x, gamma, o)
-                                                 : coupling_converged(gamma_norm, x.norm(), x.size(), o);
+                                                 : coupling_converged(gamma_norm, x.norm(), x.size(), o, scale_);
 }
 
 /// "fixed-point" or a PETSc preset; throws Error for an unknown solver name. A preset without

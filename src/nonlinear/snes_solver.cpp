@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -181,6 +182,8 @@ SnesSolver::SnesSolver(const NonlinearOptions& options, Eigen::Index size) : opt
   if (adapt_mixing_) {
     iterates_.resize(size, fitted_memory(size) + 1);
     residuals_.resize(size, fitted_memory(size) + 1);
+    spans_.resize(static_cast<std::size_t>(iterates_.cols()));
+    ritz_.resize(static_cast<std::size_t>(iterates_.cols()));
   }
 }
 
@@ -288,6 +291,32 @@ PetscErrorCode SnesSolver::converged(SNES snes, PetscInt iteration, PetscReal /*
   return 0;
 }
 
+double SnesSolver::ritz_radius(Eigen::Index recorded, Eigen::Index last) {
+  const Eigen::Index r = recorded - 1;
+  StepSpan& span = spans_[static_cast<std::size_t>(r)];
+  span.steps.resize(size_, r);  // (no allocation once sized)
+  span.changes.resize(size_, r);
+  for (Eigen::Index j = 0, column = 0; j < recorded; ++j) {
+    if (j == last) continue;
+    span.steps.col(column) = iterates_.col(j) - iterates_.col(last);
+    span.changes.col(column) = span.steps.col(column) - (residuals_.col(j) - residuals_.col(last));
+    ++column;
+  }
+  span.svd.compute(span.steps, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  const auto& sigma = span.svd.singularValues();
+  Eigen::Index rank = 0;
+  while (rank < sigma.size() && sigma(rank) > 1e-8 * sigma(0)) ++rank;
+  if (rank == 0) return std::numeric_limits<double>::quiet_NaN();
+  RitzProblem& problem = ritz_[static_cast<std::size_t>(rank)];
+  problem.projected.resize(rank, r);
+  problem.ritz.resize(rank, rank);
+  problem.projected.noalias() = span.svd.matrixU().leftCols(rank).transpose() * span.changes;
+  problem.ritz.noalias() = problem.projected * span.svd.matrixV().leftCols(rank);
+  for (Eigen::Index j = 0; j < rank; ++j) problem.ritz.col(j) /= sigma(j);
+  problem.eigen.compute(problem.ritz, false);
+  return problem.eigen.eigenvalues().cwiseAbs().maxCoeff();
+}
+
 void SnesSolver::adapt_mixing() {
   // Rayleigh–Ritz on the span of the steps Δx between the recorded iterates (all taken against the
   // last one): J_Ψ Δx = Δx − Δγ on an affine γ. With Δx = U Σ Vᵀ (rank r), J_Ψ U_r = (Δx − Δγ) V_r Σ_r⁻¹.
@@ -295,28 +324,14 @@ void SnesSolver::adapt_mixing() {
   if (recorded < 2) return;  // no step (converged on the initial guess)
   const Eigen::Index last = (evaluations_ - 1) % iterates_.cols();
   double rho = 0.0;
-  if (recorded == 2) {  // one step: its Rayleigh quotient (the common case, kept free of allocations)
+  if (recorded == 2) {  // one step: its Rayleigh quotient (the common case)
     const Eigen::Index first = 1 - last;
     const auto step = iterates_.col(first) - iterates_.col(last);
     const double length = step.squaredNorm();
     if (length == 0.0) return;
     rho = std::abs(step.dot(step - (residuals_.col(first) - residuals_.col(last)))) / length;
   } else {
-    Eigen::MatrixXd steps(size_, recorded - 1), changes(size_, recorded - 1);
-    for (Eigen::Index j = 0, column = 0; j < recorded; ++j) {
-      if (j == last) continue;
-      steps.col(column) = iterates_.col(j) - iterates_.col(last);
-      changes.col(column) = steps.col(column) - (residuals_.col(j) - residuals_.col(last));
-      ++column;
-    }
-    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(steps, Eigen::ComputeThinU | Eigen::ComputeThinV);
-    const Eigen::VectorXd& sigma = svd.singularValues();
-    Eigen::Index rank = 0;
-    while (rank < sigma.size() && sigma(rank) > 1e-8 * sigma(0)) ++rank;
-    if (rank == 0) return;
-    const Eigen::MatrixXd ritz = svd.matrixU().leftCols(rank).transpose() * changes * svd.matrixV().leftCols(rank) *
-                                 sigma.head(rank).cwiseInverse().asDiagonal();
-    rho = ritz.eigenvalues().cwiseAbs().maxCoeff();
+    rho = ritz_radius(recorded, last);
   }
   if (!std::isfinite(rho)) return;
   const double beta = std::clamp(1.0 / rho, 0.01, 1.0);

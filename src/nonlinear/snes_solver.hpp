@@ -21,6 +21,9 @@
 // published (m = 30, β = 1).
 #include <petscsnes.h>
 
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+
 #include "nonlinear/nonlinear_solver.hpp"
 
 namespace cosima {
@@ -71,6 +74,20 @@ class SnesSolver final : public NonlinearSolver {
   Eigen::MatrixXd iterates_, residuals_;
   Eigen::Index evaluations_ = 0;
   double beta_ = 1.0;
+  /// adapt_mixing()'s workspaces, sized at their first use and kept: one per number of steps r
+  /// (Δx, J_Ψ Δx and their SVD, n × r) and one per rank k (the k × k Ritz matrix and its eigenvalues)
+  struct StepSpan {
+    Eigen::MatrixXd steps, changes;
+    Eigen::JacobiSVD<Eigen::MatrixXd> svd;
+  };
+  struct RitzProblem {
+    Eigen::MatrixXd projected, ritz;
+    Eigen::EigenSolver<Eigen::MatrixXd> eigen;
+  };
+  std::vector<StepSpan> spans_;
+  std::vector<RitzProblem> ritz_;
+  /// ρ(J_Ψ) on the span of the recorded steps against the last iterate (Rayleigh–Ritz); NaN when they span nothing
+  double ritz_radius(Eigen::Index recorded, Eigen::Index last);
 };
 
 }  // namespace cosima

@@ -29,6 +29,7 @@ struct PortInfo {
   std::vector<double> allowed;          ///< an Enumeration's item values (empty: any integer in [min, max])
   std::vector<std::string> item_names;  ///< an Enumeration's item names, beside their values in `allowed`
   std::optional<double> start;          ///< declared start of a numeric port
+  std::optional<double> nominal;        ///< declared nominal of a Real port (its typical magnitude)
   std::string start_text;               ///< declared start of a String port
 
   /// The value of an Enumeration item named `name`; throws Error listing the items (with the

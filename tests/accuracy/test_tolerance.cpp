@@ -64,6 +64,29 @@ TEST(Tolerance, TheTrueErrorFollowsTheToleranceUnderEveryControlledMethod) {
   }
 }
 
+/// B3 (systems at rtol 1e-11) under ifosmondi-jfm at δt, eq. 27 per step or as published.
+double b3_jfm_error(double dt, bool per_step) {
+  static const ScenarioRun reference = [] {
+    Scenario scenario = bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", 1e-3);
+    scenario.method = {{"type", "monolithic"}};
+    return run_scenario(scenario);
+  }();
+  const ScenarioRun run = run_scenario(
+      bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", dt,
+                               {"method.type=ifosmondi-jfm", fmt::format("method.epsilon_per_step={}", per_step)}));
+  return bench::communication_point_error(run, reference);
+}
+
+// eq. 27 as published leaves a defect ε per step, whose sum over the run does not fall with δt;
+// relative to the step (ε h/T) it does
+TEST(Tolerance, IfosmondiJfmErrorFallsWithTheStepUnderEq27PerStep) {
+  const double published_coarse = b3_jfm_error(1e-2, false), published_fine = b3_jfm_error(1e-3, false);
+  const double per_step_coarse = b3_jfm_error(1e-2, true), per_step_fine = b3_jfm_error(1e-3, true);
+  EXPECT_GT(published_fine, 0.5 * published_coarse) << "eq. 27 as published: its floor";
+  EXPECT_LT(per_step_coarse, 0.1 * published_coarse);
+  EXPECT_LT(per_step_fine, 0.1 * per_step_coarse);
+}
+
 TEST(Tolerance, ATooLongStepIsRejectedAndRetriedShorter) {
   // the first attempt is the example's δt = 0.2, a defect far above 1e-4 of the signals' scale
   const ScenarioRun run = controlled("jacobi", 1e-4);

@@ -291,5 +291,18 @@ TEST(ModelExchangeAccuracy, StateNominalsAreRead) {
   EXPECT_FALSE(md.variables[4].nominal.has_value());
 }
 
+TEST(ModelExchangeAccuracy, UnderToleranceTheAbsolutePartComesFromTheSourceOutputsNominal) {
+  // v.x0 (nominal 2, amplitude 2) feeds a native input: its weight tol·(|nominal| + scale) is twice
+  // tol·scale, so the first-order estimate of Jacobi allows steps about twice as long
+  Json doc = Json::parse(R"({"start": 0, "stop": 4, "method": {"type": "jacobi", "dt": 1e-2, "tolerance": 1e-4},
+                             "systems": {"prey": {"model": "b3.prey"}},
+                             "connections": [["v.x0", "prey.q"]]})");
+  doc["systems"]["v"] = {{"fmu", fmu("cosima_test_vanderpol")}, {"interface", "me"}};
+  const ScenarioRun nominal = run(doc, {});
+  const ScenarioRun zero = run(doc, {"method.tolerance_atol=0"});
+  EXPECT_LT(static_cast<double>(nominal.stats.macro_steps), 0.8 * static_cast<double>(zero.stats.macro_steps));
+  EXPECT_GT(static_cast<double>(nominal.stats.macro_steps), 0.3 * static_cast<double>(zero.stats.macro_steps));
+}
+
 }  // namespace
 }  // namespace cosima

@@ -570,6 +570,7 @@ PortInfo ModelDescription::port_info(const ScalarVariable& variable, std::size_t
   std::tie(info.integer_min, info.integer_max) = integer_range(variable.type);
   if (variable.min) info.min = *variable.min;
   if (variable.max) info.max = *variable.max;
+  if (is_float) info.nominal = variable.nominal;
   if (variable.type == VariableType::enumeration) {
     info.declared_type = variable.declared_type;
     if (const SimpleType* type = type_of(variable)) {
