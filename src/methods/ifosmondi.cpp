@@ -20,7 +20,9 @@ Ifosmondi::Ifosmondi(Options options)
 
 std::vector<CapabilityNeed> Ifosmondi::needs(const System& system) const {
   std::vector<CapabilityNeed> needs = {{Capability::interpolate_inputs, ""}, {Capability::variable_step, ""}};
-  if (system.has(Capability::rollback)) {
+  if (system.has(Capability::rollback) || system.input_count() == 0) {
+    // a system without inputs and rollback runs ahead (system/emulation/run_ahead_system.hpp)
+    needs.push_back({Capability::rollback, ""});
     needs.push_back({Capability::output_derivatives, ""});
   } else {  // COSTARICA stands in for it
     needs.push_back({Capability::state_access, ", needed by COSTARICA as the system has no rollback"});

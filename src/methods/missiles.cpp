@@ -15,8 +15,14 @@ namespace cosima {
 Missiles::Missiles(Options options) : options_(options), jumps_(options.jumps) {}
 
 std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
-  if (system.input_count() == 0)
-    return {{Capability::output_derivatives, " (its K_D: it has no inputs, no estimator)"}};
+  if (system.input_count() == 0) {
+    std::vector<CapabilityNeed> needs = {
+        {Capability::output_derivatives, " (its K_D: it has no inputs, no estimator)"}};
+    // a step over the tolerance is redone from every system's snapshot: a system without inputs
+    // and rollback runs ahead (system/emulation/run_ahead_system.hpp)
+    if (options_.control.enabled()) needs.push_back({Capability::rollback, " (to redo a step over the tolerance)"});
+    return needs;
+  }
   if (estimator_kind(system) == EstimatorKind::probing) {  // estimated by perturbed steps with restore
     return {{Capability::rollback, ""},
             {Capability::interpolate_inputs, ""},

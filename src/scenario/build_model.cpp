@@ -22,6 +22,7 @@
 #include "scenario/scenario.hpp"
 #include "system/capability_probe.hpp"
 #include "system/emulation/emulated_system.hpp"
+#include "system/emulation/run_ahead_system.hpp"
 #include "system/native/native_system.hpp"
 #include "system/source/csv_source.hpp"
 
@@ -189,7 +190,7 @@ std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMetho
   auto system = build_system(spec);
   const CapabilitySet wanted = method.wanted(*system);
   return emulate_missing(
-      std::move(system), wanted,
+      run_ahead_if_wanted(std::move(system), wanted), wanted,
       EmulationOptions{.substeps = spec.emulation_substeps, .derivatives = spec.emulation_derivatives});
 }
 

@@ -64,10 +64,13 @@ std::vector<SystemCapabilities> capabilities_of(const ModularModel& model, const
     if (emulated.has(Capability::interpolate_inputs))
       capabilities.back().inputs = held_inputs(system.emulation_substeps());
     log(LogLevel::warning,
-        fmt::format("system '{}' lacks {} that {} reads: cosima emulates it ({} sub-step{} per macro-step{}{}; "
+        fmt::format("system '{}' lacks {} that {} reads: cosima emulates it ({}{} sub-step{} per macro-step{}{}; "
                     "see the stats' \"capabilities\")",
-                    system.name(), emulated.describe(), method.name(), system.emulation_substeps(),
-                    system.emulation_substeps() == 1 ? "" : "s",
+                    system.name(), emulated.describe(), method.name(),
+                    emulated.has(Capability::rollback)
+                        ? "rollback by running ahead: a step retried shorter reads its outputs interpolated; "
+                        : "",
+                    system.emulation_substeps(), system.emulation_substeps() == 1 ? "" : "s",
                     capabilities.back().inputs.empty() ? "" : ", inputs " + capabilities.back().inputs,
                     emulated.has(Capability::output_derivatives)
                         ? fmt::format(", output derivatives up to order {} {}", system.max_output_derivative_order(),

@@ -87,6 +87,15 @@ TEST(Tolerance, IfosmondiJfmErrorFallsWithTheStepUnderEq27PerStep) {
   EXPECT_LT(per_step_fine, 0.1 * per_step_coarse);
 }
 
+TEST(Tolerance, AStepOutOfReachOfEq27PerStepFallsBackToEq27AsPublishedAndIsCounted) {
+  // one iteration reaches eq. 27 as published on B3 at δt = 1e-2, not ε h/T
+  const ScenarioRun run = run_scenario(bench::accuracy_scenario(
+      kExampleDir, "b3_lotka_volterra", 1e-2, {"method.type=ifosmondi-jfm", "method.max_iterations=1"}));
+  EXPECT_EQ(run.stats.macro_steps, 2000);
+  EXPECT_EQ(run.stats.rejected_steps, 0);
+  EXPECT_EQ(total(run, "steps_at_published_tolerance"), 2000.0);
+}
+
 TEST(Tolerance, ATooLongStepIsRejectedAndRetriedShorter) {
   // the first attempt is the example's δt = 0.2, a defect far above 1e-4 of the signals' scale
   const ScenarioRun run = controlled("jacobi", 1e-4);

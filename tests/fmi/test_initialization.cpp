@@ -304,5 +304,48 @@ TEST(ModelExchangeAccuracy, UnderToleranceTheAbsolutePartComesFromTheSourceOutpu
   EXPECT_GT(static_cast<double>(nominal.stats.macro_steps), 0.3 * static_cast<double>(zero.stats.macro_steps));
 }
 
+/// A source without inputs (Van der Pol, ME, tight) feeding b3.prey under `method`; with `rollback`
+/// false its rollback and state access are withheld, and it runs ahead (run_ahead_system.hpp).
+Json source_feeding_prey(bool rollback, const std::string& method) {
+  Json doc = Json::parse(R"({"start": 0, "stop": 10, "systems": {"prey": {"model": "b3.prey"}},
+                             "connections": [["v.x0", "prey.q"]], "output": {"variables": ["prey.p"], "interval": 0.1}})");
+  doc["method"] = {{"type", method}, {"dt", 1e-2}};
+  doc["systems"]["v"] = {{"fmu", fmu("cosima_test_vanderpol")},
+                         {"interface", "me"},
+                         {"integrator_options", {{"rtol", 1e-11}, {"atol", 1e-13}}},
+                         {"rollback", rollback},
+                         {"state_access", rollback}};
+  return doc;
+}
+
+double relative_l2(const ScenarioRun& run, const ScenarioRun& reference) {
+  const auto a = run.results->column("prey.p"), b = reference.results->column("prey.p");
+  EXPECT_EQ(a.size(), b.size());
+  double square = 0.0, norm = 0.0;
+  for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+    square += (a[k] - b[k]) * (a[k] - b[k]);
+    norm += b[k] * b[k];
+  }
+  return std::sqrt(square / norm);
+}
+
+TEST(RunAhead, ASourceWithoutInputsOrRollbackIteratesUnderIfosmondiAndRedoesStepsUnderTolerance) {
+  const ScenarioRun reference = run(source_feeding_prey(true, "ifosmondi-jfm"), {"method.dt=1e-3"});
+  for (const std::string method : {"ifosmondi-jfm", "ifosmondi"}) {
+    const ScenarioRun native = run(source_feeding_prey(true, method), {});
+    const ScenarioRun ahead = run(source_feeding_prey(false, method), {});
+    for (const SystemCapabilities& c : ahead.stats.capabilities)
+      EXPECT_EQ(c.emulated.has(Capability::rollback), c.system == "v") << method << ": " << c.system;
+    EXPECT_LT(relative_l2(ahead, native), 1e-6) << method;
+  }
+  // steps over the tolerance are retried shorter: the retried steps read the source interpolated
+  for (const std::string method : {"ifosmondi-jfm", "missiles"}) {
+    const ScenarioRun native = run(source_feeding_prey(true, method), {"method.tolerance=1e-6"});
+    const ScenarioRun ahead = run(source_feeding_prey(false, method), {"method.tolerance=1e-6"});
+    EXPECT_GT(ahead.stats.rejected_steps, 0) << method;
+    EXPECT_LT(relative_l2(ahead, reference), 1.5 * relative_l2(native, reference) + 1e-9) << method;
+  }
+}
+
 }  // namespace
 }  // namespace cosima

@@ -87,7 +87,9 @@ class EmulatedSystem final : public System {
   EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emulate, EmulationOptions options);
 
   [[nodiscard]] const System& inner() const { return *inner_; }
-  [[nodiscard]] CapabilitySet emulated_capabilities() const override { return emulate_; }
+  [[nodiscard]] CapabilitySet emulated_capabilities() const override {
+    return emulate_.with(inner_->emulated_capabilities());
+  }
   [[nodiscard]] int emulation_substeps() const override { return substeps_; }
   /// substeps or history (never automatic): where the emulated output derivatives come from.
   [[nodiscard]] DerivativeSource derivative_source() const { return source_; }
