@@ -48,16 +48,17 @@ MethodChoice choose_method(std::string_view request, const std::vector<const Sys
     return s.has(Capability::state_access) && s.has(Capability::linearization);
   };
   const auto estimable = [&](const System& s) { return s.input_count() == 0 || linearizable(s); };
+  // a system without inputs and rollback runs ahead (system/emulation/run_ahead_system.hpp)
   const auto iterable = [&](const System& s) {
-    return s.has(Capability::variable_step) && (s.has(Capability::rollback) || linearizable(s));
+    return s.has(Capability::variable_step) && (s.has(Capability::rollback) || s.input_count() == 0 || linearizable(s));
   };
   const std::string not_estimable = failing(systems, estimable);
   if (request == "auto") {
     const std::string not_iterable = failing(systems, iterable);
     if (not_iterable.empty()) {
       return {"ifosmondi-jfm",
-              "every system takes variable steps and can be rolled back or estimated (COSTARICA): IFOSMONDI-JFM "
-              "iterates each step to the coupled solution"};
+              "every system takes variable steps and can be rolled back, run ahead (no inputs) or estimated "
+              "(COSTARICA): IFOSMONDI-JFM iterates each step to the coupled solution"};
     }
     if (not_estimable.empty()) {
       return {"missiles",
@@ -65,7 +66,8 @@ MethodChoice choose_method(std::string_view request, const std::vector<const Sys
                           "and a linearization: MISSILES",
                           not_iterable)};
     }
-    return {"jacobi", fmt::format("{} cannot iterate (variable steps with rollback, or states and a linearization) and "
+    return {"jacobi", fmt::format("{} cannot iterate (variable steps with rollback, no inputs, or states and a "
+                                  "linearization) and "
                                   "{} cannot be estimated: explicit coupling",
                                   not_iterable, not_estimable)};
   }
