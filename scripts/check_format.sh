@@ -11,10 +11,10 @@ if ! command -v "$tool" > /dev/null; then
 fi
 cd "$root" || exit 1
 mapfile -t files < <(find src models bench python tests -name '*.cpp' -o -name '*.hpp' | grep -v '^tests/fmus/' | sort)
-unformatted=()
-for f in "${files[@]}"; do
-  if ! "$tool" --dry-run --Werror "$f" > /dev/null 2>&1; then unformatted+=("$f"); fi
-done
+# one clang-format process for all files (one per file took 6.5 s of the house test): each
+# difference is reported as FILE:LINE:COL: error: ...
+mapfile -t unformatted < <(printf '%s\0' "${files[@]}" | xargs -0 "$tool" --dry-run --Werror 2>&1 |
+  grep -oE '^[^:]+:[0-9]+:[0-9]+: error' | cut -d: -f1 | sort -u)
 if [ ${#unformatted[@]} -gt 0 ]; then
   printf '%s\n' "${unformatted[@]}"
   echo "check_format: ${#unformatted[@]} of ${#files[@]} file(s) differ from .clang-format (fix: $tool -i FILE)"
