@@ -77,9 +77,30 @@ Received read_frame(int fd, std::vector<char>& bytes, std::optional<Clock::time_
   return read_all(fd, bytes.data(), bytes.size(), deadline);
 }
 
+/// Whether the process at the other end of `socket` is still there (its end not closed).
+bool peer_alive(int socket) {
+  char byte = 0;
+  const ssize_t n = ::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR));
+}
+
+/// A frame into the mailbox, or by the socket when too long for it; false when the socket failed.
+bool post(ShmMailbox& mailbox, bool request, int socket, const std::vector<char>& frame) {
+  const bool in_memory = request ? mailbox.post_request(frame) : mailbox.post_reply(frame);
+  return in_memory || send_frame(socket, frame);
+}
+
+/// The child's next request: from the mailbox (or the socket, when the mailbox says so); false when
+/// the parent is gone.
+bool next_request(ShmMailbox& mailbox, int socket, std::vector<char>& in) {
+  const auto waited = mailbox.wait_request(in, std::chrono::milliseconds(100), [&] { return peer_alive(socket); });
+  if (waited == ShmMailbox::Waited::gave_up) return false;
+  return waited == ShmMailbox::Waited::frame || read_frame(socket, in, std::nullopt) == Received::frame;
+}
+
 /// The child: builds its systems, describes them, then carries out orders until shut down.
 [[noreturn]] void child_main(const SystemCatalog& catalog, const std::vector<int>& systems, int socket,
-                             const std::string& tmp, ForeignCall* call, int* system_in_flight) {
+                             ShmMailbox& mailbox, const std::string& tmp, ForeignCall* call, int* system_in_flight) {
   forget_emergency_flushes();  // the parent's result streams are the parent's
   mirror_foreign_calls(call);
   std::signal(SIGINT, SIG_IGN);  // Ctrl-C reaches the whole group: the parent decides when to stop
@@ -87,12 +108,12 @@ Received read_frame(int fd, std::vector<char>& bytes, std::optional<Clock::time_
   int code = 0;
   try {
     SystemServer server(catalog, systems);
-    if (!send_frame(socket, server.descriptions())) std::_Exit(1);
+    if (!post(mailbox, false, socket, server.descriptions())) std::_Exit(1);
     std::vector<char> in, out;
-    while (read_frame(socket, in, std::nullopt) == Received::frame && !in.empty()) {
+    while (next_request(mailbox, socket, in) && !in.empty()) {
       server.serve(in.data(), in.size(), out, [&](int s) { *system_in_flight = s; });
       *system_in_flight = -1;
-      if (!send_frame(socket, out)) {
+      if (!post(mailbox, false, socket, out)) {
         code = 1;
         break;
       }
@@ -139,6 +160,7 @@ ProcessExecutor::ProcessExecutor(const SystemCatalog& catalog, ProcessOptions op
     void* page = mmap(nullptr, sizeof(SharedPage), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) fail(static_cast<int>(k), "cannot map its shared page");
     child.shared = new (page) SharedPage();
+    child.mailbox = ShmMailbox::create();
     int sockets[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
       fail(static_cast<int>(k), fmt::format("socketpair failed: {}", std::strerror(errno)));
@@ -148,7 +170,8 @@ ProcessExecutor::ProcessExecutor(const SystemCatalog& catalog, ProcessOptions op
     if (pid == 0) {
       for (std::size_t j = 0; j < k; ++j) ::close(children_[j].socket);
       ::close(sockets[0]);
-      child_main(catalog, child.systems, sockets[1], child.temporary, &child.shared->call, &child.shared->system);
+      child_main(catalog, child.systems, sockets[1], *child.mailbox, child.temporary, &child.shared->call,
+                 &child.shared->system);
     }
     ::close(sockets[1]);
     child.pid = pid;
@@ -176,7 +199,7 @@ std::string ProcessExecutor::finish() { return shut_down(true); }
 std::string ProcessExecutor::shut_down(bool report) {
   const std::vector<char> stop;  // a frame of length 0
   for (Child& child : children_) {
-    if (child.pid > 0 && running_) (void)send_frame(child.socket, stop);
+    if (child.pid > 0 && running_) (void)post(*child.mailbox, true, child.socket, stop);
   }
   std::string failures;
   for (std::size_t k = 0; k < children_.size(); ++k) {
@@ -214,6 +237,8 @@ std::string ProcessExecutor::shut_down(bool report) {
     child.socket = -1;
     if (child.shared != nullptr) munmap(child.shared, sizeof(SharedPage));
     child.shared = nullptr;
+    ShmMailbox::destroy(child.mailbox);
+    child.mailbox = nullptr;
     if (!child.temporary.empty()) {
       unregister_temporary_directory(child.temporary.c_str());
       std::error_code ignored;
@@ -250,7 +275,8 @@ void ProcessExecutor::fail(int k, const std::string& what) {
 }
 
 void ProcessExecutor::send(int k, const std::vector<char>& frame) {
-  if (!send_frame(children_[static_cast<std::size_t>(k)].socket, frame)) receive(k);  // it is gone: say why
+  Child& child = children_[static_cast<std::size_t>(k)];
+  if (!post(*child.mailbox, true, child.socket, frame)) receive(k);  // it is gone: say why
 }
 
 void ProcessExecutor::receive(int k) {
@@ -259,7 +285,17 @@ void ProcessExecutor::receive(int k) {
   if (options_.timeout > 0.0)
     deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout));
-  const Received r = read_frame(child.socket, buffer_, deadline);
+  bool late = false;
+  const auto alive = [&] {
+    late = deadline && Clock::now() > *deadline;
+    return !late && peer_alive(child.socket);
+  };
+  Received r = Received::frame;
+  switch (child.mailbox->wait_reply(buffer_, std::chrono::milliseconds(20), alive)) {
+    case ShmMailbox::Waited::frame: return;
+    case ShmMailbox::Waited::on_socket: r = read_frame(child.socket, buffer_, deadline); break;
+    case ShmMailbox::Waited::gave_up: r = late ? Received::timeout : Received::closed; break;
+  }
   if (r == Received::frame) return;
   int status = 0;
   if (r == Received::timeout) {

@@ -1,9 +1,10 @@
 #pragma once
 // The process executor: every system runs in a child process of its own (or systems are dealt to
 // N processes), so that an FMU that crashes, aborts, calls exit() or hangs takes down only its
-// process (libcosim's proxyfmu, fmigo). Orders and replies cross a socket pair in the wire format
-// of every out-of-process executor (exec/protocol.hpp), one length-prefixed frame per batch and
-// process; a frame of length 0 shuts a process down.
+// process (libcosim's proxyfmu, fmigo). Orders and replies, in the wire format of every
+// out-of-process executor (exec/protocol.hpp), one frame per batch and process, cross a mailbox in
+// shared memory woken by futexes (exec/shm_mailbox.hpp); a socket pair carries the frames too long
+// for it and tells each side when the other is gone. A frame of length 0 shuts a process down.
 //
 // A child that dies (signal, exit) or does not answer within the per-call timeout ends the run with
 // an Error naming the system, the FMU file, the FMI call in flight (mirrored into memory shared
@@ -19,6 +20,7 @@
 #include "core/crash.hpp"
 #include "exec/executor.hpp"
 #include "exec/protocol.hpp"
+#include "exec/shm_mailbox.hpp"
 #include "exec/system_catalog.hpp"
 
 namespace cosima {
@@ -54,8 +56,9 @@ class ProcessExecutor final : public RemoteExecutor {
   struct Child {
     pid_t pid = -1;
     int socket = -1;
-    std::string temporary;         ///< the child's TMPDIR
-    SharedPage* shared = nullptr;  ///< mmap'ed, MAP_SHARED
+    std::string temporary;          ///< the child's TMPDIR
+    SharedPage* shared = nullptr;   ///< mmap'ed, MAP_SHARED
+    ShmMailbox* mailbox = nullptr;  ///< the orders and replies (exec/shm_mailbox.hpp)
     std::vector<int> systems;
     std::vector<char> frame;  ///< outgoing orders of the current batch
   };
