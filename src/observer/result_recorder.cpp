@@ -72,6 +72,7 @@ ResultRecorder::ResultRecorder(ModularModel& model, std::vector<std::string> var
     model.system(static_cast<int>(s)).watch_variables(watched_[s]);
     system_variables_[s].resize(static_cast<Eigen::Index>(watched_[s].size()));
   }
+  mark_slope_columns(model);
   system_outputs_.resize(systems);
   system_states_.resize(systems);
   for (std::size_t s = 0; s < systems; ++s) {
@@ -90,6 +91,25 @@ ResultRecorder::ResultRecorder(ModularModel& model, std::vector<std::string> var
     }
     stream_->header(header + "\n");
   }
+}
+
+void ResultRecorder::mark_slope_columns(const ModularModel& model) {
+  const auto systems = static_cast<std::size_t>(model.system_count());
+  needs_slopes_.assign(systems, 0);
+  system_slopes_.resize(systems);
+  for (Source& source : sources_) {
+    const System& system = model.system(source.system);
+    // emulated derivatives are 0 before the first step and of low order: linear rows instead
+    source.slope = options_.interpolate && source.kind == Source::Kind::output && source.continuous &&
+                   system.has(Capability::output_derivatives) &&
+                   !system.emulated_capabilities().has(Capability::output_derivatives) &&
+                   system.max_output_derivative_order() >= 1;
+    if (!source.slope) continue;
+    needs_slopes_[static_cast<std::size_t>(source.system)] = 1;
+    system_slopes_[static_cast<std::size_t>(source.system)].resize(system.output_count());
+  }
+  row_slopes_.assign(sources_.size(), 0.0);
+  previous_slopes_.assign(sources_.size(), 0.0);
 }
 
 void ResultRecorder::add_column(ModularModel& model, const std::string& label) {
@@ -161,12 +181,16 @@ void ResultRecorder::gather(const ModularModel& model) {
     if (needs_outputs_[s] != 0) model.system(static_cast<int>(s)).outputs(system_outputs_[s]);
     if (needs_states_[s] != 0) model.system(static_cast<int>(s)).states(system_states_[s]);
     if (!watched_[s].empty()) model.system(static_cast<int>(s)).read_variables(system_variables_[s]);
+    if (needs_slopes_[s] != 0) model.system(static_cast<int>(s)).output_derivatives(1, system_slopes_[s]);
   }
   for (std::size_t c = 0; c < sources_.size(); ++c) {
     const Source& source = sources_[c];
     const auto s = static_cast<std::size_t>(source.system);
     switch (source.kind) {
-      case Source::Kind::output: row_values_[c] = system_outputs_[s](source.index); break;
+      case Source::Kind::output:
+        row_values_[c] = system_outputs_[s](source.index);
+        if (source.slope) row_slopes_[c] = system_slopes_[s](source.index);
+        break;
       case Source::Kind::state: row_values_[c] = system_states_[s](source.index); break;
       case Source::Kind::variable: row_values_[c] = system_variables_[s](source.index); break;
       case Source::Kind::text:
@@ -202,12 +226,9 @@ void ResultRecorder::interpolate_rows(const ModularModel& model, double t) {
       emit(t);
       continue;
     }
-    // between the previous point and t: linear in continuous columns, the earlier value elsewhere
+    // between the previous point and t
     const double w = (due - previous_time_) / (t - previous_time_);
-    for (std::size_t c = 0; c < sources_.size(); ++c) {
-      between_values_[c] = sources_[c].continuous ? previous_values_[c] + w * (row_values_[c] - previous_values_[c])
-                                                  : previous_values_[c];
-    }
+    for (std::size_t c = 0; c < sources_.size(); ++c) between_values_[c] = between(c, w, t - previous_time_);
     between_values_.swap(row_values_);
     row_texts_.swap(previous_texts_);
     emit(due);
@@ -216,7 +237,18 @@ void ResultRecorder::interpolate_rows(const ModularModel& model, double t) {
   }
   previous_time_ = t;
   previous_values_ = row_values_;
+  previous_slopes_ = row_slopes_;
   previous_texts_ = row_texts_;
+}
+
+double ResultRecorder::between(std::size_t c, double w, double span) const {
+  const double y0 = previous_values_[c], y1 = row_values_[c];
+  if (!sources_[c].continuous) return y0;  // held
+  if (!sources_[c].slope) return y0 + w * (y1 - y0);
+  // cubic Hermite: h00 y0 + h10 Δ y0' + h01 y1 + h11 Δ y1'
+  const double w2 = w * w, w3 = w2 * w;
+  return (2 * w3 - 3 * w2 + 1) * y0 + (w3 - 2 * w2 + w) * span * previous_slopes_[c] + (3 * w2 - 2 * w3) * y1 +
+         (w3 - w2) * span * row_slopes_[c];
 }
 
 void ResultRecorder::on_start(const ModularModel& model, double t) {
@@ -225,6 +257,7 @@ void ResultRecorder::on_start(const ModularModel& model, double t) {
   record(model, t);
   previous_time_ = t;
   previous_values_ = row_values_;
+  previous_slopes_ = row_slopes_;
   previous_texts_ = row_texts_;
   between_values_.resize(row_values_.size());
 }

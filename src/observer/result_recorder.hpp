@@ -24,8 +24,10 @@ struct RecorderOptions {
   bool keep_in_memory = true;                ///< keep the rows for times() / column() / value()
   bool watched = false;                      ///< someone is watching (a terminal): rows to disk within 0.1 s
   /// The communication points need not fall on the output times (a method that chooses its steps):
-  /// a row at start + k·interval between two of them is interpolated linearly from them (continuous
-  /// outputs and states; other columns hold the earlier value). Needs interval > 0.
+  /// a row at start + k·interval between two of them is interpolated from them — by the cubic Hermite
+  /// interpolant of the values and the system's own output derivatives at both points for a
+  /// continuous output whose system provides them (not emulated), linearly for the other continuous
+  /// outputs and states; other columns hold the earlier value. Needs interval > 0.
   bool interpolate = false;
 };
 
@@ -72,6 +74,8 @@ class ResultRecorder final : public Observer {
   /// on_step with interpolate: the output times in (previous point, t] as rows, then t's values
   /// become the previous point's.
   void interpolate_rows(const ModularModel& model, double t);
+  /// Which output columns are interpolated by Hermite (RecorderOptions::interpolate), and their buffers.
+  void mark_slope_columns(const ModularModel& model);
   /// One label's column (an output, a state or another variable), or Error naming what is known.
   void add_column(ModularModel& model, const std::string& label);
   void format_row(std::string& out, double t, const double* values, const std::string* texts) const;
@@ -83,7 +87,10 @@ class ResultRecorder final : public Observer {
     int index;
     int text_column = -1;     ///< among the text columns
     bool continuous = false;  ///< interpolated between communication points (else held)
+    bool slope = false;       ///< continuous, with the system's own derivative: Hermite, not linear
   };
+  /// The interpolated value of column c at w ∈ (0, 1) of the last stretch (of length `span`).
+  [[nodiscard]] double between(std::size_t c, double w, double span) const;
   std::vector<std::string> labels_;
   std::vector<std::string> descriptions_;  ///< beside labels_
   std::vector<Source> sources_;
@@ -100,12 +107,14 @@ class ResultRecorder final : public Observer {
   // one row's scratch space: each system's outputs and states read once per row
   std::vector<Eigen::VectorXd> system_outputs_, system_states_, system_variables_;
   std::vector<std::vector<std::string>> watched_;  ///< per system: its other variables recorded
-  std::vector<char> needs_outputs_, needs_states_;
+  std::vector<char> needs_outputs_, needs_states_, needs_slopes_;
+  std::vector<Eigen::VectorXd> system_slopes_;  ///< each system's output derivatives, for slope columns
   std::vector<double> row_values_;
   std::vector<std::string> row_texts_;
   // interpolate: the previous communication point's row, and the row being interpolated
   double previous_time_ = 0.0;
   std::vector<double> previous_values_, between_values_;
+  std::vector<double> row_slopes_, previous_slopes_;  ///< of the slope columns (0 elsewhere)
   std::vector<std::string> previous_texts_;
 };
 

@@ -96,6 +96,39 @@ TEST(Tolerance, AStepOutOfReachOfEq27PerStepFallsBackToEq27AsPublishedAndIsCount
   EXPECT_EQ(total(run, "steps_at_published_tolerance"), 2000.0);
 }
 
+/// B3 (systems at rtol 1e-11) under `method` with rows every 1e-2 (`overrides`), and the monolithic run
+/// alike: the largest relative L2 difference of a recorded column.
+double b3_rows_error(const std::vector<std::string>& overrides) {
+  const auto rows = [](Scenario scenario) {
+    scenario.output.interval = 1e-2;
+    return run_scenario(scenario);
+  };
+  static const ScenarioRun reference =
+      rows(bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", 1e-4, {"method.type=monolithic"}));
+  const ScenarioRun run = rows(bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", 1e-2, overrides));
+  double worst = 0.0;
+  for (const std::string& label : run.results->labels()) {
+    const std::vector<double> a = run.results->column(label), b = reference.results->column(label);
+    EXPECT_EQ(a.size(), b.size()) << label;
+    double square = 0.0, norm = 0.0;
+    for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+      square += (a[k] - b[k]) * (a[k] - b[k]);
+      norm += b[k] * b[k];
+    }
+    worst = std::max(worst, std::sqrt(square / norm));
+  }
+  return worst;
+}
+
+// rows between long C¹ steps: the cubic Hermite interpolant of the outputs and their derivatives
+// (linear rows left 8e-4 at tolerance 1e-6 under ifosmondi-jfm, 4e-5 under missiles)
+TEST(Tolerance, RowsBetweenLongStepsFollowTheTolerance) {
+  for (const std::string method : {"ifosmondi-jfm", "missiles"}) {
+    const double error = b3_rows_error({"method.type=" + method, "method.tolerance=1e-6"});
+    EXPECT_LT(error, 1e-5) << method;
+  }
+}
+
 TEST(Tolerance, ATooLongStepIsRejectedAndRetriedShorter) {
   // the first attempt is the example's δt = 0.2, a defect far above 1e-4 of the signals' scale
   const ScenarioRun run = controlled("jacobi", 1e-4);
