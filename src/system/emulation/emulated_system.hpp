@@ -43,8 +43,12 @@
 //                        throughout, since the methods ask it once, at initialize (defect-jacobi checks its n against
 //                        it). Before the first step the derivatives are 0 (there is no sample yet). Either way a step's
 //                        first sample is the outputs at its start under its inputs (evaluated at time(); the history's
-//                        newest point is refreshed). Emulated whenever interpolate_inputs is (emulate_missing): the
-//                        system's own derivatives are taken with the held sub-step input and miss D·u'.
+//                        newest point is refreshed). Emulated whenever interpolate_inputs is and an output
+//                        depends on an input directly (emulate_missing): the system's own derivatives are
+//                        taken with the held sub-step input and miss D·u'. Without direct feedthrough
+//                        they are exact (the inputs are p(h) at the step's end) and are kept.
+//   sub-step clock       Sub-step k ends on t₀ + (k+1)h/K as the master computes it, the last on t₀ + h,
+//                        so that the system's clock stays the master's.
 //
 // Cost: K integrations of the system per macro-step (System::integrations() counts macro-steps;
 // emulation_substeps() states K), K + 1 input settings and output reads.

@@ -72,12 +72,12 @@ bool RunAheadSystem::at_end() const {
 }
 
 StepResult RunAheadSystem::integrate(double h) {
-  const double target = time_ + h;
-  time_ = target;
-  if (at_end()) {
-    const double ahead = target - inner_->time();
-    if (ahead > 64.0 * DBL_EPSILON * std::max(1.0, std::abs(target))) {
+  time_ += h;
+  if (at_end()) {  // beyond the wrapped system's points: it steps there
+    const double ahead = time_ - inner_->time();
+    if (ahead > 64.0 * DBL_EPSILON * std::max(1.0, std::abs(time_))) {
       StepResult result = inner_->do_step(ahead);
+      time_ = inner_->time();  // where it got to, also when it failed or asked to stop early
       if (!result.ok()) return result;
       record_point();
     }
@@ -91,7 +91,7 @@ void RunAheadSystem::prune() {
   double oldest = time_;
   for (const auto& [id, t] : saved_) oldest = std::min(oldest, t);
   int drop = 0;  // the points before the stretch holding `oldest` stay out of reach
-  while (drop + 1 < count_ && points_[static_cast<std::size_t>(drop + 1)].t <= oldest) ++drop;
+  while (drop + 1 < count_ && points_[static_cast<std::size_t>(drop) + 1].t <= oldest) ++drop;
   if (drop == 0) return;
   std::rotate(points_.begin(), points_.begin() + drop, points_.begin() + count_);
   count_ -= drop;
@@ -99,14 +99,14 @@ void RunAheadSystem::prune() {
 
 int RunAheadSystem::stretch() const {
   int i = 0;
-  while (i + 2 < count_ && points_[static_cast<std::size_t>(i + 1)].t <= time_) ++i;
+  while (i + 2 < count_ && points_[static_cast<std::size_t>(i) + 1].t <= time_) ++i;
   return i;
 }
 
 void RunAheadSystem::interpolate(int order, Eigen::Ref<Eigen::VectorXd> out) const {
   const int i = stretch();
   const Point& a = points_[static_cast<std::size_t>(i)];
-  const Point& b = points_[static_cast<std::size_t>(i + 1)];
+  const Point& b = points_[static_cast<std::size_t>(i) + 1];
   const double delta = b.t - a.t, s = (time_ - a.t) / delta;
   if (derivative_order_ == 0) {  // linear
     if (order == 0)
@@ -150,7 +150,7 @@ void RunAheadSystem::read_variables(Eigen::Ref<Eigen::VectorXd> out) const {
   }
   const int i = stretch();
   const Point& a = points_[static_cast<std::size_t>(i)];
-  const Point& b = points_[static_cast<std::size_t>(i + 1)];
+  const Point& b = points_[static_cast<std::size_t>(i) + 1];
   out = a.variables + ((time_ - a.t) / (b.t - a.t)) * (b.variables - a.variables);
 }
 
