@@ -68,7 +68,7 @@ Eigen::MatrixXd moment_matching_weights(int substeps) {
 }  // namespace
 
 EmulatedSystem::EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emulate, EmulationOptions options)
-    : System(inner->name()), inner_(std::move(inner)), emulate_(emulate.only(kEmulable)) {
+    : SystemDecorator(std::move(inner)), emulate_(emulate.only(kEmulable)) {
   if (options.substeps < 1) {
     throw Error(fmt::format("system '{}': emulation_substeps = {} must be at least 1", name(), options.substeps));
   }

@@ -62,7 +62,7 @@
 #include <string>
 #include <string_view>
 
-#include "system/system.hpp"
+#include "system/emulation/system_decorator.hpp"
 
 namespace cosima {
 
@@ -85,12 +85,11 @@ struct EmulationOptions {
   DerivativeSource derivatives = DerivativeSource::automatic;
 };
 
-class EmulatedSystem final : public System {
+class EmulatedSystem final : public SystemDecorator {
  public:
   /// `emulate` ⊆ kEmulable: what `inner` lacks, and output_derivatives with interpolate_inputs.
   EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emulate, EmulationOptions options);
 
-  [[nodiscard]] const System& inner() const { return *inner_; }
   [[nodiscard]] CapabilitySet emulated_capabilities() const override {
     return emulate_.with(inner_->emulated_capabilities());
   }
@@ -99,32 +98,10 @@ class EmulatedSystem final : public System {
   [[nodiscard]] DerivativeSource derivative_source() const { return source_; }
   [[nodiscard]] std::string emulated_derivatives() const override;
 
-  [[nodiscard]] const std::vector<std::string>& input_names() const override { return inner_->input_names(); }
-  [[nodiscard]] const std::vector<std::string>& output_names() const override { return inner_->output_names(); }
-  [[nodiscard]] const std::vector<std::string>& state_names() const override { return inner_->state_names(); }
-  [[nodiscard]] bool output_depends_on_input(int output, int input) const override {
-    return inner_->output_depends_on_input(output, input);
-  }
-  [[nodiscard]] const PortInfo& input_info(int input) const override { return inner_->input_info(input); }
-  [[nodiscard]] const PortInfo& output_info(int output) const override { return inner_->output_info(output); }
-  void set_parameter(const std::string& name, double value) override { inner_->set_parameter(name, value); }
-  void set_string_parameter(const std::string& name, const std::string& value) override {
-    inner_->set_string_parameter(name, value);
-  }
-  [[nodiscard]] std::string string_output(int output) const override { return inner_->string_output(output); }
-  [[nodiscard]] std::vector<std::string> variable_names() const override { return inner_->variable_names(); }
-  [[nodiscard]] std::string variable_description(std::string_view name) const override {
-    return inner_->variable_description(name);
-  }
-  void watch_variables(const std::vector<std::string>& names) override { inner_->watch_variables(names); }
-  void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override { inner_->read_variables(out); }
-  void set_string_input(int input, const std::string& value) override { inner_->set_string_input(input, value); }
   void enter_initialization(double t_start) override;
   void exit_initialization() override;
   [[nodiscard]] double time() const override { return inner_->time(); }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override { inner_->outputs(y); }
-  [[nodiscard]] double next_event_time() const override { return inner_->next_event_time(); }
-  [[nodiscard]] bool event_pending() const override { return inner_->event_pending(); }
   /// After a discontinuity (an event, or a jump the master detected) the derivatives sampled before
   /// it are void: 0 until the next step, and the history restarts from the right limits.
   StepResult handle_pending_events() override;
@@ -138,9 +115,6 @@ class EmulatedSystem final : public System {
   StateId do_save_state(StateId overwrite) override;
   void do_restore_state(StateId id) override;
   void do_release_state(StateId id) override;
-  void compute_states(Eigen::Ref<Eigen::VectorXd> x) const override { inner_->states(x); }
-  void compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const override { inner_->state_derivatives(dx); }
-  const Linearization& compute_linearization() override { return inner_->linearize(); }
 
  private:
   [[nodiscard]] bool emulates(Capability c) const { return emulate_.has(c); }
@@ -165,7 +139,6 @@ class EmulatedSystem final : public System {
   /// derivatives_ from the history: the interpolation polynomial's derivatives at the newest point.
   void differentiate_history();
 
-  std::unique_ptr<System> inner_;
   CapabilitySet emulate_;
   int substeps_ = 1;  ///< K
   DerivativeSource source_ = DerivativeSource::substeps;

@@ -10,7 +10,7 @@
 
 namespace cosima {
 
-RunAheadSystem::RunAheadSystem(std::unique_ptr<System> inner) : System(inner->name()), inner_(std::move(inner)) {
+RunAheadSystem::RunAheadSystem(std::unique_ptr<System> inner) : SystemDecorator(std::move(inner)) {
   if (inner_->input_count() != 0) {
     throw Error(
         fmt::format("system '{}': rollback can be emulated by running ahead only for a system without inputs", name()));

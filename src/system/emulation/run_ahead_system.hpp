@@ -14,7 +14,8 @@
 //                   t_{i+1} (Δ = t_{i+1} − t_i, s = (t − t_i)/Δ), the cubic Hermite interpolant
 //                       y(t) = h00(s) y_i + h10(s) Δ y'_i + h01(s) y_{i+1} + h11(s) Δ y'_{i+1},
 //                   O(Δ⁴), when the wrapped system has output derivatives; else linear, O(Δ²).
-//                   Output derivatives (up to 3) are the interpolant's, watched variables linear.
+//                   Output derivatives (up to 3) are the interpolant's, watched variables linear;
+//                   String outputs are the wrapped system's at t_r.
 // A master that retries a step shorter (IFOSMONDI's halving, an error-controlled rejection) reads
 // the interpolant inside a stretch the wrapped system took in one step; a retried step that ends
 // on one of its points reads it exactly. The wrapped system's state access and linearization are
@@ -25,33 +26,17 @@
 #include <string>
 #include <vector>
 
-#include "system/system.hpp"
+#include "system/emulation/system_decorator.hpp"
 
 namespace cosima {
 
-class RunAheadSystem final : public System {
+class RunAheadSystem final : public SystemDecorator {
  public:
   /// `inner` has no inputs (Error otherwise).
   explicit RunAheadSystem(std::unique_ptr<System> inner);
 
-  [[nodiscard]] const System& inner() const { return *inner_; }
   [[nodiscard]] CapabilitySet emulated_capabilities() const override {
     return inner_->emulated_capabilities().add(Capability::rollback);
-  }
-
-  [[nodiscard]] const std::vector<std::string>& input_names() const override { return inner_->input_names(); }
-  [[nodiscard]] const std::vector<std::string>& output_names() const override { return inner_->output_names(); }
-  [[nodiscard]] bool output_depends_on_input(int /*output*/, int /*input*/) const override { return false; }
-  [[nodiscard]] const PortInfo& output_info(int output) const override { return inner_->output_info(output); }
-  void set_parameter(const std::string& name, double value) override { inner_->set_parameter(name, value); }
-  void set_string_parameter(const std::string& name, const std::string& value) override {
-    inner_->set_string_parameter(name, value);
-  }
-  /// The wrapped system's, at t_r (a String output is not interpolated).
-  [[nodiscard]] std::string string_output(int output) const override { return inner_->string_output(output); }
-  [[nodiscard]] std::vector<std::string> variable_names() const override { return inner_->variable_names(); }
-  [[nodiscard]] std::string variable_description(std::string_view name) const override {
-    return inner_->variable_description(name);
   }
   void watch_variables(const std::vector<std::string>& names) override;
   void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override;
@@ -59,8 +44,6 @@ class RunAheadSystem final : public System {
   void exit_initialization() override;
   [[nodiscard]] double time() const override { return time_; }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
-  [[nodiscard]] double next_event_time() const override { return inner_->next_event_time(); }
-  [[nodiscard]] bool event_pending() const override { return inner_->event_pending(); }
   [[nodiscard]] bool announces_events() const override { return inner_->announces_events(); }
   StepResult handle_pending_events() override;
 
@@ -90,7 +73,6 @@ class RunAheadSystem final : public System {
   /// d^order/dt^order of the interpolant at t (order 0: the values) into out.
   void interpolate(int order, Eigen::Ref<Eigen::VectorXd> out) const;
 
-  std::unique_ptr<System> inner_;
   int derivative_order_ = 0;   ///< the wrapped system's output derivatives (0: linear interpolation)
   double time_ = 0.0;          ///< the master's t
   std::vector<Point> points_;  ///< the first count_ are live, oldest first; the rest are spare
