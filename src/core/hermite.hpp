@@ -49,4 +49,18 @@ inline Eigen::Vector4d hermite_coefficients(HermiteKind kind, double h, double v
   return hermite_map(kind, h) * Eigen::Vector4d(v1, d1, v2, d2);
 }
 
+/// w such that p^(order)(s) = w · (v1, d1, v2, d2) for the cubic Hermite polynomial on [0, h]
+/// (order 0 … 3): Mᵀ times the order-th derivatives of (1, s, s², s³).
+inline Eigen::Vector4d hermite_weights(double h, double s, int order) {
+  Eigen::Vector4d powers = Eigen::Vector4d::Zero();
+  for (int k = order; k <= 3; ++k) {
+    double factor = 1.0;  // k!/(k − order)!
+    for (int j = k - order + 1; j <= k; ++j) factor *= j;
+    double power = 1.0;
+    for (int j = 0; j < k - order; ++j) power *= s;
+    powers(k) = factor * power;
+  }
+  return hermite_map(HermiteKind::cubic, h).transpose() * powers;
+}
+
 }  // namespace cosima

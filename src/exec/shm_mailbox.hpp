@@ -18,7 +18,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 namespace cosima {
@@ -38,8 +37,19 @@ class ShmMailbox {
 
   /// Why wait() stopped.
   enum class Waited : std::uint8_t { frame, on_socket, gave_up };
-  /// The peer's liveness between sleeps: true to go on waiting.
-  using Alive = std::function<bool()>;
+  /// The peer's liveness between sleeps (true: go on waiting): a callable referred to, not copied,
+  /// so that a wait allocates nothing whatever the callable captures. It must outlive the wait.
+  class Alive {
+   public:
+    template <class F>
+    Alive(const F& f)  // implicit: a lambda is passed where an Alive is asked
+        : callable_(&f), call_([](const void* callable) { return (*static_cast<const F*>(callable))(); }) {}
+    bool operator()() const { return call_(callable_); }
+
+   private:
+    const void* callable_;
+    bool (*call_)(const void*);
+  };
 
   // parent side
   /// false: the frame is too long for memory; send it on the socket (the slot says so).

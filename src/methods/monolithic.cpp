@@ -26,10 +26,7 @@ class CoupledOde final : public OdeModel {
       indicator_offsets_.push_back(indicator_offsets_.back() + ode.event_indicator_count());
       step_reports_ = step_reports_ || ode.wants_step_reports();
       state_offsets_.push_back(state_offsets_.back() + native.model().state_count());
-      for (int o = 0; o < native.output_count() && !feedthrough_; ++o) {
-        for (int i = 0; i < native.input_count(); ++i)
-          feedthrough_ = feedthrough_ || native.output_depends_on_input(o, i);
-      }
+      feedthrough_ = feedthrough_ || native.has_feedthrough();
     }
     u_.setZero(model.total_inputs());
     y_.setZero(model.total_outputs());

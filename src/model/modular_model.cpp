@@ -237,9 +237,7 @@ void ModularModel::lay_out_ports() {
   for (std::size_t s = 0; s < systems_.size(); ++s) {
     const System& sys = *systems_[s];
     const int inputs = sys.input_count(), outputs = sys.output_count();
-    for (int o = 0; o < outputs && !has_feedthrough_; ++o) {
-      for (int i = 0; i < inputs && !has_feedthrough_; ++i) has_feedthrough_ = sys.output_depends_on_input(o, i);
-    }
+    has_feedthrough_ = has_feedthrough_ || sys.has_feedthrough();
     for (int i = 0; i < inputs; ++i) input_infos_.push_back(&sys.input_info(i));
     for (int o = 0; o < outputs; ++o) output_infos_.push_back(&sys.output_info(o));
     input_offsets_.push_back(input_offsets_.back() + inputs);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/hermite.hpp"
 #include "core/suggest.hpp"
 #include "io/csv.hpp"
 
@@ -245,10 +246,7 @@ double ResultRecorder::between(std::size_t c, double w, double span) const {
   const double y0 = previous_values_[c], y1 = row_values_[c];
   if (!sources_[c].continuous) return y0;  // held
   if (!sources_[c].slope) return y0 + w * (y1 - y0);
-  // cubic Hermite: h00 y0 + h10 Δ y0' + h01 y1 + h11 Δ y1'
-  const double w2 = w * w, w3 = w2 * w;
-  return (2 * w3 - 3 * w2 + 1) * y0 + (w3 - 2 * w2 + w) * span * previous_slopes_[c] + (3 * w2 - 2 * w3) * y1 +
-         (w3 - w2) * span * row_slopes_[c];
+  return hermite_weights(span, w * span, 0).dot(Eigen::Vector4d(y0, previous_slopes_[c], y1, row_slopes_[c]));
 }
 
 void ResultRecorder::on_start(const ModularModel& model, double t) {

@@ -69,6 +69,15 @@ void System::require(Capability c, std::string_view needed_by) const {
                                     fmi_flag(c), withheld ? ", withheld by the scenario" : "", needed_by));
 }
 
+bool System::has_feedthrough() const {
+  for (int o = 0; o < output_count(); ++o) {
+    for (int i = 0; i < input_count(); ++i) {
+      if (output_depends_on_input(o, i)) return true;
+    }
+  }
+  return false;
+}
+
 int System::max_output_derivative_order() const {
   if (output_names().empty()) return kMaxInputDegree;  // nothing to differentiate
   return has(Capability::output_derivatives) ? provided_output_derivative_order() : 0;

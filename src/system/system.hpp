@@ -86,6 +86,8 @@ class System {
   [[nodiscard]] virtual const std::vector<std::string>& state_names() const;
   /// Direct feedthrough: does output `output` depend algebraically on input `input`?
   [[nodiscard]] virtual bool output_depends_on_input(int output, int input) const = 0;
+  /// Whether some output depends on some input directly.
+  [[nodiscard]] bool has_feedthrough() const;
   [[nodiscard]] int input_count() const { return static_cast<int>(input_names().size()); }
   [[nodiscard]] int output_count() const { return static_cast<int>(output_names().size()); }
   [[nodiscard]] int state_count() const { return static_cast<int>(state_names().size()); }

@@ -73,10 +73,7 @@ EmulatedSystem::EmulatedSystem(std::unique_ptr<System> inner, CapabilitySet emul
     throw Error(fmt::format("system '{}': emulation_substeps = {} must be at least 1", name(), options.substeps));
   }
   substeps_ = inner_->has(Capability::variable_step) ? options.substeps : 1;
-  for (int o = 0; o < inner_->output_count() && !feedthrough_; ++o) {
-    for (int i = 0; i < inner_->input_count() && !feedthrough_; ++i)
-      feedthrough_ = inner_->output_depends_on_input(o, i);
-  }
+  feedthrough_ = inner_->has_feedthrough();
   const Eigen::Index inputs = inner_->input_count(), outputs = inner_->output_count();
   polynomials_.setZero(inputs, kInputCoefficients);
   held_.setZero(inputs, kInputCoefficients);
@@ -261,19 +258,6 @@ void EmulatedSystem::do_release_state(StateId id) {
   saved_.erase(id);
 }
 
-namespace {
-
-bool has_feedthrough(const System& system) {
-  for (int o = 0; o < system.output_count(); ++o) {
-    for (int i = 0; i < system.input_count(); ++i) {
-      if (system.output_depends_on_input(o, i)) return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 std::unique_ptr<System> emulate_missing(std::unique_ptr<System> system, CapabilitySet wanted,
                                         EmulationOptions options) {
   CapabilitySet missing = wanted.without(system->capabilities()).only(kEmulable);
@@ -284,7 +268,7 @@ std::unique_ptr<System> emulate_missing(std::unique_ptr<System> system, Capabili
   // The derivatives of the sub-step samples carry it: there, emulate both together. Without direct
   // feedthrough y' = C f(x, p(h)) is exact, and the samples' O(h·δ) would only lose accuracy.
   if (missing.has(Capability::interpolate_inputs) && wanted.has(Capability::output_derivatives) &&
-      has_feedthrough(*system)) {
+      system->has_feedthrough()) {
     missing.add(Capability::output_derivatives);
   }
   return std::make_unique<EmulatedSystem>(std::move(system), missing, options);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/hermite.hpp"
 
 namespace cosima {
 
@@ -66,16 +67,23 @@ void RunAheadSystem::record_point() {
   if (watched_ > 0) inner_->read_variables(point.variables);
 }
 
+namespace {
+
+/// What tells two times apart near t: a few ulps, so that rounding is not taken for a step.
+double resolution(double t) { return 64.0 * DBL_EPSILON * std::max(1.0, std::abs(t)); }
+
+}  // namespace
+
 bool RunAheadSystem::at_end() const {
   const double t_r = inner_->time();
-  return time_ >= t_r - 64.0 * DBL_EPSILON * std::max(1.0, std::abs(t_r));
+  return time_ >= t_r - resolution(t_r);
 }
 
 StepResult RunAheadSystem::integrate(double h) {
   time_ += h;
   if (at_end()) {  // beyond the wrapped system's points: it steps there
     const double ahead = time_ - inner_->time();
-    if (ahead > 64.0 * DBL_EPSILON * std::max(1.0, std::abs(time_))) {
+    if (ahead > resolution(time_)) {
       StepResult result = inner_->do_step(ahead);
       time_ = inner_->time();  // where it got to, also when it failed or asked to stop early
       if (!result.ok()) return result;
@@ -117,16 +125,8 @@ void RunAheadSystem::interpolate(int order, Eigen::Ref<Eigen::VectorXd> out) con
       out.setZero();
     return;
   }
-  // the Hermite basis h00, h10, h01, h11 and its derivatives in s, at s
-  const double s2 = s * s, s3 = s2 * s;
-  double h00 = 0.0, h10 = 0.0, h01 = 0.0, h11 = 0.0;
-  switch (order) {
-    case 0: h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2; break;
-    case 1: h00 = 6 * s2 - 6 * s, h10 = 3 * s2 - 4 * s + 1, h01 = -6 * s2 + 6 * s, h11 = 3 * s2 - 2 * s; break;
-    case 2: h00 = 12 * s - 6, h10 = 6 * s - 4, h01 = -12 * s + 6, h11 = 6 * s - 2; break;
-    default: h00 = 12, h10 = 6, h01 = -12, h11 = 6; break;
-  }
-  out = (h00 * a.y + h10 * delta * a.dy + h01 * b.y + h11 * delta * b.dy) / std::pow(delta, order);
+  const Eigen::Vector4d w = hermite_weights(delta, time_ - a.t, order);
+  out = w(0) * a.y + w(1) * a.dy + w(2) * b.y + w(3) * b.dy;
 }
 
 void RunAheadSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
