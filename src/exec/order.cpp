@@ -25,6 +25,8 @@ void Order::clear() {
   estimate_h = 0.0;
   watch.clear();
   read_variables = false;
+  wide_inputs.clear();
+  read_wide.clear();
 }
 
 void Batch::resize(int systems) {
@@ -138,6 +140,8 @@ bool read_back(SystemHost& host, const Order& order, Reply& reply) {
     reply.variables.resize(host.watched);
     system.read_variables(reply.variables);
   }
+  reply.wide_values.clear();
+  for (const std::string& name : order.read_wide) reply.wide_values.push_back(system.wide_value(name));
   return true;
 }
 
@@ -164,6 +168,7 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     host.estimator = make_output_estimator(system, *order.configure_estimator);
     host.estimator->reset(system);
   }
+  for (const auto& [input, value] : order.wide_inputs) system.set_wide_input(input, value);
   if (order.set_inputs) system.set_inputs(order.inputs);
   if (order.exit_initialization) system.exit_initialization();
   if (order.step > 0.0) {

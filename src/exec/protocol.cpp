@@ -11,6 +11,16 @@ namespace cosima {
 
 namespace {
 
+void put_wide(wire::Writer& w, const WideInteger& value) {
+  w.put(value.bits());
+  w.put(static_cast<std::uint8_t>(value.is_unsigned()));
+}
+
+WideInteger get_wide(wire::Reader& r) {
+  const auto bits = r.get<std::uint64_t>();
+  return WideInteger::from_bits(bits, r.get<std::uint8_t>() != 0);
+}
+
 void write_order(wire::Writer& w, const Order& o) {
   w.put(static_cast<std::uint8_t>(o.restore));
   w.put(static_cast<std::uint8_t>(o.save));
@@ -37,6 +47,13 @@ void write_order(wire::Writer& w, const Order& o) {
   w.put(static_cast<std::int32_t>(o.watch.size()));
   for (const std::string& name : o.watch) w.put(name);
   w.put(static_cast<std::uint8_t>(o.read_variables));
+  w.put(static_cast<std::int32_t>(o.wide_inputs.size()));
+  for (const auto& [input, value] : o.wide_inputs) {
+    w.put(static_cast<std::int32_t>(input));
+    put_wide(w, value);
+  }
+  w.put(static_cast<std::int32_t>(o.read_wide.size()));
+  for (const std::string& name : o.read_wide) w.put(name);
 }
 
 void read_order(wire::Reader& r, Order& o) {
@@ -67,6 +84,13 @@ void read_order(wire::Reader& r, Order& o) {
   o.watch.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
   for (std::string& name : o.watch) name = r.get_string();
   o.read_variables = r.get<std::uint8_t>() != 0;
+  o.wide_inputs.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  for (auto& [input, value] : o.wide_inputs) {
+    input = r.get<std::int32_t>();
+    value = get_wide(r);
+  }
+  o.read_wide.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  for (std::string& name : o.read_wide) name = r.get_string();
 }
 
 /// A reply and the system's counters; `failure` is the text of an exception thrown while carrying
@@ -85,6 +109,10 @@ void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const Syst
   if (o.read_order >= 0) w.put_matrix(reply.outputs);
   if (o.read_states) w.put_matrix(reply.states);
   if (o.read_variables) w.put_matrix(reply.variables);
+  for (const std::optional<WideInteger>& value : reply.wide_values) {  // as many as o.read_wide names
+    w.put(static_cast<std::uint8_t>(value.has_value()));
+    put_wide(w, value.value_or(WideInteger{}));
+  }
   if (o.estimate_h > 0.0) {
     w.put_matrix(reply.response.GV);
     w.put_matrix(reply.response.GD);
@@ -111,6 +139,12 @@ std::string read_reply(wire::Reader& r, const Order& o, Reply& reply, Counters& 
   if (o.read_order >= 0) r.get_matrix(reply.outputs);
   if (o.read_states) r.get_matrix(reply.states);
   if (o.read_variables) r.get_matrix(reply.variables);
+  reply.wide_values.resize(o.read_wide.size());
+  for (std::optional<WideInteger>& value : reply.wide_values) {
+    const bool present = r.get<std::uint8_t>() != 0;
+    const WideInteger read = get_wide(r);
+    value = present ? std::optional(read) : std::nullopt;
+  }
   if (o.estimate_h > 0.0) {
     r.get_matrix(reply.response.GV);
     r.get_matrix(reply.response.GD);
@@ -136,6 +170,9 @@ void put_port(wire::Writer& w, const PortInfo& info) {
   w.put(info.start_text);
   w.put(static_cast<std::uint8_t>(info.nominal.has_value()));
   w.put(info.nominal.value_or(0.0));
+  w.put(static_cast<std::uint8_t>(info.wide));
+  w.put(static_cast<std::uint8_t>(info.wide_start.has_value()));
+  put_wide(w, info.wide_start.value_or(WideInteger{}));
 }
 
 PortInfo get_port(wire::Reader& r) {
@@ -156,6 +193,10 @@ PortInfo get_port(wire::Reader& r) {
   const bool has_nominal = r.get<std::uint8_t>() != 0;
   const double nominal = r.get<double>();
   if (has_nominal) info.nominal = nominal;
+  info.wide = r.get<std::uint8_t>() != 0;
+  const bool has_wide_start = r.get<std::uint8_t>() != 0;
+  const WideInteger wide_start = get_wide(r);
+  if (has_wide_start) info.wide_start = wide_start;
   return info;
 }
 
@@ -256,6 +297,18 @@ void RemoteSystem::set_string_input(int input, const std::string& /*value*/) {
       fmt::format("system '{}' runs in {}: its String input '{}' is not exchanged out of process (use "
                   "--executor sequential or threads:N)",
                   name(), channel_->place(index_), inputs_[static_cast<std::size_t>(input)]));
+}
+
+std::optional<WideInteger> RemoteSystem::wide_value(const std::string& name) const {
+  Order o;
+  o.read_wide.push_back(name);
+  return channel_->call(index_, o).wide_values.at(0);
+}
+
+void RemoteSystem::set_wide_input(int input, WideInteger value) {
+  Order o;
+  o.wide_inputs.emplace_back(input, value);
+  (void)channel_->call(index_, o);
 }
 
 void RemoteSystem::enter_initialization(double t_start) {

@@ -228,9 +228,10 @@ InitializationReport initialize_coupled(ModularModel& model, Executor& executor,
   }
   executor.execute(buffers.batch);
   buffers.gather_replies(model);
+  model.exchange_at_communication_point();  // exact 64-bit values before any input is set
   InitializationReport report;
   std::tie(report.sweeps, report.newton_iterations) = settle_exchange(model, executor, buffers, plan, report.residual);
-  if (model.has_strings()) model.exchange_strings();  // String inputs, too, are set before leaving
+  model.exchange_at_communication_point();  // String and exact 64-bit inputs, too, are set before leaving
   exit_initialization(model, executor, buffers);
   // an initial event iteration may have moved some outputs: the same exchange, now at t_start
   Eigen::VectorXd mapped;

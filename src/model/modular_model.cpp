@@ -166,13 +166,17 @@ void ModularModel::connect(std::string_view output, std::string_view input, bool
     connections_.push_back({from, to, false, {}});  // drives the input (its numeric slot stays unused)
   } else {
     connections_.push_back({from, to, convert && !same_type, transform});
+    if (out.wide && in.wide && same_type && transform.identity()) wide_links_.push_back({from, to, false, {}});
   }
   finalized_ = false;
 }
 
 void ModularModel::set_constant_input(std::string_view input, double value) {
   const PortRef to = resolve(input, false);
-  check_value(system(to.system).input_info(to.port), value, fmt::format("constant input '{}'", input));
+  const PortInfo& info = system(to.system).input_info(to.port);
+  check_value(info, value, fmt::format("constant input '{}'", input));
+  // a 64-bit input takes the integer the double is, exactly (beyond 2^53 its nearest double is many)
+  if (const auto whole = WideInteger::of_double(value); info.wide && whole) wide_constants_.emplace_back(to, *whole);
   constants_pending_.emplace_back(to, value);
   finalized_ = false;
 }
@@ -189,8 +193,34 @@ void ModularModel::set_constant_input(std::string_view input, const std::string&
   finalized_ = false;
 }
 
+void ModularModel::set_constant_input(std::string_view input, WideInteger value) {
+  const PortRef to = resolve(input, false);
+  const PortInfo& info = system(to.system).input_info(to.port);
+  if (!info.wide && !value.exact_in_double()) {
+    throw Error(
+        fmt::format("constant input '{}' ({}) is given {}, which only a 64-bit integer input (Int64, UInt64) "
+                    "holds exactly",
+                    input, describe(info), value.text()));
+  }
+  const bool is_signed = info.integer_min < 0.0;  // Int64, else UInt64
+  if (info.wide && !(is_signed ? value.as_int64().has_value() : value.as_uint64().has_value())) {
+    throw Error(fmt::format("constant input '{}' ({}): {} is outside the range of its type {}", input, describe(info),
+                            value.text(),
+                            is_signed ? "[-9223372036854775808, 9223372036854775807]" : "[0, 18446744073709551615]"));
+  }
+  const std::size_t before = wide_constants_.size();
+  set_constant_input(input, value.to_double());
+  wide_constants_.resize(before);  // the value itself, not the integer its nearest double is
+  if (info.wide) wide_constants_.emplace_back(to, value);
+}
+
+void ModularModel::exchange_at_communication_point() {
+  exchange_strings();
+  exchange_wide();
+}
+
 void ModularModel::exchange_strings() {
-  if (!has_strings()) return;
+  if (string_links_.empty() && string_constants_.empty()) return;
   for (const auto& [to, text] : string_constants_) system(to.system).set_string_input(to.port, text);
   // a String output may depend on a String input (feedthrough): sweep until nothing changes, at
   // most once per link (the longest chain)
@@ -207,6 +237,33 @@ void ModularModel::exchange_strings() {
     }
     if (!changed) return;
   }
+}
+
+void ModularModel::exchange_wide() {
+  if (wide_links_.empty() && wide_constants_.empty()) return;
+  set_wide_constants();
+  // as exchange_strings: along direct feedthrough, until nothing changes
+  wide_values_.resize(wide_links_.size());
+  for (std::size_t sweep = 0; sweep <= wide_links_.size(); ++sweep) {
+    bool changed = false;
+    for (std::size_t k = 0; k < wide_links_.size(); ++k) {
+      const auto& link = wide_links_[k];
+      const System& from = system(link.from.system);
+      const std::optional<WideInteger> value =
+          from.wide_value(from.output_names()[static_cast<std::size_t>(link.from.port)]);
+      if (!value || wide_values_[k] == value) continue;
+      system(link.to.system).set_wide_input(link.to.port, *value);
+      wide_values_[k] = value;
+      changed = true;
+    }
+    if (!changed) return;
+  }
+}
+
+void ModularModel::set_wide_constants() {
+  if (wide_constants_set_) return;
+  for (const auto& [to, value] : wide_constants_) system(to.system).set_wide_input(to.port, value);
+  wide_constants_set_ = true;
 }
 
 namespace {

@@ -11,7 +11,7 @@
 // transformation u = scale·y + offset (SSP 1.0's LinearTransformation), applied before a conversion. Inputs that are
 // not continuous Reals, or are driven by an output that is not, are "held": methods give them their value at the start
 // of each macro-step and never extrapolate them (input_held). String connections and String constants are applied by
-// exchange_strings at each communication point.
+// exchange_at_communication_point, beside the exact values of 64-bit integers.
 #include <array>
 #include <memory>
 #include <optional>
@@ -54,6 +54,9 @@ class ModularModel {
   void set_constant_input(std::string_view input, double value);
   /// Drives a String input by a constant text.
   void set_constant_input(std::string_view input, const std::string& text);
+  /// Drives an input by a 64-bit integer, exactly where the input is one (PortInfo::wide); another
+  /// input takes it where a double holds it.
+  void set_constant_input(std::string_view input, WideInteger value);
   /// Checks that every input is driven at most once, that connected types agree and that constants
   /// are legal values, and builds the global index tables. An input driven by nothing keeps its
   /// declared start value (inputs_at_start_values); one without a start value, or any with
@@ -131,8 +134,12 @@ class ModularModel {
   }
   /// Copies every String output to the String inputs it drives, and String constants to theirs.
   /// Called by the driver at every communication point (Strings are held over a macro-step).
-  void exchange_strings();
-  [[nodiscard]] bool has_strings() const { return !string_links_.empty() || !string_constants_.empty(); }
+  /// At a communication point: String inputs from their outputs and constants, and the exact values of
+  /// 64-bit integer inputs from their 64-bit outputs and constants (System::set_wide_input), each swept
+  /// along direct feedthrough until nothing changes.
+  void exchange_at_communication_point();
+  /// Before the first inputs are set: the 64-bit constants' exact values (done once).
+  void set_wide_constants();
 
   /// A cycle of direct-feedthrough dependencies (an algebraic loop) as port labels
   /// ["a.y", "b.u", "b.z", "a.v", "a.y"], or empty when there is none.
@@ -142,6 +149,8 @@ class ModularModel {
 
  private:
   // the steps of finalize()
+  void exchange_strings();
+  void exchange_wide();
   void lay_out_ports();                  ///< offsets of every system's ports; direct feedthrough anywhere
   void wire_inputs();                    ///< each input's source (an output or a constant), driven once
   void collect_transforms();             ///< the connections' linear transformations and conversions
@@ -172,7 +181,11 @@ class ModularModel {
   std::vector<std::pair<PortRef, double>> constants_pending_;
   std::vector<std::pair<PortRef, std::string>> string_constants_;
   std::vector<PendingConnection> string_links_;
-  std::vector<std::optional<std::string>> string_values_;    ///< last value handed over by each link
+  std::vector<std::optional<std::string>> string_values_;  ///< last value handed over by each link
+  std::vector<std::pair<PortRef, WideInteger>> wide_constants_;
+  std::vector<PendingConnection> wide_links_;            ///< between 64-bit integer ports, without transformation
+  std::vector<std::optional<WideInteger>> wide_values_;  ///< last value handed over by each link
+  bool wide_constants_set_ = false;
   std::vector<std::pair<int, Conversion>> conversions_;      ///< global input and how its source converts
   std::vector<std::pair<int, LinearTransform>> transforms_;  ///< the connected inputs with one that is not the identity
   std::vector<LinearTransform> transform_of_input_;

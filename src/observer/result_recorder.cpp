@@ -128,18 +128,24 @@ void ResultRecorder::add_column(ModularModel& model, const std::string& label) {
   const System& system = model.system(s);
   if (const int o = system.output_index(name); o >= 0) {
     if (system.output_info(o).kind == PortKind::string) {
-      sources_.push_back({s, Source::Kind::text, o, text_columns_++});
+      sources_.push_back({.system = s, .kind = Source::Kind::text, .index = o, .text_column = text_columns_++});
     } else {
-      sources_.push_back({s, Source::Kind::output, o, -1, system.output_info(o).continuous});
+      sources_.push_back({.system = s,
+                          .kind = Source::Kind::output,
+                          .index = o,
+                          .continuous = system.output_info(o).continuous,
+                          .wide = system.output_info(o).wide,
+                          .name = name});
       needs_outputs_[static_cast<std::size_t>(s)] = 1;
     }
   } else if (const int x = system.state_index(name); x >= 0) {
     system.require(Capability::state_access, fmt::format("recording state '{}'", label));
-    sources_.push_back({s, Source::Kind::state, x, -1, true});
+    sources_.push_back({.system = s, .kind = Source::Kind::state, .index = x, .continuous = true});
     needs_states_[static_cast<std::size_t>(s)] = 1;
   } else if (found != splits.end()) {  // another variable of the system
     std::vector<std::string>& watched = watched_[static_cast<std::size_t>(s)];
-    sources_.push_back({s, Source::Kind::variable, static_cast<int>(watched.size())});
+    sources_.push_back(
+        {.system = s, .kind = Source::Kind::variable, .index = static_cast<int>(watched.size()), .name = name});
     watched.push_back(name);
   } else {
     std::vector<std::string> known = system.output_names();
@@ -158,7 +164,12 @@ void ResultRecorder::format_row(std::string& out, double t, const double* values
   for (std::size_t c = 0; c < labels_.size(); ++c) {
     if (!is_text(c)) {
       out += ',';
-      append_number(out, values[c]);
+      const Source& source = sources_[c];
+      if (source.wide && !texts[source.text_column].empty()) {
+        out += texts[source.text_column];  // the exact integer, unquoted
+      } else {
+        append_number(out, values[c]);
+      }
       continue;
     }
     out += ",\"";
@@ -177,7 +188,20 @@ void ResultRecorder::record(const ModularModel& model, double t) {
   emit(t);
 }
 
+void ResultRecorder::mark_wide_columns(const ModularModel& model) {
+  wide_marked_ = true;
+  for (Source& source : sources_) {
+    if (source.kind != Source::Kind::output && source.kind != Source::Kind::variable) continue;
+    // an output is known by its port; another variable by whether its system reads it exactly
+    source.wide = source.kind == Source::Kind::output ? source.wide
+                                                      : model.system(source.system).wide_value(source.name).has_value();
+    if (source.wide) source.text_column = text_columns_++;
+  }
+  row_texts_.resize(static_cast<std::size_t>(text_columns_));
+}
+
 void ResultRecorder::gather(const ModularModel& model) {
+  if (!wide_marked_) mark_wide_columns(model);
   for (std::size_t s = 0; s < system_outputs_.size(); ++s) {
     if (needs_outputs_[s] != 0) model.system(static_cast<int>(s)).outputs(system_outputs_[s]);
     if (needs_states_[s] != 0) model.system(static_cast<int>(s)).states(system_states_[s]);
@@ -199,6 +223,10 @@ void ResultRecorder::gather(const ModularModel& model) {
         row_texts_[static_cast<std::size_t>(source.text_column)] =
             model.system(source.system).string_output(source.index);
         break;
+    }
+    if (source.wide) {
+      const std::optional<WideInteger> exact = model.system(source.system).wide_value(source.name);
+      row_texts_[static_cast<std::size_t>(source.text_column)] = exact ? exact->text() : std::string();
     }
   }
 }
@@ -285,6 +313,12 @@ void ResultRecorder::flush() {
 
 const std::string& ResultRecorder::text(std::size_t row, std::size_t column) const {
   return texts_[row * static_cast<std::size_t>(text_columns_) + static_cast<std::size_t>(sources_[column].text_column)];
+}
+
+std::optional<WideInteger> ResultRecorder::wide(std::size_t row, std::size_t column) const {
+  if (!is_wide(column)) return std::nullopt;
+  return WideInteger::parse(
+      texts_[row * static_cast<std::size_t>(text_columns_) + static_cast<std::size_t>(sources_[column].text_column)]);
 }
 
 std::vector<double> ResultRecorder::column(const std::string& label) const {

@@ -58,6 +58,11 @@ class ResultRecorder final : public Observer {
   }
   /// Whether a column holds text (a String output).
   [[nodiscard]] bool is_text(std::size_t column) const { return sources_[column].kind == Source::Kind::text; }
+  /// Whether a column is a 64-bit integer (known from the first row on): its numbers are the nearest
+  /// doubles, wide() and the CSV its exact values.
+  [[nodiscard]] bool is_wide(std::size_t column) const { return sources_[column].wide; }
+  /// The exact value of a 64-bit integer column at a row (nullopt where the system gave none).
+  [[nodiscard]] std::optional<WideInteger> wide(std::size_t row, std::size_t column) const;
   /// The text of a String column at a row.
   [[nodiscard]] const std::string& text(std::size_t row, std::size_t column) const;
   /// Writes the rows kept in memory as CSV.
@@ -78,6 +83,9 @@ class ResultRecorder final : public Observer {
   void mark_slope_columns(const ModularModel& model);
   /// One label's column (an output, a state or another variable), or Error naming what is known.
   void add_column(ModularModel& model, const std::string& label);
+  /// At the first row: which output and variable columns are 64-bit integers (their systems give
+  /// exact values for them), each with a text column for its exact values.
+  void mark_wide_columns(const ModularModel& model);
   void format_row(std::string& out, double t, const double* values, const std::string* texts) const;
 
   struct Source {
@@ -85,9 +93,11 @@ class ResultRecorder final : public Observer {
     int system;
     Kind kind;
     int index;
-    int text_column = -1;     ///< among the text columns
+    int text_column = -1;     ///< among the text columns (a String's, or a 64-bit integer's exact value)
     bool continuous = false;  ///< interpolated between communication points (else held)
     bool slope = false;       ///< continuous, with the system's own derivative: Hermite, not linear
+    bool wide = false;        ///< a 64-bit integer, its exact value in its text column
+    std::string name;         ///< the variable's name in its system
   };
   /// The interpolated value of column c at w ∈ (0, 1) of the last stretch (of length `span`).
   [[nodiscard]] double between(std::size_t c, double w, double span) const;
@@ -104,6 +114,7 @@ class ResultRecorder final : public Observer {
   std::vector<double> values_;      // row-major (text columns hold 0)
   std::vector<std::string> texts_;  // row-major over the text columns
   int text_columns_ = 0;
+  bool wide_marked_ = false;  ///< mark_wide_columns done
   // one row's scratch space: each system's outputs and states read once per row
   std::vector<Eigen::VectorXd> system_outputs_, system_states_, system_variables_;
   std::vector<std::vector<std::string>> watched_;  ///< per system: its other variables recorded

@@ -126,6 +126,8 @@ std::unique_ptr<System> build_fmu_system(const SystemSpec& spec) {
   for (const auto& [parameter, value] : spec.parameters) {
     if (const auto* text = std::get_if<std::string>(&value))
       system->set_string_parameter(parameter, *text);
+    else if (const auto* whole = std::get_if<WideInteger>(&value))
+      system->set_wide_parameter(parameter, *whole);
     else
       system->set_parameter(parameter, std::get<double>(value));
   }
@@ -147,7 +149,10 @@ std::unique_ptr<System> build_native_system(const SystemSpec& spec) {
         throw Error(
             fmt::format("parameter '{}' is a number; \"{}\" is a text", parameter, std::get<std::string>(value)));
       }
-      ode->set_parameter(parameter, std::get<double>(value));
+      if (const auto* whole = std::get_if<WideInteger>(&value))
+        ode->set_wide_parameter(parameter, *whole);
+      else
+        ode->set_parameter(parameter, std::get<double>(value));
     } catch (const Error& e) {
       throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
     }

@@ -17,8 +17,26 @@ namespace cosima {
 
 namespace {
 
+/// Warns, once per column, of 64-bit integers that a MAT file's doubles round.
+void warn_rounded_wide_columns(const std::filesystem::path& path, const ResultRecorder& results) {
+  for (std::size_t column = 0; column < results.labels().size(); ++column) {
+    if (!results.is_wide(column)) continue;
+    for (std::size_t row = 0; row < results.times().size(); ++row) {
+      const std::optional<WideInteger> exact = results.wide(row, column);
+      if (!exact || exact->exact_in_double()) continue;
+      log(LogLevel::warning,
+          fmt::format("'{}': '{}' is {} at t = {}, which a MAT file holds as the double {:.17g} (MAT results hold "
+                      "doubles; a CSV file keeps 64-bit integers exact)",
+                      path.string(), results.labels()[column], exact->text(), results.times()[row],
+                      exact->to_double()));
+      break;
+    }
+  }
+}
+
 /// The rows kept in memory as a MATLAB v4 file (String columns refused before the run starts).
 void write_mat(const std::filesystem::path& path, const ResultRecorder& results) {
+  warn_rounded_wide_columns(path, results);
   write_mat_results(path, {.names = results.labels(),
                            .descriptions = results.descriptions(),
                            .times = results.times(),

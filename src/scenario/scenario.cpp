@@ -90,24 +90,15 @@ class ObjectReader {
   const std::filesystem::path& file_;
 };
 
-/// A parameter or constant input: a number, true/false (1/0), or a text.
+/// A parameter or constant input: a number, true/false (1/0), or a text. An integer that a double
+/// does not hold (beyond 2^53) stays exact, as a WideInteger.
 ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const std::string& path) {
   if (value.is_boolean()) return value.get<bool>() ? 1.0 : 0.0;
   if (value.is_number_unsigned() || value.is_number_integer()) {
-    // values travel as doubles: an integer a double cannot hold (beyond 2^53, e.g. UInt64's maximum)
-    // would arrive as another number
-    const double number = value.get<double>();
-    const bool exact =
-        value.is_number_unsigned()
-            ? number < 18446744073709551616.0 && static_cast<std::uint64_t>(number) == value.get<std::uint64_t>()
-            : number < 9223372036854775808.0 && static_cast<std::int64_t>(number) == value.get<std::int64_t>();
-    if (!exact) {
-      reader.fail(
-          fmt::format("'{}' is {}, which cosima cannot carry exactly: integers travel as doubles, exact up "
-                      "to 2^53 (the nearest double is {:.17g})",
-                      path, json_text(value), number));
-    }
-    return number;
+    const WideInteger whole = value.is_number_unsigned() ? WideInteger::of(value.get<std::uint64_t>())
+                                                         : WideInteger::of(value.get<std::int64_t>());
+    if (whole.exact_in_double()) return whole.to_double();
+    return whole;
   }
   if (value.is_number()) return value.get<double>();
   if (value.is_string()) return value.get<std::string>();

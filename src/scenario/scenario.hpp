@@ -46,6 +46,7 @@
 
 #include "io/json.hpp"
 
+#include "core/wide_integer.hpp"
 #include "fmi/common/model_description.hpp"
 #include "model/modular_model.hpp"
 #include "simulation/simulation.hpp"
@@ -54,8 +55,9 @@
 
 namespace cosima {
 
-/// A parameter or constant input as written: a number (Booleans as 1/0) or a text.
-using ScalarValue = std::variant<double, std::string>;
+/// A parameter or constant input as written: a number (Booleans as 1/0), a text, or an integer that a
+/// double does not hold exactly (beyond 2^53: FMI 3.0's Int64 and UInt64 take it exactly).
+using ScalarValue = std::variant<double, std::string, WideInteger>;
 
 struct ConnectionSpec {
   std::string from, to;

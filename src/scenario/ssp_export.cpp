@@ -194,6 +194,10 @@ class SsdWriter {
       parameter.append_child(fmt::format("ssv:{}", type).c_str()).append_attribute("value") = text->c_str();
       return;
     }
+    if (const auto* whole = std::get_if<WideInteger>(&value)) {  // beyond 2^53: exact, as an integer
+      parameter.append_child("ssv:Integer").append_attribute("value") = whole->text().c_str();
+      return;
+    }
     const double number = std::get<double>(value);
     std::string text = number_text(number);
     if (type == "Boolean") {

@@ -173,7 +173,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   method.set_stop_time(options.stop);
   method.track_coupling_error(model, options.start, options.stop, options.accuracy);
   method.initialize(model, options.start);
-  model.exchange_strings();
+  model.exchange_at_communication_point();
   for (Observer* observer : observers) observer->on_start(model, options.start);
 
   const std::vector<const System*> announcing = announcing_systems(model);
@@ -221,7 +221,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     }
     for (Observer* observer : observers) observer->on_step(model, t, report);
     if (last) break;
-    model.exchange_strings();
+    model.exchange_at_communication_point();
   }
   for (Observer* observer : observers) observer->on_end(model, t);
   finish(stats, model, method, t);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/wide_integer.hpp"
 #include "fmi/common/description_reader.hpp"
 #include "fmi/common/fmu_archive.hpp"
 #include "io/json.hpp"
@@ -763,11 +764,16 @@ class SsdReader {
     } else if (result.type == "Clock") {
       fail(fmt::format("{} is a Clock: not supported", what));
     } else {
+      // exact over the 64-bit range (FMI 3.0 Int64 / UInt64); the system checks its own type's range
+      const std::optional<WideInteger> whole = WideInteger::parse(fmi::description::trim(text));
       const bool is_unsigned = result.type.starts_with("UInt");
-      const std::optional<long long> whole = fmi::description::to_integer(text, is_unsigned ? 0 : -(1LL << 53),
-                                                                          1LL << 53);  // what a double carries
-      if (!whole) fail(fmt::format("{} = \"{}\" is not an integer (as far as a double carries one)", what, text));
-      result.value = *whole;
+      if (!whole || (is_unsigned && whole->negative()))
+        fail(fmt::format("{} = \"{}\" is not {} integer from -2^63 to 2^64 - 1", what, text,
+                         is_unsigned ? "a non-negative" : "an"));
+      if (whole->negative())
+        result.value = *whole->as_int64();
+      else
+        result.value = *whole->as_uint64();
     }
     return result;
   }

@@ -2,13 +2,16 @@
 // What a port carries (FMI 2.0 §2.2.7 ScalarVariable types): its kind, whether it varies
 // continuously, its declared range and start. Every value crosses the master as a double — exact
 // for Integer (32 bit), Enumeration and Boolean (0/1) — except Strings, which are exchanged by name
-// at communication points (ModularModel::exchange_strings).
+// at communication points (ModularModel::exchange_at_communication_point), and 64-bit integers, whose
+// exact values are exchanged there beside their doubles.
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/wide_integer.hpp"
 
 namespace cosima {
 
@@ -31,6 +34,10 @@ struct PortInfo {
   std::optional<double> start;          ///< declared start of a numeric port
   std::optional<double> nominal;        ///< declared nominal of a Real port (its typical magnitude)
   std::string start_text;               ///< declared start of a String port
+  /// A 64-bit integer (FMI 3.0 Int64/UInt64): its exact values travel beside the double
+  /// (System::wide_value, System::set_wide_input), its declared start exactly in wide_start.
+  bool wide = false;
+  std::optional<WideInteger> wide_start;
 
   /// The value of an Enumeration item named `name`; throws Error listing the items (with the
   /// closest) when there is none, or when the port is no Enumeration. `what` names the port.

@@ -43,6 +43,16 @@ void System::watch_variables(const std::vector<std::string>& names) {
 void System::set_string_parameter(const std::string& parameter, const std::string& /*value*/) {
   throw Error(fmt::format("system '{}' has no String parameter '{}'", name_, parameter));
 }
+void System::set_wide_parameter(const std::string& name, WideInteger value) {
+  if (!value.exact_in_double()) {
+    throw Error(
+        fmt::format("system '{}': parameter '{}' is given {}, which only a 64-bit integer (Int64, UInt64) of "
+                    "an FMI 3.0 FMU holds exactly",
+                    this->name(), name, value.text()));
+  }
+  set_parameter(name, value.to_double());
+}
+
 std::string System::string_output(int output) const {
   throw Error(fmt::format("system '{}': output '{}' is not a String output here", name_,
                           output_names().at(static_cast<std::size_t>(output))));

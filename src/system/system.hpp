@@ -26,13 +26,15 @@
 //
 // Ports carry a PortKind (system/port.hpp). Numeric kinds travel as doubles through set_inputs and
 // outputs (a String port's slot there is unused); String ports through string_output /
-// set_string_input at communication points.
+// set_string_input at communication points, and the exact values of 64-bit integer ports there too,
+// beside their doubles (wide_value / set_wide_input).
 //
 // A call that needs a capability the system does not declare, or that the scenario withholds,
 // throws CapabilityError naming the system and the capability.
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -132,6 +134,19 @@ class System {
   /// The current value of a String output (PortKind::string).
   [[nodiscard]] virtual std::string string_output(int output) const;
   virtual void set_string_input(int input, const std::string& value);
+
+  // --- 64-bit integers, exactly (PortInfo::wide, core/wide_integer.hpp) ---------------------------
+  /// The value of a 64-bit integer port or variable by name (an FMU's Int64/UInt64 of any causality),
+  /// read now; nullopt for anything else. Default: none.
+  [[nodiscard]] virtual std::optional<WideInteger> wide_value(const std::string& /*name*/) const {
+    return std::nullopt;
+  }
+  /// Sets a 64-bit integer input exactly, and keeps the value: while the master gives the input this
+  /// value's nearest double, the system takes the value itself. Default: nothing (no such input).
+  virtual void set_wide_input(int /*input*/, WideInteger /*value*/) {}
+  /// A parameter given as a 64-bit integer. The default sets its double where that is the value
+  /// itself and refuses it by name where it is not.
+  virtual void set_wide_parameter(const std::string& name, WideInteger value);
 
   // --- other variables, for recording ----------------------------------------------------------
   /// Variables beyond the ports and states that a recorder may read by name (an FMU: every numeric

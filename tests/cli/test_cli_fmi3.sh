@@ -48,11 +48,26 @@ check enum-by-name 0 "macro-steps 2" -- "$cosima" run enum.json --out enum.csv
 check enum-by-name-value 0 "^0.20000000000000001,3$" -- tail -1 enum.csv
 check enum-unknown-name 1 "\"blu\" is no item of it \(items: red = 1, green = 2, blue = 3\); did you mean 'blue'" -- \
   "$cosima" run enum.json --set 'inputs.a.u_Enumeration="blu"' --out enum.csv
-# 64-bit integers travel as doubles: one a double holds passes exactly, UInt64's maximum is refused by name
-check uint64-exact 0 "^0.20000000000000001,1e\+18$" -- sh -c "'$cosima' run enum.json --set inputs.a.u_UInt64=1000000000000000000 \
-  --set 'output.variables=[\"a.y_UInt64\"]' --out u64.csv --quiet 2>/dev/null; tail -1 u64.csv"
-check uint64-max-refused 1 "'inputs.a.u_UInt64' is 18446744073709551615, which cosima cannot carry exactly" -- \
-  "$cosima" run enum.json --set inputs.a.u_UInt64=18446744073709551615 --out u64.csv
+# 64-bit integers are exact over their whole range: a constant, a parameter and a counter near 2^64
+# (count = u_UInt64 + steps) through a connection, in process, out of process and through an SSP package
+cat > wide.json <<JSON
+{"stop": 0.3, "method": {"type": "jacobi", "dt": 0.1},
+ "systems": {"a": {"fmu": "$fmus/cosima_fmi3_types.fmu", "parameters": {"ubig": 18446744073709551614}},
+             "b": {"fmu": "$fmus/cosima_fmi3_types.fmu"}},
+ "inputs": {"a.u_UInt64": 18446744073709551515, "a.u_Int64": -9223372036854775807},
+ "connections": [["a.count", "b.u_UInt64"], ["a.y_Int64", "b.u_Int64"]],
+ "output": {"variables": ["a.count", "b.u_UInt64", "b.count", "b.y_Int64", "a.ubig"]}}
+JSON
+check uint64-exact 0 "^0.29999999999999999,18446744073709551518,18446744073709551517,18446744073709551520,-9223372036854775805,18446744073709551614$" -- \
+  sh -c "'$cosima' run wide.json --out wide.csv --quiet 2>/dev/null; tail -1 wide.csv"
+check uint64-processes-bitwise 0 "^same$" -- \
+  sh -c "'$cosima' run wide.json --executor processes --out wide_p.csv --quiet 2>/dev/null && cmp wide.csv wide_p.csv && echo same"
+check uint64-export-ssp 0 "ssp wide.ssp" -- "$cosima" export-ssp wide.json -o wide.ssp
+check uint64-ssp-bitwise 0 "^same$" -- sh -c "'$cosima' run wide.ssp --out wide_ssp.csv --quiet 2>/dev/null && cmp wide.csv wide_ssp.csv && echo same"
+check uint64-out-of-range 1 "constant input 'a.u_Int64' \(Integer\): 18446744073709551615 is outside the range of its type \[-9223372036854775808, 9223372036854775807\]" -- \
+  "$cosima" run wide.json --set inputs.a.u_Int64=18446744073709551615 --out wide.csv
+check uint64-start-value 0 "^0.20000000000000001,18446744073709551615,18446744073709551615$" -- \
+  sh -c "'$cosima' run '$fmus/cosima_fmi3_types.fmu' --start-values u_UInt64=18446744073709551614 --set 'output.variables=[\"cosima_fmi3_types.y_UInt64\", \"cosima_fmi3_types.ubig\"]' --set stop=0.2 --set method.dt=0.1 --out sv.csv --quiet 2>/dev/null; tail -1 sv.csv"
 # the item name survives an SSP round trip (ssv:Enumeration value="blue"), bitwise
 check enum-export-ssp 0 "ssp enum.ssp" -- "$cosima" export-ssp enum.json -o enum.ssp
 check enum-ssp-bitwise 0 "^same$" -- sh -c "'$cosima' run enum.ssp --out enum_ssp.csv --quiet 2>/dev/null && cmp enum.csv enum_ssp.csv && echo same"

@@ -108,6 +108,8 @@ void FmuInstance::lay_out() {
     }
   }
   inputs_one_real_ = one_real_batch(all_in_, inputs_.size());
+  for (const Port& port : inputs_) wide_inputs_.push_back(port.info.wide_start);
+  wide_given_.assign(inputs_.size(), 0);
   outputs_one_real_ = one_real_batch(out_, outputs_.size());
   // direct feedthrough from ModelStructure outputs (no dependencies attribute: depends on all)
   feedthrough_.assign(outputs_.size(), std::vector<bool>(inputs_.size(), true));
@@ -375,6 +377,104 @@ double FmuInstance::integral_input(double value, int input) const {
                             describe(info), why));
   }
   return value;
+}
+
+namespace {
+
+bool is_wide(VariableType type) { return type == VariableType::int64 || type == VariableType::uint64; }
+
+/// Why a 64-bit variable of this type and declared range cannot take the value, or "" when it can.
+/// The declared range is compared in doubles: a bound within one rounding of the value counts as met.
+std::string why_not_wide(VariableType type, const PortInfo& info, const WideInteger& value) {
+  if (type == VariableType::int64 && !value.as_int64())
+    return "outside the range of its type [-9223372036854775808, 9223372036854775807]";
+  if (type == VariableType::uint64 && !value.as_uint64())
+    return "outside the range of its type [0, 18446744073709551615]";
+  const double number = value.to_double();
+  if (number < info.min || number > info.max) return fmt::format("outside its range [{}, {}]", info.min, info.max);
+  return {};
+}
+
+}  // namespace
+
+void FmuInstance::check_wide(const ScalarVariable& v, const WideInteger& value, std::string_view what) const {
+  const std::string why = why_not_wide(v.type, description().port_info(v), value);
+  if (why.empty()) return;
+  throw Error(fmt::format("{}: {} ({}): {} is {}", where(), what, description().type_name(v.type), value.text(), why));
+}
+
+WideInteger FmuInstance::wide_input(double value, int input) const {
+  const auto i = static_cast<std::size_t>(input);
+  if (const std::optional<WideInteger>& kept = wide_inputs_[i]; kept && kept->to_double() == value) return *kept;
+  const double whole = integral_input(value, input);
+  const ScalarVariable& v = description().variables[static_cast<std::size_t>(inputs_[i].variable)];
+  const std::optional<WideInteger> exact = WideInteger::of_double(whole);
+  if (!exact) {  // 2^64 passes the range check in doubles (UInt64's maximum rounds up to it)
+    throw Error(fmt::format("{}: input '{}' ({}): {:.17g} is {}", where(), input_names_[i],
+                            description().type_name(v.type), whole,
+                            why_not_wide(v.type, inputs_[i].info, WideInteger::of(~std::uint64_t{0}))));
+  }
+  check_wide(v, *exact, fmt::format("input '{}'", input_names_[i]));
+  // an input given exact values (set_wide_input) and now another double: a value within a macro-step
+  if (std::abs(whole) < 9007199254740992.0 || wide_given_[i] != 1) return *exact;
+  wide_given_[i] = 2;
+  log(LogLevel::warning,
+      fmt::format("{}: {} input '{}' is given {:.17g} within a macro-step, which a double rounds: 64-bit values "
+                  "cross exactly at communication points, not within a macro-step's sequence or iteration",
+                  where(), description().type_name(v.type), input_names_[i], whole));
+  return *exact;
+}
+
+std::optional<WideInteger> FmuInstance::wide_value(const std::string& name, double t) const {
+  const int at = description().find(name);
+  if (at < 0) return std::nullopt;
+  const ScalarVariable& v = description().variables[static_cast<std::size_t>(at)];
+  if (!is_wide(v.type) || !v.dimensions.empty()) return std::nullopt;
+  const ForeignCallScope in = enter(v.type == VariableType::int64 ? "fmi3GetInt64" : "fmi3GetUInt64", t);
+  return get_wide(v);
+}
+
+void FmuInstance::set_wide_parameter(const std::string& name, WideInteger value, double t) {
+  const int at = description().find(name);
+  const ScalarVariable* v = at >= 0 ? &description().variables[static_cast<std::size_t>(at)] : nullptr;
+  if (v == nullptr || !is_wide(v->type) || !v->dimensions.empty()) {
+    if (!value.exact_in_double()) {
+      throw Error(
+          fmt::format("{}: parameter '{}' is given {}, which only a 64-bit integer variable (Int64, UInt64) "
+                      "holds exactly{}",
+                      where(), name, value.text(),
+                      v != nullptr ? fmt::format("; it is {}", description().type_name(v->type)) : ""));
+    }
+    set_parameter(name, value.to_double(), t);
+    return;
+  }
+  (void)settable(name);
+  check_wide(*v, value, fmt::format("parameter '{}'", name));
+  const ForeignCallScope in = enter(api_.set_values, t);
+  set_wide(*v, value);
+}
+
+void FmuInstance::set_wide_input(int input, WideInteger value, double t) {
+  const auto i = static_cast<std::size_t>(input);
+  const Port& port = inputs_[i];
+  if (!port.info.wide) return;
+  const ScalarVariable& v = description().variables[static_cast<std::size_t>(port.variable)];
+  check_wide(v, value, fmt::format("input '{}'", input_names_[i]));
+  wide_inputs_[i] = value;
+  wide_given_[i] = std::max<char>(wide_given_[i], 1);
+  // Model Exchange takes discrete inputs in Event Mode only: there set_inputs sets the value kept
+  const bool takes_inputs_now = interface_ == FmiInterface::co_simulation || in_initialization_;
+  if (!takes_inputs_now || !v.dimensions.empty()) return;
+  const ForeignCallScope in = enter(api_.set_values, t);
+  set_wide(v, value);
+}
+
+WideInteger FmuInstance::get_wide(const ScalarVariable& variable) const {
+  throw Error(fmt::format("{}: '{}' is no 64-bit integer of this FMI version", where(), variable.name));
+}
+
+void FmuInstance::set_wide(const ScalarVariable& variable, WideInteger /*value*/) {
+  throw Error(fmt::format("{}: '{}' is no 64-bit integer of this FMI version", where(), variable.name));
 }
 
 namespace {

@@ -189,6 +189,18 @@ class FmuInstance {
   /// Float64 variables by value reference (states, derivatives), all their elements in turn.
   virtual void get_reals(const std::vector<unsigned int>& vrs, Eigen::Ref<Eigen::VectorXd> values) const = 0;
 
+  // --- 64-bit integers, exactly (core/wide_integer.hpp) --------------------------------------------
+  /// The value of the scalar 64-bit integer variable `name` (FMI 3.0 Int64/UInt64 of any causality),
+  /// read now; nullopt when `name` is no such variable.
+  [[nodiscard]] std::optional<WideInteger> wide_value(const std::string& name, double t) const;
+  /// A parameter given as a 64-bit integer: set exactly when it is a 64-bit variable (range-checked
+  /// by its type), else as set_parameter when a double holds the value, else refused by name.
+  void set_wide_parameter(const std::string& name, WideInteger value, double t);
+  /// Keeps the exact value of a 64-bit integer input (range-checked by its type) and, where the FMU
+  /// takes inputs now (Initialization Mode, Co-Simulation), sets it: a later set_inputs that gives
+  /// the input this value's nearest double sets the value itself.
+  void set_wide_input(int input, WideInteger value, double t);
+
   // --- lifecycle -----------------------------------------------------------------------------------
   /// Into Initialization Mode (FMI 2.0: fmi2SetupExperiment first) at t_start, with the tolerance
   /// when given: inputs may then be set and outputs read as initial values.
@@ -262,6 +274,14 @@ class FmuInstance {
   /// An integer or Boolean input's value as the integer it stands for: values travel as doubles, and
   /// a solver's rounding noise is tolerated; an illegal value throws Error naming the input.
   [[nodiscard]] double integral_input(double value, int input) const;
+  /// The value set_inputs gives a 64-bit integer input for its double `value`: the value kept by
+  /// set_wide_input (or the declared start) when `value` is its nearest double, else the integer
+  /// `value` is, range-checked. The latter, beyond 2^53 on an input given exact values before, is
+  /// warned about once per input: a value within a macro-step that a double rounds.
+  [[nodiscard]] WideInteger wide_input(double value, int input) const;
+  /// Throws Error "WHERE: WHAT (Type): VALUE is outside …" unless the 64-bit variable takes the value
+  /// (its type's range, exactly; its declared range, in doubles).
+  void check_wide(const ScalarVariable& variable, const WideInteger& value, std::string_view what) const;
   /// After set_inputs has set `which` inputs from u: a version's hook (FMI 1.0 initializes again when
   /// the inputs changed in Initialization Mode).
   virtual void inputs_set(PortValues /*u*/, Inputs /*which*/) {}
@@ -293,6 +313,9 @@ class FmuInstance {
   /// One element of an array parameter (FMI 3.0), the others keeping their values.
   virtual void set_element(const ScalarVariable& variable, std::size_t element, double value) = 0;
   virtual std::string get_text(const Port& port) const = 0;
+  /// One scalar 64-bit integer variable (FMI 3.0 only: the other versions have none).
+  [[nodiscard]] virtual WideInteger get_wide(const ScalarVariable& variable) const;
+  virtual void set_wide(const ScalarVariable& variable, WideInteger value);
   virtual void set_text(const ScalarVariable& variable, const Port* port, const std::string& value) = 0;
   virtual void directional_derivative(const std::vector<unsigned int>& unknowns,
                                       const std::vector<unsigned int>& knowns, const std::vector<double>& seed,
@@ -307,6 +330,9 @@ class FmuInstance {
   std::string file_text_;                          ///< the FMU's path, for crash reports
   std::vector<std::string> input_names_, output_names_, state_names_;
   std::vector<Port> inputs_, outputs_;
+  std::vector<std::optional<WideInteger>> wide_inputs_;  ///< by input: the exact value kept (wide_input)
+  /// By input: 0 never given an exact value, 1 given one (set_wide_input), 2 wide_input warned.
+  mutable std::vector<char> wide_given_;
   TypedPorts real_in_, real_out_;
   std::vector<TypedPorts> out_, all_in_, continuous_in_, discrete_in_;
   bool inputs_one_real_ = false, outputs_one_real_ = false;  ///< see inputs_as_one_real_batch

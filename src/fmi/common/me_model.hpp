@@ -53,6 +53,13 @@ class MeModel final : public OdeModel {
   void watch_variables(const std::vector<std::string>& names) override { watched_ = fmu_->variable_batches(names); }
   void read_variables(double t, ConstVectorRef x, ConstVectorRef u, Eigen::Ref<Eigen::VectorXd> out) const override;
   void set_string_input(int input, const std::string& value) override;
+  [[nodiscard]] std::optional<WideInteger> wide_value(const std::string& name) const override {
+    return fmu_->wide_value(name, t_set_);
+  }
+  void set_wide_input(int input, WideInteger value) override { fmu_->set_wide_input(input, value, t_set_); }
+  void set_wide_parameter(const std::string& name, WideInteger value) override {
+    fmu_->set_wide_parameter(name, value, t_set_);
+  }
 
   [[nodiscard]] Eigen::VectorXd initial_state() const override;
   void enter_initialization(double t_start) override;

@@ -594,6 +594,8 @@ PortInfo ModelDescription::port_info(const ScalarVariable& variable, std::size_t
     else
       info.start = to_double(*start);
   }
+  info.wide = variable.type == VariableType::int64 || variable.type == VariableType::uint64;
+  if (info.wide && start) info.wide_start = WideInteger::parse(description::trim(*start));
   return info;
 }
 

@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstdlib>
-#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -324,30 +322,7 @@ fmi3Status get_into(fmi3GetTYPE<T> get, fmi3Instance instance, const fmi::FmuIns
   return status;
 }
 
-/// Whether a double holds `value` exactly: its significant bits, trailing zeros aside, fit in 53.
-template <class T>
-bool double_holds(T value) {
-  using Unsigned = std::make_unsigned_t<T>;
-  // the magnitude, computed without overflow for the most negative value
-  const Unsigned magnitude = value < 0 ? Unsigned(0) - static_cast<Unsigned>(value) : static_cast<Unsigned>(value);
-  return magnitude == 0 || (magnitude >> std::countr_zero(magnitude)) < (Unsigned{1} << 53);
-}
-
 }  // namespace
-
-template <class T>
-void Fmi3Instance::warn_if_inexact(const TypedPorts& batch, const T* values, const char* type) const {
-  for (std::size_t k = 0; k < batch.ports.size(); ++k) {
-    if (double_holds(values[k]) || !inexact_reported_.insert(batch.vrs[k]).second) continue;
-    const int at = description().find_by_reference(batch.vrs[k]);
-    const std::string name = at >= 0 ? description().variables[static_cast<std::size_t>(at)].name : "?";
-    log(LogLevel::warning,
-        fmt::format(
-            "system '{}': {} variable '{}' is {}, which cosima carries as the double {:.0f} (integers travel as "
-            "doubles, exact up to 2^53); later values of it beyond 2^53 are rounded alike",
-            system(), type, name, values[k], static_cast<double>(values[k])));
-  }
-}
 
 void Fmi3Instance::get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const {
   const std::size_t n = batch.ports.size();
@@ -386,12 +361,10 @@ void Fmi3Instance::get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd
     case VariableType::int64:
       call = "fmi3GetInt64";
       status = get_into(f_.get_int64, instance_, batch, scratch<fmi3Int64>(n), y);
-      if (status <= fmi3Warning) warn_if_inexact(batch, scratch<fmi3Int64>(n), "Int64");
       break;
     case VariableType::uint64:
       call = "fmi3GetUInt64";
       status = get_into(f_.get_uint64, instance_, batch, scratch<fmi3UInt64>(n), y);
-      if (status <= fmi3Warning) warn_if_inexact(batch, scratch<fmi3UInt64>(n), "UInt64");
       break;
     case VariableType::boolean:
       call = "fmi3GetBoolean";
@@ -456,11 +429,13 @@ void Fmi3Instance::set_typed(const TypedPorts& batch, fmi::PortValues u) {
       break;
     case VariableType::int64:
       call = "fmi3SetInt64";
-      status = set_from(f_.set_int64, instance_, batch, scratch<fmi3Int64>(n), u, integral(fmi3Int64{}));
+      status = set_from(f_.set_int64, instance_, batch, scratch<fmi3Int64>(n), u,
+                        [this](double v, int port) { return *wide_input(v, port).as_int64(); });
       break;
     case VariableType::uint64:
       call = "fmi3SetUInt64";
-      status = set_from(f_.set_uint64, instance_, batch, scratch<fmi3UInt64>(n), u, integral(fmi3UInt64{}));
+      status = set_from(f_.set_uint64, instance_, batch, scratch<fmi3UInt64>(n), u,
+                        [this](double v, int port) { return *wide_input(v, port).as_uint64(); });
       break;
     case VariableType::boolean:
       call = "fmi3SetBoolean";
@@ -487,13 +462,52 @@ void Fmi3Instance::set_scalar(const ScalarVariable& v, double value) {
     case VariableType::uint16: set(f_.set_uint16, static_cast<fmi3UInt16>(value), "fmi3SetUInt16"); break;
     case VariableType::integer: set(f_.set_int32, static_cast<fmi3Int32>(value), "fmi3SetInt32"); break;
     case VariableType::uint32: set(f_.set_uint32, static_cast<fmi3UInt32>(value), "fmi3SetUInt32"); break;
-    case VariableType::int64: set(f_.set_int64, static_cast<fmi3Int64>(value), "fmi3SetInt64"); break;
-    case VariableType::uint64: set(f_.set_uint64, static_cast<fmi3UInt64>(value), "fmi3SetUInt64"); break;
+    case VariableType::int64:
+    case VariableType::uint64: {  // 2^63 and 2^64 pass a range check in doubles: not a value of the type
+      const std::optional<WideInteger> whole = WideInteger::of_double(value);
+      if (!whole) {
+        throw Error(fmt::format("{}: '{}' ({}): {:.17g} is outside the range of its type", where(), v.name,
+                                description().type_name(v.type), value));
+      }
+      check_wide(v, *whole, fmt::format("'{}'", v.name));
+      set_wide(v, *whole);
+      break;
+    }
     case VariableType::boolean: set(f_.set_boolean, static_cast<fmi3Boolean>(value != 0.0), "fmi3SetBoolean"); break;
     default:
       throw Error(
           fmt::format("{}: cannot set '{}' ({}) from a number", where(), v.name, description().type_name(v.type)));
   }
+}
+
+WideInteger Fmi3Instance::get_wide(const ScalarVariable& v) const {
+  if (v.type == VariableType::int64 ? f_.get_int64 == nullptr : f_.get_uint64 == nullptr) {
+    throw Error(fmt::format("{}: binary lacks {} (to read '{}')", where(),
+                            v.type == VariableType::int64 ? "fmi3GetInt64" : "fmi3GetUInt64", v.name));
+  }
+  if (v.type == VariableType::int64) {
+    fmi3Int64 value = 0;
+    check(f_.get_int64(instance_, &v.value_reference, 1, &value, 1), "fmi3GetInt64");
+    return WideInteger::of(value);
+  }
+  fmi3UInt64 value = 0;
+  check(f_.get_uint64(instance_, &v.value_reference, 1, &value, 1), "fmi3GetUInt64");
+  return WideInteger::of(value);
+}
+
+void Fmi3Instance::set_wide(const ScalarVariable& v, WideInteger value) {
+  // the caller checked that the value is one of the type's
+  if (v.type == VariableType::int64 ? f_.set_int64 == nullptr : f_.set_uint64 == nullptr) {
+    throw Error(fmt::format("{}: binary lacks {} (to set '{}')", where(),
+                            v.type == VariableType::int64 ? "fmi3SetInt64" : "fmi3SetUInt64", v.name));
+  }
+  if (v.type == VariableType::int64) {
+    const fmi3Int64 typed = *value.as_int64();
+    check(f_.set_int64(instance_, &v.value_reference, 1, &typed, 1), "fmi3SetInt64");
+    return;
+  }
+  const fmi3UInt64 typed = *value.as_uint64();
+  check(f_.set_uint64(instance_, &v.value_reference, 1, &typed, 1), "fmi3SetUInt64");
 }
 
 void Fmi3Instance::set_element(const ScalarVariable& v, std::size_t element, double value) {

@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <set>
 #include <vector>
 
 #include "fmi/common/fmu_instance.hpp"
@@ -142,6 +141,8 @@ class Fmi3Instance final : public fmi::FmuInstance {
   /// Float64 arrays: the whole array is set again from the values given so far (start values first).
   void set_element(const fmi::ScalarVariable& variable, std::size_t element, double value) override;
   std::string get_text(const Port& port) const override;
+  [[nodiscard]] WideInteger get_wide(const fmi::ScalarVariable& variable) const override;
+  void set_wide(const fmi::ScalarVariable& variable, WideInteger value) override;
   void set_text(const fmi::ScalarVariable& variable, const Port* port, const std::string& value) override;
   void directional_derivative(const std::vector<unsigned int>& unknowns, const std::vector<unsigned int>& knowns,
                               const std::vector<double>& seed, std::vector<double>& sensitivity) const override;
@@ -168,10 +169,6 @@ class Fmi3Instance final : public fmi::FmuInstance {
   };
   std::vector<Saved> saved_;
   mutable std::vector<std::byte> scratch_;  ///< typed values of one call, sized once
-  /// 64-bit integers read beyond what a double holds exactly: each warned about once.
-  template <class T>
-  void warn_if_inexact(const TypedPorts& batch, const T* values, const char* type) const;
-  mutable std::set<unsigned int> inexact_reported_;  ///< value references warned about
   mutable std::vector<fmi3Int32> orders_;
   std::map<unsigned int, std::vector<double>> array_parameters_;  ///< by value reference: what was set
 };

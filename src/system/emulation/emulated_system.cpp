@@ -173,6 +173,11 @@ StepResult EmulatedSystem::integrate(double h) {
     const double end = k + 1 == substeps_ ? h : h * (k + 1) / substeps_;
     if (interpolate) {  // p(s) = Σ_d a_d h^d τ^d: the held value Σ_d a_d h^d c_k(τ^d)
       for (Eigen::Index row = 0; row < polynomials_.rows(); ++row) {
+        // a constant (a held discrete input) is held as it is: the weights sum to 1 only up to rounding
+        if (polynomials_.row(row).tail<kMaxInputDegree>().isZero(0.0)) {
+          held_(row, 0) = polynomials_(row, 0);
+          continue;
+        }
         double value = 0.0, power = 1.0;
         for (int d = 0; d <= kMaxInputDegree; ++d, power *= h)
           value += polynomials_(row, d) * power * held_weights_(k, d);

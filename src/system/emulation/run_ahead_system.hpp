@@ -44,6 +44,10 @@ class RunAheadSystem final : public SystemDecorator {
   void exit_initialization() override;
   [[nodiscard]] double time() const override { return time_; }
   void outputs(Eigen::Ref<Eigen::VectorXd> y) const override;
+  /// Exact only where the master's time is the wrapped system's: between its points there are none.
+  [[nodiscard]] std::optional<WideInteger> wide_value(const std::string& name) const override {
+    return at_end() ? inner_->wide_value(name) : std::nullopt;
+  }
   [[nodiscard]] bool announces_events() const override { return inner_->announces_events(); }
   StepResult handle_pending_events() override;
 

@@ -32,6 +32,13 @@ class SystemDecorator : public System {
   }
   [[nodiscard]] std::string string_output(int output) const override { return inner_->string_output(output); }
   void set_string_input(int input, const std::string& value) override { inner_->set_string_input(input, value); }
+  [[nodiscard]] std::optional<WideInteger> wide_value(const std::string& name) const override {
+    return inner_->wide_value(name);
+  }
+  void set_wide_input(int input, WideInteger value) override { inner_->set_wide_input(input, value); }
+  void set_wide_parameter(const std::string& name, WideInteger value) override {
+    inner_->set_wide_parameter(name, value);
+  }
   [[nodiscard]] std::vector<std::string> variable_names() const override { return inner_->variable_names(); }
   [[nodiscard]] std::string variable_description(std::string_view name) const override {
     return inner_->variable_description(name);

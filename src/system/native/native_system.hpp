@@ -50,6 +50,13 @@ class NativeSystem final : public System {
     model_->read_variables(t_, x_, current_inputs(), out);
   }
   void set_string_input(int input, const std::string& value) override { model_->set_string_input(input, value); }
+  [[nodiscard]] std::optional<WideInteger> wide_value(const std::string& name) const override {
+    return model_->wide_value(name);
+  }
+  void set_wide_input(int input, WideInteger value) override { model_->set_wide_input(input, value); }
+  void set_wide_parameter(const std::string& name, WideInteger value) override {
+    model_->set_wide_parameter(name, value);
+  }
   void enter_initialization(double t_start) override;
   void exit_initialization() override;
   [[nodiscard]] double time() const override { return t_; }

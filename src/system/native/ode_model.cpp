@@ -57,6 +57,16 @@ void OdeModel::set_string_parameter(const std::string& name, const std::string& 
   throw Error(fmt::format("model '{}' has no String parameter '{}' (given \"{}\")", type_, name, value));
 }
 
+void OdeModel::set_wide_parameter(const std::string& name, WideInteger value) {
+  if (!value.exact_in_double()) {
+    throw Error(
+        fmt::format("model '{}': parameter '{}' is given {}, which only a 64-bit integer (Int64, UInt64) of an "
+                    "FMI 3.0 FMU holds exactly",
+                    type(), name, value.text()));
+  }
+  set_parameter(name, value.to_double());
+}
+
 std::string OdeModel::string_output(int output) const {
   throw Error(fmt::format("model '{}': output '{}' is not a String output", type_,
                           structure_->outputs.at(static_cast<std::size_t>(output))));

@@ -98,6 +98,13 @@ class OdeModel {
   virtual void set_string_parameter(const std::string& name, const std::string& value);
   [[nodiscard]] virtual std::string string_output(int output) const;
   virtual void set_string_input(int input, const std::string& value);
+  /// 64-bit integers exactly, as System::wide_value, set_wide_input and set_wide_parameter (default:
+  /// none, nothing, and the double where it is the value).
+  [[nodiscard]] virtual std::optional<WideInteger> wide_value(const std::string& /*name*/) const {
+    return std::nullopt;
+  }
+  virtual void set_wide_input(int /*input*/, WideInteger /*value*/) {}
+  virtual void set_wide_parameter(const std::string& name, WideInteger value);
   [[nodiscard]] double parameter(const std::string& name) const;
   /// Variables beyond ports and states for a recorder (System::variable_names); default: none.
   [[nodiscard]] virtual std::vector<std::string> variable_names() const { return {}; }

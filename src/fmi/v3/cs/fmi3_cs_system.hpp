@@ -39,6 +39,13 @@ class Fmi3CsSystem final : public System {
     fmu_.set_string_parameter(name, value, t_);
   }
   [[nodiscard]] std::string string_output(int output) const override { return fmu_.string_output(output, t_); }
+  [[nodiscard]] std::optional<WideInteger> wide_value(const std::string& name) const override {
+    return fmu_.wide_value(name, t_);
+  }
+  void set_wide_input(int input, WideInteger value) override { fmu_.set_wide_input(input, value, t_); }
+  void set_wide_parameter(const std::string& name, WideInteger value) override {
+    fmu_.set_wide_parameter(name, value, t_);
+  }
   [[nodiscard]] std::vector<std::string> variable_names() const override { return fmu_.variable_names(); }
   [[nodiscard]] std::string variable_description(std::string_view name) const override {
     return fmu_.variable_description(name);

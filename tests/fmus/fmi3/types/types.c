@@ -1,11 +1,12 @@
-/* cosima_fmi3_types (Co-Simulation): one input and one direct-feedthrough output of every FMI 3.0 type, a few
+/* cosima_fmi3_types (Co-Simulation and Model Exchange): one input and one direct-feedthrough output of every FMI 3.0 type, a few
  * parameters, arrays and a continuous state.
  *   y_<T> = u_<T> + 1 for the integer types (wrapping around at the end of the type's range), + 0.5 for Float32
  *   and Float64; y_Boolean = not u_Boolean; y_String = u_String + "!"; y_Binary = the bytes of u_Binary reversed;
  *   y_Enumeration = u_Enumeration (an item of Color)
  *   structural parameter n (UInt64, 1..16): ua[n] input, ya[n] = 2 ua output
  *   parameter P[2][3] (start 1..6 row-major), output M[2][3] = P
- *   continuous state x (an output, start 0): der(x) = u_Float64, integrated exactly by fmi3DoStep */
+ *   continuous state x (an output, start 0): der(x) = u_Float64, integrated exactly by fmi3DoStep
+ *   local steps (UInt64): the fmi3DoStep calls so far; output count = u_UInt64 + steps (wrapping around) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@ enum {
   TIME, K, BIG, UBIG, LABEL, FLAG,
   U_F32, U_F64, U_I8, U_U8, U_I16, U_U16, U_I32, U_U32, U_I64, U_U64, U_BOOL, U_STR, U_BIN, U_ENUM,
   Y_F32, Y_F64, Y_I8, Y_U8, Y_I16, Y_U16, Y_I32, Y_U32, Y_I64, Y_U64, Y_BOOL, Y_STR, Y_BIN, Y_ENUM,
-  N, UA, YA, P, M, X, DER_X, N_VARIABLES
+  N, UA, YA, P, M, X, DER_X, STEPS, COUNT, N_VARIABLES
 };
 
 static const long long color_items[] = {1, 2, 3};  /* red, green, blue */
@@ -81,6 +82,8 @@ static const fmu3_variable variables[N_VARIABLES] = {
           .initial = FMU3_CALCULATED, .n_dimensions = 2, .dimensions = {{2, 0}, {3, 0}} },
   [X] = VAR("x", 60, FMU3_FLOAT64, FMU3_OUTPUT, FMU3_CONTINUOUS, FMU3_EXACT, "0"),
   [DER_X] = VAR("der(x)", 61, FMU3_FLOAT64, FMU3_LOCAL, FMU3_CONTINUOUS, FMU3_CALCULATED, NULL),
+  [STEPS] = VAR("steps", 62, FMU3_UINT64, FMU3_LOCAL, FMU3_DISCRETE, FMU3_EXACT, "0"),
+  [COUNT] = OUT("count", 63, FMU3_UINT64, FMU3_DISCRETE),
 };
 
 static void compute(fmu3_instance *inst) {
@@ -97,6 +100,7 @@ static void compute(fmu3_instance *inst) {
   FMU3_U64(inst, Y_U64)[0] = FMU3_U64(inst, U_U64)[0] + 1u;
   FMU3_BOOL(inst, Y_BOOL)[0] = !FMU3_BOOL(inst, U_BOOL)[0];
   FMU3_I64(inst, Y_ENUM)[0] = FMU3_I64(inst, U_ENUM)[0];
+  FMU3_U64(inst, COUNT)[0] = FMU3_U64(inst, U_U64)[0] + FMU3_U64(inst, STEPS)[0];
 
   const char *u = FMU3_STR(inst, U_STR);
   const size_t n = strlen(u);
@@ -122,13 +126,21 @@ static void compute(fmu3_instance *inst) {
 
 static fmi3Status do_step(fmu3_instance *inst, fmu3_step *step) {
   FMU3_F64(inst, X)[0] += FMU3_F64(inst, U_F64)[0] * step->h;  /* u_Float64 is constant over the step */
+  FMU3_U64(inst, STEPS)[0] += 1u;
   return fmi3OK;
 }
+
+static const int states[] = {X};
+static const int derivatives[] = {DER_X};
 
 const fmu3_model fmu3_model_definition = {
   .model_identifier = "cosima_fmi3_types",
   .instantiation_token = "{8c4e810f-3df3-4a00-8276-176fa3c9f000}",
+  .model_exchange = 1,
   .co_simulation = 1,
+  .nx = 1,
+  .states = states,
+  .derivatives = derivatives,
   .can_get_and_set_fmu_state = 1,
   .can_serialize_fmu_state = 1,
   .variables = variables,
