@@ -61,10 +61,16 @@ Json to_json(const py::handle& value, const std::string& where) {
   if (py::isinstance<py::int_>(value)) {
     try {
       return value.cast<std::int64_t>();
-    } catch (const py::cast_error&) {
-      throw py::value_error(
-          fmt::format("{}: the integer {} does not fit in 64 bits", where, py::str(value).cast<std::string>()));
+    } catch (const py::cast_error&) {  // beyond Int64: a UInt64 (exact up to 2^64 − 1), else refused
     }
+    if (value.attr("__ge__")(0).cast<bool>()) {
+      try {
+        return value.cast<std::uint64_t>();
+      } catch (const py::cast_error&) {
+      }
+    }
+    throw py::value_error(fmt::format("{}: the integer {} is outside [-2^63, 2^64 - 1]", where,
+                                      py::str(value).cast<std::string>()));
   }
   if (py::isinstance<py::float_>(value)) return value.cast<double>();
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
@@ -221,12 +227,27 @@ std::unique_ptr<PyScenario> load(const py::handle& source, const std::optional<p
 
 // --- Result -----------------------------------------------------------------------------------------
 
-/// One column as the run recorded it: numbers, or texts (String outputs).
+/// One column as the run recorded it: numbers, texts (String outputs), or exact 64-bit integers.
 struct Column {
   std::string label;
   std::vector<double> numbers;
   std::optional<std::vector<std::string>> texts;
+  std::optional<std::vector<cosima::WideInteger>> wides;
 };
+
+/// 64-bit integers as a numpy array of dtype uint64 (all unsigned) or int64, exactly.
+py::object wide_array(const std::vector<cosima::WideInteger>& values) {
+  const bool all_unsigned =
+      std::all_of(values.begin(), values.end(), [](const cosima::WideInteger& v) { return v.is_unsigned(); });
+  py::list items;
+  for (const cosima::WideInteger& v : values) {
+    if (v.negative())
+      items.append(py::int_(*v.as_int64()));
+    else
+      items.append(py::int_(*v.as_uint64()));
+  }
+  return py::module_::import("numpy").attr("array")(items, "dtype"_a = all_unsigned ? "uint64" : "int64");
+}
 
 class PyResult {
  public:
@@ -239,6 +260,8 @@ class PyResult {
         py::list texts;
         for (const auto& text : *c.texts) texts.append(py::str(text));
         values_.emplace_back(py::module_::import("numpy").attr("array")(texts, "dtype"_a = "O"));
+      } else if (c.wides) {
+        values_.emplace_back(wide_array(*c.wides));
       } else {
         values_.emplace_back(as_array(c.numbers));
       }
@@ -364,11 +387,17 @@ RunData run_parsed(cosima::Scenario scenario, const std::string& executor_spec, 
   data.time = results.times();
   const std::size_t rows = data.time.size();
   for (std::size_t c = 0; c < results.labels().size(); ++c) {
-    Column column{.label = results.labels()[c], .numbers = {}, .texts = std::nullopt};
+    Column column{.label = results.labels()[c], .numbers = {}, .texts = std::nullopt, .wides = std::nullopt};
     if (results.is_text(c)) {
       column.texts.emplace();
       column.texts->reserve(rows);
       for (std::size_t r = 0; r < rows; ++r) column.texts->push_back(results.text(r, c));
+    } else if (results.is_wide(c)) {  // exact, as int64 / uint64 (a row without an exact value: its double's)
+      column.wides.emplace();
+      for (std::size_t r = 0; r < rows; ++r) {
+        column.wides->push_back(results.wide(r, c).value_or(
+            cosima::WideInteger::of_double(results.value(r, c)).value_or(cosima::WideInteger{})));
+      }
     } else {
       column.numbers.reserve(rows);
       for (std::size_t r = 0; r < rows; ++r) column.numbers.push_back(results.value(r, c));

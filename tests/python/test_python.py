@@ -301,6 +301,46 @@ class Executors(unittest.TestCase):
         self.assertEqual(jfm_threads["prey.p"].tobytes(), jfm["prey.p"].tobytes())
 
 
+class SixtyFourBitIntegers(unittest.TestCase):
+    """(8) FMI 3.0 Int64 / UInt64 exact over their whole range: Python ints in, numpy int64 / uint64 out."""
+
+    def scenario(self):
+        types = str(C_FMU_DIR / "cosima_fmi3_types.fmu")
+        return {
+            "stop": 0.3, "method": {"type": "jacobi", "dt": 0.1},
+            "systems": {"a": {"fmu": types, "parameters": {"ubig": 2**64 - 1}}, "b": {"fmu": types}},
+            "inputs": {"a.u_UInt64": 2**64 - 101, "a.u_Int64": -2**63 + 1},
+            "connections": [["a.count", "b.u_UInt64"], ["a.y_Int64", "b.u_Int64"]],
+            "output": {"variables": ["a.count", "b.count", "b.y_Int64", "a.ubig"]},
+        }
+
+    def test_uint64_max_and_a_counter_round_trip_exactly(self):
+        result = cosima.run(self.scenario())
+        self.assertEqual(result["a.ubig"].dtype, np.uint64)
+        self.assertEqual(int(result["a.ubig"][-1]), 2**64 - 1)  # UInt64's maximum
+        # a counts its steps from 2^64 - 101; b counts on from a's count at the previous point
+        self.assertEqual([int(v) for v in result["a.count"]], [2**64 - 101 + k for k in range(4)])
+        self.assertEqual([int(v) for v in result["b.count"]], [2**64 - 101] + [2**64 - 102 + 2 * k for k in (1, 2, 3)])
+        self.assertEqual(result["b.y_Int64"].dtype, np.int64)
+        self.assertEqual(int(result["b.y_Int64"][-1]), -2**63 + 3)
+        # the same as the command line writes (exact integers in the CSV)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "s.json"
+            path.write_text(__import__("json").dumps(self.scenario()))
+            out = pathlib.Path(tmp) / "o.csv"
+            status, err = cli("run", path, "--quiet", "--out", out)
+            self.assertEqual(status, 0, err)
+            with open(out, newline="") as f:
+                last = list(csv.reader(f))[-1]
+        self.assertEqual(last[1:], [str(int(result[c][-1])) for c in ("a.count", "b.count", "b.y_Int64", "a.ubig")])
+
+    def test_an_integer_beyond_64_bits_is_refused_by_name(self):
+        scenario = self.scenario()
+        scenario["systems"]["a"]["parameters"]["ubig"] = 2**64
+        with self.assertRaisesRegex(ValueError, r"ubig: the integer 18446744073709551616 is outside \[-2\^63, 2\^64 - 1\]"):
+            cosima.run(scenario)
+
+
 class Interrupts(unittest.TestCase):
     """Ctrl-C during run(): KeyboardInterrupt within a second, with the results computed so far."""
 
