@@ -69,8 +69,8 @@ Json to_json(const py::handle& value, const std::string& where) {
       } catch (const py::cast_error&) {
       }
     }
-    throw py::value_error(fmt::format("{}: the integer {} is outside [-2^63, 2^64 - 1]", where,
-                                      py::str(value).cast<std::string>()));
+    throw py::value_error(
+        fmt::format("{}: the integer {} is outside [-2^63, 2^64 - 1]", where, py::str(value).cast<std::string>()));
   }
   if (py::isinstance<py::float_>(value)) return value.cast<double>();
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
