@@ -229,7 +229,10 @@ StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_
     PlainBatch& batch = plain_batches_[b];
     // Gauss–Seidel: the inputs of sequence_[b] from the outputs already at t_N + h before it; Jacobi's
     // were taken above. The outputs land in ỹ directly.
-    if (plain_batches_.size() > 1) model.dispatch_to(sequence_[b], buffers_.y, buffers_.u);
+    if (plain_batches_.size() > 1) {
+      model.dispatch_to(sequence_[b], buffers_.y, buffers_.u);
+      model.exchange_wide_into(sequence_[b]);
+    }
     batch.set_step(span);
     if (plain_batches_.size() == 1 && !settle_batches_.empty()) {  // Jacobi: the settled systems hold their inputs
       for (std::size_t i = 0; i < batch.size(); ++i)
@@ -316,7 +319,10 @@ StepReport ExplicitCoupling::step_orders(ModularModel& model, double t, double h
   const bool jacobi = options_.scheme == Scheme::jacobi;
   std::fill(fresh_.begin(), fresh_.end(), 0);
   for (std::size_t first = 0; first < sequence_.size(); first += jacobi ? sequence_.size() : 1) {
-    if (!jacobi) model.dispatch_to(sequence_[first], buffers_.y, buffers_.u);
+    if (!jacobi) {
+      model.dispatch_to(sequence_[first], buffers_.y, buffers_.u);
+      model.exchange_wide_into(sequence_[first]);
+    }
     buffers_.batch.clear();
     for (std::size_t k = first; k < (jacobi ? sequence_.size() : first + 1); ++k) {
       const int s = sequence_[k];

@@ -7,6 +7,7 @@
 
 #include "core/array_element.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/suggest.hpp"
 
 namespace cosima {
@@ -167,6 +168,11 @@ void ModularModel::connect(std::string_view output, std::string_view input, bool
   } else {
     connections_.push_back({from, to, convert && !same_type, transform});
     if (out.wide && in.wide && same_type && transform.identity()) wide_links_.push_back({from, to, false, {}});
+    if (out.wide && !transform.identity()) {
+      log(LogLevel::warning, fmt::format("connection {} -> {}: its linear transformation is computed in doubles, which "
+                                         "round 64-bit integers beyond 2^53",
+                                         output, input));
+    }
   }
   finalized_ = false;
 }
@@ -257,6 +263,21 @@ void ModularModel::exchange_wide() {
       changed = true;
     }
     if (!changed) return;
+  }
+}
+
+void ModularModel::exchange_wide_into(int system_index) {
+  if (wide_links_.empty()) return;
+  wide_values_.resize(wide_links_.size());
+  for (std::size_t k = 0; k < wide_links_.size(); ++k) {
+    const auto& link = wide_links_[k];
+    if (link.to.system != system_index) continue;
+    const System& from = system(link.from.system);
+    const std::optional<WideInteger> value =
+        from.wide_value(from.output_names()[static_cast<std::size_t>(link.from.port)]);
+    if (!value || wide_values_[k] == value) continue;
+    system(link.to.system).set_wide_input(link.to.port, *value);
+    wide_values_[k] = value;
   }
 }
 

@@ -138,6 +138,9 @@ class ModularModel {
   /// 64-bit integer inputs from their 64-bit outputs and constants (System::set_wide_input), each swept
   /// along direct feedthrough until nothing changes.
   void exchange_at_communication_point();
+  /// The exact values of the 64-bit inputs of one system from their outputs as they are now: a
+  /// sequential scheme's stage (Gauss–Seidel), whose doubles come from outputs already stepped.
+  void exchange_wide_into(int system);
   /// Before the first inputs are set: the 64-bit constants' exact values (done once).
   void set_wide_constants();
 

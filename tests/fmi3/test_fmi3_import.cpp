@@ -143,8 +143,9 @@ TEST(Fmi3Types, SixtyFourBitIntegersCrossExactlyUnderEveryMethod) {
         // a counts from the start (an emulated interpolation steps several times per macro-step); b's
         // input is a's count at the previous communication point, and b counts on from it
         EXPECT_EQ(exact_at(r, "a.count", k), plus(start.text(), exact_at(r, "a.steps", k))) << method << " " << k;
-        if (k > 0) {
-          EXPECT_EQ(exact_at(r, "b.u_UInt64", k), exact_at(r, "a.count", k - 1)) << method << " " << k;
+        if (k > 0) {  // Gauss–Seidel steps b after a: a's count at the step's end
+          const std::size_t from = std::string(method) == "gauss-seidel" ? k : k - 1;
+          EXPECT_EQ(exact_at(r, "b.u_UInt64", k), exact_at(r, "a.count", from)) << method << " " << k;
         }
         EXPECT_EQ(exact_at(r, "b.count", k), plus(exact_at(r, "b.u_UInt64", k), exact_at(r, "b.steps", k))) << method;
         EXPECT_EQ(exact_at(r, "b.y_Int64", k), "-9223372036854775805") << method;  // −2^63 + 1, + 1 in a and in b
@@ -172,21 +173,53 @@ TEST(Fmi3Types, SixtyFourBitIntegersCrossExactlyThroughModelExchange) {
   EXPECT_TRUE(temp.empty());
 }
 
-TEST(Fmi3Types, ASixtyFourBitValueADoubleRoundsWithinAMacroStepIsWarnedAbout) {
+TEST(Fmi3Types, GaussSeidelGivesEachStageTheExactValuesOfTheSystemsSteppedBeforeIt) {
   const PrivateTemp temp;
   {
-    // 2^60 + 126 + k: Gauss–Seidel gives b a's count at the step's end; the double of 2^60 + 129 is
-    // 2^60 + 256 while the point's exact value (2^60 + 128) rounds to 2^60: b takes the double, warned
+    // 2^60 + 126 + k: a's counts at the ends of the steps, which b takes under Gauss–Seidel, round to
+    // other doubles than the counts at the steps' starts (2^60 + 128 → 2^60, 2^60 + 129 → 2^60 + 256)
     const ScenarioRun r = run(document(kCount), {"method.type=gauss-seidel", "inputs.a.u_UInt64=1152921504606847102"});
-    EXPECT_EQ(exact_at(r, "b.u_UInt64", 2), "1152921504606847103");  // exact while the doubles agree
-    EXPECT_EQ(exact_at(r, "b.u_UInt64", 3), "1152921504606847232");  // the double of 2^60 + 129
-    EXPECT_EQ(warnings_about("(system 'b'): UInt64 input 'u_UInt64' is given 1.1529215046068472e+18 within a "
-                             "macro-step"),
+    for (std::size_t k = 0; k < r.results->times().size(); ++k) {
+      EXPECT_EQ(exact_at(r, "b.u_UInt64", k), exact_at(r, "a.count", k)) << k;
+    }
+    EXPECT_EQ(exact_at(r, "b.u_UInt64", 3), "1152921504606847105");
+    EXPECT_EQ(warnings_about("not the double of the exact value"), 0);
+  }
+  EXPECT_TRUE(temp.empty());
+}
+
+TEST(Fmi3Types, ASixtyFourBitInputGivenAnotherDoubleThanItsExactValuesIsWarnedAboutOnce) {
+  const PrivateTemp temp;
+  {
+    fmi3::Fmi3CsSystem system("s", fmu("types"));
+    const int u = system.input_index("u_UInt64");
+    const int y = system.output_index("y_UInt64");
+    Eigen::VectorXd inputs(system.input_count()), outputs(system.output_count());
+    for (int i = 0; i < system.input_count(); ++i) inputs(i) = system.input_info(i).start.value_or(0.0);
+    system.initialize(0.0);
+    const WideInteger exact = WideInteger::of(std::uint64_t{1152921504606847104U});  // 2^60 + 128
+    system.set_wide_input(u, exact);
+    inputs(u) = exact.to_double();  // its nearest double, 2^60: the exact value is taken
+    ASSERT_TRUE(system.step_constant(inputs, 0.1, outputs).ok());
+    EXPECT_EQ(system.wide_value("y_UInt64")->text(), "1152921504606847105");
+    EXPECT_EQ(outputs(y), 1152921504606847232.0);  // the nearest double of 2^60 + 129
+    inputs(u) = 1152921504606847232.0;             // another double: taken as it is, warned about once
+    ASSERT_TRUE(system.step_constant(inputs, 0.1, outputs).ok());
+    ASSERT_TRUE(system.step_constant(inputs, 0.1, outputs).ok());
+    EXPECT_EQ(system.wide_value("y_UInt64")->text(), "1152921504606847233");
+    EXPECT_EQ(warnings_about("(system 's'): UInt64 input 'u_UInt64' is given 1.1529215046068472e+18, not the double "
+                             "of the exact value it was given last (1152921504606847104)"),
               1);
-    // Jacobi gives b the point's values: exact throughout, nothing more warned
-    const ScenarioRun jacobi = run(document(kCount), {"inputs.a.u_UInt64=1152921504606847102"});
-    EXPECT_EQ(exact_at(jacobi, "b.u_UInt64", 3), "1152921504606847104");
-    EXPECT_EQ(warnings_about("within a macro-step"), 1);
+    EXPECT_FALSE(system.wide_value("y_Float64").has_value());  // not a 64-bit integer
+  }
+  {
+    // a linear transformation on a 64-bit connection is computed in doubles: said
+    Json doc = document(kCount);
+    doc["connections"][0] = Json::parse(R"({"from": "a.count", "to": "b.u_UInt64", "offset": 1})");
+    doc["inputs"]["a.u_UInt64"] = 1000;
+    const ScenarioRun r = run(doc);
+    EXPECT_EQ(exact_at(r, "b.u_UInt64", 1), "1001");
+    EXPECT_EQ(warnings_about("connection a.count -> b.u_UInt64: its linear transformation is computed in doubles"), 1);
   }
   EXPECT_TRUE(temp.empty());
 }

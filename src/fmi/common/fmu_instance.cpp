@@ -415,13 +415,13 @@ WideInteger FmuInstance::wide_input(double value, int input) const {
                             why_not_wide(v.type, inputs_[i].info, WideInteger::of(~std::uint64_t{0}))));
   }
   check_wide(v, *exact, fmt::format("input '{}'", input_names_[i]));
-  // an input given exact values (set_wide_input) and now another double: a value within a macro-step
+  // an input given exact values (set_wide_input) and now another double: a value the method computed
   if (std::abs(whole) < 9007199254740992.0 || wide_given_[i] != 1) return *exact;
   wide_given_[i] = 2;
   log(LogLevel::warning,
-      fmt::format("{}: {} input '{}' is given {:.17g} within a macro-step, which a double rounds: 64-bit values "
-                  "cross exactly at communication points, not within a macro-step's sequence or iteration",
-                  where(), description().type_name(v.type), input_names_[i], whole));
+      fmt::format("{}: {} input '{}' is given {:.17g}, not the double of the exact value it was given last ({}): it "
+                  "takes that double's integer, which may be a rounding of the value meant (said once per input)",
+                  where(), description().type_name(v.type), input_names_[i], whole, wide_inputs_[i]->text()));
   return *exact;
 }
 
