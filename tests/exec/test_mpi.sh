@@ -6,6 +6,7 @@ set -u
 cosima=$1
 examples=$2
 fmus=$3
+test_fmus=$4
 source "$(dirname "$0")/../support/check.sh"
 export COSIMA_FMU_PATH="$fmus"
 mpirun=(mpirun --oversubscribe -n 3)
@@ -32,6 +33,19 @@ identical b4-fmus-missiles "$examples/b4_two_mass_fmu.json" -- --method missiles
 # variables beyond outputs and states (parameters, derivatives), read on the workers
 identical b3-fmus-variables "$examples/b3_lotka_volterra_fmu.json" -- --stop 0.5 \
   --set 'output.variables=["prey.p", "prey.alpha", "predator.*"]'
+
+# FMI 3.0 64-bit integers near 2^64, exact through the workers (a step counter, a constant, a parameter)
+cat > wide.json <<JSON
+{"stop": 0.3, "method": {"type": "jacobi", "dt": 0.1},
+ "systems": {"a": {"fmu": "$test_fmus/cosima_fmi3_types.fmu", "parameters": {"ubig": 18446744073709551615}},
+             "b": {"fmu": "$test_fmus/cosima_fmi3_types.fmu"}},
+ "inputs": {"a.u_UInt64": 18446744073709551515},
+ "connections": [["a.count", "b.u_UInt64"]],
+ "output": {"variables": ["a.count", "b.u_UInt64", "b.count", "a.ubig"]}}
+JSON
+identical uint64-exact-jacobi wide.json -- --method jacobi
+check uint64-exact-values 0 "^0.29999999999999999,18446744073709551518,18446744073709551517,18446744073709551520,18446744073709551615$" -- tail -1 mpi.csv
+identical uint64-exact-gauss-seidel wide.json -- --method gauss-seidel
 
 # a system that fails on a worker: rank 0 reports it, names the system, exits non-zero
 check worker-fmu-error 1 "system 'prey'.*(fmi2Error|failed)" -- timeout 120 "${mpirun[@]}" "$cosima" run \
