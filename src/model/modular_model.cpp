@@ -220,13 +220,7 @@ void ModularModel::set_constant_input(std::string_view input, WideInteger value)
   if (info.wide) wide_constants_.emplace_back(to, value);
 }
 
-void ModularModel::exchange_at_communication_point() {
-  exchange_strings();
-  exchange_wide();
-}
-
 void ModularModel::exchange_strings() {
-  if (string_links_.empty() && string_constants_.empty()) return;
   for (const auto& [to, text] : string_constants_) system(to.system).set_string_input(to.port, text);
   // a String output may depend on a String input (feedthrough): sweep until nothing changes, at
   // most once per link (the longest chain)
@@ -246,7 +240,6 @@ void ModularModel::exchange_strings() {
 }
 
 void ModularModel::exchange_wide() {
-  if (wide_links_.empty() && wide_constants_.empty()) return;
   set_wide_constants();
   // as exchange_strings: along direct feedthrough, until nothing changes
   wide_values_.resize(wide_links_.size());

@@ -137,7 +137,10 @@ class ModularModel {
   /// At a communication point: String inputs from their outputs and constants, and the exact values of
   /// 64-bit integer inputs from their 64-bit outputs and constants (System::set_wide_input), each swept
   /// along direct feedthrough until nothing changes.
-  void exchange_at_communication_point();
+  void exchange_at_communication_point() {
+    if (!string_links_.empty() || !string_constants_.empty()) exchange_strings();
+    if (!wide_links_.empty() || !wide_constants_.empty()) exchange_wide();
+  }
   /// The exact values of the 64-bit inputs of one system from their outputs as they are now: a
   /// sequential scheme's stage (Gauss–Seidel), whose doubles come from outputs already stepped.
   void exchange_wide_into(int system);

@@ -62,8 +62,7 @@ void System::set_string_input(int input, const std::string& /*value*/) {
                           input_names().at(static_cast<std::size_t>(input))));
 }
 
-CapabilitySet System::capabilities() const {
-  if (capabilities_known_) return capabilities_;
+CapabilitySet System::known_capabilities() const {
   CapabilitySet set = provided_capabilities().without(withheld_);
   if (input_names().empty()) set.add(Capability::interpolate_inputs);
   if (output_names().empty()) set.add(Capability::output_derivatives);

@@ -106,7 +106,9 @@ class System {
   /// where it is used: a system without inputs interpolates them trivially, one without outputs
   /// has every output derivative.
   /// (Computed once, at the first call: what a system provides is fixed once it is built.)
-  [[nodiscard]] CapabilitySet capabilities() const;
+  [[nodiscard]] CapabilitySet capabilities() const {
+    return capabilities_known_ ? capabilities_ : known_capabilities();
+  }
   /// The part of capabilities() that cosima stands in for (system/emulation/), not the system.
   [[nodiscard]] virtual CapabilitySet emulated_capabilities() const { return {}; }
   /// Sub-steps per macro-step an emulation spends (1 when nothing is emulated).
@@ -266,6 +268,8 @@ class System {
   /// cost a cheap FMU's step ~20 %); `work` carries it out.
   template <typename Work>
   StepResult counted(Work&& work);
+  /// capabilities(), computed and kept.
+  CapabilitySet known_capabilities() const;
   /// Port and state names to indices (names are fixed once the system is built).
   struct NameIndex {
     mutable PositionIndex index;
