@@ -397,10 +397,12 @@ std::string why_not_wide(VariableType type, const PortInfo& info, const WideInte
 
 }  // namespace
 
-void FmuInstance::check_wide(const ScalarVariable& v, const WideInteger& value, std::string_view what) const {
-  const std::string why = why_not_wide(v.type, description().port_info(v), value);
+void FmuInstance::check_wide(const ScalarVariable& v, const PortInfo& info, const WideInteger& value,
+                             std::string_view role) const {
+  const std::string why = why_not_wide(v.type, info, value);
   if (why.empty()) return;
-  throw Error(fmt::format("{}: {} ({}): {} is {}", where(), what, description().type_name(v.type), value.text(), why));
+  throw Error(fmt::format("{}: {} '{}' ({}): {} is {}", where(), role, v.name,
+                          description().type_name(v.type), value.text(), why));
 }
 
 WideInteger FmuInstance::wide_input(double value, int input) const {
@@ -414,7 +416,7 @@ WideInteger FmuInstance::wide_input(double value, int input) const {
                             description().type_name(v.type), whole,
                             why_not_wide(v.type, inputs_[i].info, WideInteger::of(~std::uint64_t{0}))));
   }
-  check_wide(v, *exact, fmt::format("input '{}'", input_names_[i]));
+  check_wide(v, inputs_[i].info, *exact, "input");
   // an input given exact values (set_wide_input) and now another double: a value the method computed
   if (std::abs(whole) < 9007199254740992.0 || wide_given_[i] != 1) return *exact;
   wide_given_[i] = 2;
@@ -449,7 +451,7 @@ void FmuInstance::set_wide_parameter(const std::string& name, WideInteger value,
     return;
   }
   (void)settable(name);
-  check_wide(*v, value, fmt::format("parameter '{}'", name));
+  check_wide(*v, description().port_info(*v), value, "parameter");
   const ForeignCallScope in = enter(api_.set_values, t);
   set_wide(*v, value);
 }
@@ -459,7 +461,7 @@ void FmuInstance::set_wide_input(int input, WideInteger value, double t) {
   const Port& port = inputs_[i];
   if (!port.info.wide) return;
   const ScalarVariable& v = description().variables[static_cast<std::size_t>(port.variable)];
-  check_wide(v, value, fmt::format("input '{}'", input_names_[i]));
+  check_wide(v, port.info, value, "input");
   wide_inputs_[i] = value;
   wide_given_[i] = std::max<char>(wide_given_[i], 1);
   // Model Exchange takes discrete inputs in Event Mode only: there set_inputs sets the value kept

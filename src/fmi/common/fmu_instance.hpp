@@ -279,9 +279,10 @@ class FmuInstance {
   /// `value` is, range-checked. The latter, beyond 2^53 on an input given exact values before, is
   /// warned about once per input: a value within a macro-step that a double rounds.
   [[nodiscard]] WideInteger wide_input(double value, int input) const;
-  /// Throws Error "WHERE: WHAT (Type): VALUE is outside …" unless the 64-bit variable takes the value
-  /// (its type's range, exactly; its declared range, in doubles).
-  void check_wide(const ScalarVariable& variable, const WideInteger& value, std::string_view what) const;
+  /// Throws Error "WHERE: ROLE 'name' (Type): VALUE is outside …" unless the 64-bit variable takes
+  /// the value (its type's range, exactly; its declared range `info`, in doubles).
+  void check_wide(const ScalarVariable& variable, const PortInfo& info, const WideInteger& value,
+                  std::string_view role) const;
   /// After set_inputs has set `which` inputs from u: a version's hook (FMI 1.0 initializes again when
   /// the inputs changed in Initialization Mode).
   virtual void inputs_set(PortValues /*u*/, Inputs /*which*/) {}

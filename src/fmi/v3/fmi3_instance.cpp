@@ -469,7 +469,7 @@ void Fmi3Instance::set_scalar(const ScalarVariable& v, double value) {
         throw Error(fmt::format("{}: '{}' ({}): {:.17g} is outside the range of its type", where(), v.name,
                                 description().type_name(v.type), value));
       }
-      check_wide(v, *whole, fmt::format("'{}'", v.name));
+      check_wide(v, description().port_info(v), *whole, "variable");
       set_wide(v, *whole);
       break;
     }
