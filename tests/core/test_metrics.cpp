@@ -40,6 +40,7 @@ TEST(Metrics, RelativeErrorSkipsExactZerosOfTheReference) {
 TEST(Metrics, ObservedOrderIsTheLogLogSlope) {
   const std::vector<double> h = {1e-3, 5e-4, 2.5e-4};
   std::vector<double> e;
+  e.reserve(h.size());
   for (double step : h) e.push_back(3.0 * step * step);
   EXPECT_NEAR(observed_order(h, e), 2.0, 1e-12);
 }

@@ -1,6 +1,7 @@
 // FMI 1.0 import (label ecosystem): the two-mass oscillator and a bouncing ball as FMI 1.0 Model
 // Exchange and Co-Simulation FMUs written from the FMI 1.0 documents (tests/fmus/fmi1), run against
 // the same models as FMI 2.0 FMUs (tests/fmus/coupled) under every method.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,7 +32,8 @@ Json dual_mass(const std::string& version, const std::string& interface) {
     "connections": [["m1.s1_out", "m2.s1"], ["m1.v1_out", "m2.v1"], ["m1.a1_out", "m2.a1"], ["m2.F", "m1.F"]],
     "output": {"variables": ["m1.s1_out", "m2.F"]}})");
   for (const std::string mass : {"mass1", "mass2"}) {
-    const std::string name = version == "fmi1" ? "cosima_test_fmi1_" + mass + "_" + interface : "cosima_test_" + mass;
+    const std::string name =
+        version == "fmi1" ? fmt::format("cosima_test_fmi1_{}_{}", mass, interface) : "cosima_test_" + mass;
     doc["systems"][mass == "mass1" ? "m1" : "m2"] = {{"fmu", fmu(name)}, {"interface", interface}};
   }
   return doc;
@@ -152,7 +154,7 @@ TEST(Fmi1, CoSimulationPairEqualsTheFmi2PairBitwiseUnderTheExplicitMethods) {
   for (const auto& method : methods) {
     const ScenarioRun v1 = run(dual_mass("fmi1", "cs"), method);
     const ScenarioRun v2 = run(dual_mass("fmi2", "cs"), method);
-    const std::string label = method.back();
+    const std::string& label = method.back();
     expect_exchanged_start(v1, label);
     EXPECT_EQ(v1.results->column("m1.s1_out"), v2.results->column("m1.s1_out")) << label;
     EXPECT_EQ(v1.results->column("m2.F"), v2.results->column("m2.F")) << label;

@@ -181,7 +181,8 @@ TEST_P(SameModel, CoSimulationIsBitwiseTheFmi2Fmu) {
   }
   // rollback: back to the middle, the same steps again end on the same values
   fmu3.restore_state(saved3);
-  EXPECT_EQ(fmu3.time(), kSteps / 2 * h);
+  constexpr int kHalf = kSteps / 2;  // kSteps is even
+  EXPECT_EQ(fmu3.time(), kHalf * h);
   for (int k = kSteps / 2; k < kSteps; ++k) {
     fmu3.set_inputs(inputs_at(fmu2.input_count(), k));
     ASSERT_TRUE(fmu3.do_step(h).ok());

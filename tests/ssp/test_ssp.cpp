@@ -84,7 +84,7 @@ std::filesystem::path write_ssp(const std::filesystem::path& where, const std::s
                      {"resources/predator.fmu", testing::read_file(kFmuDir / "b3_predator.fmu")}};
   if (with_ssd) entries.emplace_back("SystemStructure.ssd", ssd);
   entries.insert(entries.end(), extra.begin(), extra.end());
-  const std::filesystem::path file = where / "model.ssp";
+  std::filesystem::path file = where / "model.ssp";
   testing::write_zip(file, entries, false);  // stored: the FMU binaries inside are compressed already
   return file;
 }
