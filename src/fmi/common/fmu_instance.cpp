@@ -401,8 +401,8 @@ void FmuInstance::check_wide(const ScalarVariable& v, const PortInfo& info, cons
                              std::string_view role) const {
   const std::string why = why_not_wide(v.type, info, value);
   if (why.empty()) return;
-  throw Error(fmt::format("{}: {} '{}' ({}): {} is {}", where(), role, v.name,
-                          description().type_name(v.type), value.text(), why));
+  throw Error(fmt::format("{}: {} '{}' ({}): {} is {}", where(), role, v.name, description().type_name(v.type),
+                          value.text(), why));
 }
 
 WideInteger FmuInstance::wide_input(double value, int input) const {
