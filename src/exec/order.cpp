@@ -101,15 +101,6 @@ void PlainBatch::take_replies(const Batch& orders) {
   }
 }
 
-void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
-  const Eigen::Map<const Eigen::VectorXd> u(entry.u, entry.inputs);
-  const Eigen::Map<Eigen::VectorXd> y(entry.y, entry.outputs);
-  StepResult result = entry.h == 0.0      ? host.system->settle_constant(u, y)
-                      : entry.inputs_held ? host.system->step_held(entry.h, y)
-                                          : host.system->step_constant(u, entry.h, y);
-  if (!result.ok() || !entry.result.ok()) entry.result = std::move(result);  // (a success holds no reason)
-}
-
 namespace {
 
 /// The reads of an order after its step: outputs and their derivatives, states, watched variables.

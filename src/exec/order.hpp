@@ -146,8 +146,15 @@ struct SystemHost {
   std::unique_ptr<OutputEstimator> estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
 };
 
-/// Carries out one PlainBatch entry on its system (System::step_constant).
-void carry_out(SystemHost& host, PlainBatch::Entry& entry);
+/// Carries out one PlainBatch entry on its system (System::step_constant; inline: the hot loop's call).
+inline void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
+  const Eigen::Map<const Eigen::VectorXd> u(entry.u, entry.inputs);
+  const Eigen::Map<Eigen::VectorXd> y(entry.y, entry.outputs);
+  StepResult result = entry.h == 0.0      ? host.system->settle_constant(u, y)
+                      : entry.inputs_held ? host.system->step_held(entry.h, y)
+                                          : host.system->step_constant(u, entry.h, y);
+  if (!result.ok() || !entry.result.ok()) entry.result = std::move(result);  // (a success holds no reason)
+}
 
 /// Carries out one order on the system of `host` (the one implementation every executor uses).
 /// Failures of the step are returned in reply.result; contract violations throw Error.

@@ -116,41 +116,15 @@ StepResult System::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, doubl
   return result;
 }
 
-template <typename Work>
-StepResult System::counted(Work&& work) {
-  if (integrations_++ % kTimingPeriod != 0) return work();
-  const std::uint64_t start = tick_clock::now();
-  StepResult result = work();
-  integration_ticks_ += static_cast<std::uint64_t>(kTimingPeriod) * (tick_clock::now() - start);
-  return result;
-}
-
-StepResult System::step_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
-  StepResult result = counted([&] { return integrate_constant(u, h, y); });
-  if (result.ok() && !y.allFinite()) result = non_finite_output(y, 0);
-  return result;  // one named result: returned in place, not moved
-}
-
 StepResult System::integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
   StepResult result = integrate(h);
   if (result.ok()) outputs(y);
   return result;
 }
 
-StepResult System::step_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
-  StepResult result = counted([&] { return integrate_held(h, y); });
-  if (result.ok() && !y.allFinite()) result = non_finite_output(y, 0);
-  return result;
-}
-
 void System::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
   apply_constant_inputs(u);
   outputs(y);
-}
-
-StepResult System::settle_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
-  exchange_constant(u, y);
-  return y.allFinite() ? StepResult::success() : non_finite_output(y, 0);
 }
 
 StepResult System::non_finite_output(Eigen::Ref<const Eigen::VectorXd> values, int order) const {

@@ -42,6 +42,7 @@
 
 #include "core/polynomial.hpp"
 #include "core/position_index.hpp"
+#include "core/tick_clock.hpp"
 #include "system/capability.hpp"
 #include "system/port.hpp"
 
@@ -285,5 +286,33 @@ class System {
   std::uint64_t integration_ticks_ = 0;  ///< do_step's own time (core/tick_clock.hpp)
   double integration_seconds_ = 0.0;     ///< as reported by a remote system (set_counters)
 };
+
+// --- the hot loop's calls, inline: a step of a cheap system costs a few tens of nanoseconds ------
+
+template <typename Work>
+StepResult System::counted(Work&& work) {
+  if (integrations_++ % kTimingPeriod != 0) return work();
+  const std::uint64_t start = tick_clock::now();
+  StepResult result = work();
+  integration_ticks_ += static_cast<std::uint64_t>(kTimingPeriod) * (tick_clock::now() - start);
+  return result;
+}
+
+inline StepResult System::step_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
+  StepResult result = counted([&] { return integrate_constant(u, h, y); });
+  if (result.ok() && !y.allFinite()) result = non_finite_output(y, 0);
+  return result;  // one named result: returned in place, not moved
+}
+
+inline StepResult System::step_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
+  StepResult result = counted([&] { return integrate_held(h, y); });
+  if (result.ok() && !y.allFinite()) result = non_finite_output(y, 0);
+  return result;
+}
+
+inline StepResult System::settle_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+  exchange_constant(u, y);
+  return y.allFinite() ? StepResult::success() : non_finite_output(y, 0);
+}
 
 }  // namespace cosima
