@@ -245,16 +245,7 @@ void ModularModel::exchange_wide() {
   wide_values_.resize(wide_links_.size());
   for (std::size_t sweep = 0; sweep <= wide_links_.size(); ++sweep) {
     bool changed = false;
-    for (std::size_t k = 0; k < wide_links_.size(); ++k) {
-      const auto& link = wide_links_[k];
-      const System& from = system(link.from.system);
-      const std::optional<WideInteger> value =
-          from.wide_value(from.output_names()[static_cast<std::size_t>(link.from.port)]);
-      if (!value || wide_values_[k] == value) continue;
-      system(link.to.system).set_wide_input(link.to.port, *value);
-      wide_values_[k] = value;
-      changed = true;
-    }
+    for (std::size_t k = 0; k < wide_links_.size(); ++k) changed = hand_over_wide(k) || changed;
     if (!changed) return;
   }
 }
@@ -263,15 +254,19 @@ void ModularModel::exchange_wide_into(int system_index) {
   if (wide_links_.empty()) return;
   wide_values_.resize(wide_links_.size());
   for (std::size_t k = 0; k < wide_links_.size(); ++k) {
-    const auto& link = wide_links_[k];
-    if (link.to.system != system_index) continue;
-    const System& from = system(link.from.system);
-    const std::optional<WideInteger> value =
-        from.wide_value(from.output_names()[static_cast<std::size_t>(link.from.port)]);
-    if (!value || wide_values_[k] == value) continue;
-    system(link.to.system).set_wide_input(link.to.port, *value);
-    wide_values_[k] = value;
+    if (wide_links_[k].to.system == system_index) (void)hand_over_wide(k);
   }
+}
+
+bool ModularModel::hand_over_wide(std::size_t link_index) {
+  const PendingConnection& link = wide_links_[link_index];
+  const System& from = system(link.from.system);
+  const std::optional<WideInteger> value =
+      from.wide_value(from.output_names()[static_cast<std::size_t>(link.from.port)]);
+  if (!value || wide_values_[link_index] == value) return false;
+  system(link.to.system).set_wide_input(link.to.port, *value);
+  wide_values_[link_index] = value;
+  return true;
 }
 
 void ModularModel::set_wide_constants() {

@@ -157,6 +157,8 @@ class ModularModel {
   // the steps of finalize()
   void exchange_strings();
   void exchange_wide();
+  /// The exact value of one 64-bit link's output, handed to its input when it changed; whether it did.
+  bool hand_over_wide(std::size_t link_index);
   void lay_out_ports();                  ///< offsets of every system's ports; direct feedthrough anywhere
   void wire_inputs();                    ///< each input's source (an output or a constant), driven once
   void collect_transforms();             ///< the connections' linear transformations and conversions
