@@ -250,8 +250,7 @@ void ModularModel::exchange_wide() {
   }
 }
 
-void ModularModel::exchange_wide_into(int system_index) {
-  if (wide_links_.empty()) return;
+void ModularModel::hand_over_wide_into(int system_index) {
   wide_values_.resize(wide_links_.size());
   for (std::size_t k = 0; k < wide_links_.size(); ++k) {
     if (wide_links_[k].to.system == system_index) (void)hand_over_wide(k);

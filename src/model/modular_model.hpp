@@ -143,7 +143,9 @@ class ModularModel {
   }
   /// The exact values of the 64-bit inputs of one system from their outputs as they are now: a
   /// sequential scheme's stage (Gauss–Seidel), whose doubles come from outputs already stepped.
-  void exchange_wide_into(int system);
+  void exchange_wide_into(int system) {
+    if (!wide_links_.empty()) hand_over_wide_into(system);
+  }
   /// Before the first inputs are set: the 64-bit constants' exact values (done once).
   void set_wide_constants();
 
@@ -159,6 +161,7 @@ class ModularModel {
   void exchange_wide();
   /// The exact value of one 64-bit link's output, handed to its input when it changed; whether it did.
   bool hand_over_wide(std::size_t link_index);
+  void hand_over_wide_into(int system);
   void lay_out_ports();                  ///< offsets of every system's ports; direct feedthrough anywhere
   void wire_inputs();                    ///< each input's source (an output or a constant), driven once
   void collect_transforms();             ///< the connections' linear transformations and conversions
