@@ -27,6 +27,8 @@ void Order::clear() {
   read_variables = false;
   wide_inputs.clear();
   read_wide.clear();
+  string_inputs.clear();
+  read_strings.clear();
 }
 
 void Batch::resize(int systems) {
@@ -133,6 +135,8 @@ bool read_back(SystemHost& host, const Order& order, Reply& reply) {
   }
   reply.wide_values.clear();
   for (const std::string& name : order.read_wide) reply.wide_values.push_back(system.wide_value(name));
+  reply.strings.clear();
+  for (const int output : order.read_strings) reply.strings.push_back(system.string_output(output));
   return true;
 }
 
@@ -160,6 +164,7 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     host.estimator->reset(system);
   }
   for (const auto& [input, value] : order.wide_inputs) system.set_wide_input(input, value);
+  for (const auto& [input, text] : order.string_inputs) system.set_string_input(input, text);
   if (order.set_inputs) system.set_inputs(order.inputs);
   if (order.exit_initialization) system.exit_initialization();
   if (order.step > 0.0) {

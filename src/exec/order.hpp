@@ -5,9 +5,9 @@
 // order is data, the same method code runs on every executor, and results do not depend on it.
 //
 // An order is carried out in this sequence (each part optional):
-//   restore → save → enter initialization → configure estimator → set 64-bit inputs exactly →
-//   set_inputs → exit initialization → step → handle pending events →
-//   read outputs and derivatives → read states → read 64-bit values exactly →
+//   restore → save → enter initialization → configure estimator → set 64-bit inputs exactly and
+//   String inputs → set_inputs → exit initialization → step → handle pending events →
+//   read outputs and derivatives → read states → read 64-bit values exactly and String outputs →
 //   estimator update 1 → estimator update 2
 // Every reply carries the system's next event time and whether an event is pending.
 #include <cstdint>
@@ -46,10 +46,12 @@ struct Order {
   double estimate_h = 0.0;         ///< > 0: estimator update 2 for this step size
   std::vector<std::string> watch;  ///< System::watch_variables with these names (empty: as before)
   bool read_variables = false;     ///< read the watched variables (System::read_variables)
-  /// At a communication point, out of process: System::set_wide_input (before set_inputs) and
-  /// System::wide_value of these names (after the reads).
+  /// At a communication point, out of process: System::set_wide_input and set_string_input (before
+  /// set_inputs), System::wide_value of these names and string_output of these outputs (after the reads).
   std::vector<std::pair<int, WideInteger>> wide_inputs;
   std::vector<std::string> read_wide;
+  std::vector<std::pair<int, std::string>> string_inputs;
+  std::vector<int> read_strings;
 
   /// Back to "nothing to do", keeping the buffers.
   void clear();
@@ -67,6 +69,7 @@ struct Reply {
   Eigen::VectorXd constant_value, constant_derivative;  ///< K_V, K_D
   Eigen::VectorXd variables;                            ///< the watched variables, when read
   std::vector<std::optional<WideInteger>> wide_values;  ///< of Order::read_wide, in its order
+  std::vector<std::string> strings;                     ///< of Order::read_strings, in its order
 };
 
 /// The orders and replies of one batch, one slot per system, reused from step to step.

@@ -54,6 +54,13 @@ void write_order(wire::Writer& w, const Order& o) {
   }
   w.put(static_cast<std::int32_t>(o.read_wide.size()));
   for (const std::string& name : o.read_wide) w.put(name);
+  w.put(static_cast<std::int32_t>(o.string_inputs.size()));
+  for (const auto& [input, text] : o.string_inputs) {
+    w.put(static_cast<std::int32_t>(input));
+    w.put(text);
+  }
+  w.put(static_cast<std::int32_t>(o.read_strings.size()));
+  for (const int output : o.read_strings) w.put(static_cast<std::int32_t>(output));
 }
 
 void read_order(wire::Reader& r, Order& o) {
@@ -91,6 +98,13 @@ void read_order(wire::Reader& r, Order& o) {
   }
   o.read_wide.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
   for (std::string& name : o.read_wide) name = r.get_string();
+  o.string_inputs.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  for (auto& [input, text] : o.string_inputs) {
+    input = r.get<std::int32_t>();
+    text = r.get_string();
+  }
+  o.read_strings.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  for (int& output : o.read_strings) output = r.get<std::int32_t>();
 }
 
 /// A reply and the system's counters; `failure` is the text of an exception thrown while carrying
@@ -113,6 +127,7 @@ void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const Syst
     w.put(static_cast<std::uint8_t>(value.has_value()));
     put_wide(w, value.value_or(WideInteger{}));
   }
+  for (const std::string& text : reply.strings) w.put(text);  // as many as o.read_strings names
   if (o.estimate_h > 0.0) {
     w.put_matrix(reply.response.GV);
     w.put_matrix(reply.response.GD);
@@ -145,6 +160,8 @@ std::string read_reply(wire::Reader& r, const Order& o, Reply& reply, Counters& 
     const WideInteger read = get_wide(r);
     value = present ? std::optional(read) : std::nullopt;
   }
+  reply.strings.resize(o.read_strings.size());
+  for (std::string& text : reply.strings) text = r.get_string();
   if (o.estimate_h > 0.0) {
     r.get_matrix(reply.response.GV);
     r.get_matrix(reply.response.GD);
@@ -286,17 +303,15 @@ void RemoteSystem::set_parameter(const std::string& parameter, double /*value*/)
 }
 
 std::string RemoteSystem::string_output(int output) const {
-  throw Error(
-      fmt::format("system '{}' runs in {}: its String output '{}' is not exchanged out of process (use "
-                  "--executor sequential or threads:N)",
-                  name(), channel_->place(index_), outputs_names_[static_cast<std::size_t>(output)]));
+  Order o;
+  o.read_strings.push_back(output);
+  return channel_->call(index_, o).strings.at(0);
 }
 
-void RemoteSystem::set_string_input(int input, const std::string& /*value*/) {
-  throw Error(
-      fmt::format("system '{}' runs in {}: its String input '{}' is not exchanged out of process (use "
-                  "--executor sequential or threads:N)",
-                  name(), channel_->place(index_), inputs_[static_cast<std::size_t>(input)]));
+void RemoteSystem::set_string_input(int input, const std::string& value) {
+  Order o;
+  o.string_inputs.emplace_back(input, value);
+  (void)channel_->call(index_, o);
 }
 
 std::optional<WideInteger> RemoteSystem::wide_value(const std::string& name) const {

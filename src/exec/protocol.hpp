@@ -63,7 +63,8 @@ class RemoteSystem final : public System {
   void set_parameter(const std::string& parameter, double value) override;
   [[nodiscard]] std::string string_output(int output) const override;
   void set_string_input(int input, const std::string& value) override;
-  /// Exact 64-bit values: a round trip each (only where 64-bit ports are connected).
+  /// String ports and exact 64-bit values: a round trip each (only where such ports are connected
+  /// or recorded).
   [[nodiscard]] std::optional<WideInteger> wide_value(const std::string& name) const override;
   void set_wide_input(int input, WideInteger value) override;
   void enter_initialization(double t_start) override;

@@ -36,6 +36,9 @@ JSON
 check types-run 0 "macro-steps 3" -- "$cosima" run types.json --out types.csv
 check csv-matrix-header-quoted 0 '"a.M\[1,1\]","a.M\[1,2\]"' -- head -1 types.csv
 check csv-binary-and-string 0 '"hi!!","00ff10"' -- tail -1 types.csv
+# Strings and Binaries out of process too: the same CSV through worker processes
+check types-processes-bitwise 0 "^same$" -- \
+  sh -c "'$cosima' run types.json --executor processes --out types_p.csv --quiet 2>/dev/null && cmp types.csv types_p.csv && echo same"
 check int8-range 1 "constant input 'a.u_Int8' \(Integer \[-100, 100\]\): 120 is outside" -- "$cosima" run types.json --set inputs.a.u_Int8=120
 check shapes-differ 1 "connection a.M -> b.ua: the arrays differ in shape" -- "$cosima" run types.json --set 'connections=[["a.M", "b.ua"]]'
 

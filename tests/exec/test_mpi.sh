@@ -34,17 +34,18 @@ identical b4-fmus-missiles "$examples/b4_two_mass_fmu.json" -- --method missiles
 identical b3-fmus-variables "$examples/b3_lotka_volterra_fmu.json" -- --stop 0.5 \
   --set 'output.variables=["prey.p", "prey.alpha", "predator.*"]'
 
-# FMI 3.0 64-bit integers near 2^64, exact through the workers (a step counter, a constant, a parameter)
+# FMI 3.0 64-bit integers near 2^64, exact through the workers (a step counter, a constant, a parameter),
+# and a String connection
 cat > wide.json <<JSON
 {"stop": 0.3, "method": {"type": "jacobi", "dt": 0.1},
  "systems": {"a": {"fmu": "$test_fmus/cosima_fmi3_types.fmu", "parameters": {"ubig": 18446744073709551615}},
              "b": {"fmu": "$test_fmus/cosima_fmi3_types.fmu"}},
- "inputs": {"a.u_UInt64": 18446744073709551515},
- "connections": [["a.count", "b.u_UInt64"]],
- "output": {"variables": ["a.count", "b.u_UInt64", "b.count", "a.ubig"]}}
+ "inputs": {"a.u_UInt64": 18446744073709551515, "a.u_String": "hi"},
+ "connections": [["a.count", "b.u_UInt64"], ["a.y_String", "b.u_String"]],
+ "output": {"variables": ["a.count", "b.u_UInt64", "b.count", "a.ubig", "b.y_String"]}}
 JSON
 identical uint64-exact-jacobi wide.json -- --method jacobi
-check uint64-exact-values 0 "^0.29999999999999999,18446744073709551518,18446744073709551517,18446744073709551520,18446744073709551615$" -- tail -1 mpi.csv
+check uint64-exact-values 0 "^0.29999999999999999,18446744073709551518,18446744073709551517,18446744073709551520,18446744073709551615,\"hi!!\"$" -- tail -1 mpi.csv
 identical uint64-exact-gauss-seidel wide.json -- --method gauss-seidel
 
 # a system that fails on a worker: rank 0 reports it, names the system, exits non-zero
