@@ -4,12 +4,16 @@
 // travels beside that double where the double would lose bits: in scenario values, at
 // communication points between 64-bit ports (System::wide_value / set_wide_input) and into the
 // results.
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "core/error.hpp"
 
 namespace cosima {
 
@@ -79,5 +83,17 @@ class WideInteger {
   std::uint64_t bits_ = 0;
   bool unsigned_ = false;
 };
+
+/// The value as the double that holds it exactly, for a parameter of a system without 64-bit
+/// variables; throws Error "OWNER: parameter 'NAME' is given VALUE, which only …" where no double does.
+inline double exact_parameter_double(const WideInteger& value, std::string_view owner, std::string_view name) {
+  if (!value.exact_in_double()) {
+    throw Error(
+        fmt::format("{}: parameter '{}' is given {}, which only a 64-bit integer (Int64, UInt64) of an FMI 3.0 "
+                    "FMU holds exactly",
+                    owner, name, value.text()));
+  }
+  return value.to_double();
+}
 
 }  // namespace cosima

@@ -44,13 +44,7 @@ void System::set_string_parameter(const std::string& parameter, const std::strin
   throw Error(fmt::format("system '{}' has no String parameter '{}'", name_, parameter));
 }
 void System::set_wide_parameter(const std::string& name, WideInteger value) {
-  if (!value.exact_in_double()) {
-    throw Error(
-        fmt::format("system '{}': parameter '{}' is given {}, which only a 64-bit integer (Int64, UInt64) of "
-                    "an FMI 3.0 FMU holds exactly",
-                    this->name(), name, value.text()));
-  }
-  set_parameter(name, value.to_double());
+  set_parameter(name, exact_parameter_double(value, fmt::format("system '{}'", this->name()), name));
 }
 
 std::string System::string_output(int output) const {

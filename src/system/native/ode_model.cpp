@@ -58,13 +58,7 @@ void OdeModel::set_string_parameter(const std::string& name, const std::string& 
 }
 
 void OdeModel::set_wide_parameter(const std::string& name, WideInteger value) {
-  if (!value.exact_in_double()) {
-    throw Error(
-        fmt::format("model '{}': parameter '{}' is given {}, which only a 64-bit integer (Int64, UInt64) of an "
-                    "FMI 3.0 FMU holds exactly",
-                    type(), name, value.text()));
-  }
-  set_parameter(name, value.to_double());
+  set_parameter(name, exact_parameter_double(value, fmt::format("model '{}'", type()), name));
 }
 
 std::string OdeModel::string_output(int output) const {
