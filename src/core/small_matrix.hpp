@@ -7,13 +7,15 @@
 //                             beyond, Eigen (blocked, vectorized). dst must not alias a or b.
 //   ensure_shape              resize only when the shape differs: Eigen's resize() checks rows·cols for
 //                             overflow with an integer division even when nothing changes.
-//   SmallLu                   the partial-pivoting LU of a dense matrix, with Eigen's fixed-size
-//                             PartialPivLU up to kFixedLu rows (the 4 × 4 of MISSILES' eq. 53 for two
-//                             one-output systems: ≈ 80 against ≈ 120 ns factorization and solve), its
-//                             dynamic one beyond. The same algorithm either way.
+//   all_finite                a plain loop: Eigen's allFinite() evaluates (m − m) == (m − m).
+//   same / assign             entrywise equality (−0 == 0) and dst = src, as plain loops.
+//   SmallLu                   the partial-pivoting LU of a dense matrix: plain loops up to kFixedLu rows
+//                             (the 4 × 4 of MISSILES' eq. 53 for two one-output systems), bitwise
+//                             Eigen's; Eigen's dynamic PartialPivLU beyond.
 // None of them allocates once dst has its shape.
-#include <type_traits>
-#include <variant>
+#include <array>
+#include <cmath>
+#include <utility>
 
 #include <Eigen/Dense>
 
@@ -58,6 +60,33 @@ inline void product(Dst& dst, const Lhs& a, const Rhs& b, bool accumulate, doubl
 }
 }  // namespace detail
 
+/// Whether every entry of m is finite.
+template <class Matrix>
+inline bool all_finite(const Matrix& m) {
+  const double* data = m.data();
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    if (!std::isfinite(data[i])) return false;
+  }
+  return true;
+}
+
+/// Same shape and entrywise equal (−0 == 0, NaN ≠ NaN).
+template <class Matrix>
+inline bool same(const Matrix& a, const Matrix& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    if (!(a.data()[i] == b.data()[i])) return false;
+  }
+  return true;
+}
+
+/// dst = src, without Eigen's assignment machinery once dst has src's shape.
+template <class Matrix>
+inline void assign(Matrix& dst, const Matrix& src) {
+  ensure_shape(dst, src.rows(), src.cols());
+  for (Eigen::Index i = 0; i < src.size(); ++i) dst.data()[i] = src.data()[i];
+}
+
 /// dst = a·b (dst resized).
 template <class Dst, class Lhs, class Rhs>
 inline void multiply(Dst&& dst, const Lhs& a, const Rhs& b) {
@@ -70,55 +99,86 @@ inline void multiply_add(Dst&& dst, const Lhs& a, const Rhs& b, double factor) {
   detail::product(dst, a, b, true, factor);
 }
 
-inline constexpr Eigen::Index kFixedLu = 4;  ///< rows up to which SmallLu factorizes at fixed size
+inline constexpr Eigen::Index kFixedLu = 4;  ///< rows up to which SmallLu factorizes in plain loops
 
-/// Partial-pivoting LU (Eigen::PartialPivLU) of a square matrix of any size, at fixed size up to
-/// kFixedLu rows. A singular matrix shows as a non-finite solution, as with Eigen's.
+/// Partial-pivoting LU, P A = L U with L unit lower triangular, of a square matrix of any size: up to
+/// kFixedLu rows in plain loops over a fixed array, as Eigen's fixed-size PartialPivLU solving into a
+/// VectorXd takes them — the same operations in the same order, so the same bits
+/// (tests/core/test_small_matrix.cpp) — without its fixed costs; Eigen's dynamic PartialPivLU beyond.
+/// For column k:
+///   p = the first row i ≥ k of largest |a_ik|;  swap rows k and p;  a_ik /= a_kk (i > k) unless a_kk = 0;
+///   a_ij −= a_ik a_kj (i, j > k).
+/// Solve: b permuted as the rows were, then L y = b and U x = y column by column, as Eigen's
+/// triangular solve into a dynamic vector goes (a column whose unknown is 0 is skipped). A singular
+/// matrix shows as a non-finite solution, as with Eigen's.
 class SmallLu {
  public:
-  void compute(const Eigen::MatrixXd& a) { factorize_at_size<1>(a); }
+  void compute(const Eigen::MatrixXd& a) {
+    n_ = a.rows();
+    if (n_ > kFixedLu) {
+      dynamic_.compute(a);
+      return;
+    }
+    for (Eigen::Index j = 0; j < n_; ++j) {
+      for (Eigen::Index i = 0; i < n_; ++i) at(i, j) = a(i, j);
+    }
+    for (Eigen::Index k = 0; k < n_; ++k) eliminate(k);
+  }
   /// x = A⁻¹ b for the A of the last compute (x resized).
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
-    std::visit(
-        [&](const auto& lu) {
-          if constexpr (!std::is_same_v<std::decay_t<decltype(lu)>, std::monostate>) {
-            ensure_shape(x, b.rows(), 1);
-            using Vector = Eigen::Matrix<double, std::decay_t<decltype(lu)>::RowsAtCompileTime, 1>;
-            if constexpr (Vector::RowsAtCompileTime == Eigen::Dynamic) {
-              x.noalias() = lu.solve(b);
-            } else {
-              x = lu.solve(Vector(b));
-            }
-          }
-        },
-        lu_);
+    ensure_shape(x, b.rows(), 1);
+    if (n_ > kFixedLu) {
+      x.noalias() = dynamic_.solve(b);
+      return;
+    }
+    if (n_ == 1) {  // Eigen's 1 × 1 solve multiplies by the reciprocal
+      x(0) = b(0) * (1.0 / at(0, 0));
+      return;
+    }
+    for (Eigen::Index i = 0; i < n_; ++i) x(i) = b(i);
+    for (Eigen::Index k = 0; k < n_; ++k) std::swap(x(k), x(pivots_[static_cast<std::size_t>(k)]));
+    for (Eigen::Index k = 0; k < n_; ++k) {  // L y = P b, unit diagonal
+      if (x(k) == 0.0) continue;
+      for (Eigen::Index i = k + 1; i < n_; ++i) x(i) -= x(k) * at(i, k);
+    }
+    for (Eigen::Index k = n_ - 1; k >= 0; --k) {  // U x = y
+      if (x(k) == 0.0) continue;
+      x(k) /= at(k, k);
+      for (Eigen::Index i = 0; i < k; ++i) x(i) -= x(k) * at(i, k);
+    }
   }
 
  private:
-  template <int N>
-  using Lu = Eigen::PartialPivLU<Eigen::Matrix<double, N, N>>;
-  /// factorize<a.rows()> when a has at most kFixedLu rows (tried from N upward), the dynamic one beyond.
-  template <int N>
-  void factorize_at_size(const Eigen::MatrixXd& a) {
-    if constexpr (N > kFixedLu) {
-      factorize<Eigen::Dynamic>(a);
-    } else if (a.rows() == N) {
-      factorize<N>(a);
-    } else {
-      factorize_at_size<N + 1>(a);
+  double& at(Eigen::Index i, Eigen::Index j) { return lu_[static_cast<std::size_t>(j * kFixedLu + i)]; }
+  [[nodiscard]] double at(Eigen::Index i, Eigen::Index j) const {
+    return lu_[static_cast<std::size_t>(j * kFixedLu + i)];
+  }
+  /// Column k of the elimination: pivot, scale, rank-one update of the trailing block.
+  void eliminate(Eigen::Index k) {
+    Eigen::Index pivot = k;
+    double biggest = std::abs(at(k, k));
+    for (Eigen::Index i = k + 1; i < n_; ++i) {
+      if (std::abs(at(i, k)) > biggest) {
+        biggest = std::abs(at(i, k));
+        pivot = i;
+      }
+    }
+    pivots_[static_cast<std::size_t>(k)] = pivot;
+    if (biggest != 0.0) {
+      if (pivot != k) {
+        for (Eigen::Index j = 0; j < n_; ++j) std::swap(at(k, j), at(pivot, j));
+      }
+      for (Eigen::Index i = k + 1; i < n_; ++i) at(i, k) /= at(k, k);
+    }
+    for (Eigen::Index j = k + 1; j < n_; ++j) {
+      for (Eigen::Index i = k + 1; i < n_; ++i) at(i, j) -= at(k, j) * at(i, k);
     }
   }
-  template <int N>
-  void factorize(const Eigen::MatrixXd& a) {
-    if (!std::holds_alternative<Lu<N>>(lu_)) lu_.template emplace<Lu<N>>(a.rows());  // sized once
-    if constexpr (N == Eigen::Dynamic) {
-      std::get<Lu<N>>(lu_).compute(a);
-    } else {
-      std::get<Lu<N>>(lu_).compute(Eigen::Matrix<double, N, N>(a));
-    }
-  }
-  std::variant<std::monostate, Lu<1>, Lu<2>, Lu<3>, Lu<4>, Lu<Eigen::Dynamic>> lu_;
-  static_assert(std::variant_size_v<decltype(lu_)> == kFixedLu + 2, "a Lu<N> for every fixed size N ≤ kFixedLu");
+
+  Eigen::Index n_ = 0;
+  std::array<double, static_cast<std::size_t>(kFixedLu* kFixedLu)> lu_{};  ///< column-major, leading dimension kFixedLu
+  std::array<Eigen::Index, static_cast<std::size_t>(kFixedLu)> pivots_{};
+  Eigen::PartialPivLU<Eigen::MatrixXd> dynamic_;
 };
 
 }  // namespace cosima

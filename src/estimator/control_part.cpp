@@ -22,12 +22,15 @@ void ControlPart::reset(Eigen::Index outputs, ControlReconstruction reconstructi
 }
 
 void ControlPart::record(double t, const Eigen::Ref<const Eigen::VectorXd>& y_c) {
+  // plain loops: Eigen's column assignments cost more than the few samples they move
+  double* samples = samples_.data();
+  const Eigen::Index rows = samples_.rows();
   for (int k = kHistory - 1; k > 0; --k) {
     times_[static_cast<std::size_t>(k)] = times_[static_cast<std::size_t>(k - 1)];
-    samples_.col(k) = samples_.col(k - 1);
+    for (Eigen::Index i = 0; i < rows; ++i) samples[k * rows + i] = samples[(k - 1) * rows + i];
   }
   times_[0] = t;
-  samples_.col(0) = y_c;
+  for (Eigen::Index i = 0; i < rows; ++i) samples[i] = y_c(i);
   count_ = std::min(count_ + 1, kHistory);
 }
 

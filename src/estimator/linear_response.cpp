@@ -47,8 +47,8 @@ bool LinearResponseBuilder::compute(const Linearization& lin, double h, LinearRe
   } else {
     stehfest(lin, h, out);
   }
-  const bool finite = out.GV.allFinite() && out.GD.allFinite() && out.PV.allFinite() && out.PD.allFinite() &&
-                      out.RV.allFinite() && out.RD.allFinite();
+  const bool finite = all_finite(out.GV) && all_finite(out.GD) && all_finite(out.PV) && all_finite(out.PD) &&
+                      all_finite(out.RV) && all_finite(out.RD);
   if (!finite) {
     reason_ = fmt::format("{} inverse Laplace transform not finite at h = {}",
                           options_.method == InverseLaplace::exact ? "exact" : "Gaver–Stehfest", h);

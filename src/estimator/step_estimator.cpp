@@ -1,7 +1,5 @@
 #include "estimator/step_estimator.hpp"
 
-#include <algorithm>
-
 #include "core/small_matrix.hpp"
 
 namespace cosima {
@@ -25,16 +23,14 @@ void StepEstimator::reset(const System& system) {
   constant_derivative_.setZero(system.output_count());
 }
 
-namespace {
-bool same(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {  // entrywise equal: exact reuse only
-  return a.rows() == b.rows() && a.cols() == b.cols() && std::equal(a.data(), a.data() + a.size(), b.data());
-}
-}  // namespace
-
 void StepEstimator::begin_step(System& system, const Eigen::Ref<const Eigen::VectorXd>& u_now) {
   const Linearization& lin = system.linearize();
+  // entrywise equal (exact reuse only); else all four are taken
   if (!(same(lin.A, lin_.A) && same(lin.B, lin_.B) && same(lin.C, lin_.C) && same(lin.D, lin_.D))) {
-    lin_ = lin;
+    assign(lin_.A, lin.A);
+    assign(lin_.B, lin.B);
+    assign(lin_.C, lin.C);
+    assign(lin_.D, lin.D);
     response_current_ = false;  // the operators of update 2 are for the previous A, B, C, D
   }
   system.states(x_);

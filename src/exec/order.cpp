@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/small_matrix.hpp"
 
 namespace cosima {
 
@@ -50,8 +51,8 @@ Order& Batch::order(int s) {
   return o;
 }
 
-void Batch::clear() {
-  for (int s : active_) orders_[static_cast<std::size_t>(s)].clear();
+void Batch::clear() {  // order() clears an order when it is made active again
+  for (int s : active_) orders_[static_cast<std::size_t>(s)].active = false;
   active_.clear();
   sorted_ = true;
 }
@@ -144,7 +145,7 @@ bool read_back(SystemHost& host, const Order& order, Reply& reply) {
 
 void carry_out(SystemHost& host, const Order& order, Reply& reply) {
   System& system = *host.system;
-  reply.result = StepResult::success();
+  reply.result.reset();
   reply.estimate_ok = true;
   if (order.restore) system.restore_state(host.snapshot);
   if (order.save) {
@@ -195,10 +196,10 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
         return;
       }
       // what update 3 reads (and what the protocol carries): G_V, G_D; P and R are in K_V, K_D
-      reply.response.GV = host.estimator->response().GV;
-      reply.response.GD = host.estimator->response().GD;
-      reply.constant_value = host.estimator->constant_value();
-      reply.constant_derivative = host.estimator->constant_derivative();
+      assign(reply.response.GV, host.estimator->response().GV);
+      assign(reply.response.GD, host.estimator->response().GD);
+      assign(reply.constant_value, host.estimator->constant_value());
+      assign(reply.constant_derivative, host.estimator->constant_derivative());
     }
   }
 }

@@ -145,7 +145,7 @@ bool Missiles::solve() {
     factorized_ = false;
     if (unknowns < options_.sparse_above) {
       ensure_shape(dense_, unknowns, unknowns);
-      dense_.setZero();
+      std::fill(dense_.data(), dense_.data() + dense_.size(), 0.0);
       for (const auto& t : triplets_) dense_(t.row(), t.col()) += t.value();
       dense_lu_.compute(dense_);  // a singular matrix shows as a non-finite solution
     } else {

@@ -65,8 +65,7 @@ CapabilitySet System::known_capabilities() const {
   return set;
 }
 
-void System::require(Capability c, std::string_view needed_by) const {
-  if (has(c)) return;
+void System::refuse(Capability c, std::string_view needed_by) const {
   const bool withheld = provided_capabilities().has(c);
   throw CapabilityError(fmt::format("system '{}' lacks capability '{}' ({}){}, needed by {}", name_, to_string(c),
                                     fmi_flag(c), withheld ? ", withheld by the scenario" : "", needed_by));
@@ -162,19 +161,6 @@ void System::restore_state(StateId id) {
 void System::release_state(StateId id) {
   require(Capability::rollback, "rollback (release_state)");
   do_release_state(id);
-}
-
-void System::states(Eigen::Ref<Eigen::VectorXd> x) const {
-  require(Capability::state_access, "state access");
-  compute_states(x);
-}
-void System::state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const {
-  require(Capability::state_access, "state access");
-  compute_state_derivatives(dx);
-}
-const Linearization& System::linearize() {
-  require(Capability::linearization, "linearization");
-  return compute_linearization();
 }
 
 // Defaults reached only if a subclass declares a capability without implementing it.

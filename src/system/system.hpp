@@ -63,6 +63,12 @@ struct StepResult {
 
   [[nodiscard]] bool ok() const { return status == Status::ok; }
   static StepResult success() { return {}; }
+  /// *this = success(), keeping the reason's buffer.
+  void reset() {
+    status = Status::ok;
+    reason.clear();
+    step_completed = false;
+  }
   static StepResult failure(std::string why) { return {Status::failed, std::move(why)}; }
 };
 
@@ -118,7 +124,9 @@ class System {
   [[nodiscard]] virtual std::string emulated_derivatives() const { return {}; }
   [[nodiscard]] bool has(Capability c) const { return capabilities().has(c); }
   /// Throws CapabilityError "system 'S' lacks capability 'C' (FMI flag), needed by WHO".
-  void require(Capability c, std::string_view needed_by) const;
+  void require(Capability c, std::string_view needed_by) const {
+    if (!has(c)) refuse(c, needed_by);
+  }
   /// Emulates a less capable system (e.g. an industrial FMU without rollback).
   void withhold(Capability c) {
     withheld_.add(c);
@@ -219,10 +227,19 @@ class System {
   void release_state(StateId id);
 
   // --- state access and linearization ----------------------------------------------------------
-  void states(Eigen::Ref<Eigen::VectorXd> x) const;
-  void state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const;
+  void states(Eigen::Ref<Eigen::VectorXd> x) const {
+    require(Capability::state_access, "state access");
+    compute_states(x);
+  }
+  void state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const {
+    require(Capability::state_access, "state access");
+    compute_state_derivatives(dx);
+  }
   /// A, B, C, D at the current time, state and inputs.
-  const Linearization& linearize();
+  const Linearization& linearize() {
+    require(Capability::linearization, "linearization");
+    return compute_linearization();
+  }
 
   // --- counters --------------------------------------------------------------------------------
   [[nodiscard]] std::int64_t integrations() const { return integrations_; }
@@ -271,6 +288,8 @@ class System {
   StepResult counted(Work&& work);
   /// capabilities(), computed and kept.
   CapabilitySet known_capabilities() const;
+  /// require()'s refusal: throws CapabilityError.
+  [[noreturn]] void refuse(Capability c, std::string_view needed_by) const;
   /// Port and state names to indices (names are fixed once the system is built).
   struct NameIndex {
     mutable PositionIndex index;
