@@ -46,6 +46,16 @@ inline void product(Dst& dst, const Lhs& a, const Rhs& b, bool accumulate, doubl
     return;
   }
   if (!accumulate) ensure_shape(dst, rows, cols);
+  if (rows == 1 && cols == 1) {  // a dot product (one-output, one-state systems): no loop nest to set up
+    double sum = 0.0;
+    for (Eigen::Index l = 0; l < depth; ++l) sum += a.coeff(0, l) * b.coeff(l, 0);
+    if (accumulate) {
+      dst.coeffRef(0, 0) += factor * sum;
+    } else {
+      dst.coeffRef(0, 0) = sum;
+    }
+    return;
+  }
   for (Eigen::Index j = 0; j < cols; ++j) {
     for (Eigen::Index i = 0; i < rows; ++i) {
       double sum = 0.0;
@@ -115,69 +125,83 @@ class SmallLu {
  public:
   void compute(const Eigen::MatrixXd& a) {
     n_ = a.rows();
-    if (n_ > kFixedLu) {
-      dynamic_.compute(a);
-      return;
+    switch (n_) {  // at compile-time sizes: the loops unroll
+      case 1: factorize<1>(a); break;
+      case 2: factorize<2>(a); break;
+      case 3: factorize<3>(a); break;
+      case 4: factorize<4>(a); break;
+      default: dynamic_.compute(a);
     }
-    for (Eigen::Index j = 0; j < n_; ++j) {
-      for (Eigen::Index i = 0; i < n_; ++i) at(i, j) = a(i, j);
-    }
-    for (Eigen::Index k = 0; k < n_; ++k) eliminate(k);
   }
   /// x = A⁻¹ b for the A of the last compute (x resized).
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
     ensure_shape(x, b.rows(), 1);
-    if (n_ > kFixedLu) {
-      x.noalias() = dynamic_.solve(b);
-      return;
-    }
-    if (n_ == 1) {  // Eigen's 1 × 1 solve multiplies by the reciprocal
-      x(0) = b(0) * (1.0 / at(0, 0));
-      return;
-    }
-    for (Eigen::Index i = 0; i < n_; ++i) x(i) = b(i);
-    for (Eigen::Index k = 0; k < n_; ++k) std::swap(x(k), x(pivots_[static_cast<std::size_t>(k)]));
-    for (Eigen::Index k = 0; k < n_; ++k) {  // L y = P b, unit diagonal
-      if (x(k) == 0.0) continue;
-      for (Eigen::Index i = k + 1; i < n_; ++i) x(i) -= x(k) * at(i, k);
-    }
-    for (Eigen::Index k = n_ - 1; k >= 0; --k) {  // U x = y
-      if (x(k) == 0.0) continue;
-      x(k) /= at(k, k);
-      for (Eigen::Index i = 0; i < k; ++i) x(i) -= x(k) * at(i, k);
+    switch (n_) {
+      case 1: x(0) = b(0) * (1.0 / at(0, 0)); break;  // Eigen's 1 × 1 solve multiplies by the reciprocal
+      case 2: solve_at<2>(b, x); break;
+      case 3: solve_at<3>(b, x); break;
+      case 4: solve_at<4>(b, x); break;
+      default: x.noalias() = dynamic_.solve(b);
     }
   }
 
  private:
+  static_assert(kFixedLu == 4, "compute() and solve() dispatch the sizes 1 … kFixedLu");
   double& at(Eigen::Index i, Eigen::Index j) { return lu_[static_cast<std::size_t>(j * kFixedLu + i)]; }
   [[nodiscard]] double at(Eigen::Index i, Eigen::Index j) const {
     return lu_[static_cast<std::size_t>(j * kFixedLu + i)];
   }
+  template <int N>
+  void factorize(const Eigen::MatrixXd& a) {
+    for (int j = 0; j < N; ++j) {
+      for (int i = 0; i < N; ++i) at(i, j) = a(i, j);
+    }
+    for (int k = 0; k < N; ++k) eliminate<N>(k);
+  }
   /// Column k of the elimination: pivot, scale, rank-one update of the trailing block.
-  void eliminate(Eigen::Index k) {
-    Eigen::Index pivot = k;
+  template <int N>
+  void eliminate(int k) {
+    int pivot = k;
     double biggest = std::abs(at(k, k));
-    for (Eigen::Index i = k + 1; i < n_; ++i) {
+    for (int i = k + 1; i < N; ++i) {
       if (std::abs(at(i, k)) > biggest) {
         biggest = std::abs(at(i, k));
         pivot = i;
       }
     }
-    pivots_[static_cast<std::size_t>(k)] = pivot;
+    pivots_[static_cast<std::size_t>(k)] = static_cast<std::size_t>(pivot);
     if (biggest != 0.0) {
       if (pivot != k) {
-        for (Eigen::Index j = 0; j < n_; ++j) std::swap(at(k, j), at(pivot, j));
+        for (int j = 0; j < N; ++j) std::swap(at(k, j), at(pivot, j));
       }
-      for (Eigen::Index i = k + 1; i < n_; ++i) at(i, k) /= at(k, k);
+      for (int i = k + 1; i < N; ++i) at(i, k) /= at(k, k);
     }
-    for (Eigen::Index j = k + 1; j < n_; ++j) {
-      for (Eigen::Index i = k + 1; i < n_; ++i) at(i, j) -= at(k, j) * at(i, k);
+    for (int j = k + 1; j < N; ++j) {
+      for (int i = k + 1; i < N; ++i) at(i, j) -= at(k, j) * at(i, k);
     }
+  }
+  template <int N>
+  void solve_at(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
+    std::array<double, static_cast<std::size_t>(N)> y{};
+    for (int i = 0; i < N; ++i) y[static_cast<std::size_t>(i)] = b(i);
+    for (int k = 0; k < N; ++k) std::swap(y[static_cast<std::size_t>(k)], y[pivots_[static_cast<std::size_t>(k)]]);
+    for (int k = 0; k < N; ++k) {  // L y = P b, unit diagonal
+      const double yk = y[static_cast<std::size_t>(k)];
+      if (yk == 0.0) continue;
+      for (int i = k + 1; i < N; ++i) y[static_cast<std::size_t>(i)] -= yk * at(i, k);
+    }
+    for (int k = N - 1; k >= 0; --k) {  // U x = y
+      double& yk = y[static_cast<std::size_t>(k)];
+      if (yk == 0.0) continue;
+      yk /= at(k, k);
+      for (int i = 0; i < k; ++i) y[static_cast<std::size_t>(i)] -= yk * at(i, k);
+    }
+    for (int i = 0; i < N; ++i) x(i) = y[static_cast<std::size_t>(i)];
   }
 
   Eigen::Index n_ = 0;
   std::array<double, static_cast<std::size_t>(kFixedLu* kFixedLu)> lu_{};  ///< column-major, leading dimension kFixedLu
-  std::array<Eigen::Index, static_cast<std::size_t>(kFixedLu)> pivots_{};
+  std::array<std::size_t, static_cast<std::size_t>(kFixedLu)> pivots_{};
   Eigen::PartialPivLU<Eigen::MatrixXd> dynamic_;
 };
 

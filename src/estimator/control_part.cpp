@@ -25,31 +25,42 @@ void ControlPart::record(double t, const Eigen::Ref<const Eigen::VectorXd>& y_c)
   // plain loops: Eigen's column assignments cost more than the few samples they move
   double* samples = samples_.data();
   const Eigen::Index rows = samples_.rows();
-  for (int k = kHistory - 1; k > 0; --k) {
-    times_[static_cast<std::size_t>(k)] = times_[static_cast<std::size_t>(k - 1)];
-    for (Eigen::Index i = 0; i < rows; ++i) samples[k * rows + i] = samples[(k - 1) * rows + i];
-  }
+  for (int k = kHistory - 1; k > 0; --k) times_[static_cast<std::size_t>(k)] = times_[static_cast<std::size_t>(k - 1)];
   times_[0] = t;
-  for (Eigen::Index i = 0; i < rows; ++i) samples[i] = y_c(i);
+  for (Eigen::Index i = 0; i < rows; ++i) {  // the history innermost: a fixed count, unrolled
+    for (int k = kHistory - 1; k > 0; --k) samples[k * rows + i] = samples[(k - 1) * rows + i];
+    samples[i] = y_c(i);
+  }
   count_ = std::min(count_ + 1, kHistory);
 }
 
-std::array<double, 2> ControlPart::polynomial_at(Eigen::Index i, int p, int offset, double t, bool with_slope) const {
-  // Lagrange form through the nodes offset … offset + p; value and derivative at t.
+template <int P, bool Slope>
+std::array<double, 2> ControlPart::lagrange_at(Eigen::Index i, int offset, double t) const {
+  // Lagrange form through the nodes offset … offset + P; value and derivative at t.
   double value = 0.0, slope = 0.0;
-  for (int a = offset; a <= offset + p; ++a) {
+  for (int a = offset; a <= offset + P; ++a) {
     const double ta = times_[static_cast<std::size_t>(a)];
     double basis = 1.0, basis_slope = 0.0;
-    for (int b = offset; b <= offset + p; ++b) {
+    for (int b = offset; b <= offset + P; ++b) {
       if (b == a) continue;
       const double tb = times_[static_cast<std::size_t>(b)];
-      if (with_slope) basis_slope = basis_slope * (t - tb) / (ta - tb) + basis / (ta - tb);
+      if constexpr (Slope) basis_slope = basis_slope * (t - tb) / (ta - tb) + basis / (ta - tb);
       basis *= (t - tb) / (ta - tb);
     }
     value += basis * samples_(i, a);
-    slope += basis_slope * samples_(i, a);
+    if constexpr (Slope) slope += basis_slope * samples_(i, a);
   }
   return {value, slope};
+}
+
+std::array<double, 2> ControlPart::polynomial_at(Eigen::Index i, int p, int offset, double t, bool with_slope) const {
+  static_assert(kMaxOrder == 2, "a case for each order −1 … kMaxOrder below");
+  switch (p) {
+    case -1: return {0.0, 0.0};  // no sample yet (the first-order fit before the first record)
+    case 0: return with_slope ? lagrange_at<0, true>(i, offset, t) : lagrange_at<0, false>(i, offset, t);
+    case 1: return with_slope ? lagrange_at<1, true>(i, offset, t) : lagrange_at<1, false>(i, offset, t);
+    default: return with_slope ? lagrange_at<2, true>(i, offset, t) : lagrange_at<2, false>(i, offset, t);
+  }
 }
 
 void ControlPart::extrapolate(double h, Eigen::Ref<Eigen::VectorXd> value,

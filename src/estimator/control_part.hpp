@@ -38,6 +38,9 @@ class ControlPart {
   /// Order-p polynomial through samples newest−offset−p … newest−offset, value and slope at t, for output i
   /// (the slope 0 unless with_slope: the order selection needs values only).
   [[nodiscard]] std::array<double, 2> polynomial_at(Eigen::Index i, int p, int offset, double t, bool with_slope) const;
+  /// polynomial_at at a compile-time order: its loops unroll.
+  template <int P, bool Slope>
+  [[nodiscard]] std::array<double, 2> lagrange_at(Eigen::Index i, int offset, double t) const;
 
   ControlReconstruction reconstruction_ = ControlReconstruction::flexible;
   std::array<double, kHistory> times_{};  ///< times_[0] newest

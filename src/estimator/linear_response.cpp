@@ -104,28 +104,32 @@ void LinearResponseBuilder::exact(const Linearization& lin, double h, LinearResp
 }
 
 void LinearResponseBuilder::exact_one_state(const Linearization& lin, double h, LinearResponse& out) {
-  // exact() for n_st = 1, where every φ_j(hA) is a scalar: the same products, as scalars, in the same order
+  // exact() for n_st = 1, where every φ_j(hA) is a scalar: the same products, as scalars, in the same
+  // order; through raw column-major pointers, which the compiler keeps in registers
   const Eigen::Index n_out = lin.C.rows(), n_in = lin.B.cols();
   phi_.compute(lin.A, h, kInputCoefficients);
   const double* phi = phi_.all().data();  // φ_0 … φ_4
   const double a = lin.A(0, 0);
+  const double *C = lin.C.data(), *B = lin.B.data(), *D = lin.D.data();
+  double *gv = out.GV.data(), *gd = out.GD.data();
   for (Eigen::Index i = 0; i < n_out; ++i) {
-    const double c = lin.C(i, 0), c_a = c * a;
+    const double c = C[i], c_a = c * a;
     out.PV(i, 0) = c * phi[0];
     out.PD(i, 0) = c_a * phi[0];
     out.RV(i, 0) = h * (c * phi[1]);
     out.RD(i, 0) = out.PV(i, 0);
-    double h_k = 1.0, dh_k = 0.0, scale = h;
-    for (int k = 0; k <= kMaxInputDegree; ++k) {
-      if (k > 0) {
-        dh_k = k * h_k;
-        h_k *= h;
-        scale *= k * h;
-      }
-      for (Eigen::Index j = 0; j < n_in; ++j) {
-        const double b = lin.B(0, j), d = lin.D(i, j);
-        out.GV(i, kInputCoefficients * j + k) = scale * (c * phi[k + 1] * b) + h_k * d;
-        out.GD(i, kInputCoefficients * j + k) = scale * (c_a * phi[k + 1] * b) + h_k * (c * b) + dh_k * d;
+    for (Eigen::Index j = 0; j < n_in; ++j) {  // k innermost: four iterations, unrolled
+      const double b = B[j], d = D[j * n_out + i];
+      double h_k = 1.0, dh_k = 0.0, scale = h;
+      for (int k = 0; k <= kMaxInputDegree; ++k) {
+        if (k > 0) {
+          dh_k = k * h_k;
+          h_k *= h;
+          scale *= k * h;
+        }
+        const Eigen::Index entry = (kInputCoefficients * j + k) * n_out + i;  // (i, 4j + k)
+        gv[entry] = scale * (c * phi[k + 1] * b) + h_k * d;
+        gd[entry] = scale * (c_a * phi[k + 1] * b) + h_k * (c * b) + dh_k * d;
       }
     }
   }

@@ -81,50 +81,68 @@ void Missiles::initialize(ModularModel& model, double t_start) {
 }
 
 void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
-  const int n_out = model.total_outputs();
+  const int n_out = model.total_outputs(), unknowns = 2 * n_out;
+  dense_assembly_ = unknowns < options_.sparse_above;
+  if (dense_assembly_) {  // entries added in place, in the order the triplets would be summed in
+    ensure_shape(dense_, unknowns, unknowns);
+    std::fill(dense_.data(), dense_.data() + dense_.size(), 0.0);
+    for (int r = 0; r < unknowns; ++r) dense_(r, r) += 1.0;
+  } else {
+    triplets_.clear();
+    for (int r = 0; r < unknowns; ++r) triplets_.emplace_back(r, r, 1.0);
+  }
   const Eigen::Matrix4d& hermite = buffers_.hermite_map_of(kind, h);  // (a0..a3) = H (v1, d1, v2, d2), eq. 54/55
-  const auto& sources = model.input_sources();
-  triplets_.clear();
-  for (int r = 0; r < 2 * n_out; ++r) triplets_.emplace_back(r, r, 1.0);
-  for (int s = 0; s < model.system_count(); ++s) {
-    const Reply& estimator = buffers_.batch.reply(s);  // COSTARICA updates 1–2 of this step
-    const LinearResponse& response = estimator.response;
-    const int out_offset = model.output_offset(s), in_offset = model.input_offset(s);
-    const int outputs = model.system(s).output_count();
-    if (model.system(s).input_count() == 0) {  // integrated already: its real outputs at t_N + h
-      rhs_.segment(out_offset, outputs) = estimator.outputs.col(0);
-      rhs_.segment(n_out + out_offset, outputs) = estimator.outputs.col(1);
-      continue;
+  for (int s = 0; s < model.system_count(); ++s) assemble_system(model, s, hermite);
+}
+
+void Missiles::assemble_system(const ModularModel& model, int s, const Eigen::Matrix4d& hermite) {
+  const int n_out = model.total_outputs();
+  const Reply& estimator = buffers_.batch.reply(s);  // COSTARICA updates 1–2 of this step
+  const LinearResponse& response = estimator.response;
+  const int out_offset = model.output_offset(s), in_offset = model.input_offset(s);
+  const int outputs = model.system(s).output_count(), inputs = model.system(s).input_count();
+  double* value_rows = rhs_.data() + out_offset;  // K_V, K_D; or, with no inputs, the real outputs at t_N + h
+  double* derivative_rows = rhs_.data() + n_out + out_offset;
+  const bool integrated = inputs == 0;
+  const double* values = integrated ? estimator.outputs.col(0).data() : estimator.constant_value.data();
+  const double* derivatives = integrated ? estimator.outputs.col(1).data() : estimator.constant_derivative.data();
+  for (int i = 0; i < outputs; ++i) {
+    value_rows[i] = values[i];
+    derivative_rows[i] = derivatives[i];
+  }
+  const auto add = [this](int row, int column, double value) {
+    if (dense_assembly_) {
+      dense_(row, column) += value;
+    } else {
+      triplets_.emplace_back(row, column, value);
     }
-    rhs_.segment(out_offset, outputs) = estimator.constant_value;  // K_V, K_D
-    rhs_.segment(n_out + out_offset, outputs) = estimator.constant_derivative;
-    for (int j = 0; j < model.system(s).input_count(); ++j) {
-      const int g = in_offset + j;
-      const Eigen::Index first = kInputCoefficients * static_cast<Eigen::Index>(j);  // vec(Ξ̌) index 4j + k
-      const int source = sources[static_cast<std::size_t>(g)];
-      for (int i = 0; i < outputs; ++i) {
-        const int r = out_offset + i;
-        // G·H for output i and input j (fixed 1×4·4×4: inlined)
-        const Eigen::RowVector4d through_value = response.GV.block<1, kInputCoefficients>(i, first) * hermite;
-        const Eigen::RowVector4d through_derivative = response.GD.block<1, kInputCoefficients>(i, first) * hermite;
-        // known start of the interface: B_H (v1, d1)
-        rhs_(r) += through_value(0) * u_start_(g) + through_value(1) * du_start_(g);
-        rhs_(n_out + r) += through_derivative(0) * u_start_(g) + through_derivative(1) * du_start_(g);
-        if (source >= 0) {  // −G A_H blockdiag(Φᵀ, Φᵀ): u(t_N+h) = a ŷ_source + b, u'(t_N+h) = a ŷ'_source
-          const LinearTransform& transform = model.input_transform(g);
-          const double a = transform.scale;
-          triplets_.emplace_back(r, source, -a * through_value(2));
-          triplets_.emplace_back(r, n_out + source, -a * through_value(3));
-          triplets_.emplace_back(n_out + r, source, -a * through_derivative(2));
-          triplets_.emplace_back(n_out + r, n_out + source, -a * through_derivative(3));
-          if (transform.offset != 0.0) {
-            rhs_(r) += through_value(2) * transform.offset;
-            rhs_(n_out + r) += through_derivative(2) * transform.offset;
-          }
-        } else {  // a constant input: value known, derivative 0
-          rhs_(r) += through_value(2) * model.constant_inputs()(g);
-          rhs_(n_out + r) += through_derivative(2) * model.constant_inputs()(g);
+  };
+  for (int j = 0; j < inputs; ++j) {
+    const int g = in_offset + j;
+    const Eigen::Index first = kInputCoefficients * static_cast<Eigen::Index>(j);  // vec(Ξ̌) index 4j + k
+    const int source = model.input_sources()[static_cast<std::size_t>(g)];
+    for (int i = 0; i < outputs; ++i) {
+      const int r = out_offset + i;
+      // G·H for output i and input j (fixed 1×4·4×4: inlined)
+      const Eigen::RowVector4d through_value = response.GV.block<1, kInputCoefficients>(i, first) * hermite;
+      const Eigen::RowVector4d through_derivative = response.GD.block<1, kInputCoefficients>(i, first) * hermite;
+      // known start of the interface: B_H (v1, d1)
+      rhs_(r) += through_value(0) * u_start_(g) + through_value(1) * du_start_(g);
+      rhs_(n_out + r) += through_derivative(0) * u_start_(g) + through_derivative(1) * du_start_(g);
+      if (source >= 0) {  // −G A_H blockdiag(Φᵀ, Φᵀ): u(t_N+h) = a ŷ_source + b, u'(t_N+h) = a ŷ'_source
+        const LinearTransform& transform = model.input_transform(g);
+        const double a = transform.scale;
+        add(r, source, -a * through_value(2));
+        add(r, n_out + source, -a * through_value(3));
+        add(n_out + r, source, -a * through_derivative(2));
+        add(n_out + r, n_out + source, -a * through_derivative(3));
+        if (transform.offset != 0.0) {
+          rhs_(r) += through_value(2) * transform.offset;
+          rhs_(n_out + r) += through_derivative(2) * transform.offset;
         }
+      } else {  // a constant input: value known, derivative 0
+        rhs_(r) += through_value(2) * model.constant_inputs()(g);
+        rhs_(n_out + r) += through_derivative(2) * model.constant_inputs()(g);
       }
     }
   }
@@ -135,6 +153,15 @@ bool Missiles::solve() {
   // Lazy update (seed 000 Algorithm 3): the matrix of eq. 53 depends only on the estimators' G, h and
   // the Hermite kind. When it is entrywise the one factorized last (LTI systems on a fixed grid), the
   // factorization is reused: exact, no approximation.
+  if (dense_assembly_) {
+    if (!factorized_ || !same(dense_, factorized_dense_)) {
+      dense_lu_.compute(dense_);  // a singular matrix shows as a non-finite solution
+      assign(factorized_dense_, dense_);
+      factorized_ = true;
+    }
+    dense_lu_.solve(rhs_, solution_);
+    return all_finite(solution_);
+  }
   const auto same_entry = [](const Eigen::Triplet<double>& a, const Eigen::Triplet<double>& b) {
     return a.row() == b.row() && a.col() == b.col() && a.value() == b.value();
   };
@@ -143,31 +170,20 @@ bool Missiles::solve() {
                                        factorized_triplets_.end(), same_entry);
   if (refactorize) {
     factorized_ = false;
-    if (unknowns < options_.sparse_above) {
-      ensure_shape(dense_, unknowns, unknowns);
-      std::fill(dense_.data(), dense_.data() + dense_.size(), 0.0);
-      for (const auto& t : triplets_) dense_(t.row(), t.col()) += t.value();
-      dense_lu_.compute(dense_);  // a singular matrix shows as a non-finite solution
-    } else {
-      sparse_.resize(unknowns, unknowns);
-      sparse_.setFromTriplets(triplets_.begin(), triplets_.end());
-      if (!pattern_analyzed_) {  // the sparsity of eq. 53 is the same at every step
-        sparse_lu_.analyzePattern(sparse_);
-        pattern_analyzed_ = true;
-      }
-      sparse_lu_.factorize(sparse_);
-      if (sparse_lu_.info() != Eigen::Success) return false;
+    sparse_.resize(unknowns, unknowns);
+    sparse_.setFromTriplets(triplets_.begin(), triplets_.end());
+    if (!pattern_analyzed_) {  // the sparsity of eq. 53 is the same at every step
+      sparse_lu_.analyzePattern(sparse_);
+      pattern_analyzed_ = true;
     }
+    sparse_lu_.factorize(sparse_);
+    if (sparse_lu_.info() != Eigen::Success) return false;
     factorized_triplets_ = triplets_;  // capacity kept: no allocation once sized
     factorized_unknowns_ = unknowns;
     factorized_ = true;
   }
-  if (unknowns < options_.sparse_above) {
-    dense_lu_.solve(rhs_, solution_);
-  } else {
-    solution_ = sparse_lu_.solve(rhs_);
-  }
-  return solution_.allFinite();
+  solution_ = sparse_lu_.solve(rhs_);
+  return all_finite(solution_);
 }
 
 void Missiles::estimate(ModularModel& model, double h, bool first, bool keep_snapshot) {

@@ -9,8 +9,8 @@
 //      step eq. 55): vec(Ξ̌) = A_H (u(t_N+h), u'(t_N+h)) + B_H (u(t_N), u'(t_N)), and the inputs at
 //      t_N + h are the dispatched outputs, (u, u') = blockdiag(Φᵀ, Φᵀ) Y (+ constants);
 //   3. so Y = (ŷ, ŷ') solves  [I − G A_H blockdiag(Φᵀ, Φᵀ)] Y = G B_H + K        (eq. 53)
-//      assembled sparsely from the per-system blocks: a dense LU up to `sparse_above` unknowns (at
-//      fixed size up to 4: core/small_matrix.hpp), Eigen's SparseLU beyond;
+//      assembled from the per-system blocks: below `sparse_above` unknowns in place into a dense
+//      matrix and its LU (core/small_matrix.hpp), beyond as triplets for Eigen's SparseLU;
 //   4. every system integrates the step once with the Hermite inputs of the dispatched solution,
 //      which also start the next step (inputs stay C¹).
 // The gap between ŷ and the real outputs at t_N + h is reported per step (StepReport).
@@ -78,8 +78,11 @@ class Missiles final : public CouplingMethod {
   /// (an estimator, or a singular matrix), empty when solved.
   std::string solve_interface(ModularModel& model, HermiteKind kind, double t, double h);
   void integrate(ModularModel& model, HermiteKind kind, double h);
-  /// Assembles eq. 53 for step h with interface kind `kind` into triplets_ and rhs_.
+  /// Assembles eq. 53 for step h with interface kind `kind` into rhs_ and, below sparse_above
+  /// unknowns, dense_ (else triplets_).
   void assemble(const ModularModel& model, HermiteKind kind, double h);
+  /// System s's rows of eq. 53.
+  void assemble_system(const ModularModel& model, int s, const Eigen::Matrix4d& hermite);
   /// Solves it into solution_; false when the matrix is singular.
   bool solve();
 
@@ -89,7 +92,9 @@ class Missiles final : public CouplingMethod {
   Eigen::VectorXd rhs_, solution_, dy_;
   Eigen::VectorXd y_real_;  ///< the real outputs at the step's end (coupling error)
   std::vector<Eigen::Triplet<double>> triplets_;
+  bool dense_assembly_ = true;      ///< below sparse_above unknowns: dense_, not triplets_
   Eigen::MatrixXd dense_;
+  Eigen::MatrixXd factorized_dense_;  ///< the matrix of the kept dense factorization
   SmallLu dense_lu_;
   Eigen::SparseMatrix<double> sparse_;
   Eigen::SparseLU<Eigen::SparseMatrix<double>> sparse_lu_;

@@ -1,6 +1,7 @@
 #include "system/native/native_system.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -53,7 +54,12 @@ void NativeSystem::exit_initialization() {
 }
 
 const Eigen::VectorXd& NativeSystem::current_inputs() const {
-  evaluate_polynomials(inputs_, t_ - input_origin_, 0, u_);
+  const double offset = t_ - input_origin_;
+  if (u_version_ != inputs_version_ || std::bit_cast<std::uint64_t>(offset) != u_offset_bits_) {
+    evaluate_polynomials(inputs_, offset, 0, u_);
+    u_offset_bits_ = std::bit_cast<std::uint64_t>(offset);
+    u_version_ = inputs_version_;
+  }
   return u_;
 }
 
@@ -73,6 +79,7 @@ void NativeSystem::apply_inputs(const InputPolynomials& polynomials) {
   // history across the communication point instead of restarting at order 1
   const bool same = inputs_continue(polynomials);
   inputs_ = polynomials;
+  ++inputs_version_;
   input_origin_ = t_;
   if (!same) integrator_->inputs_changed();
 }
@@ -280,6 +287,7 @@ void NativeSystem::do_restore_state(StateId id) {
   t_ = snapshot.t;
   x_ = snapshot.x;
   inputs_ = snapshot.inputs;
+  ++inputs_version_;
   input_origin_ = snapshot.input_origin;
   if (snapshot.discrete_slot >= 0) model_->restore_discrete_state(snapshot.discrete_slot);
   event_pending_ = snapshot.event_pending;

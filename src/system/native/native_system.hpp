@@ -9,6 +9,7 @@
 // or the step end, stopping earlier at a state or step event; the model handles the event (event
 // iteration), x is re-initialised, the integrator restarts; the macro-step ends where the master
 // asked. More than max_events_per_step events in one macro-step is chattering: an error.
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -118,6 +119,12 @@ class NativeSystem final : public System {
   double input_origin_ = 0.0;
   std::vector<Snapshot> snapshots_;
   mutable Eigen::VectorXd u_, du_, dx_, y_now_, y_plus_, y_plus2_;
+  /// u_ is the inputs at the offset t_ − input_origin_ whose bits are u_offset_bits_, of inputs_
+  /// version u_version_ (current_inputs() evaluates them again only when either moved);
+  /// inputs_version_ counts the changes of inputs_.
+  mutable std::uint64_t u_offset_bits_ = 0;
+  mutable std::uint64_t u_version_ = 0;
+  std::uint64_t inputs_version_ = 1;
   Eigen::VectorXd rhs_inputs_;  ///< the integrator's input values (StepRhs), allocated once
   double step_cost_ = 0.0;
   int max_events_per_step_ = 1000;
