@@ -92,7 +92,7 @@ class Missiles final : public CouplingMethod {
   Eigen::VectorXd rhs_, solution_, dy_;
   Eigen::VectorXd y_real_;  ///< the real outputs at the step's end (coupling error)
   std::vector<Eigen::Triplet<double>> triplets_;
-  bool dense_assembly_ = true;      ///< below sparse_above unknowns: dense_, not triplets_
+  bool dense_assembly_ = true;  ///< below sparse_above unknowns: dense_, not triplets_
   Eigen::MatrixXd dense_;
   Eigen::MatrixXd factorized_dense_;  ///< the matrix of the kept dense factorization
   SmallLu dense_lu_;
