@@ -15,7 +15,7 @@ LAYERS = [
     ["io"],
     ["system"],                    # the System contract, with system/native, system/source, system/emulation
     ["fmi/common"],                # archive, library loading, description model, the version-neutral instance
-    ["fmi/v2", "fmi/v3"],          # one folder per FMI version: its C API, instance, cs/ system
+    ["fmi/v1", "fmi/v2", "fmi/v3"],  # one folder per FMI version: its C API, instance, cs/ system
     ["fmi"],                       # fmu_factory, fmu_info: the only code that picks a version
     ["model", "nonlinear", "extrapolation"],
     ["estimator"],
@@ -34,7 +34,7 @@ EXTERNAL = {"models": "fmi", "bench": "scenario"}
 def folder_of(path: str) -> str:
     """The layer folder of a path relative to src/ ("fmi/v2/cs/x.hpp" → "fmi/v2")."""
     parts = path.split("/")
-    if parts[0] == "fmi" and len(parts) > 2 and parts[1] in ("common", "v2", "v3"):
+    if parts[0] == "fmi" and len(parts) > 2 and parts[1] in ("common", "v1", "v2", "v3"):
         return "fmi/" + parts[1]
     return parts[0]
 

@@ -49,7 +49,7 @@ OutputFile::OutputFile(const std::filesystem::path& destination) : name_(destina
     return;
   }
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
-  std::string pattern = (folder / ("." + target.filename().string() + ".cosima-XXXXXX")).string();
+  std::string pattern = (folder / fmt::format(".{}.cosima-XXXXXX", target.filename().string())).string();
   std::vector<char> text(pattern.begin(), pattern.end());
   text.push_back('\0');
   fd_ = ::mkostemp(text.data(), O_CLOEXEC);
