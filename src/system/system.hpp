@@ -42,6 +42,7 @@
 
 #include "core/polynomial.hpp"
 #include "core/position_index.hpp"
+#include "core/small_matrix.hpp"
 #include "core/tick_clock.hpp"
 #include "system/capability.hpp"
 #include "system/port.hpp"
@@ -319,19 +320,19 @@ StepResult System::counted(Work&& work) {
 
 inline StepResult System::step_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
   StepResult result = counted([&] { return integrate_constant(u, h, y); });
-  if (result.ok() && !y.allFinite()) result = non_finite_output(y, 0);
+  if (result.ok() && !all_finite(y)) result = non_finite_output(y, 0);
   return result;  // one named result: returned in place, not moved
 }
 
 inline StepResult System::step_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
   StepResult result = counted([&] { return integrate_held(h, y); });
-  if (result.ok() && !y.allFinite()) result = non_finite_output(y, 0);
+  if (result.ok() && !all_finite(y)) result = non_finite_output(y, 0);
   return result;
 }
 
 inline StepResult System::settle_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
   exchange_constant(u, y);
-  return y.allFinite() ? StepResult::success() : non_finite_output(y, 0);
+  return all_finite(y) ? StepResult::success() : non_finite_output(y, 0);
 }
 
 }  // namespace cosima
