@@ -64,10 +64,17 @@ double coupling_true_error(const ScenarioRun& run, const ScenarioRun& reference)
 /// (bench/tolerance.cpp).
 double communication_point_error(const ScenarioRun& run, const ScenarioRun& reference);
 
+/// A method of whole_process_ratios: its --method, and --set overrides with the label they show.
+struct LongRunMethod {
+  std::string method;
+  std::vector<std::string> settings = {};
+  std::string label = {};  ///< the table's name for the settings (empty: the method's defaults)
+};
+
 /// B3 at δt = 1e-4 over runs of seconds (DOPRI5 and CVODE slaves), NI Jacobi and each of `methods` as
 /// whole `cosima run` processes, alternated: medians and ratios to Jacobi, as JSON and a markdown
 /// `section` (bench/long_runs.cpp).
-cosima::Json whole_process_ratios(const BenchOptions& options, const std::vector<std::string>& methods,
+cosima::Json whole_process_ratios(const BenchOptions& options, const std::vector<LongRunMethod>& methods,
                                   std::string& section);
 
 // The benchmarks.

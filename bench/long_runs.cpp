@@ -44,11 +44,11 @@ double time_process(const std::vector<std::string>& args, const std::filesystem:
 
 }  // namespace
 
-cosima::Json whole_process_ratios(const BenchOptions& options, const std::vector<std::string>& methods,
+cosima::Json whole_process_ratios(const BenchOptions& options, const std::vector<LongRunMethod>& methods,
                                   std::string& section) {
   const int rounds = options.quick ? 1 : 5;
   const fmi::TemporaryDirectory scratch("cosima-bench");
-  std::vector<std::string> all = {"jacobi"};
+  std::vector<LongRunMethod> all = {{"jacobi"}};
   all.insert(all.end(), methods.begin(), methods.end());
   std::vector<std::vector<std::string>> rows;
   cosima::Json json = cosima::Json::array();
@@ -57,22 +57,23 @@ cosima::Json whole_process_ratios(const BenchOptions& options, const std::vector
     for (int r = 0; r < rounds; ++r) {  // alternated: A B C A B C …
       for (std::size_t m = 0; m < all.size(); ++m) {
         std::vector<std::string> args = {"run",      (options.examples / "b3_lotka_volterra.json").string(),
-                                         "--method", all[m],
+                                         "--method", all[m].method,
                                          "--dt",     "1e-4",
                                          "--stop",   fmt::format("{}", run.stop),
                                          "--set",    "output.interval=0.1",
                                          "--out",    (scratch.path() / "out.csv").string(),
                                          "--quiet"};
         for (const std::string& setting : run.settings) args.insert(args.end(), {"--set", setting});
+        for (const std::string& setting : all[m].settings) args.insert(args.end(), {"--set", setting});
         samples[m].push_back(time_process(args, scratch.path()));
       }
     }
     const double jacobi = median(samples[0]);
     for (std::size_t m = 0; m < all.size(); ++m) {
       const double wall = median(samples[m]);
-      rows.push_back({run.label, all[m], fmt::format("{:.2f}", wall), fmt::format("{:.2f}", wall / jacobi)});
-      json.push_back(
-          {{"case", run.label}, {"method", all[m]}, {"process_s", wall}, {"ratio_to_jacobi", wall / jacobi}});
+      const std::string name = all[m].label.empty() ? all[m].method : all[m].method + ", " + all[m].label;
+      rows.push_back({run.label, name, fmt::format("{:.2f}", wall), fmt::format("{:.2f}", wall / jacobi)});
+      json.push_back({{"case", run.label}, {"method", name}, {"process_s", wall}, {"ratio_to_jacobi", wall / jacobi}});
     }
   }
   section = fmt::format(

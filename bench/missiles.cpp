@@ -147,7 +147,7 @@ cosima::Json bench_missiles(const BenchOptions& options) {
   }
   {  // what a user feels: whole processes on runs of seconds
     std::string section;
-    json["whole_processes"] = whole_process_ratios(options, {"missiles"}, section);
+    json["whole_processes"] = whole_process_ratios(options, {{"missiles"}}, section);
     report.add(section);
   }
   report.write(options, "missiles.md");
