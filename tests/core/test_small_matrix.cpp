@@ -1,5 +1,6 @@
+#include <bit>
 #include <cmath>
-#include <cstring>
+#include <cstdint>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -57,7 +58,7 @@ void expect_bitwise_eigen(std::mt19937& random) {
     lu.solve(Eigen::VectorXd(b), x);
     for (int i = 0; i < N; ++i) {
       const bool both_nan = std::isnan(x(i)) && std::isnan(expected(i));
-      ASSERT_TRUE(both_nan || std::memcmp(&x(i), &expected(i), sizeof(double)) == 0)
+      ASSERT_TRUE(both_nan || std::bit_cast<std::uint64_t>(x(i)) == std::bit_cast<std::uint64_t>(expected(i)))
           << "n = " << N << ", trial " << trial << ", x(" << i << ") = " << x(i) << " against " << expected(i);
     }
   }
