@@ -7,7 +7,7 @@
 //                             beyond, Eigen (blocked, vectorized). dst must not alias a or b.
 //   ensure_shape              resize only when the shape differs: Eigen's resize() checks rows·cols for
 //                             overflow with an integer division even when nothing changes.
-//   all_finite                a plain loop: Eigen's allFinite() evaluates (m − m) == (m − m).
+//   all_finite                one branch-free pass: Eigen's allFinite() evaluates (m − m) == (m − m).
 //   same / assign             entrywise equality (−0 == 0) and dst = src, as plain loops.
 //   SmallLu                   the partial-pivoting LU of a dense matrix: plain loops up to kFixedLu rows
 //                             (the 4 × 4 of MISSILES' eq. 53 for two one-output systems), bitwise
@@ -70,14 +70,16 @@ inline void product(Dst& dst, const Lhs& a, const Rhs& b, bool accumulate, doubl
 }
 }  // namespace detail
 
-/// Whether every entry of m is finite.
-template <class Matrix>
-inline bool all_finite(const Matrix& m) {
-  const double* data = m.data();
-  for (Eigen::Index i = 0; i < m.size(); ++i) {
-    if (!std::isfinite(data[i])) return false;
-  }
-  return true;
+/// Whether every entry of every matrix is finite, without a branch per entry: 0·x is ±0 for a
+/// finite x and NaN for an infinite or NaN one, so their sum is 0 exactly when all are finite.
+template <class... Matrices>
+inline bool all_finite(const Matrices&... matrices) {
+  double probe = 0.0;
+  const auto add = [&probe](const auto& m) {
+    for (Eigen::Index i = 0; i < m.size(); ++i) probe += 0.0 * m.data()[i];
+  };
+  (add(matrices), ...);
+  return probe == 0.0;
 }
 
 /// Same shape and entrywise equal (−0 == 0, NaN ≠ NaN).

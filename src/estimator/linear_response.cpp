@@ -47,12 +47,7 @@ bool LinearResponseBuilder::compute(const Linearization& lin, double h, LinearRe
   } else {
     stehfest(lin, h, out);
   }
-  // every entry finite: 0·x is ±0 for a finite x and NaN for an infinite or NaN one (no branch per entry)
-  double probe = 0.0;
-  for (const Eigen::MatrixXd* m : {&out.GV, &out.GD, &out.PV, &out.PD, &out.RV, &out.RD}) {
-    for (Eigen::Index i = 0; i < m->size(); ++i) probe += 0.0 * m->data()[i];
-  }
-  const bool finite = probe == 0.0;
+  const bool finite = all_finite(out.GV, out.GD, out.PV, out.PD, out.RV, out.RD);
   if (!finite) {
     reason_ = fmt::format("{} inverse Laplace transform not finite at h = {}",
                           options_.method == InverseLaplace::exact ? "exact" : "Gaver–Stehfest", h);

@@ -115,7 +115,7 @@ bool read_back(SystemHost& host, const Order& order, Reply& reply) {
     system.outputs(reply.outputs.col(0));
     for (int k = 1; k <= order.read_order; ++k) system.output_derivatives(k, reply.outputs.col(k));
     // a non-finite output is the producing system's fault: say so here, not where it is read
-    if (!reply.outputs.allFinite()) {
+    if (!all_finite(reply.outputs)) {
       for (int k = 0; k <= order.read_order; ++k) {
         reply.result = system.non_finite_output(reply.outputs.col(k), k);
         if (!reply.result.ok()) return false;

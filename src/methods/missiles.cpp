@@ -82,8 +82,7 @@ void Missiles::initialize(ModularModel& model, double t_start) {
 
 void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
   const int n_out = model.total_outputs(), unknowns = 2 * n_out;
-  dense_assembly_ = unknowns < options_.sparse_above;
-  if (dense_assembly_) {  // entries added in place, in the order the triplets would be summed in
+  if (dense()) {  // entries added in place, in the order the triplets would be summed in
     ensure_shape(dense_, unknowns, unknowns);
     std::fill(dense_.data(), dense_.data() + dense_.size(), 0.0);
     for (int r = 0; r < unknowns; ++r) dense_(r, r) += 1.0;
@@ -111,7 +110,7 @@ void Missiles::assemble_system(const ModularModel& model, int s, const Eigen::Ma
     derivative_rows[i] = derivatives[i];
   }
   const auto add = [this](int row, int column, double value) {
-    if (dense_assembly_) {
+    if (dense()) {
       dense_(row, column) += value;
     } else {
       triplets_.emplace_back(row, column, value);
@@ -153,7 +152,7 @@ bool Missiles::solve() {
   // Lazy update (seed 000 Algorithm 3): the matrix of eq. 53 depends only on the estimators' G, h and
   // the Hermite kind. When it is entrywise the one factorized last (LTI systems on a fixed grid), the
   // factorization is reused: exact, no approximation.
-  if (dense_assembly_) {
+  if (dense()) {
     if (!factorized_ || !same(dense_, factorized_dense_)) {
       dense_lu_.compute(dense_);  // a singular matrix shows as a non-finite solution
       assign(factorized_dense_, dense_);

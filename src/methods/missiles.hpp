@@ -83,6 +83,8 @@ class Missiles final : public CouplingMethod {
   void assemble(const ModularModel& model, HermiteKind kind, double h);
   /// System s's rows of eq. 53.
   void assemble_system(const ModularModel& model, int s, const Eigen::Matrix4d& hermite);
+  /// Below sparse_above unknowns eq. 53 is assembled into dense_, beyond into triplets_.
+  [[nodiscard]] bool dense() const { return rhs_.size() < options_.sparse_above; }
   /// Solves it into solution_; false when the matrix is singular.
   bool solve();
 
@@ -92,7 +94,6 @@ class Missiles final : public CouplingMethod {
   Eigen::VectorXd rhs_, solution_, dy_;
   Eigen::VectorXd y_real_;  ///< the real outputs at the step's end (coupling error)
   std::vector<Eigen::Triplet<double>> triplets_;
-  bool dense_assembly_ = true;  ///< below sparse_above unknowns: dense_, not triplets_
   Eigen::MatrixXd dense_;
   Eigen::MatrixXd factorized_dense_;  ///< the matrix of the kept dense factorization
   SmallLu dense_lu_;
