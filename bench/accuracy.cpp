@@ -16,10 +16,10 @@
 
 namespace cosima::bench {
 
-Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt,
-                           const std::vector<std::string>& overrides) {
-  Scenario scenario = load_scenario(examples / (example + ".json"), overrides);
-  for (SystemSpec& spec : scenario.systems) {
+scenario::Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt,
+                                     const std::vector<std::string>& overrides) {
+  scenario::Scenario scenario = scenario::load_scenario(examples / (example + ".json"), overrides);
+  for (scenario::SystemSpec& spec : scenario.systems) {
     spec.integrator_options.rtol = 1e-11;
     spec.integrator_options.atol = 1e-13;
     spec.integrator_options.rtol_given = spec.integrator_options.atol_given = true;
@@ -27,14 +27,15 @@ Scenario accuracy_scenario(const std::filesystem::path& examples, const std::str
   scenario.run.dt = dt;
   scenario.output.interval = 0.0;
   scenario.output.variables.clear();
-  for (const ConnectionSpec& connection : scenario.connections) scenario.output.variables.push_back(connection.from);
+  for (const scenario::ConnectionSpec& connection : scenario.connections)
+    scenario.output.variables.push_back(connection.from);
   return scenario;
 }
 
-double coupling_true_error(const ScenarioRun& run, const ScenarioRun& reference) {
+double coupling_true_error(const scenario::ScenarioRun& run, const scenario::ScenarioRun& reference) {
   const auto& report = run.stats.coupling_error;
   double sum = 0.0;
-  for (const ConnectionError& c : report.connections) {
+  for (const methods::ConnectionError& c : report.connections) {
     const std::vector<double> values = run.results->column(c.output);
     const std::vector<double> ref = reference.results->column(c.output);
     const auto& ref_times = reference.results->times();
@@ -58,7 +59,7 @@ struct Case {
 
 }  // namespace
 
-cosima::Json bench_accuracy(const BenchOptions& options) {
+cosima::io::Json bench_accuracy(const BenchOptions& options) {
   const std::vector<Case> cases = options.quick ? std::vector<Case>{{"b3_lotka_volterra", 1e-3}}
                                                 : std::vector<Case>{{"b1_ifosmondi_damper", 1e-2},
                                                                     {"b2_two_bodies", 0.2},
@@ -74,18 +75,18 @@ cosima::Json bench_accuracy(const BenchOptions& options) {
       "source output against the monolithic reference, relative to the same scale. Systems at rtol 1e-11; "
       "defect-jacobi chooses its own steps from δt (its default tolerance).\n\n");
   std::vector<std::vector<std::string>> rows;
-  cosima::Json json_rows = cosima::Json::array();
+  cosima::io::Json json_rows = cosima::io::Json::array();
   for (const Case& c : cases) {
     for (const double dt : options.quick ? std::vector<double>{c.dt} : std::vector<double>{c.dt, c.dt / 10}) {
-      Scenario scenario = accuracy_scenario(options.examples, c.example, dt);
+      scenario::Scenario scenario = accuracy_scenario(options.examples, c.example, dt);
       scenario.method = {{"type", "monolithic"}};
-      const ScenarioRun reference = run_scenario(scenario);
+      const scenario::ScenarioRun reference = scenario::run_scenario(scenario);
       for (const std::string& method : methods) {
         scenario.method = {{"type", method}};
         double estimate = kNaN, truth = kNaN;
         std::string warned = "fails";
         try {
-          const ScenarioRun run = run_scenario(scenario);
+          const scenario::ScenarioRun run = scenario::run_scenario(scenario);
           estimate = run.stats.coupling_error.rms_relative;
           truth = coupling_true_error(run, reference);
           warned = run.stats.coupling_error.accuracy_warning ? "yes" : "no";

@@ -19,9 +19,9 @@
 namespace cosima::bench {
 
 namespace {
-const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>>& registry() {
+const std::map<std::string, std::function<cosima::io::Json(const BenchOptions&)>>& registry() {
   // clang-format off: one benchmark per line
-  static const std::map<std::string, std::function<cosima::Json(const BenchOptions&)>> benches = {
+  static const std::map<std::string, std::function<cosima::io::Json(const BenchOptions&)>> benches = {
       {"accuracy", bench_accuracy},       {"jacobi", bench_jacobi},
       {"ifosmondi", bench_ifosmondi},     {"costarica", bench_costarica},
       {"missiles", bench_missiles},       {"defect", bench_defect},
@@ -54,7 +54,7 @@ double median(std::vector<double> sample) {
   return n % 2 == 1 ? sample[n / 2] : 0.5 * (sample[n / 2 - 1] + sample[n / 2]);
 }
 
-void write_json(const BenchOptions& options, const cosima::Json& document) {
+void write_json(const BenchOptions& options, const cosima::io::Json& document) {
   if (options.json_file.empty()) return;
   std::ofstream out(options.json_file);
   out << document.dump(2) << '\n';

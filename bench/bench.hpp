@@ -44,25 +44,25 @@ double median(std::vector<double> sample);
 
 /// What a timed in-process run records: its results (the errors), no step log, whose growth in memory
 /// (a row per macro-step) would be timed too and would favour methods with fewer steps.
-inline const RunOutputs kTimedOutputs{.keep_step_log = false};
+inline const scenario::RunOutputs kTimedOutputs{.keep_step_log = false};
 /// Writes `document` to options.json_file when set.
-void write_json(const BenchOptions& options, const cosima::Json& document);
+void write_json(const BenchOptions& options, const cosima::io::Json& document);
 
 /// An example (`examples`/NAME.json) with accurate systems (rtol 1e-11), every connection's source
 /// recorded at every communication point, at step dt: bench accuracy's runs.
 /// `overrides` as `cosima run --set` takes them.
-Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt,
-                           const std::vector<std::string>& overrides = {});
+scenario::Scenario accuracy_scenario(const std::filesystem::path& examples, const std::string& example, double dt,
+                                     const std::vector<std::string>& overrides = {});
 /// The true coupling error of a run against a reference run: √(mean over the connections of its
 /// stats' coupling_error of (RMS of the source output − the reference's, on the reference's grid,
 /// / the connection's scale)²).
-double coupling_true_error(const ScenarioRun& run, const ScenarioRun& reference);
+double coupling_true_error(const scenario::ScenarioRun& run, const scenario::ScenarioRun& reference);
 
 /// The true coupling error of a run whose rows are at its communication points (RunOutputs::
 /// interpolate_rows = false) against a finer reference read by cubic interpolation: √(mean over the
 /// connections of (time-weighted RMS of the source output's error / the connection's scale)²)
 /// (bench/tolerance.cpp).
-double communication_point_error(const ScenarioRun& run, const ScenarioRun& reference);
+double communication_point_error(const scenario::ScenarioRun& run, const scenario::ScenarioRun& reference);
 
 /// A method of whole_process_ratios: its --method, and --set overrides with the label they show.
 struct LongRunMethod {
@@ -74,22 +74,22 @@ struct LongRunMethod {
 /// B3 at δt = 1e-4 over runs of seconds (DOPRI5 and CVODE slaves), NI Jacobi and each of `methods` as
 /// whole `cosima run` processes, alternated: medians and ratios to Jacobi, as JSON and a markdown
 /// `section` (bench/long_runs.cpp).
-cosima::Json whole_process_ratios(const BenchOptions& options, const std::vector<LongRunMethod>& methods,
-                                  std::string& section);
+cosima::io::Json whole_process_ratios(const BenchOptions& options, const std::vector<LongRunMethod>& methods,
+                                      std::string& section);
 
 // The benchmarks.
-cosima::Json bench_accuracy(const BenchOptions& options);
-cosima::Json bench_jacobi(const BenchOptions& options);
-cosima::Json bench_ifosmondi(const BenchOptions& options);
-cosima::Json bench_costarica(const BenchOptions& options);
-cosima::Json bench_missiles(const BenchOptions& options);
-cosima::Json bench_defect(const BenchOptions& options);
-cosima::Json bench_scaling(const BenchOptions& options);
-cosima::Json bench_choptrey(const BenchOptions& options);
-cosima::Json bench_reliability(const BenchOptions& options);
-cosima::Json bench_me(const BenchOptions& options);
-cosima::Json bench_overhead(const BenchOptions& options);
-cosima::Json bench_tolerance(const BenchOptions& options);
-cosima::Json bench_emulation(const BenchOptions& options);
+cosima::io::Json bench_accuracy(const BenchOptions& options);
+cosima::io::Json bench_jacobi(const BenchOptions& options);
+cosima::io::Json bench_ifosmondi(const BenchOptions& options);
+cosima::io::Json bench_costarica(const BenchOptions& options);
+cosima::io::Json bench_missiles(const BenchOptions& options);
+cosima::io::Json bench_defect(const BenchOptions& options);
+cosima::io::Json bench_scaling(const BenchOptions& options);
+cosima::io::Json bench_choptrey(const BenchOptions& options);
+cosima::io::Json bench_reliability(const BenchOptions& options);
+cosima::io::Json bench_me(const BenchOptions& options);
+cosima::io::Json bench_overhead(const BenchOptions& options);
+cosima::io::Json bench_tolerance(const BenchOptions& options);
+cosima::io::Json bench_emulation(const BenchOptions& options);
 
 }  // namespace cosima::bench

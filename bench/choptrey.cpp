@@ -18,8 +18,8 @@
 
 namespace cosima::bench {
 
-cosima::Json bench_choptrey(const BenchOptions& options) {
-  cosima::Json json;
+cosima::io::Json bench_choptrey(const BenchOptions& options) {
+  cosima::io::Json json;
   json["benchmark"] = "choptrey";
   Report report;
   report.text =
@@ -39,12 +39,12 @@ cosima::Json bench_choptrey(const BenchOptions& options) {
         "zoh",           "poly:1,2,0",   "poly:2,5,0", "choptrey:0", "choptrey:0.125",
         "choptrey:0.25", "choptrey:0.5", "choptrey:1", "choptrey:2", "choptrey"};
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     for (const auto& [name, signal] : signals) {
-      const double zoh = cumulative_extrapolation_error("zoh", signal, 0.1, 10.0);
+      const double zoh = extrapolation::cumulative_extrapolation_error("zoh", signal, 0.1, 10.0);
       std::vector<std::string> row = {name};
       for (const auto& spec : specs) {
-        const double error = cumulative_extrapolation_error(spec, signal, 0.1, 10.0);
+        const double error = extrapolation::cumulative_extrapolation_error(spec, signal, 0.1, 10.0);
         row.push_back(spec == "zoh" ? fmt::format("{:.2f}", error)
                                     : fmt::format("{:.2f} ({:+.0f} %)", error, 100.0 * (error / zoh - 1.0)));
         data.push_back(
@@ -71,21 +71,21 @@ cosima::Json bench_choptrey(const BenchOptions& options) {
     const double stop = options.quick ? 3600.0 : 21600.0;
     const auto scenario = [&](double dt, std::vector<std::string> overrides) {
       overrides.push_back(fmt::format("stop={}", stop));
-      Scenario s = load_scenario(options.examples / "b7_thermal_zones.json", overrides);
+      scenario::Scenario s = scenario::load_scenario(options.examples / "b7_thermal_zones.json", overrides);
       s.run.dt = dt;
       return s;
     };
-    const auto timed = [&](const Scenario& s, const std::string& executor_spec, ScenarioRun* last) {
+    const auto timed = [&](const scenario::Scenario& s, const std::string& executor_spec, scenario::ScenarioRun* last) {
       std::vector<double> walls;
       for (int r = 0; r < repeats; ++r) {
-        const auto executor = make_local_executor(executor_spec);
-        *last = run_scenario(s, executor.get(), kTimedOutputs);
+        const auto executor = exec::make_local_executor(executor_spec);
+        *last = scenario::run_scenario(s, executor.get(), kTimedOutputs);
         walls.push_back(last->stats.wall_time_s);
       }
       return median(walls);
     };
-    const ScenarioRun reference = run_scenario(scenario(10.0, {"method.type=monolithic"}));
-    ScenarioRun run;
+    const scenario::ScenarioRun reference = scenario::run_scenario(scenario(10.0, {"method.type=monolithic"}));
+    scenario::ScenarioRun run;
     // the monolithic run timed at the slaves' tolerance (DOPRI5 rtol 1e-8): the same accuracy asked of each part
     const double monolithic =
         timed(scenario(h, {"method.type=monolithic", "method.rtol=1e-8", "method.atol=1e-10"}), "sequential", &run);
@@ -104,14 +104,14 @@ cosima::Json bench_choptrey(const BenchOptions& options) {
     };
     std::vector<std::vector<std::string>> rows = {{"monolithic (CVODE rtol 1e-8)", "1",
                                                    fmt::format("{:.4f}", monolithic), "1.00",
-                                                   sci(mean_nl2(run, reference)), "—", "—"}};
-    cosima::Json data = cosima::Json::array();
+                                                   sci(scenario::mean_nl2(run, reference)), "—", "—"}};
+    cosima::io::Json data = cosima::io::Json::array();
     data.push_back({{"case", "monolithic"}, {"threads", 1}, {"wall_s", monolithic}});
     double zoh_h_error = std::nan("");
     for (const auto& c : cases) {
       for (int threads : {1, 2}) {
         const double wall = timed(scenario(c.dt, c.overrides), threads == 1 ? "sequential" : "threads:2", &run);
-        const double error = mean_nl2(run, reference);
+        const double error = scenario::mean_nl2(run, reference);
         if (std::isnan(zoh_h_error)) zoh_h_error = error;
         rows.push_back({c.label, std::to_string(threads), fmt::format("{:.4f}", wall),
                         fmt::format("{:.2f}", monolithic / wall), sci(error),
@@ -141,7 +141,7 @@ cosima::Json bench_choptrey(const BenchOptions& options) {
 
     // the same split with systems as costly as industrial FMUs: 1 ms of work per step and system
     std::vector<std::vector<std::string>> costly_rows;
-    cosima::Json costly = cosima::Json::array();
+    cosima::io::Json costly = cosima::io::Json::array();
     std::vector<std::string> cost;
     for (const std::string system : {"zone1", "zone2", "zone3", "zone4", "supply"})
       cost.push_back("systems." + system + ".step_cost=0.001");

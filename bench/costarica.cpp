@@ -41,16 +41,16 @@ struct SweepResult {
   std::vector<std::vector<std::int64_t>> integrations, iterations;
 };
 
-SweepResult run_sweep(const BenchOptions& options, const Sweep& sweep, cosima::Json& json) {
+SweepResult run_sweep(const BenchOptions& options, const Sweep& sweep, cosima::io::Json& json) {
   const auto scenario = [&](double dt, std::vector<std::string> overrides) {
     if (!sweep.span.empty()) overrides.push_back(sweep.span);
-    Scenario s = load_scenario(options.examples / sweep.example, overrides);
+    scenario::Scenario s = scenario::load_scenario(options.examples / sweep.example, overrides);
     s.run.dt = dt;
     return s;
   };
   std::vector<std::string> reference_overrides = sweep.reference_overrides;
   reference_overrides.emplace_back("method.type=monolithic");
-  const ScenarioRun reference = run_scenario(scenario(sweep.reference_dt, reference_overrides));
+  const scenario::ScenarioRun reference = scenario::run_scenario(scenario(sweep.reference_dt, reference_overrides));
   SweepResult result;
   for (const Variant& variant : sweep.variants) {
     result.errors.emplace_back();
@@ -61,7 +61,7 @@ SweepResult run_sweep(const BenchOptions& options, const Sweep& sweep, cosima::J
       std::int64_t integrations = 0, iterations = 0;
       std::string failure;
       try {
-        const ScenarioRun run = run_scenario(scenario(dt, variant.overrides));
+        const scenario::ScenarioRun run = scenario::run_scenario(scenario(dt, variant.overrides));
         error = compare_signals(run.results->times(), run.results->column(sweep.variable), reference.results->times(),
                                 reference.results->column(sweep.variable))
                     .nl2;
@@ -141,16 +141,16 @@ Cost measure_cost(const std::string& model_name, int calls) {
   system.set_inputs(inputs);
   const double h = 1e-2;
   Eigen::VectorXd y(system.output_count()), dy(system.output_count());
-  StepEstimator exact;
+  estimator::StepEstimator exact;
   exact.reset(system);
-  EstimatorOptions stehfest_options;
-  stehfest_options.response.method = InverseLaplace::stehfest;
+  estimator::EstimatorOptions stehfest_options;
+  stehfest_options.response.method = estimator::InverseLaplace::stehfest;
   const Eigen::VectorXd u_now = inputs.col(0);
   cost.update1 = seconds_per_call(calls, [&] { exact.begin_step(system, u_now); });
   // update 2 from scratch (StepEstimator::prepare reuses the operators of an unchanged linearization)
   const Linearization lin = system.linearize();
-  LinearResponse response;
-  LinearResponseBuilder exact_builder, stehfest_builder(stehfest_options.response);
+  estimator::LinearResponse response;
+  estimator::LinearResponseBuilder exact_builder, stehfest_builder(stehfest_options.response);
   cost.update2_exact = seconds_per_call(calls, [&] { (void)exact_builder.compute(lin, h, response); });
   cost.update2_stehfest = seconds_per_call(calls / 10 + 1, [&] { (void)stehfest_builder.compute(lin, h, response); });
   (void)exact.prepare(h);
@@ -168,8 +168,8 @@ Cost measure_cost(const std::string& model_name, int calls) {
 
 }  // namespace
 
-cosima::Json bench_costarica(const BenchOptions& options) {
-  cosima::Json json;
+cosima::io::Json bench_costarica(const BenchOptions& options) {
+  cosima::io::Json json;
   json["benchmark"] = "costarica";
   const std::vector<std::string> jfm = {"method.type=ifosmondi-jfm", "method.jfm=anderson", "method.epsilon=1e-6",
                                         "method.epsilon_per_step=false"};  // eq. 27 as the seeds state it
@@ -194,7 +194,7 @@ cosima::Json bench_costarica(const BenchOptions& options) {
         options.quick ? std::vector<double>{2.0, 1.0} : std::vector<double>{4.0, 2.0, 1.0, 0.5, 0.25, 0.125};
     for (const std::string span : {"stop=96", ""}) {
       const Sweep sweep{"b2_two_bodies.json", "right.x_r", span, steps, 1e-3, {rollback, costarica}};
-      cosima::Json data = cosima::Json::array();
+      cosima::io::Json data = cosima::io::Json::array();
       const SweepResult result = run_sweep(options, sweep, data);
       const bool smooth = !span.empty();
       const std::string title = smooth ? "B2 x_r over [0, 96] (before the behaviour change)" : "B2 x_r over [0, 200]";
@@ -231,7 +231,7 @@ cosima::Json bench_costarica(const BenchOptions& options) {
     const std::vector<double> steps =
         options.quick ? std::vector<double>{2.0, 1.0} : std::vector<double>{4.0, 2.0, 1.0, 0.5, 0.25, 0.125};
     const Sweep sweep{"b2_two_bodies.json", "right.x_r", "", steps, 1e-3, variants, {at}};
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     const SweepResult result = run_sweep(options, sweep, data);
     const std::string section =
         "## B2 x_r over [0, 200], the switch at t = 100.3 s unannounced\n\nThe right body's force switches when t ≥ "
@@ -265,7 +265,7 @@ cosima::Json bench_costarica(const BenchOptions& options) {
     const std::vector<double> steps = options.quick ? std::vector<double>{0.05, 0.025}
                                                     : std::vector<double>{0.1, 0.05, 0.025, 0.0125, 0.00625, 0.003125};
     const Sweep sweep{"b3_lotka_volterra.json", "prey.p", options.quick ? "stop=5" : "", steps, 3.125e-4, variants};
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     const SweepResult result = run_sweep(options, sweep, data);
     const std::string section =
         "## B3 prey — seed 000 Fig. 15\n\nThe seed measures order 1 for COSTARICA. Its linearization has no f_C: the "
@@ -281,7 +281,7 @@ cosima::Json bench_costarica(const BenchOptions& options) {
   {
     const int calls = options.quick ? 200 : 5000;
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     for (const std::string model : {"b3.prey", "b2.left", "b5.body1"}) {
       const Cost c = measure_cost(model, calls);
       const auto us = [](double s) { return fmt::format("{:.2f}", s * 1e6); };

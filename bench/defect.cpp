@@ -20,18 +20,18 @@ namespace cosima::bench {
 
 namespace {
 
-double total(const ScenarioRun& run, const std::string& name) {
+double total(const scenario::ScenarioRun& run, const std::string& name) {
   for (const auto& [key, value] : run.stats.method_totals) {
     if (key == name) return value;
   }
   return std::nan("");
 }
 
-ScenarioRun run_b5(const BenchOptions& options, std::vector<std::string> overrides, double dt) {
+scenario::ScenarioRun run_b5(const BenchOptions& options, std::vector<std::string> overrides, double dt) {
   overrides.insert(overrides.begin(), {"method.type=defect-jacobi", "method.tol_scale=absolute"});  // as in seed 004
-  Scenario scenario = load_scenario(options.examples / "b5_rotational_oscillator.json", overrides);
+  scenario::Scenario scenario = scenario::load_scenario(options.examples / "b5_rotational_oscillator.json", overrides);
   scenario.run.dt = dt;
-  return run_scenario(scenario, nullptr, kTimedOutputs);
+  return scenario::run_scenario(scenario, nullptr, kTimedOutputs);
 }
 
 /// The slaves of seed 004 §4: exact (φ-functions), forward Euler as it runs under defect-jacobi's
@@ -95,8 +95,8 @@ std::vector<double> decades(double a, double b, double step) {
 
 }  // namespace
 
-cosima::Json bench_defect(const BenchOptions& options) {
-  cosima::Json json;
+cosima::io::Json bench_defect(const BenchOptions& options) {
+  cosima::io::Json json;
   json["benchmark"] = "defect";
   const std::vector<int> orders = {0, 1, 2, 3};
   const double spacing = options.quick ? 1.0 : 0.2;  // the seed's 10^{0.2} grid
@@ -115,7 +115,7 @@ cosima::Json bench_defect(const BenchOptions& options) {
   // Fig. 5: fixed H
   {
     const std::vector<double> steps = decades(-3.0, 0.0, options.quick ? 1.5 : spacing);
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     for (const Slaves& slave : slaves()) {
       Plot output_plot{
           fmt::format("B5 output defect vs H ({})", slave.name), "H [s]", "RMS output defect", true, true, {}};
@@ -128,7 +128,7 @@ cosima::Json bench_defect(const BenchOptions& options) {
         for (std::size_t i = 0; i < orders.size(); ++i) {
           auto overrides = setup(orders[i], slave, 1.0);
           overrides.emplace_back("method.fixed=true");
-          const ScenarioRun run = run_b5(options, overrides, h);
+          const scenario::ScenarioRun run = run_b5(options, overrides, h);
           const double output = total(run, "output_defect_rms"), connection = total(run, "connection_defect_rms");
           outputs[i].push_back(output);
           connections[i].push_back(connection);
@@ -173,15 +173,15 @@ cosima::Json bench_defect(const BenchOptions& options) {
 
   // Fig. 9 and 10: variable step
   {
-    Scenario reference_scenario =
-        load_scenario(options.examples / "b5_rotational_oscillator.json", {"method.type=monolithic", "stop=1"});
+    scenario::Scenario reference_scenario = scenario::load_scenario(options.examples / "b5_rotational_oscillator.json",
+                                                                    {"method.type=monolithic", "stop=1"});
     reference_scenario.run.dt = 1e-4;
-    const ScenarioRun reference = run_scenario(reference_scenario);
+    const scenario::ScenarioRun reference = scenario::run_scenario(reference_scenario);
     const std::vector<double> tolerances = decades(-3.0, 0.0, options.quick ? 1.5 : spacing);
     Plot error_plot{"B5 error vs tol (exact slaves, H_1 = 1e-4)", "tol", "mean normalized L2 error", true, true, {}};
     Plot step_plot{"B5 mean step vs tol", "tol", "mean communication step [s]", true, true, {}};
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     std::vector<std::vector<double>> errors(orders.size()), mean_steps(orders.size());
     for (double tol : tolerances) {
       std::vector<std::string> row = {fmt::format("{:.3g}", tol)};
@@ -189,8 +189,8 @@ cosima::Json bench_defect(const BenchOptions& options) {
         auto overrides = setup(orders[i], slaves().front(), 1.0);
         overrides.push_back(fmt::format("method.tol={}", tol));
         overrides.emplace_back("method.h1=1e-4");
-        const ScenarioRun run = run_b5(options, overrides, 1e-4);
-        const double error = mean_nl2(run, reference), mean_step = total(run, "mean_step");
+        const scenario::ScenarioRun run = run_b5(options, overrides, 1e-4);
+        const double error = scenario::mean_nl2(run, reference), mean_step = total(run, "mean_step");
         errors[i].push_back(error);
         mean_steps[i].push_back(mean_step);
         row.push_back(fmt::format("{} / {:.4f} / {} / {:.1f} ms", sci(error), mean_step, run.stats.macro_steps,
@@ -226,18 +226,18 @@ cosima::Json bench_defect(const BenchOptions& options) {
 
   // Fig. 4: [0, 50], fixed H = 1 and tol = 0.005 from H_1 = 1, m = n = 0
   {
-    Scenario reference_scenario =
-        load_scenario(options.examples / "b5_rotational_oscillator.json", {"method.type=monolithic"});
+    scenario::Scenario reference_scenario =
+        scenario::load_scenario(options.examples / "b5_rotational_oscillator.json", {"method.type=monolithic"});
     reference_scenario.run.dt = 1e-3;
-    const ScenarioRun reference = run_scenario(reference_scenario);
+    const scenario::ScenarioRun reference = scenario::run_scenario(reference_scenario);
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     for (const Slaves& slave : slaves()) {
       for (bool fixed : {true, false}) {
         auto overrides = setup(0, slave, 50.0);
         overrides.emplace_back(fixed ? "method.fixed=true" : "method.tol=0.005");
-        const ScenarioRun run = run_b5(options, overrides, 1.0);
-        const double error = mean_nl2(run, reference);
+        const scenario::ScenarioRun run = run_b5(options, overrides, 1.0);
+        const double error = scenario::mean_nl2(run, reference);
         rows.push_back({slave.name, fixed ? "fixed H = 1" : "tol = 0.005, H_1 = 1",
                         std::to_string(run.stats.macro_steps), fmt::format("{:.3f}", total(run, "mean_step")),
                         sci(error), sci(total(run, "output_defect_rms")), sci(total(run, "connection_defect_rms"))});
@@ -279,11 +279,11 @@ cosima::Json bench_defect(const BenchOptions& options) {
     std::ifstream log_file(scratch.path() / "log.txt");
     const std::string log((std::istreambuf_iterator<char>(log_file)), std::istreambuf_iterator<char>());
     const bool warned = log.find("held at its minimum") != std::string::npos;
-    cosima::Json cli = {{"command", command},
-                        {"status", child.status},
-                        {"wall_s", child.wall_s},
-                        {"peak_rss_mb", child.peak_rss_mb},
-                        {"warned", warned}};
+    cosima::io::Json cli = {{"command", command},
+                            {"status", child.status},
+                            {"wall_s", child.wall_s},
+                            {"peak_rss_mb", child.peak_rss_mb},
+                            {"warned", warned}};
     if (child.status == 0) {
       std::ifstream stats_file(scratch.path() / "stats.json");
       const auto stats = nlohmann::json::parse(stats_file);
@@ -300,30 +300,32 @@ cosima::Json bench_defect(const BenchOptions& options) {
       std::cerr << "cosima bench defect: the B4 run failed (" << child.status << "):\n" << log << '\n';
       section += fmt::format("`{}` failed (exit {}).\n\n", command, child.status);
     }
-    Scenario reference_scenario = load_scenario(b4, {"method.type=monolithic"});
+    scenario::Scenario reference_scenario = scenario::load_scenario(b4, {"method.type=monolithic"});
     reference_scenario.run.dt = 1e-4;
-    const ScenarioRun reference = run_scenario(reference_scenario);
+    const scenario::ScenarioRun reference = scenario::run_scenario(reference_scenario);
     {  // the default: tol relative to each signal's scale
-      const ScenarioRun run = run_scenario(load_scenario(b4, {"method.type=defect-jacobi"}), nullptr, kTimedOutputs);
+      const scenario::ScenarioRun run =
+          scenario::run_scenario(scenario::load_scenario(b4, {"method.type=defect-jacobi"}), nullptr, kTimedOutputs);
       section += fmt::format(
           "By default `tol` is relative to each signal's scale (`tol_scale=relative`): the same run takes {} "
           "macro-steps, {} at h_min, error {}, {:.2f} s.\n\nThe orders and tolerances below are absolute:\n\n",
-          run.stats.macro_steps, run.stats.steps_at_step_floor, sci(mean_nl2(run, reference)), run.stats.wall_time_s);
-      json["b4_relative"] = {{"steps", run.stats.macro_steps}, {"error", mean_nl2(run, reference)}};
+          run.stats.macro_steps, run.stats.steps_at_step_floor, sci(scenario::mean_nl2(run, reference)),
+          run.stats.wall_time_s);
+      json["b4_relative"] = {{"steps", run.stats.macro_steps}, {"error", scenario::mean_nl2(run, reference)}};
     }
     const std::vector<int> b4_orders = options.quick ? std::vector<int>{1, 2} : orders;
     const std::vector<double> b4_tolerances =
         options.quick ? std::vector<double>{1.0, 100.0} : std::vector<double>{1e-2, 1.0, 100.0};
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     for (int order : b4_orders) {
       for (double tol : b4_tolerances) {
-        const ScenarioRun run =
-            run_scenario(load_scenario(b4, {"method.type=defect-jacobi", "method.tol_scale=absolute",
-                                            fmt::format("method.m={}", order), fmt::format("method.n={}", order),
-                                            fmt::format("method.tol={}", tol)}),
-                         nullptr, kTimedOutputs);
-        const double error = mean_nl2(run, reference);
+        const scenario::ScenarioRun run = scenario::run_scenario(
+            scenario::load_scenario(
+                b4, {"method.type=defect-jacobi", "method.tol_scale=absolute", fmt::format("method.m={}", order),
+                     fmt::format("method.n={}", order), fmt::format("method.tol={}", tol)}),
+            nullptr, kTimedOutputs);
+        const double error = scenario::mean_nl2(run, reference);
         rows.push_back({std::to_string(order), fmt::format("{:g}", tol), std::to_string(run.stats.macro_steps),
                         std::to_string(run.stats.steps_at_step_floor), fmt::format("{:.3g}", total(run, "mean_step")),
                         sci(error), fmt::format("{:.2f} s", run.stats.wall_time_s)});

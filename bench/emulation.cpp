@@ -17,21 +17,21 @@ namespace {
 
 /// The example at step dt under `method`, accurate systems, rows every 1e-2; interpolation withheld
 /// from every system when `emulate`.
-Scenario emulation_scenario(const std::filesystem::path& examples, const std::string& example, double dt,
-                            const std::string& method, bool emulate) {
+scenario::Scenario emulation_scenario(const std::filesystem::path& examples, const std::string& example, double dt,
+                                      const std::string& method, bool emulate) {
   std::vector<std::string> overrides = {"method.type=" + method};
   if (emulate) {
-    for (const SystemSpec& system : load_scenario(examples / (example + ".json")).systems)
+    for (const scenario::SystemSpec& system : scenario::load_scenario(examples / (example + ".json")).systems)
       overrides.push_back(fmt::format("systems.{}.interpolate_inputs=false", system.name));
   }
-  Scenario scenario = accuracy_scenario(examples, example, dt, overrides);
+  scenario::Scenario scenario = accuracy_scenario(examples, example, dt, overrides);
   scenario.output.interval = 1e-2;
   return scenario;
 }
 
-double error_of(const Scenario& scenario, const ScenarioRun& reference) {
+double error_of(const scenario::Scenario& scenario, const scenario::ScenarioRun& reference) {
   try {
-    return mean_nl2(run_scenario(scenario, nullptr, kTimedOutputs), reference);
+    return scenario::mean_nl2(scenario::run_scenario(scenario, nullptr, kTimedOutputs), reference);
   } catch (const Error& e) {
     fmt::print(stderr, "{}: {}\n", scenario.method.value("type", ""), e.what());
     return kNaN;
@@ -39,20 +39,21 @@ double error_of(const Scenario& scenario, const ScenarioRun& reference) {
 }
 
 /// IFOSMONDI-JFM's error and iterations against δt on B3 (native), eq. 27 per step and as published.
-void jfm_against_dt(const BenchOptions& options, Report& report, cosima::Json& json_rows) {
+void jfm_against_dt(const BenchOptions& options, Report& report, cosima::io::Json& json_rows) {
   report.add(
       "\n## IFOSMONDI-JFM's error against δt on B3 (native, ε = 1e-4; eq. 27 per step: times h/(stop − start), "
       "the default; as published: `epsilon_per_step=false`)\n\n");
-  const ScenarioRun reference =
-      run_scenario(emulation_scenario(options.examples, "b3_lotka_volterra", 1e-5, "monolithic", false));
+  const scenario::ScenarioRun reference =
+      scenario::run_scenario(emulation_scenario(options.examples, "b3_lotka_volterra", 1e-5, "monolithic", false));
   std::vector<std::vector<std::string>> rows;
   for (const double dt : {1e-2, 1e-3, 1e-4}) {
     std::vector<std::string> row = {fmt::format("{:g}", dt)};
     for (const bool per_step : {true, false}) {
-      Scenario scenario = emulation_scenario(options.examples, "b3_lotka_volterra", dt, "ifosmondi-jfm", false);
+      scenario::Scenario scenario =
+          emulation_scenario(options.examples, "b3_lotka_volterra", dt, "ifosmondi-jfm", false);
       scenario.method["epsilon_per_step"] = per_step;
-      const ScenarioRun run = run_scenario(scenario, nullptr, kTimedOutputs);
-      const double error = mean_nl2(run, reference);
+      const scenario::ScenarioRun run = scenario::run_scenario(scenario, nullptr, kTimedOutputs);
+      const double error = scenario::mean_nl2(run, reference);
       row.push_back(sci(error));
       row.push_back(fmt::format("{}", run.stats.iterations));
       json_rows.push_back({{"example", "b3_lotka_volterra"},
@@ -70,7 +71,7 @@ void jfm_against_dt(const BenchOptions& options, Report& report, cosima::Json& j
 
 }  // namespace
 
-cosima::Json bench_emulation(const BenchOptions& options) {
+cosima::io::Json bench_emulation(const BenchOptions& options) {
   const std::vector<std::string> examples = options.quick
                                                 ? std::vector<std::string>{"b4_two_mass"}
                                                 : std::vector<std::string>{"b3_lotka_volterra", "b4_two_mass"};
@@ -82,10 +83,10 @@ cosima::Json bench_emulation(const BenchOptions& options) {
       "4 moments over the macro-step) or not (native). Error: mean NL2 of the recorded variables against the "
       "monolithic reference at δt = 1e-5, rows every 1e-2; systems at rtol 1e-11.\n\n");
   std::vector<std::vector<std::string>> rows;
-  cosima::Json json_rows = cosima::Json::array();
+  cosima::io::Json json_rows = cosima::io::Json::array();
   for (const std::string& example : examples) {
-    Scenario reference_scenario = emulation_scenario(options.examples, example, 1e-5, "monolithic", false);
-    const ScenarioRun reference = run_scenario(reference_scenario);
+    scenario::Scenario reference_scenario = emulation_scenario(options.examples, example, 1e-5, "monolithic", false);
+    const scenario::ScenarioRun reference = scenario::run_scenario(reference_scenario);
     for (const double dt : steps) {
       for (const std::string method : {"missiles", "ifosmondi-jfm"}) {
         const double native = error_of(emulation_scenario(options.examples, example, dt, method, false), reference);

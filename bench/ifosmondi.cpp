@@ -38,7 +38,8 @@ struct Outcome {
   std::string failure;
 };
 
-Scenario b1_scenario(const BenchOptions& options, const MethodCase& method, double d_d, double dt, double epsilon) {
+scenario::Scenario b1_scenario(const BenchOptions& options, const MethodCase& method, double d_d, double dt,
+                               double epsilon) {
   std::vector<std::string> overrides = {"method.type=" + method.type,
                                         fmt::format("systems.damper.parameters.D_D={}", d_d),
                                         "output.variables=[\"mass.v_L\", \"mass.x_L\", \"damper.x_D\"]"};
@@ -47,16 +48,16 @@ Scenario b1_scenario(const BenchOptions& options, const MethodCase& method, doub
     overrides.emplace_back("method.epsilon_per_step=false");
   }
   if (!method.jfm.empty()) overrides.push_back("method.jfm=" + method.jfm);
-  Scenario scenario = load_scenario(options.examples / "b1_ifosmondi_damper.json", overrides);
+  scenario::Scenario scenario = scenario::load_scenario(options.examples / "b1_ifosmondi_damper.json", overrides);
   scenario.run.dt = dt;
   return scenario;
 }
 
-Outcome run_case(const Scenario& scenario, const ScenarioRun& reference) {
+Outcome run_case(const scenario::Scenario& scenario, const scenario::ScenarioRun& reference) {
   Outcome outcome;
   try {
-    const ScenarioRun run = run_scenario(scenario);
-    outcome.error = mean_nl2(run, reference);
+    const scenario::ScenarioRun run = scenario::run_scenario(scenario);
+    outcome.error = scenario::mean_nl2(run, reference);
     outcome.iterations = run.stats.iterations;
     outcome.integrations = run.stats.integrations;
     outcome.rejected = run.stats.rejected_steps;
@@ -67,20 +68,20 @@ Outcome run_case(const Scenario& scenario, const ScenarioRun& reference) {
   return outcome;
 }
 
-ScenarioRun b1_reference(const BenchOptions& options, double d_d) {
-  return run_scenario(b1_scenario(options, {"monolithic", "monolithic", ""}, d_d, 1e-4, 0.0));
+scenario::ScenarioRun b1_reference(const BenchOptions& options, double d_d) {
+  return scenario::run_scenario(b1_scenario(options, {"monolithic", "monolithic", ""}, d_d, 1e-4, 0.0));
 }
 
 }  // namespace
 
-cosima::Json bench_ifosmondi(const BenchOptions& options) {
+cosima::io::Json bench_ifosmondi(const BenchOptions& options) {
   const std::vector<double> dts = options.quick
                                       ? std::vector<double>{1e-2, 1e-1, 1.0}
                                       : std::vector<double>{1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5, 1.0};
   const std::vector<double> dampings = options.quick
                                            ? std::vector<double>{4.0, 1.0, 0.64, 0.01}
                                            : std::vector<double>{4.0, 2.0, 1.44, 1.1, 1.0, 0.9, 0.64, 0.25, 0.04, 0.01};
-  cosima::Json json;
+  cosima::io::Json json;
   json["benchmark"] = "ifosmondi";
   Report report;
   report.text =
@@ -90,7 +91,7 @@ cosima::Json bench_ifosmondi(const BenchOptions& options) {
 
   // Fig. 6 and 7: error vs δt_ref
   for (double d_d : {4.0, 0.64}) {
-    const ScenarioRun reference = b1_reference(options, d_d);
+    const scenario::ScenarioRun reference = b1_reference(options, d_d);
     std::vector<std::vector<std::string>> rows;
     Plot plot{fmt::format("B1, D_D = {} (rho = {:.2f}): error vs dt_ref", d_d, std::sqrt(1.0 / d_d)),
               "dt_ref [s]",
@@ -99,7 +100,7 @@ cosima::Json bench_ifosmondi(const BenchOptions& options) {
               true,
               {},
               10.0};
-    cosima::Json figure = cosima::Json::array();
+    cosima::io::Json figure = cosima::io::Json::array();
     for (const auto& method : b1_methods()) plot.series.push_back({method.label, {}, {}});
     for (double dt : dts) {
       std::vector<std::string> row = {fmt::format("{:g}", dt)};
@@ -143,9 +144,9 @@ cosima::Json bench_ifosmondi(const BenchOptions& options) {
       error_plot.series.push_back({method.label, {}, {}});
       integration_plot.series.push_back({method.label, {}, {}});
     }
-    cosima::Json sweep = cosima::Json::array();
+    cosima::io::Json sweep = cosima::io::Json::array();
     for (double d_d : dampings) {
-      const ScenarioRun reference = b1_reference(options, d_d);
+      const scenario::ScenarioRun reference = b1_reference(options, d_d);
       const double rho = std::sqrt(1.0 / d_d);
       std::vector<std::string> e = {fmt::format("{:g}", d_d), fmt::format("{:.2f}", rho)}, it = e, in = e;
       for (std::size_t m = 0; m < methods.size(); ++m) {
@@ -196,11 +197,11 @@ cosima::Json bench_ifosmondi(const BenchOptions& options) {
     auto b3 = [&](const std::string& type, const std::vector<std::string>& extra) {
       std::vector<std::string> overrides = {"method.type=" + type, fmt::format("stop={}", stop)};
       overrides.insert(overrides.end(), extra.begin(), extra.end());
-      Scenario scenario = load_scenario(options.examples / "b3_lotka_volterra.json", overrides);
+      scenario::Scenario scenario = scenario::load_scenario(options.examples / "b3_lotka_volterra.json", overrides);
       scenario.run.dt = 1e-3;
       return scenario;
     };
-    const ScenarioRun reference = run_scenario(b3("monolithic", {}));
+    const scenario::ScenarioRun reference = scenario::run_scenario(b3("monolithic", {}));
     struct B3Case {
       std::string label, type;
       std::vector<std::string> extra;
@@ -219,13 +220,13 @@ cosima::Json bench_ifosmondi(const BenchOptions& options) {
          {"method.jfm=newtonls", "method.epsilon=1e-5", "method.epsilon_per_step=false"}},
     };
     std::vector<std::vector<std::string>> rows;
-    cosima::Json table = cosima::Json::array();
+    cosima::io::Json table = cosima::io::Json::array();
     double jacobi_wall = kNaN;
     for (const auto& c : cases) {
       std::vector<double> walls;
-      ScenarioRun last;
+      scenario::ScenarioRun last;
       for (int r = 0; r < repeats; ++r) {
-        last = run_scenario(b3(c.type, c.extra), nullptr, kTimedOutputs);
+        last = scenario::run_scenario(b3(c.type, c.extra), nullptr, kTimedOutputs);
         walls.push_back(last.stats.wall_time_s);
       }
       const double wall = median(walls);

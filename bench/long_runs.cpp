@@ -44,14 +44,14 @@ double time_process(const std::vector<std::string>& args, const std::filesystem:
 
 }  // namespace
 
-cosima::Json whole_process_ratios(const BenchOptions& options, const std::vector<LongRunMethod>& methods,
-                                  std::string& section) {
+cosima::io::Json whole_process_ratios(const BenchOptions& options, const std::vector<LongRunMethod>& methods,
+                                      std::string& section) {
   const int rounds = options.quick ? 1 : 5;
   const fmi::TemporaryDirectory scratch("cosima-bench");
   std::vector<LongRunMethod> all = {{"jacobi"}};
   all.insert(all.end(), methods.begin(), methods.end());
   std::vector<std::vector<std::string>> rows;
-  cosima::Json json = cosima::Json::array();
+  cosima::io::Json json = cosima::io::Json::array();
   for (const LongRun& run : long_runs(options.quick)) {
     std::vector<std::vector<double>> samples(all.size());
     for (int r = 0; r < rounds; ++r) {  // alternated: A B C A B C …

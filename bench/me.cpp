@@ -14,7 +14,7 @@ namespace cosima::bench {
 
 namespace {
 
-using Json = cosima::Json;
+using Json = cosima::io::Json;
 
 /// `doc` with each built-in system replaced by the project's FMU of its model, through `interface`.
 Json through_fmus(Json doc, const std::string& interface) {
@@ -40,11 +40,11 @@ struct Timing {
 };
 
 Timing time_runs(const Json& doc, const BenchOptions& options) {
-  const Scenario scenario = parse_scenario(doc, options.examples / "bench_me.json");
+  const scenario::Scenario scenario = scenario::parse_scenario(doc, options.examples / "bench_me.json");
   std::vector<double> samples;
   Timing timing;
   for (int repeat = 0; repeat < (options.quick ? 1 : 5); ++repeat) {
-    const ScenarioRun run = run_scenario(scenario, nullptr, {.keep_in_memory = false});
+    const scenario::ScenarioRun run = scenario::run_scenario(scenario, nullptr, {.keep_in_memory = false});
     samples.push_back(1e9 * run.stats.wall_time_s / static_cast<double>(run.stats.macro_steps));
     timing.steps = run.stats.macro_steps;
     timing.integrations = run.stats.integrations;
@@ -55,7 +55,7 @@ Timing time_runs(const Json& doc, const BenchOptions& options) {
 
 }  // namespace
 
-cosima::Json bench_me(const BenchOptions& options) {
+cosima::io::Json bench_me(const BenchOptions& options) {
   Json json;
   json["benchmark"] = "me";
   Report report;
@@ -91,7 +91,7 @@ cosima::Json bench_me(const BenchOptions& options) {
       std::ifstream in(options.examples / c.file);
       native = Json::parse(in);
     }
-    for (const auto& o : c.overrides) apply_override(native, o);
+    for (const auto& o : c.overrides) scenario::apply_override(native, o);
     const Timing n = time_runs(native, options);
     const Timing me = time_runs(through_fmus(native, "me"), options);
     const Timing cs = time_runs(through_fmus(native, "cs"), options);

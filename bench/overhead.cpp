@@ -39,8 +39,8 @@ const std::filesystem::path kFmus = COSIMA_DEFAULT_FMU_DIR;
 
 /// B3 through the project's FMUs (solver_kind 3: the exact flow, one exp per step) or natively
 /// (integrator 'exact'), non-iterative.
-cosima::Json b3_document(bool fmu, const std::string& scheme) {
-  cosima::Json systems;
+cosima::io::Json b3_document(bool fmu, const std::string& scheme) {
+  cosima::io::Json systems;
   for (const char* name : {"prey", "predator"}) {
     if (fmu) {
       systems[name] = {{"fmu", (kFmus / fmt::format("b3_{}.fmu", name)).string()},
@@ -52,8 +52,8 @@ cosima::Json b3_document(bool fmu, const std::string& scheme) {
   return {{"start", 0.0},
           {"stop", 20.0},
           {"systems", systems},
-          {"connections", cosima::Json::array({cosima::Json::array({"prey.p", "predator.p"}),
-                                               cosima::Json::array({"predator.q", "prey.q"})})},
+          {"connections", cosima::io::Json::array({cosima::io::Json::array({"prey.p", "predator.p"}),
+                                                   cosima::io::Json::array({"predator.q", "prey.q"})})},
           {"method", {{"type", scheme}, {"dt", kDt}}},
           {"output", {{"interval", 0.1}}}};
 }
@@ -64,8 +64,8 @@ cosima::Json b3_document(bool fmu, const std::string& scheme) {
 const std::filesystem::path kTestFmus = COSIMA_TEST_FMU_DIR;
 constexpr std::array<double, 2> kLotkaA = {1.5, -3.0}, kLotkaB = {-1.0, 1.0};  // prey, predator
 
-cosima::Json lotka_document(const std::string& fmu) {
-  cosima::Json systems;
+cosima::io::Json lotka_document(const std::string& fmu) {
+  cosima::io::Json systems;
   const std::array<const char*, 2> names = {"prey", "predator"};
   for (std::size_t k = 0; k < 2; ++k) {
     systems[names[k]] = {{"fmu", (kTestFmus / (fmu + ".fmu")).string()},
@@ -74,14 +74,14 @@ cosima::Json lotka_document(const std::string& fmu) {
   return {{"start", 0.0},
           {"stop", 20.0},
           {"systems", systems},
-          {"connections", cosima::Json::array({cosima::Json::array({"prey.x", "predator.u"}),
-                                               cosima::Json::array({"predator.x", "prey.u"})})},
+          {"connections", cosima::io::Json::array({cosima::io::Json::array({"prey.x", "predator.u"}),
+                                                   cosima::io::Json::array({"predator.x", "prey.u"})})},
           {"method", {{"type", "jacobi"}, {"dt", kDt}}},
           {"output", {{"interval", 0.1}}}};
 }
 
 std::filesystem::path write_document(const std::filesystem::path& dir, const std::string& name,
-                                     const cosima::Json& doc) {
+                                     const cosima::io::Json& doc) {
   std::filesystem::path path = dir / name;
   std::ofstream(path) << doc.dump(2) << '\n';
   return path;
@@ -208,8 +208,9 @@ std::vector<std::string> columns(std::vector<std::string> now, const std::vector
 }
 
 /// One section of the report, and its data in the JSON under `key`.
-void add_section(Report& report, cosima::Json& json, const std::string& key, cosima::Json data, const std::string& text,
-                 const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+void add_section(Report& report, cosima::io::Json& json, const std::string& key, cosima::io::Json data,
+                 const std::string& text, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows) {
   json[key] = std::move(data);
   report.add(text + markdown_table(header, rows));
 }
@@ -225,13 +226,14 @@ std::string cell(const Measured& m, double value, const char* format = "{:.0f}")
 /// process and a forked one that answers each 64-byte frame at once, in µs: what the transport
 /// costs without any order to carry out.
 double mailbox_round_trip_us(int round_trips) {
-  const std::unique_ptr<ShmMailbox, void (*)(ShmMailbox*)> mailbox(ShmMailbox::create(), &ShmMailbox::destroy);
+  const std::unique_ptr<exec::ShmMailbox, void (*)(exec::ShmMailbox*)> mailbox(exec::ShmMailbox::create(),
+                                                                               &exec::ShmMailbox::destroy);
   const auto always = [] { return true; };
   const pid_t pid = fork();
   if (pid < 0) throw Error("bench overhead: fork failed");
   if (pid == 0) {
     std::vector<char> in;
-    while (mailbox->wait_request(in, std::chrono::milliseconds(100), always) == ShmMailbox::Waited::frame &&
+    while (mailbox->wait_request(in, std::chrono::milliseconds(100), always) == exec::ShmMailbox::Waited::frame &&
            !in.empty()) {
       (void)mailbox->post_reply(in);
     }
@@ -254,14 +256,15 @@ double mailbox_round_trip_us(int round_trips) {
 /// `--executor processes:2` against sequential, per macro-step and system: the cost of isolating the
 /// systems in worker processes (a round trip through shared memory per process and batch), beside a
 /// bare round trip of the transport.
-void add_processes_section(Report& report, cosima::Json& json, const BenchOptions& options,
+void add_processes_section(Report& report, cosima::io::Json& json, const BenchOptions& options,
                            const std::filesystem::path& self, const std::filesystem::path& scratch, int repeats) {
   const bool quick = options.quick, compare = !options.baseline.empty();
   std::vector<std::vector<std::string>> rows;
-  cosima::Json data = cosima::Json::array();
+  cosima::io::Json data = cosima::io::Json::array();
   const auto cheap = write_document(scratch, "b3_processes.json", b3_document(true, "jacobi"));
-  const auto costly = write_document(scratch, "network_processes.json",
-                                     oscillator_network({.size = 8, .step_cost = 1e-3, .stop = quick ? 0.1 : 0.5}));
+  const auto costly =
+      write_document(scratch, "network_processes.json",
+                     scenario::oscillator_network({.size = 8, .step_cost = 1e-3, .stop = quick ? 0.1 : 0.5}));
   const std::vector<std::tuple<std::string, std::filesystem::path, int, std::vector<std::string>>> cases = {
       {fmt::format("B3 FMUs (cheap), {} steps", quick ? "2·10³" : "2·10⁴"), cheap, 2, {"--stop", quick ? "0.2" : "2"}},
       {"8 oscillators of 1 ms per step", costly, 8, {}},
@@ -299,7 +302,7 @@ void add_processes_section(Report& report, cosima::Json& json, const BenchOption
 
 }  // namespace
 
-cosima::Json bench_overhead(const BenchOptions& options) {
+cosima::io::Json bench_overhead(const BenchOptions& options) {
   const fmi::TemporaryDirectory scratch;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
   const bool compare = !options.baseline.empty();
@@ -310,7 +313,7 @@ cosima::Json bench_overhead(const BenchOptions& options) {
   const int step_rounds = options.quick ? 1 : 5;  // of the per-step cases, interleaved with the floor
   const std::vector<long long> step_counts =
       options.quick ? std::vector<long long>{20000} : std::vector<long long>{20000, 200000, 2000000};
-  cosima::Json json{{"benchmark", "overhead"}, {"dt", kDt}};
+  cosima::io::Json json{{"benchmark", "overhead"}, {"dt", kDt}};
   Report report;
   report.text = fmt::format(
       "# Per-step cost of the master\n\nGenerated by `cosima bench overhead{}`. B3 (Lotka–Volterra) "
@@ -327,7 +330,7 @@ cosima::Json bench_overhead(const BenchOptions& options) {
   // 1. ns per macro-step
   {
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     for (const long long steps : step_counts) {
       // rounds of every case and of the floor in turn, so that a machine whose speed drifts (a shared
       // host) disturbs them alike; the fastest of each
@@ -395,13 +398,13 @@ cosima::Json bench_overhead(const BenchOptions& options) {
           row.push_back(cell(before, before.peak_rss_mb, "{:.1f}"));
         }
         rows.push_back(row);
-        cosima::Json entry{{"systems", c.lotka.empty() ? (fmu ? "fmu" : "native") : c.lotka},
-                           {"scheme", scheme},
-                           {"macro_steps", after.steps},
-                           {"ns_per_step", after.ns_per_step},
-                           {"ns_in_systems", after.ns_in_systems},
-                           {"process_s", after.process_s},
-                           {"peak_rss_mb", after.peak_rss_mb}};
+        cosima::io::Json entry{{"systems", c.lotka.empty() ? (fmu ? "fmu" : "native") : c.lotka},
+                               {"scheme", scheme},
+                               {"macro_steps", after.steps},
+                               {"ns_per_step", after.ns_per_step},
+                               {"ns_in_systems", after.ns_in_systems},
+                               {"process_s", after.process_s},
+                               {"peak_rss_mb", after.peak_rss_mb}};
         if (fmu) {
           entry["floor_ns_per_step"] = floor;
           entry["overhead_ns_per_step"] = after.ns_per_step - floor;
@@ -427,7 +430,7 @@ cosima::Json bench_overhead(const BenchOptions& options) {
   // 2. start-up: a run of one macro-step, the whole process
   {
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     const auto fmu_scenario = write_document(scratch.path(), "b3_fmu.json", b3_document(true, "jacobi"));
     const auto native_scenario = write_document(scratch.path(), "b3_native.json", b3_document(false, "jacobi"));
     const std::vector<std::tuple<std::string, std::filesystem::path, std::vector<std::string>>> cases = {
@@ -449,7 +452,7 @@ cosima::Json bench_overhead(const BenchOptions& options) {
       std::vector<std::string> row = {label, fmt::format("{:.1f}", 1e3 * after.process_s)};
       if (compare) row.push_back(cell(before, 1e3 * before.process_s, "{:.1f}"));
       rows.push_back(row);
-      cosima::Json entry{{"case", label}, {"process_ms", 1e3 * after.process_s}};
+      cosima::io::Json entry{{"case", label}, {"process_ms", 1e3 * after.process_s}};
       if (before.ok) entry["before_process_ms"] = 1e3 * before.process_s;
       data.push_back(entry);
     }
@@ -464,11 +467,11 @@ cosima::Json bench_overhead(const BenchOptions& options) {
   // 3. threads: never slower than sequential; ≥ 1.95× on 8 systems of 1 ms
   {
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     const auto cheap = write_document(scratch.path(), "b3_cheap.json", b3_document(true, "jacobi"));
     const auto costly =
         write_document(scratch.path(), "network.json",
-                       oscillator_network({.size = 8, .step_cost = 1e-3, .stop = options.quick ? 0.2 : 1.0}));
+                       scenario::oscillator_network({.size = 8, .step_cost = 1e-3, .stop = options.quick ? 0.2 : 1.0}));
     const std::vector<std::tuple<std::string, std::filesystem::path, std::vector<std::string>>> cases = {
         {"B3 FMUs (cheap), 2·10⁵ steps", cheap, {}},
         {"8 oscillators of 1 ms per step", costly, {}},
@@ -500,7 +503,7 @@ cosima::Json bench_overhead(const BenchOptions& options) {
   // 4. the iterative methods against Jacobi on B3 (native DOPRI5, rtol 1e-10), start-up included
   {
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     const auto scenario = options.examples / "b3_lotka_volterra.json";
     for (const double dt : options.quick ? std::vector<double>{1e-3} : std::vector<double>{1e-3, 1e-4}) {
       std::map<std::string, Measured> after, before;

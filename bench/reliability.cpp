@@ -31,10 +31,10 @@ namespace {
 
 /// A chain of b1.damper systems, each one's velocity the next one's force: every output reads its
 /// input (direct feedthrough along the whole chain); the first force is a constant.
-cosima::Json damper_chain(int size) {
-  cosima::Json doc = {{"start", 0.0}, {"stop", 0.03}, {"method", {{"type", "jacobi"}, {"dt", 1e-2}}}};
-  doc["systems"] = cosima::Json::object();
-  doc["connections"] = cosima::Json::array();
+cosima::io::Json damper_chain(int size) {
+  cosima::io::Json doc = {{"start", 0.0}, {"stop", 0.03}, {"method", {{"type", "jacobi"}, {"dt", 1e-2}}}};
+  doc["systems"] = cosima::io::Json::object();
+  doc["connections"] = cosima::io::Json::array();
   for (int k = 0; k < size; ++k) {
     doc["systems"][fmt::format("d{}", k)] = {{"model", "b1.damper"}};
     if (k > 0) doc["connections"].push_back({fmt::format("d{}.v_C", k - 1), fmt::format("d{}.f_C", k)});
@@ -58,13 +58,13 @@ void measure_setup(const std::string& text, const BenchOptions& options, Scaling
   using Clock = std::chrono::steady_clock;
   const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   const auto start = Clock::now();
-  const cosima::Json parsed_doc = parse_json(text, "chain");
+  const cosima::io::Json parsed_doc = io::parse_json(text, "chain");
   const double parse = since(start);
-  const Scenario parsed = parse_scenario(parsed_doc, options.examples / "chain.json");
+  const scenario::Scenario parsed = scenario::parse_scenario(parsed_doc, options.examples / "chain.json");
   const double scenario = since(start);
   double build = 0.0;
   {
-    const ModularModel model = build_model(parsed);
+    const model::ModularModel model = scenario::build_model(parsed);
     build = since(start);
   }
   const double setup = since(start);
@@ -121,11 +121,11 @@ void measure_setup_in_child(const std::string& text, const std::string& warm_up,
 /// Set-up of each chain in `docs`, in rounds that take every size in turn (a slow spell of the host
 /// then slows every size, not one), each in a fresh child; the fastest of kRounds rounds (of
 /// 4 · kRounds below 10⁴ systems: a millisecond is at the mercy of the host); then a short run of each.
-std::vector<ScalingPoint> measure_chains(const std::vector<cosima::Json>& docs, const BenchOptions& options) {
+std::vector<ScalingPoint> measure_chains(const std::vector<cosima::io::Json>& docs, const BenchOptions& options) {
   std::vector<std::string> texts;
   texts.reserve(docs.size());
-  for (const cosima::Json& doc : docs) texts.push_back(doc.dump());
-  const std::string warm_up = oscillator_network({.size = 2, .stop = 0.03, .dt = 1e-2}).dump();
+  for (const cosima::io::Json& doc : docs) texts.push_back(doc.dump());
+  const std::string warm_up = scenario::oscillator_network({.size = 2, .stop = 0.03, .dt = 1e-2}).dump();
   std::vector<ScalingPoint> points(
       docs.size(),
       ScalingPoint{.parse_s = 1e300, .scenario_s = 1e300, .build_s = 1e300, .teardown_s = 1e300, .setup_s = 1e300});
@@ -136,8 +136,8 @@ std::vector<ScalingPoint> measure_chains(const std::vector<cosima::Json>& docs, 
     }
   }
   for (std::size_t k = 0; k < docs.size(); ++k) {
-    const ScenarioRun run =
-        run_scenario(parse_scenario(docs[k], options.examples / "chain.json"), nullptr, kTimedOutputs);
+    const scenario::ScenarioRun run = scenario::run_scenario(
+        scenario::parse_scenario(docs[k], options.examples / "chain.json"), nullptr, kTimedOutputs);
     points[k].ms_per_step = 1e3 * run.stats.wall_time_s / static_cast<double>(run.stats.macro_steps);
   }
   return points;
@@ -145,16 +145,17 @@ std::vector<ScalingPoint> measure_chains(const std::vector<cosima::Json>& docs, 
 
 /// Set-up and per-step cost at 10³ … 10⁵ systems, the set-up's growth exponent, and a 10⁶-system
 /// scenario parsed.
-std::string scaling_section(const BenchOptions& options, cosima::Json& json) {
+std::string scaling_section(const BenchOptions& options, cosima::io::Json& json) {
   const std::vector<int> sizes = options.quick ? std::vector<int>{1000, 10000} : std::vector<int>{1000, 10000, 100000};
   std::vector<std::vector<std::string>> rows;
-  cosima::Json data = cosima::Json::array();
+  cosima::io::Json data = cosima::io::Json::array();
   for (const bool feedthrough : {false, true}) {
     const char* chain = feedthrough ? "dampers (feedthrough)" : "oscillators";
-    std::vector<cosima::Json> docs;
+    std::vector<cosima::io::Json> docs;
     for (const int size : sizes) {
-      docs.push_back(feedthrough ? damper_chain(size) : oscillator_network({.size = size, .stop = 0.03, .dt = 1e-2}));
-      if (!feedthrough) apply_override(docs.back(), "output.variables=[\"osc0.x\"]");
+      docs.push_back(feedthrough ? damper_chain(size)
+                                 : scenario::oscillator_network({.size = size, .stop = 0.03, .dt = 1e-2}));
+      if (!feedthrough) scenario::apply_override(docs.back(), "output.variables=[\"osc0.x\"]");
     }
     const std::vector<ScalingPoint> points = measure_chains(docs, options);
     for (std::size_t k = 0; k < sizes.size(); ++k) {
@@ -194,9 +195,10 @@ std::string scaling_section(const BenchOptions& options, cosima::Json& json) {
       "smallest to the largest chain. A feedthrough chain settles each communication point in one pass in topological "
       "order.\n";
   if (!options.quick) {
-    const std::string big = oscillator_network({.size = 1000000, .stop = 0.01, .dt = 1e-2}).dump();
+    const std::string big = scenario::oscillator_network({.size = 1000000, .stop = 0.01, .dt = 1e-2}).dump();
     const auto start = std::chrono::steady_clock::now();
-    const Scenario parsed = parse_scenario(parse_json(big, "a million systems"), options.examples / "big.json");
+    const scenario::Scenario parsed =
+        scenario::parse_scenario(io::parse_json(big, "a million systems"), options.examples / "big.json");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     json["million_systems_parse_s"] = seconds;
     text += fmt::format("\nA scenario of 10⁶ oscillators ({:.0f} MB of JSON) parses into {} systems in {:.2f} s.\n",
@@ -207,8 +209,8 @@ std::string scaling_section(const BenchOptions& options, cosima::Json& json) {
 
 }  // namespace
 
-cosima::Json bench_reliability(const BenchOptions& options) {
-  cosima::Json json;
+cosima::io::Json bench_reliability(const BenchOptions& options) {
+  cosima::io::Json json;
   json["benchmark"] = "reliability";
   Report report;
   report.text =
@@ -220,7 +222,7 @@ cosima::Json bench_reliability(const BenchOptions& options) {
     const double dt = options.quick ? 1e-4 : 1e-5;
     const auto scenario = options.examples / "b3_lotka_volterra_fmu.json";
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     for (const auto& [label, extra] :
          {std::pair<std::string, std::vector<std::string>>{"output every 0.1 s", {}},
           std::pair<std::string, std::vector<std::string>>{"output every 0.1 s, --steps",
@@ -255,7 +257,7 @@ cosima::Json bench_reliability(const BenchOptions& options) {
   // 3. modelDescription.xml with many variables: parsing and validation are linear
   {
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     for (const int n : options.quick ? std::vector<int>{1000, 10000} : std::vector<int>{10000, 100000}) {
       std::string xml =
           "<?xml version=\"1.0\"?>\n<fmiModelDescription fmiVersion=\"2.0\" modelName=\"wide\" guid=\"{wide}\">\n"

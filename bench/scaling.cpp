@@ -38,20 +38,21 @@ const std::vector<MethodCase>& methods() {
   return cases;
 }
 
-cosima::Json network_document(const OscillatorNetwork& network, const std::vector<std::string>& overrides) {
-  cosima::Json doc = oscillator_network(network);
-  for (const auto& o : overrides) apply_override(doc, o);
+cosima::io::Json network_document(const scenario::OscillatorNetwork& network,
+                                  const std::vector<std::string>& overrides) {
+  cosima::io::Json doc = scenario::oscillator_network(network);
+  for (const auto& o : overrides) scenario::apply_override(doc, o);
   return doc;
 }
 
 /// Median wall time of the run in this process.
-double wall_in_process(const BenchOptions& options, const cosima::Json& doc, const std::string& executor_spec,
-                       int repeats, RunStatistics* stats = nullptr) {
+double wall_in_process(const BenchOptions& options, const cosima::io::Json& doc, const std::string& executor_spec,
+                       int repeats, simulation::RunStatistics* stats = nullptr) {
   std::vector<double> walls;
   for (int r = 0; r < repeats; ++r) {
-    const auto executor = make_local_executor(executor_spec);
-    const ScenarioRun run =
-        run_scenario(parse_scenario(doc, options.examples / "network.json"), executor.get(), kTimedOutputs);
+    const auto executor = exec::make_local_executor(executor_spec);
+    const scenario::ScenarioRun run = scenario::run_scenario(
+        scenario::parse_scenario(doc, options.examples / "network.json"), executor.get(), kTimedOutputs);
     walls.push_back(run.stats.wall_time_s);
     if (stats != nullptr) *stats = run.stats;
   }
@@ -60,7 +61,7 @@ double wall_in_process(const BenchOptions& options, const cosima::Json& doc, con
 
 /// Median wall time of `mpirun -n ranks cosima run … --executor mpi` (rank 0's run time, without
 /// the MPI start-up). NaN when mpirun is not there or the run fails.
-double wall_under_mpirun(const cosima::Json& doc, int ranks, int repeats) {
+double wall_under_mpirun(const cosima::io::Json& doc, int ranks, int repeats) {
   const fmi::TemporaryDirectory scratch;
   const auto scenario = scratch.path() / "network.json";
   std::ofstream(scenario) << doc.dump(2);
@@ -86,8 +87,8 @@ double wall_under_mpirun(const cosima::Json& doc, int ranks, int repeats) {
 
 }  // namespace
 
-cosima::Json bench_scaling(const BenchOptions& options) {
-  cosima::Json json;
+cosima::io::Json bench_scaling(const BenchOptions& options) {
+  cosima::io::Json json;
   json["benchmark"] = "scaling";
   const int repeats = options.quick ? 1 : 3;
   Report report;
@@ -108,14 +109,14 @@ cosima::Json bench_scaling(const BenchOptions& options) {
     Plot plot{
         "cost per macro-step vs N (chain, sequential)", "N systems", "wall time per macro-step [s]", true, true, {}};
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     std::vector<std::vector<double>> per_step(methods().size());
     std::vector<double> ns;
     for (int n : sizes) {
       ns.push_back(n);
       std::vector<std::string> row = {std::to_string(n)};
       for (std::size_t m = 0; m < methods().size(); ++m) {
-        RunStatistics stats;
+        simulation::RunStatistics stats;
         const double wall =
             wall_in_process(options, network_document({.size = n, .stop = stop}, methods()[m].overrides), "sequential",
                             repeats, &stats);
@@ -151,7 +152,7 @@ cosima::Json bench_scaling(const BenchOptions& options) {
   {
     const double stop = options.quick ? 0.05 : 1.0;
     std::vector<std::vector<std::string>> rows;
-    cosima::Json data = cosima::Json::array();
+    cosima::io::Json data = cosima::io::Json::array();
     Plot plot{
         "speed-up, 8 systems of 1 ms per step", "threads or MPI workers", "speed-up vs sequential", false, false, {}};
     for (const auto& method : methods()) {

@@ -44,12 +44,12 @@ double cubic_at(const std::vector<double>& times, const std::vector<double>& val
 
 }  // namespace
 
-double communication_point_error(const ScenarioRun& run, const ScenarioRun& reference) {
+double communication_point_error(const scenario::ScenarioRun& run, const scenario::ScenarioRun& reference) {
   const auto& times = run.results->times();
   const auto& ref_times = reference.results->times();
   const double span = times.back() - times.front();
   double sum = 0.0;
-  for (const ConnectionError& c : run.stats.coupling_error.connections) {
+  for (const methods::ConnectionError& c : run.stats.coupling_error.connections) {
     const std::vector<double> values = run.results->column(c.output);
     const std::vector<double> ref = reference.results->column(c.output);
     double square = 0.0;
@@ -75,14 +75,15 @@ struct Outcome {
   std::string failure;
 };
 
-Outcome controlled_run(Scenario scenario, const std::string& method, double tolerance, const ScenarioRun& reference) {
+Outcome controlled_run(scenario::Scenario scenario, const std::string& method, double tolerance,
+                       const scenario::ScenarioRun& reference) {
   scenario.method = {{"type", method}, {"tolerance", tolerance}};
   Outcome outcome;
   try {
     const auto start = std::chrono::steady_clock::now();
-    RunOutputs outputs = kTimedOutputs;
+    scenario::RunOutputs outputs = kTimedOutputs;
     outputs.interpolate_rows = false;  // the communication points' own values
-    const ScenarioRun run = run_scenario(scenario, nullptr, outputs);
+    const scenario::ScenarioRun run = scenario::run_scenario(scenario, nullptr, outputs);
     outcome.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     outcome.error = communication_point_error(run, reference);
     outcome.steps = run.stats.macro_steps;
@@ -96,7 +97,7 @@ Outcome controlled_run(Scenario scenario, const std::string& method, double tole
 
 }  // namespace
 
-cosima::Json bench_tolerance(const BenchOptions& options) {
+cosima::io::Json bench_tolerance(const BenchOptions& options) {
   const std::vector<Case> cases = options.quick ? std::vector<Case>{{"b2_two_bodies", 0.2}}
                                                 : std::vector<Case>{{"b2_two_bodies", 0.2},
                                                                     {"b3_lotka_volterra", 1e-3},
@@ -113,11 +114,11 @@ cosima::Json bench_tolerance(const BenchOptions& options) {
       "each k·δt/10) against the monolithic reference at δt/100 (cubic between its points), RMS over the run "
       "relative to the signal's scale. Systems at rtol 1e-11.\n\n");
   std::vector<std::vector<std::string>> rows;
-  cosima::Json json_rows = cosima::Json::array();
+  cosima::io::Json json_rows = cosima::io::Json::array();
   for (const Case& c : cases) {
-    Scenario scenario = accuracy_scenario(options.examples, c.example, c.dt / 100);
+    scenario::Scenario scenario = accuracy_scenario(options.examples, c.example, c.dt / 100);
     scenario.method = {{"type", "monolithic"}};
-    const ScenarioRun reference = run_scenario(scenario);
+    const scenario::ScenarioRun reference = scenario::run_scenario(scenario);
     scenario.run.dt = c.dt;
     scenario.output.interval = c.dt / 10;
     for (const std::string& method : methods) {

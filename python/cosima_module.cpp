@@ -50,7 +50,7 @@ using namespace pybind11::literals;  // NOLINT(google-build-using-namespace): "n
 
 namespace {
 
-using cosima::Json;
+using cosima::io::Json;
 
 // --- JSON ⇄ Python --------------------------------------------------------------------------------
 
@@ -153,38 +153,38 @@ class PyScenario {
   /// A document; relative FMU paths are resolved against `anchor`'s folder.
   PyScenario(Json document, std::filesystem::path anchor, const std::vector<std::string>& overrides)
       : document_(std::move(document)), anchor_(std::move(anchor)) {
-    for (const auto& a : overrides) cosima::apply_override(*document_, a);
+    for (const auto& a : overrides) cosima::scenario::apply_override(*document_, a);
     reparse();
   }
 
   /// The scenario with `extra` overrides applied after the scenario's own (not kept).
-  [[nodiscard]] cosima::Scenario parse(const std::vector<std::string>& extra = {}) const {
+  [[nodiscard]] cosima::scenario::Scenario parse(const std::vector<std::string>& extra = {}) const {
     if (document_) {
       Json document = *document_;
-      for (const auto& a : extra) cosima::apply_override(document, a);
-      return cosima::parse_scenario(document, anchor_);
+      for (const auto& a : extra) cosima::scenario::apply_override(document, a);
+      return cosima::scenario::parse_scenario(document, anchor_);
     }
     std::vector<std::string> all = overrides_;
     all.insert(all.end(), extra.begin(), extra.end());
-    return cosima::load_scenario(*file_, all);
+    return cosima::scenario::load_scenario(*file_, all);
   }
 
   /// Applies one override; the scenario is left unchanged when the result does not parse.
   void set(const std::string& override_text) {
     if (document_) {
       Json document = *document_;
-      cosima::apply_override(document, override_text);
-      parsed_ = cosima::parse_scenario(document, anchor_);
+      cosima::scenario::apply_override(document, override_text);
+      parsed_ = cosima::scenario::parse_scenario(document, anchor_);
       document_ = std::move(document);
     } else {
       std::vector<std::string> all = overrides_;
       all.push_back(override_text);
-      parsed_ = cosima::load_scenario(*file_, all);
+      parsed_ = cosima::scenario::load_scenario(*file_, all);
       overrides_ = std::move(all);
     }
   }
 
-  [[nodiscard]] const cosima::Scenario& parsed() const { return parsed_; }
+  [[nodiscard]] const cosima::scenario::Scenario& parsed() const { return parsed_; }
   [[nodiscard]] const std::optional<std::filesystem::path>& file() const { return file_; }
   [[nodiscard]] const std::optional<Json>& document() const { return document_; }
   [[nodiscard]] const std::vector<std::string>& overrides() const { return overrides_; }
@@ -199,7 +199,7 @@ class PyScenario {
   std::vector<std::string> overrides_;  ///< file: applied in order at each reading
   std::optional<Json> document_;        ///< dict: the overrides already applied
   std::filesystem::path anchor_;
-  cosima::Scenario parsed_;
+  cosima::scenario::Scenario parsed_;
 };
 
 /// A path (str, bytes, os.PathLike) or a dict → a scenario, with the assignments `extra` ("PATH=VALUE").
@@ -308,16 +308,17 @@ class PyResult {
 // --- Running ----------------------------------------------------------------------------------------
 
 /// The executor of a spec as the command line takes it (`--executor`), except mpi.
-std::unique_ptr<cosima::Executor> make_executor(const std::string& text, const cosima::Scenario& scenario,
-                                                const cosima::SystemCatalog& catalog,
-                                                std::optional<double> fmu_timeout) {
-  const cosima::ExecutorSpec spec = cosima::parse_executor_spec(text);
-  if (spec.kind == cosima::ExecutorSpec::Kind::mpi) {
+std::unique_ptr<cosima::exec::Executor> make_executor(const std::string& text,
+                                                      const cosima::scenario::Scenario& scenario,
+                                                      const cosima::exec::SystemCatalog& catalog,
+                                                      std::optional<double> fmu_timeout) {
+  const cosima::exec::ExecutorSpec spec = cosima::exec::parse_executor_spec(text);
+  if (spec.kind == cosima::exec::ExecutorSpec::Kind::mpi) {
     throw cosima::Error(
         "executor 'mpi' runs under mpirun with the cosima command (mpirun -n N build/cosima run ... --executor mpi); "
         "from Python use sequential, threads:N or processes[:N]");
   }
-  return cosima::make_executor(spec, scenario, catalog, fmu_timeout);
+  return cosima::scenario::make_executor(spec, scenario, catalog, fmu_timeout);
 }
 
 /// What a run leaves for Python, gathered without the GIL.
@@ -346,9 +347,10 @@ class LogLevelScope {
 /// Python code runs it. At communication points, every 50 ms, this takes the GIL and lets Python
 /// run its handlers; a KeyboardInterrupt raised there becomes a stop request (the run ends at this
 /// point, its results kept), and is raised again, with them, when the run is over.
-class PythonInterrupts final : public cosima::Observer {
+class PythonInterrupts final : public cosima::observer::Observer {
  public:
-  void on_step(const cosima::ModularModel& /*model*/, double /*t*/, const cosima::StepReport& /*report*/) override {
+  void on_step(const cosima::model::ModularModel& /*model*/, double /*t*/,
+               const cosima::methods::StepReport& /*report*/) override {
     if (++steps_ % kStride != 0) return;
     const auto now = std::chrono::steady_clock::now();
     if (now - checked_ < std::chrono::milliseconds(50)) return;
@@ -371,19 +373,19 @@ class PythonInterrupts final : public cosima::Observer {
   bool interrupted_ = false;
 };
 
-RunData run_parsed(cosima::Scenario scenario, const std::string& executor_spec, std::optional<double> fmu_timeout,
-                   PythonInterrupts* interrupts) {
+RunData run_parsed(cosima::scenario::Scenario scenario, const std::string& executor_spec,
+                   std::optional<double> fmu_timeout, PythonInterrupts* interrupts) {
   const LogLevelScope log_level(scenario.log_level);
   // "auto": chosen before any executor starts, so that every process builds the same method
-  (void)cosima::resolve_auto_method(scenario);
-  const cosima::SystemCatalog catalog = cosima::system_catalog(scenario);
-  std::unique_ptr<cosima::Executor> executor = make_executor(executor_spec, scenario, catalog, fmu_timeout);
+  (void)cosima::scenario::resolve_auto_method(scenario);
+  const cosima::exec::SystemCatalog catalog = cosima::scenario::system_catalog(scenario);
+  std::unique_ptr<cosima::exec::Executor> executor = make_executor(executor_spec, scenario, catalog, fmu_timeout);
   // results kept in memory (no step log: not exposed), no files
-  const cosima::RunOutputs outputs{.keep_step_log = false, .observers = {interrupts}};
-  cosima::ScenarioRun run = cosima::run_scenario(scenario, executor.get(), outputs);
+  const cosima::scenario::RunOutputs outputs{.keep_step_log = false, .observers = {interrupts}};
+  cosima::scenario::ScenarioRun run = cosima::scenario::run_scenario(scenario, executor.get(), outputs);
   executor.reset();  // the processes end here
   RunData data;
-  const cosima::ResultRecorder& results = *run.results;
+  const cosima::observer::ResultRecorder& results = *run.results;
   data.time = results.times();
   const std::size_t rows = data.time.size();
   for (std::size_t c = 0; c < results.labels().size(); ++c) {
@@ -404,7 +406,7 @@ RunData run_parsed(cosima::Scenario scenario, const std::string& executor_spec, 
     }
     data.columns.push_back(std::move(column));
   }
-  data.stats = cosima::stats_to_json(run.stats);
+  data.stats = cosima::scenario::stats_to_json(run.stats);
   data.warnings = std::move(run.warnings);
   return data;
 }
@@ -426,7 +428,7 @@ PyResult run(const PyScenario& source, const std::optional<std::string>& method,
   const std::vector<std::string> extra = run_assignments(method, dt, stop, overrides);
   // parsed with the GIL held: another thread may call set() on the same scenario. `just_loaded`: as
   // parsed at loading (parsing again would repeat its warnings)
-  cosima::Scenario scenario = just_loaded ? source.parsed() : source.parse(extra);
+  cosima::scenario::Scenario scenario = just_loaded ? source.parsed() : source.parse(extra);
   RunData data;
   PythonInterrupts interrupts;
   {
@@ -524,7 +526,7 @@ py::dict fmu_info_dict(const std::string& file) {
 
 std::vector<std::string> method_list() {
   std::vector<std::string> names;
-  const std::string text = cosima::method_names();  // "a, b, c"
+  const std::string text = cosima::methods::method_names();  // "a, b, c"
   for (std::size_t begin = 0; begin < text.size();) {
     const auto comma = std::min(text.find(", ", begin), text.size());
     names.push_back(text.substr(begin, comma - begin));

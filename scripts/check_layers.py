@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The layers of src/, bottom up: a file may include headers of its own folder and of the layers
 below its own, never above and never a sibling folder of its layer (so no folder-level cycle can
-form). Run by CI (`ctest -L house`); prints each upward include with its file and line.
+form). Each folder's code lives in its layer's namespace (namespace_of). Run by CI (`ctest -L
+house`); prints each upward include and each foreign namespace with its file and line.
 
   python3 scripts/check_layers.py [ROOT]
 """
@@ -39,6 +40,31 @@ def folder_of(path: str) -> str:
     return parts[0]
 
 
+def namespace_of(folder: str) -> str | None:
+    """The namespace a folder's code is declared in: core and the System contract are the shared
+    vocabulary (cosima), every FMI folder is cosima::fmi, the export kit cosima::fmu_export, the
+    command line none; every other folder is cosima::<folder>."""
+    if folder in ("core", "system"):
+        return "cosima"
+    if folder == "fmi" or folder.startswith("fmi/"):
+        return "cosima::fmi"
+    return {"export": "cosima::fmu_export", "cli": None}.get(folder, "cosima::" + folder)
+
+
+def namespace_problem(relative: str, here: str, line: str, layer_namespaces: set) -> str | None:
+    """Why a top-level `namespace cosima...` line of src/<relative> is outside its folder's namespace."""
+    match = re.match(r"namespace (cosima(?:::\w+)*) \{", line)
+    if not match:
+        return None
+    found, wanted = match.group(1), namespace_of(here)
+    inside = wanted is not None and (found == wanted or found.startswith(wanted + "::"))
+    if inside and wanted == "cosima" and found != "cosima":
+        inside = "cosima::" + found.split("::")[1] not in layer_namespaces  # not another layer's
+    if inside:
+        return None
+    return f"src/{relative}: declares namespace {found}, outside its folder's {wanted or 'global namespace'}"
+
+
 def main() -> int:
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
     src = root / "src"
@@ -46,6 +72,7 @@ def main() -> int:
     for folder, below in EXTERNAL.items():
         rank[folder] = rank[below] + 0.5
     include = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+    layer_namespaces = {namespace_of(folder) for layer in LAYERS for folder in layer} - {"cosima", None}
     problems = []
     for file in sorted(src.rglob("*")):
         if file.suffix not in (".hpp", ".cpp", ".h"):
@@ -56,6 +83,8 @@ def main() -> int:
             problems.append(f"{relative}: folder '{here}' is in no layer of scripts/check_layers.py")
             continue
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            if problem := namespace_problem(relative, here, line, layer_namespaces):
+                problems.append(problem.replace(":", f":{number}:", 1))
             match = include.match(line)
             if not match:
                 continue
@@ -68,7 +97,7 @@ def main() -> int:
                 problems.append(f"src/{relative}:{number}: includes \"{target}\" from {what} ('{there}' over '{here}')")
     for problem in problems:
         print(problem)
-    print(f"check_layers: {len(problems)} upward include(s)")
+    print(f"check_layers: {len(problems)} upward include(s) or foreign namespace(s)")
     return 1 if problems else 0
 
 

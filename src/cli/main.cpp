@@ -76,7 +76,7 @@ const CLI::Validator kFinite = number_check([](double) { return true; }, "a fini
 const CLI::Validator kExecutor(
     [](const std::string& text) -> std::string {
       try {
-        (void)cosima::parse_executor_spec(text);
+        (void)cosima::exec::parse_executor_spec(text);
         return {};
       } catch (const cosima::Error& e) {
         return e.what();
@@ -100,9 +100,9 @@ struct RunArguments {
 /// The methods with their options, defaults and help, for `cosima run --help`.
 std::string methods_help() {
   std::string text = "Methods (--method, or the scenario's \"method\": {\"type\": ..., options}):\n";
-  for (const cosima::MethodEntry& method : cosima::registered_methods()) {
+  for (const cosima::methods::MethodEntry& method : cosima::methods::registered_methods()) {
     text += fmt::format("  {:<16} {}\n", method.name, method.summary);
-    for (const cosima::MethodOption& option : method.options) {
+    for (const cosima::methods::MethodOption& option : method.options) {
       text += fmt::format("      {:<22} {:<10} {}\n", option.name,
                           option.default_value.empty() ? "-" : option.default_value, option.help);
     }
@@ -122,14 +122,14 @@ class EmergencyStats {
 };
 
 /// Writes the stats and puts the file in place.
-void write_stats(cosima::OutputFile& stats, const cosima::Json& json) {
-  stats.write(json.dump(2, ' ', false, cosima::Json::error_handler_t::replace) + '\n');
+void write_stats(cosima::OutputFile& stats, const cosima::io::Json& json) {
+  stats.write(json.dump(2, ' ', false, cosima::io::Json::error_handler_t::replace) + '\n');
   stats.publish();
 }
 
 /// The stats of a run that failed: why, and that it ended early.
 void write_failed_stats(cosima::OutputFile& stats, const std::string& error) {
-  cosima::Json json;
+  cosima::io::Json json;
   json["terminated_early"] = true;
   json["error"] = error;
   try {
@@ -163,23 +163,23 @@ void refuse_clashing_paths(const std::vector<std::pair<std::string, std::string>
 
 /// The scenario as the command line amends it (--method, --dt, --stop, --strict-inputs, --set),
 /// with its log level applied.
-cosima::Scenario load_run_scenario(const RunArguments& arguments) {
+cosima::scenario::Scenario load_run_scenario(const RunArguments& arguments) {
   std::vector<std::string> overrides = arguments.overrides;
   if (arguments.method) overrides.push_back("method.type=\"" + *arguments.method + "\"");
   if (arguments.dt) overrides.push_back(fmt::format("method.dt={:.17g}", *arguments.dt));
   if (arguments.stop) overrides.push_back(fmt::format("stop={:.17g}", *arguments.stop));
   if (arguments.strict_inputs) overrides.emplace_back("strict_inputs=true");
   if (arguments.interface) {
-    if (!cosima::is_fmu_file(arguments.scenario_file)) {
+    if (!cosima::scenario::is_fmu_file(arguments.scenario_file)) {
       throw UsageError(
           "--interface is for an FMU run on its own (cosima run X.fmu); in a scenario set "
           "systems.NAME.interface");
     }
-    overrides.push_back(fmt::format("systems.{}.interface=\"{}\"", cosima::fmu_system_name(arguments.scenario_file),
-                                    *arguments.interface));
+    overrides.push_back(fmt::format("systems.{}.interface=\"{}\"",
+                                    cosima::scenario::fmu_system_name(arguments.scenario_file), *arguments.interface));
   }
-  cosima::Scenario scenario = cosima::load_scenario(arguments.scenario_file, overrides,
-                                                    {.start_values = arguments.start_values, .input = arguments.input});
+  cosima::scenario::Scenario scenario = cosima::scenario::load_scenario(
+      arguments.scenario_file, overrides, {.start_values = arguments.start_values, .input = arguments.input});
   if (const std::string level = arguments.log_level.value_or(scenario.log_level); !level.empty()) {
     cosima::set_log_level(*cosima::parse_log_level(level));
   }
@@ -204,8 +204,8 @@ std::string results_file(const RunArguments& arguments, const std::string& forma
   return csv;
 }
 
-void print_summary(std::ostream& summary, const cosima::Scenario& scenario, const cosima::ScenarioRun& run,
-                   const RunArguments& arguments, const std::string& csv) {
+void print_summary(std::ostream& summary, const cosima::scenario::Scenario& scenario,
+                   const cosima::scenario::ScenarioRun& run, const RunArguments& arguments, const std::string& csv) {
   summary << fmt::format(
       "scenario   {}\nmethod     {} (executor {})\ntime       [{}, {}] with "
       "dt = {}\nmacro-steps {}  rejected {}  iterations {}  "
@@ -219,31 +219,32 @@ void print_summary(std::ostream& summary, const cosima::Scenario& scenario, cons
 
 /// The executor of --executor; under mpirun only rank 0 returns one (`mpi` holds the session), the
 /// other ranks serve their systems and get nullptr.
-std::unique_ptr<cosima::Executor> run_executor(const RunArguments& arguments, const cosima::Scenario& scenario,
-                                               const cosima::SystemCatalog& catalog, bool chosen,
-                                               std::optional<cosima::MpiSession>& mpi) {
-  const cosima::ExecutorSpec spec = cosima::parse_executor_spec(arguments.executor_spec);
-  if (spec.kind == cosima::ExecutorSpec::Kind::mpi) {
+std::unique_ptr<cosima::exec::Executor> run_executor(const RunArguments& arguments,
+                                                     const cosima::scenario::Scenario& scenario,
+                                                     const cosima::exec::SystemCatalog& catalog, bool chosen,
+                                                     std::optional<cosima::exec::MpiSession>& mpi) {
+  const cosima::exec::ExecutorSpec spec = cosima::exec::parse_executor_spec(arguments.executor_spec);
+  if (spec.kind == cosima::exec::ExecutorSpec::Kind::mpi) {
     mpi.emplace();
     if (mpi->rank() != 0) {
-      cosima::serve_mpi_worker(catalog, mpi->rank(), mpi->size());
+      cosima::exec::serve_mpi_worker(catalog, mpi->rank(), mpi->size());
       return nullptr;
     }
   }
   if (chosen) std::cerr << "cosima: " << scenario.method_choice << '\n';
-  if (arguments.fmu_timeout && spec.kind != cosima::ExecutorSpec::Kind::processes) {
+  if (arguments.fmu_timeout && spec.kind != cosima::exec::ExecutorSpec::Kind::processes) {
     throw UsageError("--fmu-timeout needs --executor processes (an FMU in this process cannot be stopped)");
   }
-  return cosima::make_executor(spec, scenario, catalog, arguments.fmu_timeout, mpi ? mpi->size() : 0);
+  return cosima::scenario::make_executor(spec, scenario, catalog, arguments.fmu_timeout, mpi ? mpi->size() : 0);
 }
 
 int command_run(const RunArguments& arguments) {
-  cosima::Scenario scenario = load_run_scenario(arguments);
+  cosima::scenario::Scenario scenario = load_run_scenario(arguments);
   // "auto": chosen here, before any executor starts, so that every process builds the same method
-  const bool chosen = cosima::resolve_auto_method(scenario);
-  const cosima::SystemCatalog catalog = cosima::system_catalog(scenario);
-  std::optional<cosima::MpiSession> mpi;
-  std::unique_ptr<cosima::Executor> executor = run_executor(arguments, scenario, catalog, chosen, mpi);
+  const bool chosen = cosima::scenario::resolve_auto_method(scenario);
+  const cosima::exec::SystemCatalog catalog = cosima::scenario::system_catalog(scenario);
+  std::optional<cosima::exec::MpiSession> mpi;
+  std::unique_ptr<cosima::exec::Executor> executor = run_executor(arguments, scenario, catalog, chosen, mpi);
   if (!executor) return 0;  // an MPI worker, done serving
   const std::string csv = results_file(arguments, scenario.output.format);
   std::optional<cosima::OutputFile> stats_file;  // created (under a temporary name) before the run
@@ -253,10 +254,11 @@ int command_run(const RunArguments& arguments) {
   // a closed pipe is a write error (EPIPE) that names the output and ends the run, not a silent death
   std::signal(SIGPIPE, SIG_IGN);
   const bool terminal = isatty(STDERR_FILENO) != 0;
-  cosima::ProgressLine progress_line(stderr, terminal, scenario.run.start, scenario.run.stop);
-  const bool mat = cosima::results_format(csv, scenario.output.format) == cosima::ResultsFormat::mat;
+  cosima::observer::ProgressLine progress_line(stderr, terminal, scenario.run.start, scenario.run.stop);
+  const bool mat =
+      cosima::scenario::results_format(csv, scenario.output.format) == cosima::scenario::ResultsFormat::mat;
   if (mat && arguments.plot_file) throw UsageError("--plot draws CSV results; write them with --out x.csv");
-  cosima::RunOutputs outputs{
+  cosima::scenario::RunOutputs outputs{
       .results_csv = mat ? std::nullopt : std::optional<std::filesystem::path>(csv),
       .steps_csv = arguments.steps_file ? std::optional<std::filesystem::path>(*arguments.steps_file) : std::nullopt,
       .results_mat = mat ? std::optional<std::filesystem::path>(csv) : std::nullopt,
@@ -264,9 +266,9 @@ int command_run(const RunArguments& arguments) {
       .watched = terminal,
       .observers = {}};
   if (arguments.progress || (terminal && !arguments.quiet)) outputs.observers.push_back(&progress_line);
-  cosima::ScenarioRun run;
+  cosima::scenario::ScenarioRun run;
   try {
-    run = cosima::run_scenario(scenario, executor.get(), outputs);
+    run = cosima::scenario::run_scenario(scenario, executor.get(), outputs);
     // a system's process that dies on the way out (in fmi2FreeInstance) fails the run too
     if (const std::string teardown = executor->finish(); !teardown.empty()) throw Error(teardown);
   } catch (const Error& e) {
@@ -275,7 +277,7 @@ int command_run(const RunArguments& arguments) {
   }
   executor.reset();  // shuts the MPI workers down
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
-  if (stats_file) write_stats(*stats_file, cosima::stats_to_json(run.stats));
+  if (stats_file) write_stats(*stats_file, cosima::scenario::stats_to_json(run.stats));
   // with the results on standard output, the summary goes to standard error
   std::ostream& summary = csv == "-" ? std::cerr : std::cout;
   if (!arguments.quiet) print_summary(summary, scenario, run, arguments, csv);
@@ -319,8 +321,8 @@ int command_info(const std::string& fmu) {
 }
 
 int command_compare(const std::vector<std::string>& files, bool json) {
-  const cosima::Table result = cosima::read_csv(files[0]);
-  const cosima::Table reference = cosima::read_csv(files[1]);
+  const cosima::io::Table result = cosima::io::read_csv(files[0]);
+  const cosima::io::Table reference = cosima::io::read_csv(files[1]);
   // a comparison is meaningless on non-finite numbers or a result that stops
   // short
   for (const auto& [table, file] : {std::pair{&result, &files[0]}, std::pair{&reference, &files[1]}}) {
@@ -340,8 +342,8 @@ int command_compare(const std::vector<std::string>& files, bool json) {
     throw Error(fmt::format("'{}' ends at t = {}, before the reference '{}' (t = {})", files[0], result.time.back(),
                             files[1], reference.time.back()));
   }
-  cosima::Json document;
-  document["variables"] = cosima::Json::object();
+  cosima::io::Json document;
+  document["variables"] = cosima::io::Json::object();
   double nl2_sum = 0.0;
   int compared = 0;
   if (!json) std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12}\n", "variable", "nl2", "rel_pct", "max_abs");
@@ -502,7 +504,7 @@ std::string flag_hint(const CLI::App& app, int argc, char** argv) {
 int dispatch(Commands& c) {
   if (c.run_command->parsed()) return command_run(c.run);
   if (c.export_command->parsed()) {
-    cosima::ssp::export_ssp(c.exported_scenario, c.ssp_file, c.export_overrides);
+    cosima::scenario::export_ssp(c.exported_scenario, c.ssp_file, c.export_overrides);
     std::cout << "ssp " << c.ssp_file << '\n';
     return 0;
   }

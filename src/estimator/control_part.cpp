@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-namespace cosima {
+namespace cosima::estimator {
 
 std::string_view to_string(ControlReconstruction reconstruction) {
   switch (reconstruction) {
@@ -88,4 +88,4 @@ void ControlPart::extrapolate(double h, Eigen::Ref<Eigen::VectorXd> value,
   }
 }
 
-}  // namespace cosima
+}  // namespace cosima::estimator

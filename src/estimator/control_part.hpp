@@ -15,7 +15,7 @@
 
 #include <Eigen/Dense>
 
-namespace cosima {
+namespace cosima::estimator {
 
 enum class ControlReconstruction : std::uint8_t { zoh, foh, flexible };
 
@@ -49,4 +49,4 @@ class ControlPart {
   mutable Eigen::VectorXi orders_;
 };
 
-}  // namespace cosima
+}  // namespace cosima::estimator

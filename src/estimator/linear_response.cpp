@@ -9,7 +9,7 @@
 #include "core/polynomial.hpp"
 #include "core/small_matrix.hpp"
 
-namespace cosima {
+namespace cosima::estimator {
 
 std::vector<double> stehfest_weights(int terms) {
   if (terms < 2 || terms > 30 || terms % 2 != 0) {
@@ -181,4 +181,4 @@ void LinearResponseBuilder::stehfest(const Linearization& lin, double h, LinearR
   out.RD = (4.0 * r_[1] - r_[2] - 3.0 * r_[0]) / eta;
 }
 
-}  // namespace cosima
+}  // namespace cosima::estimator

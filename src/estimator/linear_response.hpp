@@ -25,7 +25,7 @@
 #include "core/phi_functions.hpp"
 #include "system/system.hpp"
 
-namespace cosima {
+namespace cosima::estimator {
 
 enum class InverseLaplace : std::uint8_t { exact, stehfest };
 
@@ -73,4 +73,4 @@ class LinearResponseBuilder {
 /// The Gaver–Stehfest weights V_1..V_N (N even) — Stehfest, CACM 13(1), 1970.
 std::vector<double> stehfest_weights(int terms);
 
-}  // namespace cosima
+}  // namespace cosima::estimator

@@ -19,7 +19,7 @@
 #include "estimator/linear_response.hpp"
 #include "system/system.hpp"
 
-namespace cosima {
+namespace cosima::estimator {
 
 struct EstimatorOptions;
 
@@ -46,4 +46,4 @@ std::optional<EstimatorKind> estimator_kind(const System& system);
 /// The estimator for `system` (estimator_kind); throws CapabilityError naming what it lacks.
 std::unique_ptr<OutputEstimator> make_output_estimator(const System& system, const EstimatorOptions& options);
 
-}  // namespace cosima
+}  // namespace cosima::estimator

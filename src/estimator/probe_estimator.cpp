@@ -7,7 +7,7 @@
 
 #include "estimator/step_estimator.hpp"
 
-namespace cosima {
+namespace cosima::estimator {
 
 std::optional<EstimatorKind> estimator_kind(const System& system) {
   if (system.has(Capability::state_access) && system.has(Capability::linearization))
@@ -87,4 +87,4 @@ bool ProbeEstimator::prepare(System& system, double h) {
   return true;
 }
 
-}  // namespace cosima
+}  // namespace cosima::estimator

@@ -11,7 +11,7 @@
 // tangent at the inputs held constant. Cost: 1 + 4·inputs integrations per update 2, all counted.
 #include "estimator/output_estimator.hpp"
 
-namespace cosima {
+namespace cosima::estimator {
 
 class ProbeEstimator final : public OutputEstimator {
  public:
@@ -35,4 +35,4 @@ class ProbeEstimator final : public OutputEstimator {
   std::string reason_;
 };
 
-}  // namespace cosima
+}  // namespace cosima::estimator

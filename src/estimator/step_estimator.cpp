@@ -2,7 +2,7 @@
 
 #include "core/small_matrix.hpp"
 
-namespace cosima {
+namespace cosima::estimator {
 
 void StepEstimator::require_capabilities(const System& system, std::string_view needed_by) {
   system.require(Capability::state_access, needed_by);
@@ -82,4 +82,4 @@ void estimate_outputs(const LinearResponse& response, const Eigen::VectorXd& con
   dy.noalias() += response.GD * xi;
 }
 
-}  // namespace cosima
+}  // namespace cosima::estimator

@@ -21,7 +21,7 @@
 #include "estimator/output_estimator.hpp"
 #include "system/system.hpp"
 
-namespace cosima {
+namespace cosima::estimator {
 
 struct EstimatorOptions {
   LinearResponseOptions response;
@@ -73,4 +73,4 @@ void estimate_outputs(const LinearResponse& response, const Eigen::VectorXd& con
                       const Eigen::VectorXd& constant_derivative, const InputPolynomials& inputs,
                       Eigen::Ref<Eigen::VectorXd> y, Eigen::Ref<Eigen::VectorXd> dy);
 
-}  // namespace cosima
+}  // namespace cosima::estimator

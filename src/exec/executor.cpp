@@ -11,7 +11,7 @@
 #include "core/log.hpp"
 #include "core/tick_clock.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 void Executor::execute(PlainBatch& batch) {
   batch.to_orders(plain_orders_);
@@ -19,7 +19,7 @@ void Executor::execute(PlainBatch& batch) {
   batch.take_replies(plain_orders_);
 }
 
-void LocalExecutor::attach(ModularModel& model) {
+void LocalExecutor::attach(model::ModularModel& model) {
   hosts_.clear();
   hosts_.resize(static_cast<std::size_t>(model.system_count()));
   for (int s = 0; s < model.system_count(); ++s) hosts_[static_cast<std::size_t>(s)].system = &model.system(s);
@@ -276,4 +276,4 @@ std::unique_ptr<Executor> make_local_executor(const ExecutorSpec& spec, int syst
   return std::make_unique<ThreadPoolExecutor>(threads);
 }
 
-}  // namespace cosima
+}  // namespace cosima::exec

@@ -20,14 +20,14 @@
 #include "exec/order.hpp"
 #include "model/modular_model.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 class Executor {
  public:
   virtual ~Executor() = default;
   [[nodiscard]] virtual std::string name() const = 0;
   /// Binds to the model of a run (one host per system). Called before the method initializes.
-  virtual void attach(ModularModel& model) = 0;
+  virtual void attach(model::ModularModel& model) = 0;
   /// Carries out every active order of the batch and fills its replies, returning when all are
   /// done. Orders of different systems may run concurrently. A failure thrown by an order is
   /// rethrown here once the batch is done — the one of the lowest system index.
@@ -51,7 +51,7 @@ class Executor {
 /// The systems live in this process.
 class LocalExecutor : public Executor {
  public:
-  void attach(ModularModel& model) override;
+  void attach(model::ModularModel& model) override;
 
  protected:
   /// Runs order s, storing a thrown failure instead of propagating it.
@@ -152,4 +152,4 @@ std::unique_ptr<Executor> make_local_executor(const std::string& spec, int syste
 /// The same, from a spec already parsed (exec/executor_spec.hpp).
 std::unique_ptr<Executor> make_local_executor(const ExecutorSpec& spec, int systems = 0);
 
-}  // namespace cosima
+}  // namespace cosima::exec

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 namespace {
 
@@ -44,4 +44,4 @@ ExecutorSpec parse_executor_spec(std::string_view text) {
   throw Error(fmt::format("unknown executor '{}' (executors: {})", text, kForms));
 }
 
-}  // namespace cosima
+}  // namespace cosima::exec

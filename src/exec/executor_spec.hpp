@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace cosima {
+namespace cosima::exec {
 
 struct ExecutorSpec {
   enum class Kind { sequential, threads, processes, mpi };
@@ -17,4 +17,4 @@ struct ExecutorSpec {
 /// Throws Error naming `text` and the forms allowed when it is none of them.
 ExecutorSpec parse_executor_spec(std::string_view text);
 
-}  // namespace cosima
+}  // namespace cosima::exec

@@ -17,7 +17,7 @@
 #include "exec/protocol.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 namespace {
 
@@ -57,7 +57,7 @@ void gatherv(const char* send, int count, char* receive, const int* counts, cons
 MpiSession::MpiSession() { mpi_check(mpi().start(&rank_, &size_), "MPI_Init"); }
 
 MpiSession::~MpiSession() {
-  finalize_petsc();  // PETSc uses MPI: it goes first
+  nonlinear::finalize_petsc();  // PETSc uses MPI: it goes first
   mpi().finish();
 }
 
@@ -191,4 +191,4 @@ void serve_mpi_worker(const SystemCatalog& catalog, int rank, int ranks) {
   }
 }
 
-}  // namespace cosima
+}  // namespace cosima::exec

@@ -21,7 +21,7 @@
 #include "exec/protocol.hpp"
 #include "exec/system_catalog.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 /// MPI_Init on construction (loading the MPI plugin, exec/mpi_transport.hpp); PETSc (if used) and
 /// MPI finalized on destruction.
@@ -72,4 +72,4 @@ class MpiExecutor final : public RemoteExecutor {
 /// out orders until rank 0 shuts the run down.
 void serve_mpi_worker(const SystemCatalog& catalog, int rank, int ranks);
 
-}  // namespace cosima
+}  // namespace cosima::exec

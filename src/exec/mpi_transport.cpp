@@ -10,7 +10,7 @@
 
 #include "core/plugin.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 namespace {
 
@@ -93,6 +93,8 @@ const MpiTransport kTransport = {start,          finish,     abort_job,     bcas
 
 }  // namespace
 
-}  // namespace cosima
+}  // namespace cosima::exec
 
-extern "C" COSIMA_PLUGIN_EXPORT const cosima::MpiTransport* cosima_mpi_transport() { return &cosima::kTransport; }
+extern "C" COSIMA_PLUGIN_EXPORT const cosima::exec::MpiTransport* cosima_mpi_transport() {
+  return &cosima::exec::kTransport;
+}

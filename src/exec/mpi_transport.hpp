@@ -5,7 +5,7 @@
 // MPI_COMM_WORLD, is non-blocking underneath and completed without holding a core (a short spin,
 // then sleeps growing to 200 µs: with more ranks than cores a waiting rank must leave the CPU to
 // the ranks that work), and returns an MPI error code (0: success) that error_text describes.
-namespace cosima {
+namespace cosima::exec {
 
 struct MpiTransport {
   /// MPI_Init unless initialized, then rank and size of MPI_COMM_WORLD; errors come back as codes.
@@ -26,4 +26,4 @@ struct MpiTransport {
 inline constexpr const char* kMpiPlugin = "libcosima_mpi.so";
 using MpiTransportEntry = const MpiTransport* (*)();
 
-}  // namespace cosima
+}  // namespace cosima::exec

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "core/small_matrix.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 void Order::clear() {
   active = false;
@@ -161,7 +161,7 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
     host.estimator.reset();
   }
   if (order.configure_estimator) {
-    host.estimator = make_output_estimator(system, *order.configure_estimator);
+    host.estimator = estimator::make_output_estimator(system, *order.configure_estimator);
     host.estimator->reset(system);
   }
   for (const auto& [input, value] : order.wide_inputs) system.set_wide_input(input, value);
@@ -206,7 +206,7 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
 
 void estimate_from(const Reply& reply, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,
                    Eigen::Ref<Eigen::VectorXd> dy) {
-  estimate_outputs(reply.response, reply.constant_value, reply.constant_derivative, inputs, y, dy);
+  estimator::estimate_outputs(reply.response, reply.constant_value, reply.constant_derivative, inputs, y, dy);
 }
 
-}  // namespace cosima
+}  // namespace cosima::exec

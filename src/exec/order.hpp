@@ -24,15 +24,15 @@
 #include "model/modular_model.hpp"
 #include "system/system.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 struct Order {
-  bool active = false;                                           ///< part of the batch
-  bool restore = false;                                          ///< back to the system's snapshot (rollback)
-  bool save = false;                                             ///< take (or overwrite) the system's snapshot
-  double initialize = std::numeric_limits<double>::quiet_NaN();  ///< enter initialization at this time
-  bool exit_initialization = false;                              ///< leave initialization, after the inputs are set
-  std::optional<EstimatorOptions> configure_estimator;           ///< (re)create the system's COSTARICA estimator
+  bool active = false;                                             ///< part of the batch
+  bool restore = false;                                            ///< back to the system's snapshot (rollback)
+  bool save = false;                                               ///< take (or overwrite) the system's snapshot
+  double initialize = std::numeric_limits<double>::quiet_NaN();    ///< enter initialization at this time
+  bool exit_initialization = false;                                ///< leave initialization, after the inputs are set
+  std::optional<estimator::EstimatorOptions> configure_estimator;  ///< (re)create the system's COSTARICA estimator
   bool set_inputs = false;
   InputPolynomials inputs;  ///< in s = t − time()
   double step = 0.0;        ///< integrate by this much (0: no step)
@@ -64,8 +64,8 @@ struct Reply {
   bool event_pending = false;                                   ///< System::event_pending()
   Eigen::MatrixXd outputs;                                      ///< n_out × (read_order + 1): column k is d^k y / dt^k
   Eigen::VectorXd states;
-  bool estimate_ok = true;  ///< update 2 succeeded (else result.reason says why)
-  LinearResponse response;  ///< after update 2: G_V and G_D only (P, R are folded into K_V, K_D)
+  bool estimate_ok = true;             ///< update 2 succeeded (else result.reason says why)
+  estimator::LinearResponse response;  ///< after update 2: G_V and G_D only (P, R are folded into K_V, K_D)
   Eigen::VectorXd constant_value, constant_derivative;  ///< K_V, K_D
   Eigen::VectorXd variables;                            ///< the watched variables, when read
   std::vector<std::optional<WideInteger>> wide_values;  ///< of Order::read_wide, in its order
@@ -145,8 +145,9 @@ class PlainBatch {
 struct SystemHost {
   System* system = nullptr;
   StateId snapshot = -1;
-  Eigen::Index watched = 0;                    ///< how many variables the system was told to watch
-  std::unique_ptr<OutputEstimator> estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
+  Eigen::Index watched = 0;  ///< how many variables the system was told to watch
+  std::unique_ptr<estimator::OutputEstimator>
+      estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
 };
 
 /// Carries out one PlainBatch entry on its system (System::step_constant; inline: the hot loop's call).
@@ -167,4 +168,4 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply);
 void estimate_from(const Reply& reply, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,
                    Eigen::Ref<Eigen::VectorXd> dy);
 
-}  // namespace cosima
+}  // namespace cosima::exec

@@ -20,7 +20,7 @@
 #include "core/cleanup.hpp"
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 namespace {
 
@@ -338,4 +338,4 @@ void ProcessExecutor::execute(Batch& batch) {
   if (failure.first >= 0) throw Error(fmt::format("{}: {}", place(failure.first), failure.second));
 }
 
-}  // namespace cosima
+}  // namespace cosima::exec

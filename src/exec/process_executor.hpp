@@ -23,7 +23,7 @@
 #include "exec/shm_mailbox.hpp"
 #include "exec/system_catalog.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 struct ProcessOptions {
   int processes = 0;     ///< 0: one per system; else the systems are dealt to this many processes
@@ -83,4 +83,4 @@ class ProcessExecutor final : public RemoteExecutor {
   bool running_ = false;
 };
 
-}  // namespace cosima
+}  // namespace cosima::exec

@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 namespace {
 
@@ -28,7 +28,7 @@ void write_order(wire::Writer& w, const Order& o) {
   w.put(static_cast<std::uint8_t>(o.exit_initialization));
   w.put(static_cast<std::uint8_t>(o.configure_estimator.has_value()));
   if (o.configure_estimator) {
-    const EstimatorOptions& e = *o.configure_estimator;
+    const estimator::EstimatorOptions& e = *o.configure_estimator;
     w.put(static_cast<std::int32_t>(e.response.method));
     w.put(static_cast<std::int32_t>(e.response.stehfest_terms));
     w.put(e.response.richardson_fraction);
@@ -71,11 +71,11 @@ void read_order(wire::Reader& r, Order& o) {
   o.initialize = r.get<double>();
   o.exit_initialization = r.get<std::uint8_t>() != 0;
   if (r.get<std::uint8_t>() != 0) {
-    EstimatorOptions e;
-    e.response.method = static_cast<InverseLaplace>(r.get<std::int32_t>());
+    estimator::EstimatorOptions e;
+    e.response.method = static_cast<estimator::InverseLaplace>(r.get<std::int32_t>());
     e.response.stehfest_terms = r.get<std::int32_t>();
     e.response.richardson_fraction = r.get<double>();
-    e.control = static_cast<ControlReconstruction>(r.get<std::int32_t>());
+    e.control = static_cast<estimator::ControlReconstruction>(r.get<std::int32_t>());
     e.affine_term = r.get<std::uint8_t>() != 0;
     o.configure_estimator = e;
   }
@@ -418,7 +418,7 @@ void RemoteSystem::remote_only(const char* what) const {
 
 // --- orchestrator ---------------------------------------------------------------------------------
 
-void RemoteExecutor::attach(ModularModel& model) {
+void RemoteExecutor::attach(model::ModularModel& model) {
   if (model.system_count() != static_cast<int>(names_.size())) {
     throw Error(fmt::format("{}: the model does not hold the scenario's systems", name()));
   }
@@ -550,4 +550,4 @@ void SystemServer::serve(const char* data, std::size_t size, std::vector<char>& 
   }
 }
 
-}  // namespace cosima
+}  // namespace cosima::exec

@@ -18,7 +18,7 @@
 #include "exec/system_catalog.hpp"
 #include "exec/wire.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 /// What the proxies' direct calls go through: one order for one system, carried out now.
 class RemoteChannel {
@@ -124,7 +124,7 @@ class RemoteSystem final : public System {
 /// (execute) and say where a system lives (place).
 class RemoteExecutor : public Executor, public RemoteChannel {
  public:
-  void attach(ModularModel& model) override;
+  void attach(model::ModularModel& model) override;
   [[nodiscard]] bool systems_are_local() const override { return false; }
   [[nodiscard]] std::unique_ptr<System> remote_system(const std::string& name) override;
   /// One order for one system, carried out now (a proxy's direct call).
@@ -177,4 +177,4 @@ class SystemServer {
   std::vector<std::pair<int, Owned*>> arrival_;  ///< this frame's orders, as received (reused)
 };
 
-}  // namespace cosima
+}  // namespace cosima::exec

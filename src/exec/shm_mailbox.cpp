@@ -15,7 +15,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 namespace {
 
@@ -88,4 +88,4 @@ ShmMailbox::Waited ShmMailbox::wait(Slot& slot, std::vector<char>& frame, std::c
   return Waited::frame;
 }
 
-}  // namespace cosima
+}  // namespace cosima::exec

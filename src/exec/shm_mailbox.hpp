@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace cosima {
+namespace cosima::exec {
 
 class ShmMailbox {
  public:
@@ -79,4 +79,4 @@ class ShmMailbox {
   Slot request_, reply_;
 };
 
-}  // namespace cosima
+}  // namespace cosima::exec

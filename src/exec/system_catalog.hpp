@@ -10,7 +10,7 @@
 
 #include "system/system.hpp"
 
-namespace cosima {
+namespace cosima::exec {
 
 struct SystemCatalog {
   std::vector<std::string> names;           ///< by system index
@@ -21,4 +21,4 @@ struct SystemCatalog {
   [[nodiscard]] int size() const { return static_cast<int>(names.size()); }
 };
 
-}  // namespace cosima
+}  // namespace cosima::exec

@@ -11,7 +11,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima::wire {
+namespace cosima::exec::wire {
 
 class Writer {
  public:
@@ -76,4 +76,4 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-}  // namespace cosima::wire
+}  // namespace cosima::exec::wire

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::extrapolation {
 
 Eigen::MatrixXd choply_matrix(int degree, int frame, double weight_power) {
   if (degree < 0 || frame <= degree || weight_power < 0.0) {
@@ -34,4 +34,4 @@ const Eigen::MatrixXd& ChopolyCache::matrix(int degree, int frame, double weight
   return it->second;
 }
 
-}  // namespace cosima
+}  // namespace cosima::extrapolation

@@ -11,7 +11,7 @@
 
 #include <Eigen/Dense>
 
-namespace cosima {
+namespace cosima::extrapolation {
 
 /// Π_{δ,λ,ω}; throws Error unless 0 ≤ δ < λ and ω ≥ 0.
 Eigen::MatrixXd choply_matrix(int degree, int frame, double weight_power);
@@ -25,4 +25,4 @@ class ChopolyCache {
   std::map<std::tuple<int, int, double>, Eigen::MatrixXd> matrices_;
 };
 
-}  // namespace cosima
+}  // namespace cosima::extrapolation

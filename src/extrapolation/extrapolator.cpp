@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::extrapolation {
 
 ExtrapolationSpec parse_extrapolation(const std::string& text) {
   ExtrapolationSpec spec;
@@ -182,4 +182,4 @@ double cumulative_extrapolation_error(const std::string& spec, const std::functi
   return total;
 }
 
-}  // namespace cosima
+}  // namespace cosima::extrapolation

@@ -21,7 +21,7 @@
 
 #include "extrapolation/choply.hpp"
 
-namespace cosima {
+namespace cosima::extrapolation {
 
 struct ExtrapolationSpec {
   enum class Kind : std::uint8_t { zoh, poly, choptrey };
@@ -86,4 +86,4 @@ class SignalExtrapolator {
 double cumulative_extrapolation_error(const std::string& spec, const std::function<double(double)>& signal, double h,
                                       double horizon, int checks = 10);
 
-}  // namespace cosima
+}  // namespace cosima::extrapolation

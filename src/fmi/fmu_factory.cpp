@@ -13,14 +13,14 @@ namespace cosima::fmi {
 std::unique_ptr<FmuInstance> instantiate_fmu(const std::string& system, const std::filesystem::path& fmu,
                                              FmiInterface interface) {
   const ModelDescription md = read_model_description(fmu);
-  if (md.is_fmi3()) return std::make_unique<fmi3::Fmi3Instance>(system, fmu, interface);
+  if (md.is_fmi3()) return std::make_unique<Fmi3Instance>(system, fmu, interface);
   if (md.is_fmi1()) return std::make_unique<Fmi1Instance>(system, fmu, interface);
   return std::make_unique<Fmi2Instance>(system, fmu, interface);
 }
 
 std::unique_ptr<System> make_cs_system(const std::string& name, const std::filesystem::path& fmu,
                                        const ModelDescription& description) {
-  if (description.is_fmi3()) return std::make_unique<fmi3::Fmi3CsSystem>(name, fmu);
+  if (description.is_fmi3()) return std::make_unique<Fmi3CsSystem>(name, fmu);
   if (description.is_fmi1()) return std::make_unique<Fmi1CsSystem>(name, fmu);
   return std::make_unique<Fmi2CsSystem>(name, fmu);
 }

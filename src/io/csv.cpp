@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::io {
 
 int Table::column_index(const std::string& name) const {
   for (std::size_t i = 0; i < columns.size(); ++i) {
@@ -140,4 +140,4 @@ std::string csv_cell(std::string_view text) {
   return cell + "\"";
 }
 
-}  // namespace cosima
+}  // namespace cosima::io

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace cosima {
+namespace cosima::io {
 
 struct Table {
   std::vector<std::string> columns;  ///< without "time"
@@ -28,4 +28,4 @@ Table read_csv(const std::filesystem::path& path, bool empty_is_nan = false);
 /// break — an FMI 3.0 matrix element "s.M[1,2]" does.
 std::string csv_cell(std::string_view text);
 
-}  // namespace cosima
+}  // namespace cosima::io

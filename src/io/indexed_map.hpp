@@ -1,6 +1,6 @@
 #pragma once
 // The object type of cosima's JSON documents (io/json.hpp: Json): keys in the order they were
-// written, as cosima::Json keeps them — the systems of a scenario are numbered in that
+// written, as cosima::io::Json keeps them — the systems of a scenario are numbered in that
 // order — but found in constant time. nlohmann's ordered_map finds a key by a linear scan, so
 // building an object of n keys took O(n²): a 40 000-system scenario parsed in 2.6 s, 10⁶ systems
 // did not parse in 300 s.
@@ -23,7 +23,7 @@
 
 #include "core/position_index.hpp"
 
-namespace cosima {
+namespace cosima::io {
 
 template <class Key, class T, class IgnoredLess = std::less<Key>,
           class Allocator = std::allocator<std::pair<const Key, T>>>
@@ -168,4 +168,4 @@ class IndexedMap : public std::vector<std::pair<const Key, T>, Allocator> {
   mutable PositionIndex index_;  ///< from kIndexedFrom entries on (core/position_index.hpp)
 };
 
-}  // namespace cosima
+}  // namespace cosima::io

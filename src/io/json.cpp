@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::io {
 
 namespace {
 
@@ -113,4 +113,4 @@ std::optional<Json> parse_json_if_json(std::string_view text, const std::string&
   return parse_json(text, what);
 }
 
-}  // namespace cosima
+}  // namespace cosima::io

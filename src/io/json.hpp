@@ -11,7 +11,7 @@
 
 #include "io/indexed_map.hpp"
 
-namespace cosima {
+namespace cosima::io {
 
 /// cosima's JSON documents: nlohmann's, with the keys of an object kept in the order written and
 /// found in constant time (io/indexed_map.hpp).
@@ -27,4 +27,4 @@ std::optional<Json> parse_json_if_json(std::string_view text, const std::string&
 /// A JSON value as text for a message; bytes that are not UTF-8 are replaced, never thrown on.
 inline std::string json_text(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-}  // namespace cosima
+}  // namespace cosima::io

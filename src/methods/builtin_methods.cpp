@@ -1,6 +1,6 @@
 // The methods cosima ships: one registration each (method_registry.hpp). Each function is defined
 // in its method's file.
-namespace cosima {
+namespace cosima::methods {
 
 void register_explicit_coupling();  // jacobi, gauss-seidel (explicit_coupling.cpp)
 void register_ifosmondi();          // ifosmondi, ifosmondi-jfm (ifosmondi.cpp)
@@ -16,4 +16,4 @@ void register_builtin_methods() {
   register_ifosmondi();
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

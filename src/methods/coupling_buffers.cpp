@@ -9,9 +9,9 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
-void CouplingBuffers::resize(const ModularModel& model) {
+void CouplingBuffers::resize(const model::ModularModel& model) {
   y.setZero(model.total_outputs());
   u.setZero(model.total_inputs());
   if (model.has_feedthrough()) {  // the order of settle_communication_point: systems whose outputs read inputs
@@ -36,14 +36,14 @@ void CouplingBuffers::resize(const ModularModel& model) {
   }
 }
 
-const InputPolynomials& CouplingBuffers::zoh(const ModularModel& model, int s) {
+const InputPolynomials& CouplingBuffers::zoh(const model::ModularModel& model, int s) {
   InputPolynomials& p = polynomials(s);
   p.setZero();
   p.col(0) = u.segment(model.input_offset(s), p.rows());
   return p;
 }
 
-const InputPolynomials& CouplingBuffers::hermite(const ModularModel& model, int s, HermiteKind kind, double h,
+const InputPolynomials& CouplingBuffers::hermite(const model::ModularModel& model, int s, HermiteKind kind, double h,
                                                  const Eigen::Ref<const Eigen::VectorXd>& v1,
                                                  const Eigen::Ref<const Eigen::VectorXd>& d1,
                                                  const Eigen::Ref<const Eigen::VectorXd>& v2,
@@ -58,19 +58,19 @@ const InputPolynomials& CouplingBuffers::hermite(const ModularModel& model, int 
   return p;
 }
 
-Order& CouplingBuffers::order_with_inputs(const ModularModel& model, int s) {
-  Order& order = batch.order(s);
+exec::Order& CouplingBuffers::order_with_inputs(const model::ModularModel& model, int s) {
+  exec::Order& order = batch.order(s);
   order.set_inputs = true;
   order.inputs = polynomials(s);
   hold_discrete_inputs(model, s, order.inputs);
   return order;
 }
 
-void hold_discrete_inputs(const ModularModel& model, int s, InputPolynomials& polynomials) {
+void hold_discrete_inputs(const model::ModularModel& model, int s, InputPolynomials& polynomials) {
   for (const int j : model.held_inputs(s)) polynomials.row(j).tail<kMaxInputDegree>().setZero();
 }
 
-void CouplingBuffers::input_ends(const ModularModel& model, int s, double h, Eigen::VectorXd& u_start,
+void CouplingBuffers::input_ends(const model::ModularModel& model, int s, double h, Eigen::VectorXd& u_start,
                                  Eigen::VectorXd& u_end) {
   const InputPolynomials& p = polynomials(s);
   const int offset = model.input_offset(s);
@@ -82,11 +82,11 @@ void CouplingBuffers::input_ends(const ModularModel& model, int s, double h, Eig
   }
 }
 
-void CouplingBuffers::gather_replies(const ModularModel& model, Eigen::VectorXd* dy) {
+void CouplingBuffers::gather_replies(const model::ModularModel& model, Eigen::VectorXd* dy) {
   for (const int s : batch.active()) {  // O(active orders): a stage of one system costs O(1)
-    const Order& order = batch.orders()[static_cast<std::size_t>(s)];
+    const exec::Order& order = batch.orders()[static_cast<std::size_t>(s)];
     if (order.read_order < 0) continue;
-    const Reply& reply = batch.reply(s);
+    const exec::Reply& reply = batch.reply(s);
     if (reply.result.status == StepResult::Status::failed) {
       throw Error(fmt::format("system '{}' at t = {}: {}", model.system(s).name(), reply.time, reply.result.reason));
     }
@@ -99,7 +99,8 @@ void CouplingBuffers::gather_replies(const ModularModel& model, Eigen::VectorXd*
 namespace {
 
 /// One sweep: every system (or those `due`) gets its ZOH inputs from ũ and reports its outputs.
-void zoh_sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, const std::vector<char>* due) {
+void zoh_sweep(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
+               const std::vector<char>* due) {
   buffers.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     if (due != nullptr && (*due)[static_cast<std::size_t>(s)] == 0) continue;
@@ -117,7 +118,8 @@ namespace {
 /// The settling pass over the systems with direct feedthrough in topological order (their plan has
 /// no cycle): each stage takes ũ = Φᵀ ỹ from the outputs so far and reports its outputs — exact in
 /// one pass, one batch per stage.
-void settle_in_order(ModularModel& model, Executor& executor, CouplingBuffers& buffers, const std::vector<char>* due) {
+void settle_in_order(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
+                     const std::vector<char>* due) {
   for (const auto& stage : buffers.settle_plan.stages) {
     buffers.batch.clear();
     for (const int s : stage) {
@@ -135,7 +137,7 @@ void settle_in_order(ModularModel& model, Executor& executor, CouplingBuffers& b
 
 }  // namespace
 
-bool inputs_lag_outputs(const ModularModel& model, const CouplingBuffers& buffers) {
+bool inputs_lag_outputs(const model::ModularModel& model, const CouplingBuffers& buffers) {
   for (int i = 0; i < model.total_inputs(); ++i) {
     const int source = model.input_sources()[static_cast<std::size_t>(i)];
     if (source >= 0 && model.input_transform(i).apply(buffers.y(source)) != buffers.u(i)) return true;
@@ -143,8 +145,8 @@ bool inputs_lag_outputs(const ModularModel& model, const CouplingBuffers& buffer
   return false;
 }
 
-int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps,
-                               const std::vector<char>* due) {
+int settle_communication_point(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
+                               int max_sweeps, const std::vector<char>* due) {
   model.dispatch(buffers.y, buffers.u);
   if (!model.has_feedthrough()) return 0;
   if (!buffers.settle_plan.cyclic) {
@@ -160,14 +162,14 @@ int settle_communication_point(ModularModel& model, Executor& executor, Coupling
   return sweeps;
 }
 
-EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, CouplingBuffers& buffers,
+EventRestart restart_at_discontinuity(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
                                       Eigen::VectorXd& u, Eigen::VectorXd* du, double t,
                                       const std::vector<char>* jumped) {
   buffers.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
     if (!system.event_pending() && (jumped == nullptr || (*jumped)[static_cast<std::size_t>(s)] == 0)) continue;
-    Order& order = buffers.batch.order(s);
+    exec::Order& order = buffers.batch.order(s);
     order.handle_events = true;
     order.read_order = du != nullptr && system.max_output_derivative_order() >= 1 ? 1 : 0;
   }
@@ -176,7 +178,7 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
   Eigen::VectorXd dy = Eigen::VectorXd::Zero(model.total_outputs());
   EventRestart restart;
   for (const int s : buffers.batch.active()) {
-    const Reply& reply = buffers.batch.reply(s);
+    const exec::Reply& reply = buffers.batch.reply(s);
     throw_if_failed(reply.result, model.system(s), t);
     if (reply.result.status == StepResult::Status::terminated) {
       restart.terminated = reply.result.reason;
@@ -210,7 +212,7 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
     InputPolynomials& p = buffers.polynomials(s);
     p.setZero();
     p.col(0) = u.segment(model.input_offset(s), p.rows());
-    Order& order = buffers.batch.order(s);
+    exec::Order& order = buffers.batch.order(s);
     order.set_inputs = true;
     order.inputs = p;
     const bool reread = du != nullptr && restarted[static_cast<std::size_t>(s)] == 0 &&
@@ -221,7 +223,7 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
   if (du == nullptr) return restart;
   std::vector<char> reread(static_cast<std::size_t>(model.system_count()), 0);
   for (const int s : buffers.batch.active()) {
-    const Reply& reply = buffers.batch.reply(s);
+    const exec::Reply& reply = buffers.batch.reply(s);
     throw_if_failed(reply.result, model.system(s), t);
     if (reply.outputs.cols() < 2) continue;
     dy.segment(model.output_offset(s), model.system(s).output_count()) = reply.outputs.col(1);
@@ -235,8 +237,8 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
   return restart;
 }
 
-std::string restart_c1_interface(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
-                                 Eigen::VectorXd& du, double t, bool& drop_derivatives,
+std::string restart_c1_interface(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
+                                 Eigen::VectorXd& u, Eigen::VectorXd& du, double t, bool& drop_derivatives,
                                  const std::vector<char>* jumped) {
   EventRestart restart = restart_at_discontinuity(model, executor, buffers, u, &du, t, jumped);
   if (!restart.derivatives_known) drop_derivatives = true;
@@ -249,4 +251,4 @@ void throw_if_failed(const StepResult& result, const System& system, double t) {
   throw Error(fmt::format("step from t = {} failed in system '{}': {}", t, system.name(), result.reason));
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

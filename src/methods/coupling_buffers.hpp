@@ -12,36 +12,36 @@
 #include "methods/sweep_plan.hpp"
 #include "model/modular_model.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 class CouplingBuffers {
  public:
-  void resize(const ModularModel& model);
+  void resize(const model::ModularModel& model);
 
   Eigen::VectorXd y;  ///< ỹ, stacked outputs
   Eigen::VectorXd u;  ///< ũ, stacked inputs
-  Batch batch;        ///< the orders of the method's systems
+  exec::Batch batch;  ///< the orders of the method's systems
   /// The systems with direct feedthrough in the order settle_communication_point visits them.
   SweepPlan settle_plan;
 
   /// Builds polynomials(s): system s's slice of ũ as constants (zero-order hold).
-  const InputPolynomials& zoh(const ModularModel& model, int s);
+  const InputPolynomials& zoh(const model::ModularModel& model, int s);
   /// Builds polynomials(s): interface polynomials on [0, h] from the constraints of system s's
   /// inputs (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
   /// (Refs: a head or tail of a stacked vector is read in place, not copied.)
-  const InputPolynomials& hermite(const ModularModel& model, int s, HermiteKind kind, double h,
+  const InputPolynomials& hermite(const model::ModularModel& model, int s, HermiteKind kind, double h,
                                   const Eigen::Ref<const Eigen::VectorXd>& v1,
                                   const Eigen::Ref<const Eigen::VectorXd>& d1,
                                   const Eigen::Ref<const Eigen::VectorXd>& v2,
                                   const Eigen::Ref<const Eigen::VectorXd>& d2);
   /// An order for system s that hands over polynomials(s), its held inputs held (see below).
-  Order& order_with_inputs(const ModularModel& model, int s);
+  exec::Order& order_with_inputs(const model::ModularModel& model, int s);
   /// Copies the outputs (and first derivatives, when read) of the batch's replies into y (and dy).
-  void gather_replies(const ModularModel& model, Eigen::VectorXd* dy = nullptr);
+  void gather_replies(const model::ModularModel& model, Eigen::VectorXd* dy = nullptr);
   [[nodiscard]] InputPolynomials& polynomials(int s) { return polynomials_[static_cast<std::size_t>(s)]; }
   /// The inputs of system s at the start and the end of a step of h as polynomials(s) gives them,
   /// into its slices of the stacked u_start and u_end (the ends of methods/coupling_error.hpp).
-  void input_ends(const ModularModel& model, int s, double h, Eigen::VectorXd& u_start, Eigen::VectorXd& u_end);
+  void input_ends(const model::ModularModel& model, int s, double h, Eigen::VectorXd& u_start, Eigen::VectorXd& u_end);
   /// hermite_map(kind, h) (core/hermite.hpp), kept while kind and h repeat: every system and every
   /// evaluation of a step, and every step of a fixed-step run, use the same.
   const Eigen::Matrix4d& hermite_map_of(HermiteKind kind, double h) {
@@ -62,11 +62,11 @@ class CouplingBuffers {
 
 /// Makes the held (discrete, non-Real) inputs of system s constant over the step at their value at
 /// its start: extrapolation, Hermite and Taylor polynomials apply to continuous Reals only.
-void hold_discrete_inputs(const ModularModel& model, int s, InputPolynomials& polynomials);
+void hold_discrete_inputs(const model::ModularModel& model, int s, InputPolynomials& polynomials);
 
 /// Whether some connected input differs from what its source's output gives now (ũ ≠ Φᵀ ỹ): a
 /// settling sweep changed an output that feeds back.
-bool inputs_lag_outputs(const ModularModel& model, const CouplingBuffers& buffers);
+bool inputs_lag_outputs(const model::ModularModel& model, const CouplingBuffers& buffers);
 
 /// Makes ũ consistent with the outputs at the current communication point, starting from the
 /// outputs in buffers.y. The systems with direct feedthrough take their ZOH inputs and report their
@@ -76,8 +76,8 @@ bool inputs_lag_outputs(const ModularModel& model, const CouplingBuffers& buffer
 /// method), so callers pass 1. A model without feedthrough needs no sweep. Returns the sweeps done.
 /// With `due`, only the systems marked there take part (multi-rate: the others are mid-step and
 /// keep the outputs they published).
-int settle_communication_point(ModularModel& model, Executor& executor, CouplingBuffers& buffers, int max_sweeps,
-                               const std::vector<char>* due = nullptr);
+int settle_communication_point(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
+                               int max_sweeps, const std::vector<char>* due = nullptr);
 
 /// Throws Error with the system's reason when a step failed.
 void throw_if_failed(const StepResult& result, const System& system, double t);
@@ -94,7 +94,7 @@ struct EventRestart {
 /// first derivatives, with `du`) into buffers.y; the interface values u (and du) fed by them restart
 /// from there. When some of those derivatives are unknown (a system without output derivatives; du
 /// is 0 there) the caller drops the derivative constraint at the next step's start.
-EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, CouplingBuffers& buffers,
+EventRestart restart_at_discontinuity(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
                                       Eigen::VectorXd& u, Eigen::VectorXd* du, double t,
                                       const std::vector<char>* jumped = nullptr);
 
@@ -102,8 +102,8 @@ EventRestart restart_at_discontinuity(ModularModel& model, Executor& executor, C
 /// (IFOSMONDI, MISSILES): buffers.u follows u, and `drop_derivatives` is set when some restarted
 /// derivative is unknown (the next step then imposes none at its start). Returns why the run ends
 /// when a system asks to terminate there (empty: it goes on).
-std::string restart_c1_interface(ModularModel& model, Executor& executor, CouplingBuffers& buffers, Eigen::VectorXd& u,
-                                 Eigen::VectorXd& du, double t, bool& drop_derivatives,
+std::string restart_c1_interface(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
+                                 Eigen::VectorXd& u, Eigen::VectorXd& du, double t, bool& drop_derivatives,
                                  const std::vector<char>* jumped = nullptr);
 
-}  // namespace cosima
+}  // namespace cosima::methods

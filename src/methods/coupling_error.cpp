@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace cosima {
+namespace cosima::methods {
 
 namespace {
 
@@ -17,7 +17,7 @@ double rms_of(double square, double time) { return time > 0.0 ? std::sqrt(square
 
 }  // namespace
 
-void CouplingErrorMonitor::configure(const ModularModel& model, double t_start, double t_stop,
+void CouplingErrorMonitor::configure(const model::ModularModel& model, double t_start, double t_stop,
                                      const AccuracyOptions& options, bool check_growth) {
   options_ = options;
   check_growth_ = check_growth;
@@ -25,7 +25,7 @@ void CouplingErrorMonitor::configure(const ModularModel& model, double t_start, 
   for (int g = 0; g < model.total_inputs(); ++g) {
     const int source = model.input_sources()[static_cast<std::size_t>(g)];
     if (source < 0 || model.input_held(g)) continue;  // constants and held (discrete) inputs have no defect
-    const LinearTransform& transform = model.input_transform(g);
+    const model::LinearTransform& transform = model.input_transform(g);
     const int system = model.system_of_output(source);
     const std::optional<double> nominal =
         model.system(system).output_info(source - model.output_offset(system)).nominal;
@@ -199,7 +199,7 @@ double CouplingErrorMonitor::last_step() const {
   return worst;
 }
 
-CouplingErrorReport CouplingErrorMonitor::report(const ModularModel& model) const {
+CouplingErrorReport CouplingErrorMonitor::report(const model::ModularModel& model) const {
   CouplingErrorReport report;
   report.tracked = tracked_;
   if (!tracked_) return report;
@@ -247,4 +247,4 @@ CouplingErrorReport CouplingErrorMonitor::report(const ModularModel& model) cons
   return report;
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

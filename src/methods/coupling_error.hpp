@@ -35,7 +35,7 @@
 
 #include "model/modular_model.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 struct AccuracyOptions {
   double threshold = 1e-2;     ///< warn above this RMS over the run, relative to the signal's scale
@@ -64,7 +64,7 @@ struct CouplingErrorReport {
 class CouplingErrorMonitor {
  public:
   /// `check_growth`: whether the defect's growth over the run warns (fixed-step methods).
-  void configure(const ModularModel& model, double t_start, double t_stop, const AccuracyOptions& options = {},
+  void configure(const model::ModularModel& model, double t_start, double t_stop, const AccuracyOptions& options = {},
                  bool check_growth = true);
   /// Stops tracking (a method or mode whose defect is not estimated).
   void disable() { tracked_ = false; }
@@ -105,7 +105,7 @@ class CouplingErrorMonitor {
                                   double atol);
   /// max over connections of RMS/scale on the last recorded step (NaN before any); computed when asked.
   [[nodiscard]] double last_step() const;
-  [[nodiscard]] CouplingErrorReport report(const ModularModel& model) const;
+  [[nodiscard]] CouplingErrorReport report(const model::ModularModel& model) const;
 
  private:
   struct Link {
@@ -161,4 +161,4 @@ class CouplingErrorMonitor {
   double time_ = 0.0, window_time_ = 0.0, first_time_ = 0.0;  ///< recorded, in the current tenth, in the first
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -6,9 +6,9 @@
 #include "exec/executor.hpp"
 #include "methods/coupling_buffers.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
-std::string CouplingMethod::handle_discontinuity(ModularModel& model, double t) {
+std::string CouplingMethod::handle_discontinuity(model::ModularModel& model, double t) {
   CouplingBuffers buffers;  // a method without interface state between steps: only the systems move
   buffers.resize(model);
   Eigen::VectorXd u = Eigen::VectorXd::Zero(model.total_inputs());
@@ -21,7 +21,7 @@ CapabilitySet CouplingMethod::wanted(const System& system) const {
   return set;
 }
 
-void CouplingMethod::check_needs(const ModularModel& model, std::string_view hint) const {
+void CouplingMethod::check_needs(const model::ModularModel& model, std::string_view hint) const {
   std::string missing;
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
@@ -37,4 +37,4 @@ void CouplingMethod::check_needs(const ModularModel& model, std::string_view hin
   if (!missing.empty()) throw CapabilityError(fmt::format("method '{}' cannot run: {}{}", name(), missing, hint));
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -17,10 +17,11 @@
 #include <utility>
 #include <vector>
 
+#include "exec/executor_fwd.hpp"
 #include "methods/coupling_error.hpp"
 #include "model/modular_model.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 struct StepReport {
   double h = 0.0;               ///< step actually taken (0 when terminated before completing it)
@@ -43,8 +44,6 @@ struct StepReport {
   bool at_step_floor = false;
 };
 
-class Executor;
-
 /// How the start of a run went (the run's statistics: "initialization").
 struct InitializationReport {
   int sweeps = 0;             ///< Gauss–Seidel sweeps in Initialization Mode
@@ -64,7 +63,7 @@ class CouplingMethod {
   virtual ~CouplingMethod() = default;
   /// The executor that carries out the method's orders (exec/executor.hpp); the driver sets it
   /// before initialize().
-  void set_executor(Executor& executor) { executor_ = &executor; }
+  void set_executor(exec::Executor& executor) { executor_ = &executor; }
   /// The end of the run; the driver sets it before initialize().
   void set_stop_time(double stop) { stop_time_ = stop; }
   [[nodiscard]] virtual std::string_view name() const = 0;
@@ -77,9 +76,9 @@ class CouplingMethod {
   /// How the method stands in for what it cannot read of `system` besides emulated capabilities,
   /// for the run's start message and stats (e.g. MISSILES probing a black box); empty: nothing.
   [[nodiscard]] virtual std::string stand_in(const System& /*system*/) const { return {}; }
-  virtual void check(const ModularModel& model) const = 0;
-  virtual void initialize(ModularModel& model, double t_start) = 0;
-  virtual StepReport step(ModularModel& model, double t, double h_max) = 0;
+  virtual void check(const model::ModularModel& model) const = 0;
+  virtual void initialize(model::ModularModel& model, double t_start) = 0;
+  virtual StepReport step(model::ModularModel& model, double t, double h_max) = 0;
   /// Variable-step methods choose their own step; fixed-step ones follow the driver's grid.
   [[nodiscard]] virtual bool chooses_step() const { return false; }
   [[nodiscard]] virtual double proposed_step() const { return 0.0; }
@@ -88,12 +87,13 @@ class CouplingMethod {
   /// interface values from step to step restarts them there, from the right limits and without a
   /// C¹ constraint across the jump. Returns why the run ends when a system asks to terminate at the
   /// event (empty: it goes on).
-  virtual std::string handle_discontinuity(ModularModel& model, double t);
+  virtual std::string handle_discontinuity(model::ModularModel& model, double t);
   /// Method-specific totals of the run (name, value), added to the run statistics.
   [[nodiscard]] virtual std::vector<std::pair<std::string, double>> totals() const { return {}; }
   /// Tracks the connection defect of the run from [start, stop] (methods/coupling_error.hpp); the
   /// driver calls it before initialize(), which may disable it (a method coupling exactly).
-  void track_coupling_error(const ModularModel& model, double start, double stop, const AccuracyOptions& options) {
+  void track_coupling_error(const model::ModularModel& model, double start, double stop,
+                            const AccuracyOptions& options) {
     coupling_error_.configure(model, start, stop, options, !chooses_step());
   }
   /// The driver moved the systems past a discontinuity (handle_discontinuity).
@@ -103,18 +103,18 @@ class CouplingMethod {
   [[nodiscard]] const InitializationReport& initialization() const { return initialization_; }
 
  protected:
-  [[nodiscard]] Executor& executor() const { return *executor_; }
+  [[nodiscard]] exec::Executor& executor() const { return *executor_; }
   [[nodiscard]] double stop_time() const { return stop_time_; }
   /// Throws CapabilityError "method 'M' cannot run: system 'S' lacks C (flag)why, …; …" naming every
   /// need no system meets, followed by `hint`.
-  void check_needs(const ModularModel& model, std::string_view hint = {}) const;
+  void check_needs(const model::ModularModel& model, std::string_view hint = {}) const;
   InitializationReport initialization_;  ///< set by initialize()
   /// Each method records its accepted steps here (CouplingErrorMonitor::record).
   CouplingErrorMonitor coupling_error_;
 
  private:
-  Executor* executor_ = nullptr;
+  exec::Executor* executor_ = nullptr;
   double stop_time_ = std::numeric_limits<double>::infinity();
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 DefectJacobi::DefectJacobi(Options options, double dt)
     : options_(std::move(options)), h_min_given_(options_.controller.h_min > 0.0) {
@@ -21,7 +21,7 @@ DefectJacobi::DefectJacobi(Options options, double dt)
   }
 }
 
-void DefectJacobi::check(const ModularModel& model) const {
+void DefectJacobi::check(const model::ModularModel& model) const {
   const auto loop = model.find_algebraic_loop();
   if (!loop.empty()) {
     std::string ports;
@@ -68,7 +68,7 @@ std::vector<CapabilityNeed> DefectJacobi::needs(const System& system) const {
   return needs;
 }
 
-void DefectJacobi::initialize(ModularModel& model, double t_start) {
+void DefectJacobi::initialize(model::ModularModel& model, double t_start) {
   initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
   m_.clear();
   n_.clear();
@@ -114,7 +114,7 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
     input_polynomials(model);
     buffers_.batch.clear();
     for (int s = 0; s < model.system_count(); ++s) {
-      Order& order = buffers_.batch.order(s);
+      exec::Order& order = buffers_.batch.order(s);
       order.set_inputs = true;
       order.inputs = buffers_.polynomials(s);
     }
@@ -137,7 +137,7 @@ void DefectJacobi::initialize(ModularModel& model, double t_start) {
   steps_at_floor_ = 0;
 }
 
-std::string DefectJacobi::handle_discontinuity(ModularModel& model, double t) {
+std::string DefectJacobi::handle_discontinuity(model::ModularModel& model, double t) {
   const EventRestart restart = restart_at_discontinuity(model, executor(), buffers_, buffers_.u, nullptr, t);
   if (!restart.terminated.empty()) return restart.terminated;
   buffers_.batch.clear();
@@ -148,7 +148,7 @@ std::string DefectJacobi::handle_discontinuity(ModularModel& model, double t) {
   return {};
 }
 
-void DefectJacobi::input_polynomials(const ModularModel& model) {
+void DefectJacobi::input_polynomials(const model::ModularModel& model) {
   // eq. 14–15: u's Taylor polynomial at T_{k−1}, of degree min(m, n_source), from the samples of its source
   const auto& sources = model.input_sources();
   for (int s = 0; s < model.system_count(); ++s) {
@@ -163,7 +163,7 @@ void DefectJacobi::input_polynomials(const ModularModel& model) {
         continue;
       }
       const int degree = std::min(m_[static_cast<std::size_t>(s)], n_of_output_[static_cast<std::size_t>(source)]);
-      const LinearTransform& transform = model.input_transform(g);
+      const model::LinearTransform& transform = model.input_transform(g);
       for (int k = 0; k <= degree; ++k) p(j, k) = transform.scale * samples_(source, k) / factorial(k);
       p(j, 0) += transform.offset;
     }
@@ -171,15 +171,15 @@ void DefectJacobi::input_polynomials(const ModularModel& model) {
   }
 }
 
-void DefectJacobi::read_orders(const ModularModel& model, bool derivatives) {
+void DefectJacobi::read_orders(const model::ModularModel& model, bool derivatives) {
   for (int s = 0; s < model.system_count(); ++s) {
     buffers_.batch.orders()[static_cast<std::size_t>(s)].read_order = derivatives ? n_[static_cast<std::size_t>(s)] : 0;
   }
 }
 
-void DefectJacobi::sample_outputs(const ModularModel& model) {
+void DefectJacobi::sample_outputs(const model::ModularModel& model) {
   for (int s = 0; s < model.system_count(); ++s) {
-    const Reply& reply = buffers_.batch.reply(s);
+    const exec::Reply& reply = buffers_.batch.reply(s);
     const int offset = model.output_offset(s), count = model.system(s).output_count();
     for (int order = 0; order <= n_[static_cast<std::size_t>(s)]; ++order) {
       samples_.col(order).segment(offset, count) = reply.outputs.col(order);
@@ -187,7 +187,7 @@ void DefectJacobi::sample_outputs(const ModularModel& model) {
   }
 }
 
-void DefectJacobi::output_polynomials(const ModularModel& model, double h) {
+void DefectJacobi::output_polynomials(const model::ModularModel& model, double h) {
   // eq. 12: ỹ(t) = Σ_{j ≤ n} y^(j)(T_k) (t − T_k)^j / j!
   output_poly_.setZero();
   for (Eigen::Index o = 0; o < model.total_outputs(); ++o) {
@@ -203,14 +203,14 @@ void DefectJacobi::update_scales() {
   }
 }
 
-double DefectJacobi::scale_of(int output, const LinearTransform& transform) const {
+double DefectJacobi::scale_of(int output, const model::LinearTransform& transform) const {
   if (!options_.relative) return 1.0;
   const double scale =
       std::abs(transform.scale) * output_scale_[static_cast<std::size_t>(output)] + std::abs(transform.offset);
   return scale > 0.0 ? scale : 1.0;
 }
 
-double DefectJacobi::connection_defect(const ModularModel& model, double h) {
+double DefectJacobi::connection_defect(const model::ModularModel& model, double h) {
   const auto& sources = model.input_sources();
   double connection = 0.0;
   // a discrete signal jumps by design: its jumps are events, not a defect of the smooth reconstruction
@@ -218,7 +218,7 @@ double DefectJacobi::connection_defect(const ModularModel& model, double h) {
     const int source = sources[static_cast<std::size_t>(g)];
     if (source < 0 || model.input_held(g)) continue;
     const int s = model.system_of_input(g);
-    const LinearTransform& transform = model.input_transform(g);
+    const model::LinearTransform& transform = model.input_transform(g);
     Eigen::Matrix<double, 1, kInputCoefficients> defect =
         buffers_.polynomials(s).row(g - model.input_offset(s)) - transform.scale * shifted_.row(source);  // eq. 17
     defect(0) -= transform.offset;
@@ -229,7 +229,7 @@ double DefectJacobi::connection_defect(const ModularModel& model, double h) {
   return connection;
 }
 
-double DefectJacobi::output_defect(const ModularModel& model, double h) {
+double DefectJacobi::output_defect(const model::ModularModel& model, double h) {
   double output = 0.0;
   for (Eigen::Index o = 0; o < model.total_outputs(); ++o) {
     if (coupled_output_[static_cast<std::size_t>(o)] == 0) continue;  // a defect of the coupling only
@@ -247,7 +247,7 @@ double DefectJacobi::output_defect(const ModularModel& model, double h) {
   return output;
 }
 
-StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
+StepReport DefectJacobi::step(model::ModularModel& model, double t, double h_max) {
   const double h = h_max;
   StepReport report;
   // 1. input Taylor polynomials at T_{k−1} (eq. 14–15)
@@ -256,7 +256,7 @@ StepReport DefectJacobi::step(ModularModel& model, double t, double h_max) {
   for (int half = 0; half < 2; ++half) {
     buffers_.batch.clear();
     for (int s = 0; s < model.system_count(); ++s) {
-      Order& order = buffers_.batch.order(s);
+      exec::Order& order = buffers_.batch.order(s);
       order.set_inputs = true;
       if (half == 0) {
         order.inputs = buffers_.polynomials(s);
@@ -354,4 +354,4 @@ void register_defect_jacobi() {
        }});
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

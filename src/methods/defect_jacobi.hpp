@@ -24,7 +24,7 @@
 #include "methods/initialization.hpp"
 #include "methods/step_size_controller.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 class DefectJacobi final : public CouplingMethod {
  public:
@@ -52,28 +52,28 @@ class DefectJacobi final : public CouplingMethod {
 
   [[nodiscard]] std::string_view name() const override { return "defect-jacobi"; }
   [[nodiscard]] std::vector<CapabilityNeed> needs(const System& system) const override;
-  void check(const ModularModel& model) const override;
-  void initialize(ModularModel& model, double t_start) override;
-  StepReport step(ModularModel& model, double t, double h_max) override;
+  void check(const model::ModularModel& model) const override;
+  void initialize(model::ModularModel& model, double t_start) override;
+  StepReport step(model::ModularModel& model, double t, double h_max) override;
   /// The next step's Taylor polynomials start from the right limits and their derivatives.
-  std::string handle_discontinuity(ModularModel& model, double t) override;
+  std::string handle_discontinuity(model::ModularModel& model, double t) override;
   [[nodiscard]] bool chooses_step() const override { return true; }
   [[nodiscard]] double proposed_step() const override { return h_next_; }
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
 
  private:
   /// The input polynomials of every system from samples_ (eq. 14–15), into buffers_.polynomials.
-  void input_polynomials(const ModularModel& model);
+  void input_polynomials(const model::ModularModel& model);
   /// Asks every order of the batch for outputs, and derivatives up to the system's n if asked.
-  void read_orders(const ModularModel& model, bool derivatives);
+  void read_orders(const model::ModularModel& model, bool derivatives);
   /// Copies the outputs and derivatives of the last batch's replies into samples_.
   /// The largest RMS of δu on the step (eq. 17), each input's ∫ δu² added to the run's.
-  double connection_defect(const ModularModel& model, double h);
+  double connection_defect(const model::ModularModel& model, double h);
   /// The largest RMS of δ̂y on the step (eq. 32) over the coupled continuous outputs, likewise.
-  double output_defect(const ModularModel& model, double h);
-  void sample_outputs(const ModularModel& model);
+  double output_defect(const model::ModularModel& model, double h);
+  void sample_outputs(const model::ModularModel& model);
   /// Output polynomials ỹ around T_k, re-expanded in s = t − T_{k−1} (shift −H).
-  void output_polynomials(const ModularModel& model, double h);
+  void output_polynomials(const model::ModularModel& model, double h);
 
   Options options_;
   std::unique_ptr<StepSizeController> controller_;
@@ -89,7 +89,7 @@ class DefectJacobi final : public CouplingMethod {
   std::vector<double> output_scale_;  ///< largest |y| of each output at the communication points so far
   /// The scale a defect of output o (or of an input fed by o through transform) is divided by: 1
   /// when tol is absolute, or while the signal has been 0.
-  [[nodiscard]] double scale_of(int output, const LinearTransform& transform = {}) const;
+  [[nodiscard]] double scale_of(int output, const model::LinearTransform& transform = {}) const;
   /// output_scale_ with the samples at the current communication point.
   void update_scales();
   bool h_min_given_ = false;  ///< else a default is chosen at initialize
@@ -97,4 +97,4 @@ class DefectJacobi final : public CouplingMethod {
   std::int64_t steps_ = 0, steps_at_floor_ = 0;
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

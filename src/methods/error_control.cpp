@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 void ErrorControl::configure(const ErrorControlOptions& options, double order, double h_first) {
   options_ = options;
@@ -49,4 +49,4 @@ void ErrorControl::accept(double h, double error) {
   next_ = controller_.next(h, error);
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -23,7 +23,7 @@
 
 #include "methods/step_size_controller.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 struct ErrorControlOptions {
   double tolerance = 0.0;  ///< relative; 0: off (the method's own steps)
@@ -64,4 +64,4 @@ class ErrorControl {
   std::int64_t over_tolerance_ = 0;  ///< accepted with e > 1 (no rollback, or at h_min)
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

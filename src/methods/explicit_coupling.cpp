@@ -8,9 +8,9 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
-void ExplicitCoupling::check(const ModularModel& model) const {
+void ExplicitCoupling::check(const model::ModularModel& model) const {
   for (const auto& [system, rate] : options_.rates) {
     if (model.system_index(system) < 0) throw Error(fmt::format("method.rates names no system '{}'", system));
     if (rate < 1)
@@ -31,7 +31,7 @@ void ExplicitCoupling::check(const ModularModel& model) const {
                   cycle));
 }
 
-void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
+void ExplicitCoupling::initialize(model::ModularModel& model, double t_start) {
   sequence_.clear();
   if (options_.scheme == Scheme::gauss_seidel && !options_.order.empty()) {
     for (const auto& name : options_.order) {
@@ -55,8 +55,8 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   extrapolators_.clear();
   for (int g = 0; g < model.total_inputs(); ++g) {
     const auto it = options_.extrapolation_of.find(model.input_label(g));
-    ExtrapolationSpec spec =
-        parse_extrapolation(it != options_.extrapolation_of.end() ? it->second : options_.extrapolation);
+    extrapolation::ExtrapolationSpec spec =
+        extrapolation::parse_extrapolation(it != options_.extrapolation_of.end() ? it->second : options_.extrapolation);
     spec.cliff = options_.cliff;
     spec.memory = options_.memory;
     extrapolators_.emplace_back(spec, chopoly_);
@@ -78,7 +78,7 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   u_end_.setZero(model.total_inputs());
   if (!options_.rates.empty()) coupling_error_.disable();  // a step's ends differ by system: not estimated
   bool plain = options_.plain_steps && options_.rates.empty();
-  for (const SignalExtrapolator& extrapolator : extrapolators_) plain = plain && extrapolator.holds();
+  for (const extrapolation::SignalExtrapolator& extrapolator : extrapolators_) plain = plain && extrapolator.holds();
   configure_control(model);
   plain_batches_.clear();
   settle_batches_.clear();
@@ -87,7 +87,7 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   const bool jacobi = options_.scheme == Scheme::jacobi;
   plain_batches_.resize(jacobi ? 1 : sequence_.size());
   for (std::size_t k = 0; k < sequence_.size(); ++k) {
-    PlainBatch& batch = plain_batches_[jacobi ? 0 : k];
+    exec::PlainBatch& batch = plain_batches_[jacobi ? 0 : k];
     if (batch.size() == 0) batch.resize(jacobi ? sequence_.size() : 1, model.system_count());
     const int s = sequence_[k];
     batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
@@ -95,7 +95,7 @@ void ExplicitCoupling::initialize(ModularModel& model, double t_start) {
   }
 }
 
-void ExplicitCoupling::configure_control(const ModularModel& model) {
+void ExplicitCoupling::configure_control(const model::ModularModel& model) {
   control_.configure(options_.control, 1.0, options_.dt);  // held inputs: the defect is O(h)
   if (!control_.enabled()) return;
   for (int g = 0; g < model.total_inputs(); ++g) {
@@ -111,10 +111,10 @@ void ExplicitCoupling::configure_control(const ModularModel& model) {
   u_saved_ = buffers_.u;
 }
 
-void ExplicitCoupling::compile_settling(const ModularModel& model) {
+void ExplicitCoupling::compile_settling(const model::ModularModel& model) {
   settled_.assign(static_cast<std::size_t>(model.system_count()), 0);
   if (!model.has_feedthrough()) return;
-  const auto add = [&](PlainBatch& batch, int s) {
+  const auto add = [&](exec::PlainBatch& batch, int s) {
     batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
               buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
   };
@@ -125,26 +125,26 @@ void ExplicitCoupling::compile_settling(const ModularModel& model) {
     return;
   }
   for (const auto& stage : buffers_.settle_plan.stages) {
-    PlainBatch& batch = settle_batches_.emplace_back();
+    exec::PlainBatch& batch = settle_batches_.emplace_back();
     batch.resize(stage.size(), model.system_count());
     for (const int s : stage) add(batch, s);
   }
 }
 
-void ExplicitCoupling::settle_plain(ModularModel& model, double t) {
+void ExplicitCoupling::settle_plain(model::ModularModel& model, double t) {
   model.dispatch(buffers_.y, buffers_.u);
   const auto mark = [&](bool held) {
-    for (const PlainBatch& batch : settle_batches_) {
+    for (const exec::PlainBatch& batch : settle_batches_) {
       for (std::size_t i = 0; i < batch.size(); ++i) settled_[static_cast<std::size_t>(batch[i].system)] = held ? 1 : 0;
     }
   };
   mark(false);  // until a sweep sets the inputs the step will use
-  const auto run = [&](PlainBatch& batch) {
+  const auto run = [&](exec::PlainBatch& batch) {
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) throw_if_failed(batch[i].result, model.system(batch[i].system), t);
   };
   if (!buffers_.settle_plan.cyclic) {  // settle_in_order: each stage from the outputs so far, exact in one pass
-    for (PlainBatch& stage : settle_batches_) {
+    for (exec::PlainBatch& stage : settle_batches_) {
       for (std::size_t i = 0; i < stage.size(); ++i) model.dispatch_to(stage[i].system, buffers_.y, buffers_.u);
       run(stage);
     }
@@ -161,7 +161,7 @@ void ExplicitCoupling::settle_plain(ModularModel& model, double t) {
   }
 }
 
-void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, double h_actual,
+void ExplicitCoupling::build_inputs(const model::ModularModel& model, int s, double h, double h_actual,
                                     const std::vector<char>* fresh) {
   InputPolynomials& p = buffers_.polynomials(s);
   p.setZero();
@@ -190,7 +190,7 @@ void ExplicitCoupling::build_inputs(const ModularModel& model, int s, double h, 
   }
 }
 
-std::string ExplicitCoupling::handle_discontinuity(ModularModel& model, double t) {
+std::string ExplicitCoupling::handle_discontinuity(model::ModularModel& model, double t) {
   const Eigen::VectorXd before = buffers_.u;  // at an event, not per step
   std::string terminated = restart_at_discontinuity(model, executor(), buffers_, buffers_.u, nullptr, t).terminated;
   // an input that jumped: its extrapolation restarts from the right limit (no history across it)
@@ -200,7 +200,7 @@ std::string ExplicitCoupling::handle_discontinuity(ModularModel& model, double t
   return terminated;
 }
 
-bool ExplicitCoupling::accept(const ModularModel& model, int s, const StepResult& result, double t,
+bool ExplicitCoupling::accept(const model::ModularModel& model, int s, const StepResult& result, double t,
                               StepReport& report) {
   throw_if_failed(result, model.system(s), t);
   if (result.status == StepResult::Status::terminated) {
@@ -215,7 +215,7 @@ bool ExplicitCoupling::accept(const ModularModel& model, int s, const StepResult
   return true;
 }
 
-StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_max) {
+StepReport ExplicitCoupling::step_plain(model::ModularModel& model, double t, double h_max) {
   StepReport report;
   report.h = h_max;
   if (settle_batches_.empty()) {
@@ -226,7 +226,7 @@ StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_
   if (model.has_feedthrough()) coupling_error_.set_start_outputs(buffers_.y);
   const double span = std::min(h_max, stop_time() - t);
   for (std::size_t b = 0; b < plain_batches_.size(); ++b) {
-    PlainBatch& batch = plain_batches_[b];
+    exec::PlainBatch& batch = plain_batches_[b];
     // Gauss–Seidel: the inputs of sequence_[b] from the outputs already at t_N + h before it; Jacobi's
     // were taken above. The outputs land in ỹ directly.
     if (plain_batches_.size() > 1) {
@@ -246,7 +246,7 @@ StepReport ExplicitCoupling::step_plain(ModularModel& model, double t, double h_
   return report;
 }
 
-StepReport ExplicitCoupling::attempt(ModularModel& model, double t, double h) {
+StepReport ExplicitCoupling::attempt(model::ModularModel& model, double t, double h) {
   return plain_batches_.empty() ? step_orders(model, t, h) : step_plain(model, t, h);
 }
 
@@ -255,14 +255,14 @@ void ExplicitCoupling::commit(double t, double h) {
   ++base_step_;
 }
 
-StepReport ExplicitCoupling::step(ModularModel& model, double t, double h_max) {
+StepReport ExplicitCoupling::step(model::ModularModel& model, double t, double h_max) {
   if (control_.enabled()) return step_controlled(model, t, h_max);
   StepReport report = attempt(model, t, h_max);
   if (report.h > 0.0) commit(t, h_max);
   return report;
 }
 
-void ExplicitCoupling::snapshot(const ModularModel& model, double t, bool restore) {
+void ExplicitCoupling::snapshot(const model::ModularModel& model, double t, bool restore) {
   if (restore) {
     buffers_.y = y_saved_;  // assigned in place: the plain batches hold slices of both
     buffers_.u = u_saved_;
@@ -272,7 +272,7 @@ void ExplicitCoupling::snapshot(const ModularModel& model, double t, bool restor
   }
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    Order& order = buffers_.batch.order(s);
+    exec::Order& order = buffers_.batch.order(s);
     order.restore = restore;
     order.save = !restore;
   }
@@ -280,7 +280,7 @@ void ExplicitCoupling::snapshot(const ModularModel& model, double t, bool restor
   for (int s = 0; s < model.system_count(); ++s) throw_if_failed(buffers_.batch.reply(s).result, model.system(s), t);
 }
 
-StepReport ExplicitCoupling::step_controlled(ModularModel& model, double t, double h) {
+StepReport ExplicitCoupling::step_controlled(model::ModularModel& model, double t, double h) {
   std::int64_t rejected = 0;
   for (bool first = true;; first = false) {
     if (can_redo_) snapshot(model, t, !first);
@@ -307,7 +307,7 @@ std::vector<std::pair<std::string, double>> ExplicitCoupling::totals() const {
   return {{"steps_over_tolerance", static_cast<double>(control_.over_tolerance())}};
 }
 
-StepReport ExplicitCoupling::step_orders(ModularModel& model, double t, double h_max) {
+StepReport ExplicitCoupling::step_orders(model::ModularModel& model, double t, double h_max) {
   StepReport report;
   report.h = h_max;
   const double tiny = 1e-12 * std::max(1.0, std::abs(t));
@@ -330,14 +330,14 @@ StepReport ExplicitCoupling::step_orders(ModularModel& model, double t, double h
       const double span = std::min(rate_[static_cast<std::size_t>(s)] * h_max, stop_time() - t);
       build_inputs(model, s, h_max, span, jacobi ? nullptr : &fresh_);
       buffers_.input_ends(model, s, span, u_start_, u_end_);
-      Order& order = buffers_.order_with_inputs(model, s);
+      exec::Order& order = buffers_.order_with_inputs(model, s);
       order.step = span;
       order.read_order = 0;
       publish_at_[static_cast<std::size_t>(s)] = t + span;
     }
     executor().execute(buffers_.batch);
     for (const int s : buffers_.batch.active()) {
-      const Reply& reply = buffers_.batch.reply(s);
+      const exec::Reply& reply = buffers_.batch.reply(s);
       if (!accept(model, s, reply.result, t, report)) return report;
       if (!reply.result.ok()) continue;  // it asked to stop after this step: its outputs were not read
       if (options_.rates.empty()) {      // one rate: every step ends now, publish at once
@@ -382,8 +382,8 @@ std::unique_ptr<CouplingMethod> make_explicit_coupling(const OptionReader& optio
   } else {
     o.extrapolation = options.text("extrapolation", "zoh");
   }
-  (void)parse_extrapolation(o.extrapolation);
-  for (const auto& [input, text] : o.extrapolation_of) (void)parse_extrapolation(text);
+  (void)extrapolation::parse_extrapolation(o.extrapolation);
+  for (const auto& [input, text] : o.extrapolation_of) (void)extrapolation::parse_extrapolation(text);
   o.cliff = options.number("cliff", o.cliff);
   o.memory = options.integer("memory", o.memory, 1, 1000000);
   o.plain_steps = options.flag("plain_steps", true);
@@ -431,4 +431,4 @@ void register_explicit_coupling() {
                    }});
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

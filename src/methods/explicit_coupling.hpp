@@ -27,7 +27,7 @@
 #include "methods/error_control.hpp"
 #include "methods/initialization.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 class ExplicitCoupling final : public CouplingMethod {
  public:
@@ -50,12 +50,12 @@ class ExplicitCoupling final : public CouplingMethod {
   [[nodiscard]] std::string_view name() const override {
     return options_.scheme == Scheme::jacobi ? "jacobi" : "gauss-seidel";
   }
-  void check(const ModularModel& model) const override;
-  void initialize(ModularModel& model, double t_start) override;
-  StepReport step(ModularModel& model, double t, double h_max) override;
+  void check(const model::ModularModel& model) const override;
+  void initialize(model::ModularModel& model, double t_start) override;
+  StepReport step(model::ModularModel& model, double t, double h_max) override;
   /// The outputs of the next step's start are the right limits; the extrapolations of the inputs
   /// that jumped restart from them.
-  std::string handle_discontinuity(ModularModel& model, double t) override;
+  std::string handle_discontinuity(model::ModularModel& model, double t) override;
   [[nodiscard]] bool chooses_step() const override { return options_.control.enabled(); }
   [[nodiscard]] double proposed_step() const override { return control_.next(); }
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
@@ -63,7 +63,7 @@ class ExplicitCoupling final : public CouplingMethod {
  private:
   /// One attempt at [t, t + h) by the plain batches or by orders, recording nothing; report.h = 0
   /// when a system asked to stop before completing it.
-  StepReport attempt(ModularModel& model, double t, double h);
+  StepReport attempt(model::ModularModel& model, double t, double h);
   /// The inputs at the step's ends as the systems used them: the plain batches hold ũ over the step.
   [[nodiscard]] const Eigen::VectorXd& inputs_at_start() const {
     return plain_batches_.empty() ? u_start_ : buffers_.u;
@@ -72,43 +72,43 @@ class ExplicitCoupling final : public CouplingMethod {
   /// Records the completed step [t, t + h) (coupling error) and moves the base grid on.
   void commit(double t, double h);
   /// The step under tolerance: attempts judged by the error control, the rejected ones undone.
-  StepReport step_controlled(ModularModel& model, double t, double h);
+  StepReport step_controlled(model::ModularModel& model, double t, double h);
   /// Every system back to (restore) or saving (save) its snapshot at t_N, with ỹ and ũ there.
-  void snapshot(const ModularModel& model, double t, bool restore);
+  void snapshot(const model::ModularModel& model, double t, bool restore);
   /// The error control of a run (configure at initialize): refuses what it cannot control.
-  void configure_control(const ModularModel& model);
+  void configure_control(const model::ModularModel& model);
   /// The step by orders (polynomial inputs, multi-rate).
-  StepReport step_orders(ModularModel& model, double t, double h_max);
+  StepReport step_orders(model::ModularModel& model, double t, double h_max);
   /// Takes the outcome of system s's step (throws on a failure; a system asking to stop ends the
   /// run); false when the run ends at t_N, without that step.
-  bool accept(const ModularModel& model, int s, const StepResult& result, double t, StepReport& report);
+  bool accept(const model::ModularModel& model, int s, const StepResult& result, double t, StepReport& report);
 
   /// The step as plain_batches_.
-  StepReport step_plain(ModularModel& model, double t, double h_max);
+  StepReport step_plain(model::ModularModel& model, double t, double h_max);
   /// settle_communication_point as settle_batches_ (the same numbers, without orders).
-  void settle_plain(ModularModel& model, double t);
+  void settle_plain(model::ModularModel& model, double t);
   /// Compiles settle_batches_ from buffers_.settle_plan: a batch per stage, or one batch of every
   /// system swept up to settle_sweeps_ times when the feedthrough forms a loop.
-  void compile_settling(const ModularModel& model);
+  void compile_settling(const model::ModularModel& model);
   /// polynomials(s) over a step of `h_actual` on the communication step k_s·h of system s; inputs
   /// whose source is marked in `fresh` take the source's current output as ZOH (Gauss–Seidel).
-  void build_inputs(const ModularModel& model, int s, double h, double h_actual, const std::vector<char>* fresh);
+  void build_inputs(const model::ModularModel& model, int s, double h, double h_actual, const std::vector<char>* fresh);
 
   Options options_;
   CouplingBuffers buffers_;
   /// Every input held and one rate: the step as compiled once, at initialize — Jacobi one batch of
   /// every system, Gauss–Seidel one batch per system in sequence_ — over slices of buffers_.u and .y
   /// (which keep their storage for the run). Empty otherwise.
-  std::vector<PlainBatch> plain_batches_;
+  std::vector<exec::PlainBatch> plain_batches_;
   /// With plain_batches_ and direct feedthrough: the settling of a communication point, compiled
   /// (entries of h = 0 over the same slices of buffers_.u and .y).
-  std::vector<PlainBatch> settle_batches_;
+  std::vector<exec::PlainBatch> settle_batches_;
   /// Jacobi after settle_plain: system s holds the inputs it steps on (they did not change since)
   std::vector<char> settled_;
-  ChopolyCache chopoly_;
-  std::vector<SignalExtrapolator> extrapolators_;  ///< one per global input
-  std::vector<int> sequence_;                      ///< system indices in stepping order
-  std::vector<int> rate_;                          ///< k_s
+  extrapolation::ChopolyCache chopoly_;
+  std::vector<extrapolation::SignalExtrapolator> extrapolators_;  ///< one per global input
+  std::vector<int> sequence_;                                     ///< system indices in stepping order
+  std::vector<int> rate_;                                         ///< k_s
   std::vector<char> due_, fresh_;
   std::vector<char> interpolates_;        ///< system s interpolates polynomial inputs (its capability, read once)
   std::vector<Eigen::VectorXd> pending_;  ///< outputs of a system at the end of its current step
@@ -121,4 +121,4 @@ class ExplicitCoupling final : public CouplingMethod {
   Eigen::VectorXd y_saved_, u_saved_;  ///< ỹ and ũ at t_N, for an undone step
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -11,7 +11,7 @@
 #include "core/interrupt.hpp"
 #include "core/log.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 Ifosmondi::Ifosmondi(Options options)
     : options_(std::move(options)), interface_jumps_(options_.jumps), output_jumps_(options_.jumps) {
@@ -31,9 +31,9 @@ std::vector<CapabilityNeed> Ifosmondi::needs(const System& system) const {
   return needs;
 }
 
-void Ifosmondi::check(const ModularModel& model) const { check_needs(model); }
+void Ifosmondi::check(const model::ModularModel& model) const { check_needs(model); }
 
-void Ifosmondi::initialize(ModularModel& model, double t_start) {
+void Ifosmondi::initialize(model::ModularModel& model, double t_start) {
   initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
   const Eigen::Index n = model.total_inputs();
   u_start_ = buffers_.u;  // u_init
@@ -41,10 +41,10 @@ void Ifosmondi::initialize(ModularModel& model, double t_start) {
   x_.setZero(2 * n);
   dy_.setZero(model.total_outputs());
   estimated_.assign(static_cast<std::size_t>(model.system_count()), false);
-  estimates_.assign(static_cast<std::size_t>(model.system_count()), Reply{});
+  estimates_.assign(static_cast<std::size_t>(model.system_count()), exec::Reply{});
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    Order& order = buffers_.batch.order(s);
+    exec::Order& order = buffers_.batch.order(s);
     if (model.system(s).has(Capability::rollback)) {
       order.save = true;
     } else {  // COSTARICA stands in for it
@@ -53,7 +53,7 @@ void Ifosmondi::initialize(ModularModel& model, double t_start) {
     }
   }
   executor().execute(buffers_.batch);
-  solver_ = make_nonlinear_solver(options_.nonlinear, 2 * n);
+  solver_ = nonlinear::make_nonlinear_solver(options_.nonlinear, 2 * n);
   first_step_ = true;
   h_next_ = options_.dt_ref;
   control_.configure(options_.control, 4.0, options_.dt_ref);  // the Hermite interpolation error: O(h⁴)
@@ -69,10 +69,10 @@ double Ifosmondi::step_tolerance_scale(double h) const {
   return options_.per_step && horizon_ > 0.0 ? std::min(1.0, h / horizon_) : 1.0;
 }
 
-NonlinearResult Ifosmondi::solve_interface(const Residual& gamma, double h) {
+nonlinear::NonlinearResult Ifosmondi::solve_interface(const nonlinear::Residual& gamma, double h) {
   const double scale = step_tolerance_scale(h);
   solver_->set_tolerance_scale(scale);
-  NonlinearResult result = solver_->solve(gamma, x_);
+  nonlinear::NonlinearResult result = solver_->solve(gamma, x_);
   if (result.converged || scale == 1.0 || !failure_.empty()) return result;
   const int iterations = result.iterations;
   solver_->set_tolerance_scale(1.0);
@@ -82,7 +82,7 @@ NonlinearResult Ifosmondi::solve_interface(const Residual& gamma, double h) {
   return result;
 }
 
-bool Ifosmondi::failed(const ModularModel& model) {
+bool Ifosmondi::failed(const model::ModularModel& model) {
   for (int s = 0; s < model.system_count(); ++s) {
     if (!buffers_.batch.orders()[static_cast<std::size_t>(s)].active) continue;
     const StepResult& result = buffers_.batch.reply(s).result;
@@ -98,7 +98,7 @@ bool Ifosmondi::failed(const ModularModel& model) {
   return false;
 }
 
-bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h,
+bool Ifosmondi::evaluate(model::ModularModel& model, HermiteKind kind, double h,
                          const Eigen::Ref<const Eigen::VectorXd>& u_end,
                          const Eigen::Ref<const Eigen::VectorXd>& du_end) {
   // the rollback systems integrate for real from their snapshot at t_N, all in one batch
@@ -106,7 +106,7 @@ bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h,
   for (int s = 0; s < model.system_count(); ++s) {
     if (estimated(s)) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end);
-    Order& order = buffers_.order_with_inputs(model, s);
+    exec::Order& order = buffers_.order_with_inputs(model, s);
     order.restore = true;
     order.step = h;
     order.read_order = 1;
@@ -118,20 +118,20 @@ bool Ifosmondi::evaluate(ModularModel& model, HermiteKind kind, double h,
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
     const int offset = model.output_offset(s), count = model.system(s).output_count();
-    estimate_from(estimates_[static_cast<std::size_t>(s)],
-                  buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end),
-                  buffers_.y.segment(offset, count), dy_.segment(offset, count));
+    exec::estimate_from(estimates_[static_cast<std::size_t>(s)],
+                        buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end),
+                        buffers_.y.segment(offset, count), dy_.segment(offset, count));
   }
   return buffers_.y.allFinite() && dy_.allFinite();
 }
 
-double Ifosmondi::integrate_estimated(ModularModel& model, HermiteKind kind, double h, double t) {
+double Ifosmondi::integrate_estimated(model::ModularModel& model, HermiteKind kind, double h, double t) {
   const Eigen::Index n = model.total_inputs();
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, x_.head(n), x_.tail(n));
-    Order& order = buffers_.order_with_inputs(model, s);
+    exec::Order& order = buffers_.order_with_inputs(model, s);
     order.step = h;
     order.read_order = 0;
   }
@@ -141,7 +141,7 @@ double Ifosmondi::integrate_estimated(ModularModel& model, HermiteKind kind, dou
   y_real_ = buffers_.y;  // the estimated systems' real outputs replace their estimates below
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
-    const Reply& reply = buffers_.batch.reply(s);
+    const exec::Reply& reply = buffers_.batch.reply(s);
     throw_if_failed(reply.result, model.system(s), t);  // no rollback: the step cannot be retried
     const int offset = model.output_offset(s);
     const auto estimate = buffers_.y.segment(offset, model.system(s).output_count());
@@ -154,13 +154,13 @@ double Ifosmondi::integrate_estimated(ModularModel& model, HermiteKind kind, dou
   return gap;
 }
 
-bool Ifosmondi::prepare_estimators(const ModularModel& model, double h, const Eigen::VectorXd* u_now) {
+bool Ifosmondi::prepare_estimators(const model::ModularModel& model, double h, const Eigen::VectorXd* u_now) {
   // COSTARICA update 1 (once per t_N, when u_now is given) and update 2 (per step size)
   buffers_.batch.clear();
   bool any = false;
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
-    Order& order = buffers_.batch.order(s);
+    exec::Order& order = buffers_.batch.order(s);
     if (u_now != nullptr) {
       order.estimate_begin = true;
       order.estimate_u_now = u_now->segment(model.input_offset(s), model.system(s).input_count());
@@ -172,7 +172,7 @@ bool Ifosmondi::prepare_estimators(const ModularModel& model, double h, const Ei
   executor().execute(buffers_.batch);
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
-    const Reply& reply = buffers_.batch.reply(s);
+    const exec::Reply& reply = buffers_.batch.reply(s);
     if (!reply.estimate_ok) {
       failure_ = fmt::format("COSTARICA estimator of system '{}': {}", model.system(s).name(), reply.result.reason);
       return false;
@@ -182,7 +182,7 @@ bool Ifosmondi::prepare_estimators(const ModularModel& model, double h, const Ei
   return true;
 }
 
-std::string Ifosmondi::handle_discontinuity(ModularModel& model, double t) {
+std::string Ifosmondi::handle_discontinuity(model::ModularModel& model, double t) {
   // no C¹ link across the jump: the next step starts from the right limits and their derivatives
   return restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t, first_step_);
 }
@@ -197,7 +197,7 @@ std::vector<std::pair<std::string, double>> Ifosmondi::totals() const {
   return totals;
 }
 
-void Ifosmondi::save_snapshots(ModularModel& model) {
+void Ifosmondi::save_snapshots(model::ModularModel& model) {
   buffers_.batch.clear();  // snapshots at t_N
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) buffers_.batch.order(s).save = true;
@@ -205,11 +205,12 @@ void Ifosmondi::save_snapshots(ModularModel& model) {
   executor().execute(buffers_.batch);
 }
 
-NonlinearResult Ifosmondi::iterate(ModularModel& model, double h, bool begin_estimators, StepReport& report) {
+nonlinear::NonlinearResult Ifosmondi::iterate(model::ModularModel& model, double h, bool begin_estimators,
+                                              StepReport& report) {
   const Eigen::Index n = model.total_inputs();
   // ζ at its first call on τ: "moving on" (eq. 20) — or constant inputs on the very first step
   const HermiteKind moving_on = first_step_ ? HermiteKind::constant : HermiteKind::moving_on;
-  NonlinearResult result;
+  nonlinear::NonlinearResult result;
   failure_.clear();
   terminated_.clear();
   const bool prepared = prepare_estimators(model, h, begin_estimators ? &u_start_ : nullptr);
@@ -223,11 +224,11 @@ NonlinearResult Ifosmondi::iterate(ModularModel& model, double h, bool begin_est
   const HermiteKind iterate = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
   // (captures two pointers, which std::function holds without allocating)
   const struct {
-    ModularModel& model;
+    model::ModularModel& model;
     HermiteKind kind;
     double h;
   } context{model, iterate, h};
-  const Residual gamma = [this, &context](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+  const nonlinear::Residual gamma = [this, &context](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
     const Eigen::Index inputs = context.model.total_inputs();
     if (const int signal = stop_requested(); signal != 0) {  // SIGINT inside the iteration: end at t_N
       terminated_ = failure_ = fmt::format("interrupted by {}", stop_signal_name(signal));
@@ -244,7 +245,7 @@ NonlinearResult Ifosmondi::iterate(ModularModel& model, double h, bool begin_est
   if (n == 0) {
     result.converged = true;  // no coupling unknowns: the moving-on evaluation is the step
   } else {
-    if (options_.nonlinear.criterion == Criterion::componentwise) {  // u̇ weighted by the step
+    if (options_.nonlinear.criterion == nonlinear::Criterion::componentwise) {  // u̇ weighted by the step
       weights_.resize(2 * n);
       weights_.head(n).setOnes();
       weights_.tail(n).setConstant(h);
@@ -271,7 +272,7 @@ int Ifosmondi::jumped_input(double h, Eigen::Index n) {
   return interface_jumps_.jumped(u_start_, du_start_, x_.head(n), x_.tail(n), h);
 }
 
-void Ifosmondi::accept(ModularModel& model, double t, double h, int jumped, StepReport& report) {
+void Ifosmondi::accept(model::ModularModel& model, double t, double h, int jumped, StepReport& report) {
   const Eigen::Index n = model.total_inputs();
   report.estimate_gap = integrate_estimated(model, first_step_ ? HermiteKind::first_step : HermiteKind::cubic, h, t);
   if (jumped < 0 && interface_jumps_.locating()) {
@@ -314,12 +315,12 @@ void Ifosmondi::accept(ModularModel& model, double t, double h, int jumped, Step
   }
 }
 
-StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
+StepReport Ifosmondi::step(model::ModularModel& model, double t, double h_max) {
   StepReport report;
   double h = h_max;  // proposed_step(), clipped to the stop time by the driver
   save_snapshots(model);
   for (bool first_try = true;; first_try = false) {
-    const NonlinearResult result = iterate(model, h, first_try, report);
+    const nonlinear::NonlinearResult result = iterate(model, h, first_try, report);
     if (!result.converged && !terminated_.empty()) {
       // a system asked to end the run inside the step, or a stop signal came: the run ends at t_N,
       // the last point every system agreed on (as a Jacobi run ends where its system asked)
@@ -365,7 +366,7 @@ StepReport Ifosmondi::step(ModularModel& model, double t, double h_max) {
   }
 }
 
-bool Ifosmondi::within_tolerance(const ModularModel& model, double h, StepReport& report) {
+bool Ifosmondi::within_tolerance(const model::ModularModel& model, double h, StepReport& report) {
   if (!control_.enabled()) return true;
   const double error = coupling_error_.step_error(h, u_start_, x_.head(model.total_inputs()), buffers_.y, true,
                                                   options_.control.tolerance, options_.control.atol);
@@ -399,7 +400,8 @@ std::unique_ptr<CouplingMethod> make_ifosmondi(const OptionReader& options, doub
                     "(each unknown against its own scale)",
                     criterion));
   }
-  o.nonlinear.criterion = criterion == "componentwise" ? Criterion::componentwise : Criterion::norm;
+  o.nonlinear.criterion =
+      criterion == "componentwise" ? nonlinear::Criterion::componentwise : nonlinear::Criterion::norm;
   o.per_step = options.flag("epsilon_per_step", true);
   o.dt_ref = dt;
   o.estimator = estimator_options(options);
@@ -441,4 +443,4 @@ void register_ifosmondi() {
                    .make = [](const OptionReader& o, double dt) { return make_ifosmondi(o, dt, true); }});
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

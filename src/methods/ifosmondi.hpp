@@ -39,19 +39,19 @@
 #include "methods/jump_detector.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 class Ifosmondi final : public CouplingMethod {
  public:
   struct Options {
-    NonlinearOptions nonlinear;   ///< solver "fixed-point" is classical IFOSMONDI
-    double dt_ref = 1e-2;         ///< initial and largest macro-step
-    double growth = 1.3;          ///< eq. 28
-    EstimatorOptions estimator;   ///< COSTARICA, for the systems without rollback
-    JumpOptions jumps;            ///< unannounced jumps
-    ErrorControlOptions control;  ///< error-controlled steps (off by default); h_min is the smallest
-                                  ///< macro-step with or without them (0: dt_ref·1e-6)
-    bool per_step = true;         ///< eq. 27's tolerances times h/(t_stop − t_start) (step_tolerance_scale)
+    nonlinear::NonlinearOptions nonlinear;  ///< solver "fixed-point" is classical IFOSMONDI
+    double dt_ref = 1e-2;                   ///< initial and largest macro-step
+    double growth = 1.3;                    ///< eq. 28
+    estimator::EstimatorOptions estimator;  ///< COSTARICA, for the systems without rollback
+    JumpOptions jumps;                      ///< unannounced jumps
+    ErrorControlOptions control;            ///< error-controlled steps (off by default); h_min is the smallest
+                                            ///< macro-step with or without them (0: dt_ref·1e-6)
+    bool per_step = true;                   ///< eq. 27's tolerances times h/(t_stop − t_start) (step_tolerance_scale)
   };
   explicit Ifosmondi(Options options);
 
@@ -59,11 +59,11 @@ class Ifosmondi final : public CouplingMethod {
     return options_.nonlinear.solver == "fixed-point" ? "ifosmondi" : "ifosmondi-jfm";
   }
   [[nodiscard]] std::vector<CapabilityNeed> needs(const System& system) const override;
-  void check(const ModularModel& model) const override;
-  void initialize(ModularModel& model, double t_start) override;
-  StepReport step(ModularModel& model, double t, double h_max) override;
+  void check(const model::ModularModel& model) const override;
+  void initialize(model::ModularModel& model, double t_start) override;
+  StepReport step(model::ModularModel& model, double t, double h_max) override;
   /// The interface restarts from the right limits ("moving on" from the post-jump values).
-  std::string handle_discontinuity(ModularModel& model, double t) override;
+  std::string handle_discontinuity(model::ModularModel& model, double t) override;
   [[nodiscard]] bool chooses_step() const override { return true; }
   [[nodiscard]] double proposed_step() const override { return h_next_; }
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
@@ -71,10 +71,10 @@ class Ifosmondi final : public CouplingMethod {
  private:
   // the steps of step(): snapshots at t_N, the interface iteration on [t_N, t_N + h), the jump test,
   // then acceptance — or a rejection that halves h
-  void save_snapshots(ModularModel& model);
+  void save_snapshots(model::ModularModel& model);
   /// Prepares the estimators, evaluates the "moving on" guess and solves eq. 24 from it; leaves the
   /// systems in the state of the converged inputs. Counts its iterations into `report`.
-  NonlinearResult iterate(ModularModel& model, double h, bool begin_estimators, StepReport& report);
+  nonlinear::NonlinearResult iterate(model::ModularModel& model, double h, bool begin_estimators, StepReport& report);
   /// The factor on eq. 27's tolerances for a step h: h/(t_stop − t_start) with per_step (at most 1),
   /// else 1 (eq. 27 as published). A converged interface leaves a defect γ ≤ ε in the inputs, which
   /// moves the states by O(h γ) per step: with ε as published that sums to O(ε T) over any step size,
@@ -83,35 +83,35 @@ class Ifosmondi final : public CouplingMethod {
   [[nodiscard]] double step_tolerance_scale(double h) const;
   /// Solves eq. 24 at the step's scaled tolerance; where that is out of reach of the systems' own
   /// precision, falls back to eq. 27 as published from the last iterate and counts the step.
-  NonlinearResult solve_interface(const Residual& gamma, double h);
+  nonlinear::NonlinearResult solve_interface(const nonlinear::Residual& gamma, double h);
   /// The interface input that jumped in the step just solved (jump_detector.hpp), or −1.
   int jumped_input(double h, Eigen::Index n);
   /// Accepts the converged step [t, t + h): estimated systems integrate, the interface moves on.
-  void accept(ModularModel& model, double t, double h, int jumped, StepReport& report);
+  void accept(model::ModularModel& model, double t, double h, int jumped, StepReport& report);
   /// Restores every rollback system to t_N and integrates [t_N, t_N + h) with interface
   /// polynomials of `kind` ending at (u_end, du_end); estimates the others (COSTARICA). Reads
   /// ỹ, ỹ' at t_N + h. False (failure_) when a system failed.
-  bool evaluate(ModularModel& model, HermiteKind kind, double h, const Eigen::Ref<const Eigen::VectorXd>& u_end,
+  bool evaluate(model::ModularModel& model, HermiteKind kind, double h, const Eigen::Ref<const Eigen::VectorXd>& u_end,
                 const Eigen::Ref<const Eigen::VectorXd>& du_end);
   /// Algorithm 2, last stage: the estimated systems integrate the converged step for real.
   /// Returns the largest gap between their estimated and real outputs, and marks in jumped_ the
   /// systems whose gap is a jump.
-  double integrate_estimated(ModularModel& model, HermiteKind kind, double h, double t);
+  double integrate_estimated(model::ModularModel& model, HermiteKind kind, double h, double t);
   /// COSTARICA updates 1 (with the inputs at t_N, once per step) and 2 (for step size h); false
   /// (failure_) when an estimator cannot be built.
-  bool prepare_estimators(const ModularModel& model, double h, const Eigen::VectorXd* u_now);
+  bool prepare_estimators(const model::ModularModel& model, double h, const Eigen::VectorXd* u_now);
   /// Whether an order of the last batch failed; sets failure_.
-  bool failed(const ModularModel& model);
+  bool failed(const model::ModularModel& model);
   [[nodiscard]] bool estimated(int s) const { return estimated_[static_cast<std::size_t>(s)]; }
   /// Under tolerance: whether the converged step [t, t + h) is kept (its error in trial_error_), or
   /// rejected (counted in `report`; control_.next() is the retry).
-  bool within_tolerance(const ModularModel& model, double h, StepReport& report);
+  bool within_tolerance(const model::ModularModel& model, double h, StepReport& report);
 
   Options options_;
-  std::unique_ptr<NonlinearSolver> solver_;
+  std::unique_ptr<nonlinear::NonlinearSolver> solver_;
   CouplingBuffers buffers_;
   std::vector<bool> estimated_;         ///< systems without rollback, run through COSTARICA
-  std::vector<Reply> estimates_;        ///< their estimator operators for the current step (update 2)
+  std::vector<exec::Reply> estimates_;  ///< their estimator operators for the current step (update 2)
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
   Eigen::VectorXd x_, dy_, du_, last_x_;
   Eigen::VectorXd y_real_;                         ///< the real outputs at the step's end (coupling error)
@@ -130,4 +130,4 @@ class Ifosmondi final : public CouplingMethod {
   std::int64_t jumps_located_ = 0, estimated_jumps_ = 0;
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

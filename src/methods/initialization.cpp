@@ -13,7 +13,7 @@
 #include "core/interrupt.hpp"
 #include "methods/sweep_plan.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 namespace {
 
@@ -24,16 +24,17 @@ bool settled(double before, double after) {
 }
 
 /// Hands system s its slice of buffers.u as ZOH inputs and asks for its outputs.
-Order& exchange_order(const ModularModel& model, CouplingBuffers& buffers, int s) {
+exec::Order& exchange_order(const model::ModularModel& model, CouplingBuffers& buffers, int s) {
   buffers.zoh(model, s);
-  Order& order = buffers.order_with_inputs(model, s);
+  exec::Order& order = buffers.order_with_inputs(model, s);
   order.read_order = 0;
   return order;
 }
 
 /// One Gauss–Seidel sweep along the plan: each stage takes ũ = Φᵀ ỹ from the outputs so far.
 /// Returns the largest change of an input relative to the previous sweep (∞ on the first).
-double sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, const SweepPlan& plan, bool first) {
+double sweep(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers, const SweepPlan& plan,
+             bool first) {
   double change = first ? std::numeric_limits<double>::infinity() : 0.0;
   for (const auto& stage : plan.stages) {
     buffers.batch.clear();
@@ -55,7 +56,7 @@ double sweep(ModularModel& model, Executor& executor, CouplingBuffers& buffers, 
 }
 
 /// Every system takes buffers.u and reports its outputs (one batch: Newton's evaluations).
-void evaluate_all(ModularModel& model, Executor& executor, CouplingBuffers& buffers) {
+void evaluate_all(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers) {
   buffers.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) exchange_order(model, buffers, s);
   executor.execute(buffers.batch);
@@ -63,7 +64,7 @@ void evaluate_all(ModularModel& model, Executor& executor, CouplingBuffers& buff
 }
 
 /// The unknowns of Newton's iteration: continuous connected inputs of systems on a cycle.
-std::vector<int> loop_unknowns(const ModularModel& model, const SweepPlan& plan) {
+std::vector<int> loop_unknowns(const model::ModularModel& model, const SweepPlan& plan) {
   std::vector<int> unknowns;
   for (int g = 0; g < model.total_inputs(); ++g) {
     if (model.input_sources()[static_cast<std::size_t>(g)] < 0 || model.input_held(g)) continue;
@@ -75,7 +76,8 @@ std::vector<int> loop_unknowns(const ModularModel& model, const SweepPlan& plan)
 /// F(x) = (Φᵀ Y(u))_K − x with u_K = x; the other inputs follow Φᵀ Y(u) (a fixed point on them).
 class LoopResidual {
  public:
-  LoopResidual(ModularModel& model, Executor& executor, CouplingBuffers& buffers, std::vector<int> unknowns)
+  LoopResidual(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
+               std::vector<int> unknowns)
       : model_(model), executor_(executor), buffers_(buffers), unknowns_(std::move(unknowns)) {}
   [[nodiscard]] Eigen::Index size() const { return static_cast<Eigen::Index>(unknowns_.size()); }
   [[nodiscard]] Eigen::VectorXd current() const {
@@ -97,8 +99,8 @@ class LoopResidual {
   [[nodiscard]] const std::vector<int>& unknowns() const { return unknowns_; }
 
  private:
-  ModularModel& model_;
-  Executor& executor_;
+  model::ModularModel& model_;
+  exec::Executor& executor_;
   CouplingBuffers& buffers_;
   std::vector<int> unknowns_;
   Eigen::VectorXd mapped_;
@@ -120,7 +122,7 @@ Eigen::MatrixXd jacobian(LoopResidual& residual, const Eigen::VectorXd& x, const
   return J;
 }
 
-std::string residual_text(const ModularModel& model, const std::vector<int>& inputs, const Eigen::VectorXd& f) {
+std::string residual_text(const model::ModularModel& model, const std::vector<int>& inputs, const Eigen::VectorXd& f) {
   std::string text;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const double r = f(static_cast<Eigen::Index>(k));
@@ -136,8 +138,8 @@ std::string residual_text(const ModularModel& model, const std::vector<int>& inp
 
 /// Damped Newton on the loop's unknowns (see the header, 2.). Returns the iterations spent; throws
 /// Error naming the connections whose residuals remain.
-int solve_loop_by_newton(ModularModel& model, Executor& executor, CouplingBuffers& buffers, const SweepPlan& plan,
-                         double& residual_norm) {
+int solve_loop_by_newton(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
+                         const SweepPlan& plan, double& residual_norm) {
   LoopResidual residual(model, executor, buffers, loop_unknowns(model, plan));
   if (residual.size() > kMaxNewtonUnknowns) {
     throw Error(
@@ -177,7 +179,7 @@ int solve_loop_by_newton(ModularModel& model, Executor& executor, CouplingBuffer
 /// Sweeps until ũ settles, then Newton when they do not contract, from the inputs of the sweep
 /// that changed them least (a diverging sweep is stopped after it grew the change kDivergingSweeps
 /// times in a row). Returns (sweeps, Newton iterations).
-std::pair<int, int> settle_exchange(ModularModel& model, Executor& executor, CouplingBuffers& buffers,
+std::pair<int, int> settle_exchange(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
                                     const SweepPlan& plan, double& residual) {
   constexpr int kDivergingSweeps = 3;
   double change = sweep(model, executor, buffers, plan, true);
@@ -203,7 +205,7 @@ std::pair<int, int> settle_exchange(ModularModel& model, Executor& executor, Cou
 }
 
 /// Leaves Initialization Mode: every system with its inputs, exit, outputs at t_start.
-void exit_initialization(ModularModel& model, Executor& executor, CouplingBuffers& buffers) {
+void exit_initialization(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers) {
   buffers.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) exchange_order(model, buffers, s).exit_initialization = true;
   executor.execute(buffers.batch);
@@ -212,14 +214,14 @@ void exit_initialization(ModularModel& model, Executor& executor, CouplingBuffer
 
 }  // namespace
 
-InitializationReport initialize_coupled(ModularModel& model, Executor& executor, double t_start,
+InitializationReport initialize_coupled(model::ModularModel& model, exec::Executor& executor, double t_start,
                                         CouplingBuffers& buffers) {
   buffers.resize(model);
   const SweepPlan plan = plan_sweeps(model);
   // Initialization Mode: outputs under the inputs' start values first
   buffers.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    Order& order = buffers.batch.order(s);
+    exec::Order& order = buffers.batch.order(s);
     order.initialize = t_start;
     order.read_order = 0;
     for (int i = 0; i < model.system(s).input_count(); ++i) {
@@ -248,4 +250,4 @@ InitializationReport initialize_coupled(ModularModel& model, Executor& executor,
   return report;
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

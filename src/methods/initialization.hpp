@@ -26,7 +26,7 @@
 #include "methods/coupling_method.hpp"
 #include "model/modular_model.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 inline constexpr double kInitialTolerance = 1e-12;
 inline constexpr int kMaxInitialSweeps = 50;
@@ -38,7 +38,7 @@ inline constexpr int kMaxNewtonUnknowns = 400;
 /// Initializes every system at t_start with the exchange described above. On return every system
 /// has left Initialization Mode and holds its ZOH inputs; buffers.y and buffers.u are consistent.
 /// Throws Error naming the connections whose values do not settle.
-InitializationReport initialize_coupled(ModularModel& model, Executor& executor, double t_start,
+InitializationReport initialize_coupled(model::ModularModel& model, exec::Executor& executor, double t_start,
                                         CouplingBuffers& buffers);
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace cosima {
+namespace cosima::methods {
 
 void JumpDetector::reset(const Eigen::VectorXd& values) {
   scale_ = values.cwiseAbs();
@@ -76,4 +76,4 @@ double JumpDetector::close_suspicion() {
   return step;
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -28,7 +28,7 @@
 // no C¹ constraint across it (restart_at_discontinuity in methods/coupling_buffers.hpp).
 #include <Eigen/Dense>
 
-namespace cosima {
+namespace cosima::methods {
 
 struct JumpOptions {
   double tolerance = 1e-2;     ///< smallest jump detected, relative to the signal's scale; 0: no detection
@@ -93,4 +93,4 @@ class JumpDetector {
   Suspicion suspicion_;
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

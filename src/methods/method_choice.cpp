@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 namespace {
 
@@ -20,7 +20,7 @@ std::string failing(const std::vector<const System*>& systems, Predicate allowed
 
 }  // namespace
 
-bool is_auto_method(const cosima::Json& spec) {
+bool is_auto_method(const cosima::io::Json& spec) {
   if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string()) return false;
   const auto type = spec["type"].get<std::string>();
   return type == "auto" || type.starts_with("auto:");
@@ -79,4 +79,4 @@ MethodChoice choose_method(std::string_view request, const std::vector<const Sys
                                 not_estimable)};
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -22,7 +22,7 @@
 
 #include "system/system.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 struct MethodChoice {
   std::string type;    ///< a method make_method() builds
@@ -30,7 +30,7 @@ struct MethodChoice {
 };
 
 /// Whether a scenario's "method" asks for "auto" or "auto:fast".
-bool is_auto_method(const cosima::Json& spec);
+bool is_auto_method(const cosima::io::Json& spec);
 /// Throws Error for a request other than "auto" / "auto:fast" or no systems. `continuous_coupling`:
 /// whether some continuous Real output feeds a continuous input of another system.
 MethodChoice choose_method(std::string_view request, const std::vector<const System*>& systems,
@@ -38,4 +38,4 @@ MethodChoice choose_method(std::string_view request, const std::vector<const Sys
 /// How much more accurate a choice of "auto" is: ifosmondi-jfm 2, missiles 1, jacobi 0.
 int choice_rank(const MethodChoice& choice);
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -8,7 +8,7 @@
 #include "core/whole_number.hpp"
 #include "estimator/linear_response.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 double OptionReader::number(const std::string& key, double fallback) const {
   if (!spec_.contains(key)) return fallback;
@@ -33,10 +33,10 @@ int OptionReader::integer(const std::string& key, int fallback, int min, int max
   return integer_of(spec_.at(key), key, min, max);
 }
 
-int OptionReader::integer_of(const Json& value, const std::string& where, int min, int max) {
+int OptionReader::integer_of(const io::Json& value, const std::string& where, int min, int max) {
   const auto whole = value.is_number() ? whole_number(value.get<double>(), min, max) : std::nullopt;
   if (!whole)
-    throw Error(fmt::format("method.{} must be an integer in [{}, {}], not {}", where, min, max, json_text(value)));
+    throw Error(fmt::format("method.{} must be an integer in [{}, {}], not {}", where, min, max, io::json_text(value)));
   return *whole;
 }
 
@@ -55,8 +55,8 @@ std::string OptionReader::text(const std::string& key, const std::string& fallba
 DefectJacobi::Orders OptionReader::orders(const std::string& key) const {
   DefectJacobi::Orders orders;
   if (!spec_.contains(key)) return orders;
-  const Json& value = spec_.at(key);
-  const auto order = [&](const Json& v, const std::string& where) {
+  const io::Json& value = spec_.at(key);
+  const auto order = [&](const io::Json& v, const std::string& where) {
     return integer_of(v, where, -1000, 1000);
   };  // the method checks its own range
   if (value.is_object()) {
@@ -80,13 +80,13 @@ std::vector<std::string> OptionReader::names(const std::string& key) const {
 }
 
 /// COSTARICA's options (estimator/step_estimator.hpp), shared by the methods that use it.
-EstimatorOptions estimator_options(const OptionReader& options) {
-  EstimatorOptions o;
+estimator::EstimatorOptions estimator_options(const OptionReader& options) {
+  estimator::EstimatorOptions o;
   const std::string method = options.text("estimator", "exact");
   if (method == "exact") {
-    o.response.method = InverseLaplace::exact;
+    o.response.method = estimator::InverseLaplace::exact;
   } else if (method == "stehfest") {
-    o.response.method = InverseLaplace::stehfest;
+    o.response.method = estimator::InverseLaplace::stehfest;
   } else {
     throw Error(fmt::format("method.estimator must be 'exact' or 'stehfest', not '{}'", method));
   }
@@ -94,8 +94,9 @@ EstimatorOptions estimator_options(const OptionReader& options) {
   o.response.richardson_fraction = options.number("richardson_fraction", o.response.richardson_fraction);
   const std::string control = options.text("control", std::string(to_string(o.control)));
   bool known = false;
-  for (ControlReconstruction c :
-       {ControlReconstruction::zoh, ControlReconstruction::foh, ControlReconstruction::flexible}) {
+  for (estimator::ControlReconstruction c :
+       {estimator::ControlReconstruction::zoh, estimator::ControlReconstruction::foh,
+        estimator::ControlReconstruction::flexible}) {
     if (to_string(c) == control) {
       o.control = c;
       known = true;
@@ -103,7 +104,8 @@ EstimatorOptions estimator_options(const OptionReader& options) {
   }
   if (!known) throw Error(fmt::format("method.control must be 'zoh', 'foh' or 'flexible', not '{}'", control));
   o.affine_term = options.flag("affine_term", o.affine_term);
-  if (o.response.method == InverseLaplace::stehfest) (void)stehfest_weights(o.response.stehfest_terms);  // validates N
+  if (o.response.method == estimator::InverseLaplace::stehfest)
+    (void)estimator::stehfest_weights(o.response.stehfest_terms);  // validates N
   return o;
 }
 
@@ -164,4 +166,4 @@ std::vector<MethodOption> joined(std::vector<MethodOption> first, const std::vec
   return first;
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

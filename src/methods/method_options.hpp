@@ -11,7 +11,7 @@
 #include "methods/error_control.hpp"
 #include "methods/jump_detector.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 /// One option of a method: its name, its default as text, and a line of help (`cosima run --help`).
 struct MethodOption {
@@ -23,9 +23,9 @@ struct MethodOption {
 class OptionReader {
  public:
   /// `spec` is the method object; `method` names the method in messages.
-  OptionReader(const Json& spec, std::string method) : spec_(spec), method_(std::move(method)) {}
+  OptionReader(const io::Json& spec, std::string method) : spec_(spec), method_(std::move(method)) {}
 
-  [[nodiscard]] const Json& spec() const { return spec_; }
+  [[nodiscard]] const io::Json& spec() const { return spec_; }
   [[nodiscard]] bool has(const std::string& key) const { return spec_.contains(key); }
   [[nodiscard]] double number(const std::string& key, double fallback) const;
   /// A number > 0 (tolerances, step sizes): 0, negative and non-finite values are refused by name.
@@ -34,7 +34,7 @@ class OptionReader {
   [[nodiscard]] double non_negative(const std::string& key, double fallback) const;
   /// A count in [min, max] (checked: never a cast of an arbitrary double).
   [[nodiscard]] int integer(const std::string& key, int fallback, int min, int max) const;
-  static int integer_of(const Json& value, const std::string& where, int min, int max);
+  static int integer_of(const io::Json& value, const std::string& where, int min, int max);
   [[nodiscard]] bool flag(const std::string& key, bool fallback) const;
   [[nodiscard]] std::string text(const std::string& key, const std::string& fallback) const;
   /// An order for every system ("m": 1) or by system ("m": {"body1": 2, "body2": 0}).
@@ -42,13 +42,13 @@ class OptionReader {
   [[nodiscard]] std::vector<std::string> names(const std::string& key) const;
 
  private:
-  const Json& spec_;
+  const io::Json& spec_;
   std::string method_;
 };
 
 /// COSTARICA's options (estimator/step_estimator.hpp), shared by the methods that use it.
 const std::vector<MethodOption>& estimator_option_schema();
-EstimatorOptions estimator_options(const OptionReader& options);
+estimator::EstimatorOptions estimator_options(const OptionReader& options);
 /// Detection of unannounced jumps (methods/jump_detector.hpp); jump_tolerance = 0 turns it off.
 const std::vector<MethodOption>& jump_option_schema();
 JumpOptions jump_options(const OptionReader& options);
@@ -61,4 +61,4 @@ ErrorControlOptions error_control_options(const OptionReader& options);
 /// `first` followed by each list of `more` (a schema made of shared parts).
 std::vector<MethodOption> joined(std::vector<MethodOption> first, const std::vector<std::vector<MethodOption>>& more);
 
-}  // namespace cosima
+}  // namespace cosima::methods

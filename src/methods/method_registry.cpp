@@ -10,7 +10,7 @@
 #include "core/suggest.hpp"
 #include "methods/method_choice.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 void register_builtin_methods();  // builtin_methods.cpp
 
@@ -27,7 +27,7 @@ bool known_by(const MethodEntry& entry, std::string_view option) {
 }
 
 /// Options of `spec` that `entry` does not read: an Error when no method knows them, else `ignored`.
-void sort_out_options(const Json& spec, const MethodEntry& entry, std::vector<std::string>& ignored) {
+void sort_out_options(const io::Json& spec, const MethodEntry& entry, std::vector<std::string>& ignored) {
   for (const auto& item : spec.items()) {
     const std::string& key = item.key();
     if (key == "type" || key == "dt" || known_by(entry, key)) continue;
@@ -72,7 +72,7 @@ std::string method_names() {
   return names;
 }
 
-std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::vector<std::string>& ignored) {
+std::unique_ptr<CouplingMethod> make_method(const io::Json& spec, double dt, std::vector<std::string>& ignored) {
   const std::string type = spec.contains("type") && spec["type"].is_string() ? spec["type"].get<std::string>() : "";
   if (is_auto_method(spec)) {
     throw Error(fmt::format(
@@ -89,4 +89,4 @@ std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::ve
   return entry->make(OptionReader(spec, type), dt);
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

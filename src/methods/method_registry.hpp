@@ -17,7 +17,7 @@
 #include "methods/coupling_method.hpp"
 #include "methods/method_options.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 struct MethodEntry {
   std::string name;
@@ -34,8 +34,8 @@ const std::vector<MethodEntry>& registered_methods();
 /// The method named `name`, or nullptr.
 const MethodEntry* find_method(std::string_view name);
 
-std::unique_ptr<CouplingMethod> make_method(const Json& spec, double dt, std::vector<std::string>& ignored);
+std::unique_ptr<CouplingMethod> make_method(const io::Json& spec, double dt, std::vector<std::string>& ignored);
 /// "jacobi, gauss-seidel, monolithic, …"
 std::string method_names();
 
-}  // namespace cosima
+}  // namespace cosima::methods

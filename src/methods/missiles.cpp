@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "estimator/output_estimator.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 Missiles::Missiles(Options options) : options_(options), jumps_(options.jumps) {}
 
@@ -23,7 +23,8 @@ std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
     if (options_.control.enabled()) needs.push_back({Capability::rollback, " (to redo a step over the tolerance)"});
     return needs;
   }
-  if (estimator_kind(system) == EstimatorKind::probing) {  // estimated by perturbed steps with restore
+  if (estimator::estimator_kind(system) ==
+      estimator::EstimatorKind::probing) {  // estimated by perturbed steps with restore
     return {{Capability::rollback, ""},
             {Capability::interpolate_inputs, ""},
             {Capability::output_derivatives, " (ŷ' at t_N + h of each probe)"}};
@@ -32,14 +33,14 @@ std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
 }
 
 std::string Missiles::stand_in(const System& system) const {
-  if (system.input_count() == 0 || estimator_kind(system) != EstimatorKind::probing) return {};
+  if (system.input_count() == 0 || estimator::estimator_kind(system) != estimator::EstimatorKind::probing) return {};
   return fmt::format(
       "estimates it by perturbed steps with restore (it has no states and linearization): {} "
       "integrations per macro-step",
       2 + 4 * system.input_count());
 }
 
-void Missiles::check(const ModularModel& model) const {
+void Missiles::check(const model::ModularModel& model) const {
   check_needs(model,
               " (its COSTARICA estimators read states and linearizations, or probe a system that can be rolled back; "
               "the inputs are Hermite polynomials)");
@@ -51,11 +52,11 @@ std::vector<std::pair<std::string, double>> Missiles::totals() const {
   return totals;
 }
 
-std::string Missiles::handle_discontinuity(ModularModel& model, double t) {
+std::string Missiles::handle_discontinuity(model::ModularModel& model, double t) {
   return restart_c1_interface(model, executor(), buffers_, u_start_, du_start_, t, first_step_);
 }
 
-void Missiles::initialize(ModularModel& model, double t_start) {
+void Missiles::initialize(model::ModularModel& model, double t_start) {
   initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
   u_start_ = buffers_.u;
   du_start_.setZero(model.total_inputs());
@@ -80,7 +81,7 @@ void Missiles::initialize(ModularModel& model, double t_start) {
   }
 }
 
-void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
+void Missiles::assemble(const model::ModularModel& model, HermiteKind kind, double h) {
   const int n_out = model.total_outputs(), unknowns = 2 * n_out;
   if (dense()) {  // entries added in place, in the order the triplets would be summed in
     ensure_shape(dense_, unknowns, unknowns);
@@ -94,10 +95,10 @@ void Missiles::assemble(const ModularModel& model, HermiteKind kind, double h) {
   for (int s = 0; s < model.system_count(); ++s) assemble_system(model, s, hermite);
 }
 
-void Missiles::assemble_system(const ModularModel& model, int s, const Eigen::Matrix4d& hermite) {
+void Missiles::assemble_system(const model::ModularModel& model, int s, const Eigen::Matrix4d& hermite) {
   const int n_out = model.total_outputs();
-  const Reply& estimator = buffers_.batch.reply(s);  // COSTARICA updates 1–2 of this step
-  const LinearResponse& response = estimator.response;
+  const exec::Reply& estimator = buffers_.batch.reply(s);  // COSTARICA updates 1–2 of this step
+  const estimator::LinearResponse& response = estimator.response;
   const int out_offset = model.output_offset(s), in_offset = model.input_offset(s);
   const int outputs = model.system(s).output_count(), inputs = model.system(s).input_count();
   double* value_rows = rhs_.data() + out_offset;  // K_V, K_D; or, with no inputs, the real outputs at t_N + h
@@ -129,7 +130,7 @@ void Missiles::assemble_system(const ModularModel& model, int s, const Eigen::Ma
       rhs_(r) += through_value(0) * u_start_(g) + through_value(1) * du_start_(g);
       rhs_(n_out + r) += through_derivative(0) * u_start_(g) + through_derivative(1) * du_start_(g);
       if (source >= 0) {  // −G A_H blockdiag(Φᵀ, Φᵀ): u(t_N+h) = a ŷ_source + b, u'(t_N+h) = a ŷ'_source
-        const LinearTransform& transform = model.input_transform(g);
+        const model::LinearTransform& transform = model.input_transform(g);
         const double a = transform.scale;
         add(r, source, -a * through_value(2));
         add(r, n_out + source, -a * through_value(3));
@@ -185,11 +186,11 @@ bool Missiles::solve() {
   return all_finite(solution_);
 }
 
-void Missiles::estimate(ModularModel& model, double h, bool first, bool keep_snapshot) {
+void Missiles::estimate(model::ModularModel& model, double h, bool first, bool keep_snapshot) {
   // COSTARICA updates 1–2 on every system with inputs, where it lives; the others integrate the step
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    Order& order = buffers_.batch.order(s);
+    exec::Order& order = buffers_.batch.order(s);
     if (model.system(s).input_count() == 0) {
       order.restore = !first;
       order.save = first && keep_snapshot;
@@ -208,7 +209,7 @@ void Missiles::estimate(ModularModel& model, double h, bool first, bool keep_sna
   executor().execute(buffers_.batch);
 }
 
-bool Missiles::stopped(const ModularModel& model, int s, double t, StepReport& report) const {
+bool Missiles::stopped(const model::ModularModel& model, int s, double t, StepReport& report) const {
   const StepResult& result = buffers_.batch.reply(s).result;
   if (result.status != StepResult::Status::terminated) {
     throw_if_failed(result, model.system(s), t);
@@ -220,7 +221,7 @@ bool Missiles::stopped(const ModularModel& model, int s, double t, StepReport& r
   return true;
 }
 
-std::string Missiles::solve_interface(ModularModel& model, HermiteKind kind, double t, double h) {
+std::string Missiles::solve_interface(model::ModularModel& model, HermiteKind kind, double t, double h) {
   for (int s = 0; s < model.system_count(); ++s) {
     if (!buffers_.batch.reply(s).estimate_ok) {
       return fmt::format("missiles: estimator of system '{}' at t = {}: {}", model.system(s).name(), t,
@@ -237,20 +238,20 @@ std::string Missiles::solve_interface(ModularModel& model, HermiteKind kind, dou
   return {};
 }
 
-void Missiles::integrate(ModularModel& model, HermiteKind kind, double h) {
+void Missiles::integrate(model::ModularModel& model, HermiteKind kind, double h) {
   // one real integration per system with inputs, all in one batch
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     if (model.system(s).input_count() == 0) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end_, du_end_);
-    Order& order = buffers_.order_with_inputs(model, s);
+    exec::Order& order = buffers_.order_with_inputs(model, s);
     order.step = h;
     order.read_order = 0;
   }
   executor().execute(buffers_.batch);
 }
 
-double Missiles::solve_within_tolerance(ModularModel& model, double t, double h, StepReport& report) {
+double Missiles::solve_within_tolerance(model::ModularModel& model, double t, double h, StepReport& report) {
   const HermiteKind kind = first_step_ ? HermiteKind::first_step : HermiteKind::cubic;
   const bool redo = control_.enabled() && can_redo_;
   for (bool first = true;; first = false) {
@@ -277,7 +278,7 @@ double Missiles::solve_within_tolerance(ModularModel& model, double t, double h,
   }
 }
 
-StepReport Missiles::step(ModularModel& model, double t, double h_max) {
+StepReport Missiles::step(model::ModularModel& model, double t, double h_max) {
   StepReport report;
   report.estimate_gap = 0.0;
   const double h = solve_within_tolerance(model, t, h_max, report);
@@ -288,7 +289,7 @@ StepReport Missiles::step(ModularModel& model, double t, double h_max) {
   bool any_jump = false;
   for (const int s : buffers_.batch.active()) {
     if (stopped(model, s, t, report)) return report;
-    const Reply& reply = buffers_.batch.reply(s);
+    const exec::Reply& reply = buffers_.batch.reply(s);
     const int offset = model.output_offset(s);
     const auto estimate = buffers_.y.segment(offset, model.system(s).output_count());
     report.estimate_gap = std::max(report.estimate_gap, (reply.outputs.col(0) - estimate).lpNorm<Eigen::Infinity>());
@@ -339,4 +340,4 @@ void register_missiles() {
                    }});
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -37,12 +37,12 @@
 #include "methods/initialization.hpp"
 #include "methods/jump_detector.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 class Missiles final : public CouplingMethod {
  public:
   struct Options {
-    EstimatorOptions estimator;
+    estimator::EstimatorOptions estimator;
     int sparse_above = 64;        ///< unknowns (2·n_out_tot) from which the sparse LU is used
     JumpOptions jumps;            ///< unannounced jumps (the estimate test)
     ErrorControlOptions control;  ///< error-controlled steps (off by default)
@@ -53,11 +53,11 @@ class Missiles final : public CouplingMethod {
   [[nodiscard]] std::string_view name() const override { return "missiles"; }
   [[nodiscard]] std::vector<CapabilityNeed> needs(const System& system) const override;
   [[nodiscard]] std::string stand_in(const System& system) const override;
-  void check(const ModularModel& model) const override;
-  void initialize(ModularModel& model, double t_start) override;
-  StepReport step(ModularModel& model, double t, double h_max) override;
+  void check(const model::ModularModel& model) const override;
+  void initialize(model::ModularModel& model, double t_start) override;
+  StepReport step(model::ModularModel& model, double t, double h_max) override;
   /// The interface restarts from the right limits, without the C¹ link across the jump.
-  std::string handle_discontinuity(ModularModel& model, double t) override;
+  std::string handle_discontinuity(model::ModularModel& model, double t) override;
   [[nodiscard]] std::vector<std::pair<std::string, double>> totals() const override;
   [[nodiscard]] bool chooses_step() const override { return options_.control.enabled(); }
   [[nodiscard]] double proposed_step() const override { return control_.next(); }
@@ -68,21 +68,21 @@ class Missiles final : public CouplingMethod {
   /// COSTARICA updates 1 (on the `first` attempt at a step) and 2 for step h; the systems without
   /// inputs integrate the step — on a retry from their snapshot, taken on the first attempt when
   /// `keep_snapshot`.
-  void estimate(ModularModel& model, double h, bool first, bool keep_snapshot);
+  void estimate(model::ModularModel& model, double h, bool first, bool keep_snapshot);
   /// Steps 1–3 for h, retried shorter while the error control rejects them; the step taken, or 0
   /// when a system without inputs asked to stop (then `report` says why).
-  double solve_within_tolerance(ModularModel& model, double t, double h, StepReport& report);
+  double solve_within_tolerance(model::ModularModel& model, double t, double h, StepReport& report);
   /// Whether system s's reply ends the run (its step throws when it failed); fills `report` then.
-  bool stopped(const ModularModel& model, int s, double t, StepReport& report) const;
+  bool stopped(const model::ModularModel& model, int s, double t, StepReport& report) const;
   /// Steps 2–3 for h: the interface of eq. 53 into buffers_.y, dy_, u_end_, du_end_; why it failed
   /// (an estimator, or a singular matrix), empty when solved.
-  std::string solve_interface(ModularModel& model, HermiteKind kind, double t, double h);
-  void integrate(ModularModel& model, HermiteKind kind, double h);
+  std::string solve_interface(model::ModularModel& model, HermiteKind kind, double t, double h);
+  void integrate(model::ModularModel& model, HermiteKind kind, double h);
   /// Assembles eq. 53 for step h with interface kind `kind` into rhs_ and, below sparse_above
   /// unknowns, dense_ (else triplets_).
-  void assemble(const ModularModel& model, HermiteKind kind, double h);
+  void assemble(const model::ModularModel& model, HermiteKind kind, double h);
   /// System s's rows of eq. 53.
-  void assemble_system(const ModularModel& model, int s, const Eigen::Matrix4d& hermite);
+  void assemble_system(const model::ModularModel& model, int s, const Eigen::Matrix4d& hermite);
   /// Below sparse_above unknowns eq. 53 is assembled into dense_, beyond into triplets_.
   [[nodiscard]] bool dense() const { return rhs_.size() < options_.sparse_above; }
   /// Solves it into solution_; false when the matrix is singular.
@@ -112,4 +112,4 @@ class Missiles final : public CouplingMethod {
   bool can_redo_ = false;     ///< every system without inputs has rollback (a rejected step can be redone)
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "system/native/native_system.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 namespace {
 /// More events than this in one macro-step is chattering (as NativeSystem's max_events_per_step).
@@ -18,7 +18,7 @@ constexpr int kMaxEventsPerStep = 1000;
 /// The coupled model as one ODE without inputs; its outputs are all systems' outputs stacked.
 class CoupledOde final : public OdeModel {
  public:
-  explicit CoupledOde(ModularModel& model) : OdeModel("coupled", structure_of(model)), model_(model) {
+  explicit CoupledOde(model::ModularModel& model) : OdeModel("coupled", structure_of(model)), model_(model) {
     for (int s = 0; s < model.system_count(); ++s) {
       auto& native = dynamic_cast<NativeSystem&>(model.system(s));
       OdeModel& ode = native.model();
@@ -128,7 +128,7 @@ class CoupledOde final : public OdeModel {
   [[nodiscard]] int state_offset(int s) const { return state_offsets_[static_cast<std::size_t>(s)]; }
 
  private:
-  static Structure structure_of(const ModularModel& model) {
+  static Structure structure_of(const model::ModularModel& model) {
     Structure structure;
     for (int s = 0; s < model.system_count(); ++s) {
       for (const auto& name : model.system(s).state_names())
@@ -187,7 +187,7 @@ class CoupledOde final : public OdeModel {
     return false;
   }
 
-  const ModularModel& model_;
+  const model::ModularModel& model_;
   std::vector<OdeModel*> models_;  ///< the systems' own models: their discrete state is the run's
   std::vector<int> state_offsets_{0};
   std::vector<int> indicator_offsets_{0};  ///< each system's event indicators in the stacked z
@@ -201,7 +201,7 @@ class CoupledOde final : public OdeModel {
 Monolithic::Monolithic(Options options) : options_(options) {}
 Monolithic::~Monolithic() = default;
 
-void Monolithic::check(const ModularModel& model) const {
+void Monolithic::check(const model::ModularModel& model) const {
   for (int s = 0; s < model.system_count(); ++s) {
     if (dynamic_cast<const NativeSystem*>(&model.system(s)) == nullptr) {
       throw Error(
@@ -212,7 +212,7 @@ void Monolithic::check(const ModularModel& model) const {
   }
 }
 
-void Monolithic::initialize(ModularModel& model, double t_start) {
+void Monolithic::initialize(model::ModularModel& model, double t_start) {
   initialization_ = initialize_coupled(model, executor(), t_start, buffers_);
   coupling_error_.disable();  // the coupled equations are solved as one: no connection defect
   ode_ = std::make_unique<CoupledOde>(model);
@@ -225,7 +225,7 @@ void Monolithic::initialize(ModularModel& model, double t_start) {
   push_to_systems(model, t_start);
 }
 
-StepReport Monolithic::step(ModularModel& model, double t, double h_max) {
+StepReport Monolithic::step(model::ModularModel& model, double t, double h_max) {
   const StepRhs rhs(*ode_, no_inputs_, t);
   // integrate to each time event the systems announce, or to the state and step events the
   // integrator stops at, handle it there (x(t⁻) → x(t⁺), the systems' discrete states), restart;
@@ -266,7 +266,7 @@ StepReport Monolithic::step(ModularModel& model, double t, double h_max) {
   return report;
 }
 
-void Monolithic::push_to_systems(ModularModel& model, double t) {
+void Monolithic::push_to_systems(model::ModularModel& model, double t) {
   ode_->outputs(t, x_, Eigen::VectorXd(), buffers_.y);  // solves the coupling at (t, x)
   buffers_.u = ode_->coupled_inputs();
   for (int s = 0; s < model.system_count(); ++s) {
@@ -289,4 +289,4 @@ void register_monolithic() {
        }});
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -13,7 +13,7 @@
 #include "methods/initialization.hpp"
 #include "system/native/integrator.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 class CoupledOde;
 
@@ -29,12 +29,12 @@ class Monolithic final : public CouplingMethod {
   Monolithic& operator=(const Monolithic&) = delete;
 
   [[nodiscard]] std::string_view name() const override { return "monolithic"; }
-  void check(const ModularModel& model) const override;
-  void initialize(ModularModel& model, double t_start) override;
-  StepReport step(ModularModel& model, double t, double h_max) override;
+  void check(const model::ModularModel& model) const override;
+  void initialize(model::ModularModel& model, double t_start) override;
+  StepReport step(model::ModularModel& model, double t, double h_max) override;
 
  private:
-  void push_to_systems(ModularModel& model, double t);
+  void push_to_systems(model::ModularModel& model, double t);
 
   Options options_;
   std::unique_ptr<CoupledOde> ode_;
@@ -44,4 +44,4 @@ class Monolithic final : public CouplingMethod {
   CouplingBuffers buffers_;
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

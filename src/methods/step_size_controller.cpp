@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 PiController::PiController(Options options) : options_(options) {
   if (!(options_.tol > 0.0)) throw Error(fmt::format("the defect tolerance must be positive, not {}", options_.tol));
@@ -32,4 +32,4 @@ double PiController::next(double h, double error) {
   return std::exp(log_h);
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -3,7 +3,7 @@
 // ε, the next step. A variable-step method owns one; a new control law implements this interface.
 #include <memory>
 
-namespace cosima {
+namespace cosima::methods {
 
 class StepSizeController {
  public:
@@ -47,4 +47,4 @@ class PiController final : public StepSizeController {
   double integral_ = 0.0;  ///< I_k
 };
 
-}  // namespace cosima
+}  // namespace cosima::methods

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <utility>
 
-namespace cosima {
+namespace cosima::methods {
 
 namespace {
 
 /// feeds[a]: the members b ≠ a that a's outputs drive, each once (a member too, else empty);
 /// self_fed[a]: a member drives an input of its own.
-std::vector<std::vector<int>> feeding_graph(const ModularModel& model, const std::vector<char>& member,
+std::vector<std::vector<int>> feeding_graph(const model::ModularModel& model, const std::vector<char>& member,
                                             std::vector<char>& self_fed) {
   std::vector<std::vector<int>> feeds(static_cast<std::size_t>(model.system_count()));
   self_fed.assign(feeds.size(), 0);
@@ -84,7 +84,7 @@ std::vector<std::vector<int>> strong_components(const std::vector<std::vector<in
 
 }  // namespace
 
-SweepPlan plan_sweeps(const ModularModel& model, const std::vector<char>* members) {
+SweepPlan plan_sweeps(const model::ModularModel& model, const std::vector<char>* members) {
   const std::vector<char> all(static_cast<std::size_t>(model.system_count()), 1);
   const std::vector<char>& member = members != nullptr ? *members : all;
   std::vector<char> self_fed;
@@ -133,4 +133,4 @@ SweepPlan plan_sweeps(const ModularModel& model, const std::vector<char>* member
   return plan;
 }
 
-}  // namespace cosima
+}  // namespace cosima::methods

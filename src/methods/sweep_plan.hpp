@@ -6,7 +6,7 @@
 
 #include "model/modular_model.hpp"
 
-namespace cosima {
+namespace cosima::methods {
 
 /// The systems in the order a sweep visits them, as stages: the systems of one stage do not feed
 /// each other and run as one batch. Stages follow the topological order of the strongly connected
@@ -20,6 +20,6 @@ struct SweepPlan {
 
 /// The plan over the systems marked in `members` (every system when nullptr); connections from or
 /// to other systems do not order them.
-SweepPlan plan_sweeps(const ModularModel& model, const std::vector<char>* members = nullptr);
+SweepPlan plan_sweeps(const model::ModularModel& model, const std::vector<char>* members = nullptr);
 
-}  // namespace cosima
+}  // namespace cosima::methods

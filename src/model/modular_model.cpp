@@ -10,7 +10,7 @@
 #include "core/log.hpp"
 #include "core/suggest.hpp"
 
-namespace cosima {
+namespace cosima::model {
 
 namespace {
 std::string join(const std::vector<std::string>& names) {
@@ -497,4 +497,4 @@ std::vector<std::string> ModularModel::find_algebraic_loop() const {
   return loop;
 }
 
-}  // namespace cosima
+}  // namespace cosima::model

@@ -24,7 +24,7 @@
 #include "core/position_index.hpp"
 #include "system/system.hpp"
 
-namespace cosima {
+namespace cosima::model {
 
 struct PortRef {
   int system = -1;
@@ -213,4 +213,4 @@ class ModularModel {
   bool finalized_ = false;
 };
 
-}  // namespace cosima
+}  // namespace cosima::model

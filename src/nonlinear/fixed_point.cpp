@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-namespace cosima {
+namespace cosima::nonlinear {
 
 NonlinearResult FixedPointSolver::solve(const Residual& gamma, Eigen::VectorXd& x) {
   // The contraction factor is estimated from ‖γ‖ over the last kWindow iterations: the fixed point
@@ -50,4 +50,4 @@ NonlinearResult FixedPointSolver::solve(const Residual& gamma, Eigen::VectorXd& 
   }
 }
 
-}  // namespace cosima
+}  // namespace cosima::nonlinear

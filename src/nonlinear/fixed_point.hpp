@@ -3,7 +3,7 @@
 
 #include "nonlinear/nonlinear_solver.hpp"
 
-namespace cosima {
+namespace cosima::nonlinear {
 
 /// x_{m+1} = Ψ(x_m) = x_m − γ(x_m) (seed 001 eq. 26). Stops early when ‖γ‖ grows a millionfold
 /// (divergence) or turns non-finite.
@@ -18,4 +18,4 @@ class FixedPointSolver final : public NonlinearSolver {
   std::vector<double> norms_;
 };
 
-}  // namespace cosima
+}  // namespace cosima::nonlinear

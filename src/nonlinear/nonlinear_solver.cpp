@@ -12,7 +12,7 @@
 #include "nonlinear/fixed_point.hpp"
 #include "nonlinear/snes_plugin.hpp"
 
-namespace cosima {
+namespace cosima::nonlinear {
 
 namespace {
 /// The PETSc presets (SnesSolver::preset_options, in the plugin).
@@ -85,4 +85,4 @@ void finalize_petsc() {
   }
 }
 
-}  // namespace cosima
+}  // namespace cosima::nonlinear

@@ -26,7 +26,7 @@
 
 #include <Eigen/Dense>
 
-namespace cosima {
+namespace cosima::nonlinear {
 
 enum class Criterion : std::uint8_t { norm, componentwise };
 
@@ -124,4 +124,4 @@ std::string nonlinear_solver_names();
 /// when the program initialized MPI itself (the MPI executor). Does nothing when PETSc never loaded.
 void finalize_petsc();
 
-}  // namespace cosima
+}  // namespace cosima::nonlinear

@@ -8,10 +8,10 @@
 #include "core/plugin.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
 
-namespace cosima {
+namespace cosima::nonlinear {
 
 inline constexpr const char* kSnesPlugin = "libcosima_snes.so";
 using SnesCreate = NonlinearSolver* (*)(const NonlinearOptions* options, long size, std::string* error);
 using SnesFinalize = void (*)();
 
-}  // namespace cosima
+}  // namespace cosima::nonlinear

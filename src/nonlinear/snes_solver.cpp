@@ -16,7 +16,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::nonlinear {
 
 void shutdown_petsc();
 
@@ -386,21 +386,21 @@ NonlinearResult SnesSolver::run(const Residual& gamma, Eigen::VectorXd& x, const
   return result;
 }
 
-}  // namespace cosima
+}  // namespace cosima::nonlinear
 
 // The plugin's entry points (nonlinear/snes_plugin.hpp): C names, no exception crosses them.
 extern "C" {
 
-COSIMA_PLUGIN_EXPORT cosima::NonlinearSolver* cosima_snes_create(const cosima::NonlinearOptions* options, long size,
-                                                                 std::string* error) {
+COSIMA_PLUGIN_EXPORT cosima::nonlinear::NonlinearSolver* cosima_snes_create(
+    const cosima::nonlinear::NonlinearOptions* options, long size, std::string* error) {
   try {
-    return new cosima::SnesSolver(*options, size);
+    return new cosima::nonlinear::SnesSolver(*options, size);
   } catch (const std::exception& e) {
     *error = e.what();
     return nullptr;
   }
 }
 
-COSIMA_PLUGIN_EXPORT void cosima_snes_finalize() { cosima::shutdown_petsc(); }
+COSIMA_PLUGIN_EXPORT void cosima_snes_finalize() { cosima::nonlinear::shutdown_petsc(); }
 
 }  // extern "C"

@@ -26,7 +26,7 @@
 
 #include "nonlinear/nonlinear_solver.hpp"
 
-namespace cosima {
+namespace cosima::nonlinear {
 
 class SnesSolver final : public NonlinearSolver {
  public:
@@ -90,4 +90,4 @@ class SnesSolver final : public NonlinearSolver {
   double ritz_radius(Eigen::Index recorded, Eigen::Index last);
 };
 
-}  // namespace cosima
+}  // namespace cosima::nonlinear

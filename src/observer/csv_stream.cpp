@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::observer {
 
 namespace {
 constexpr std::size_t kFlushBytes = 1 << 16;
@@ -82,4 +82,4 @@ void CsvStream::emergency_flush() noexcept {
   }
 }
 
-}  // namespace cosima
+}  // namespace cosima::observer

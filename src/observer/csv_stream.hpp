@@ -11,7 +11,7 @@
 #include "core/crash.hpp"
 #include "core/output_file.hpp"
 
-namespace cosima {
+namespace cosima::observer {
 
 class CsvStream final : public EmergencyFlushable {
  public:
@@ -50,4 +50,4 @@ class CsvStream final : public EmergencyFlushable {
 /// communication point of a cheap system the formatting is a good part of the run).
 void append_number(std::string& out, double v);
 
-}  // namespace cosima
+}  // namespace cosima::observer

@@ -13,7 +13,7 @@
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 
-namespace cosima {
+namespace cosima::observer {
 
 namespace {
 
@@ -89,4 +89,4 @@ void write_mat_results(const std::filesystem::path& path, const MatResults& resu
   file.publish();
 }
 
-}  // namespace cosima
+}  // namespace cosima::observer

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace cosima {
+namespace cosima::observer {
 
 /// Views of the recorded rows (nothing copied).
 struct MatResults {
@@ -30,4 +30,4 @@ struct MatResults {
 /// Writes the results; throws Error naming the file when libmatio or the disk refuses.
 void write_mat_results(const std::filesystem::path& path, const MatResults& results);
 
-}  // namespace cosima
+}  // namespace cosima::observer

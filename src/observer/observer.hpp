@@ -4,17 +4,17 @@
 #include "methods/coupling_method.hpp"
 #include "model/modular_model.hpp"
 
-namespace cosima {
+namespace cosima::observer {
 
 class Observer {
  public:
   virtual ~Observer() = default;
-  virtual void on_start(const ModularModel& /*model*/, double /*t*/) {}
-  virtual void on_step(const ModularModel& /*model*/, double /*t*/, const StepReport& /*report*/) {}
-  virtual void on_end(const ModularModel& /*model*/, double /*t*/) {}
+  virtual void on_start(const model::ModularModel& /*model*/, double /*t*/) {}
+  virtual void on_step(const model::ModularModel& /*model*/, double /*t*/, const methods::StepReport& /*report*/) {}
+  virtual void on_end(const model::ModularModel& /*model*/, double /*t*/) {}
   /// Whether on_step reads the step's diagnostics that cost the driver work to fill in
   /// (StepReport::coupling_error).
   [[nodiscard]] virtual bool reads_step_diagnostics() const { return false; }
 };
 
-}  // namespace cosima
+}  // namespace cosima::observer

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 
-namespace cosima {
+namespace cosima::observer {
 
 namespace {
 
@@ -30,11 +30,11 @@ void format_duration(double seconds, char* text, std::size_t size) {
 ProgressLine::ProgressLine(std::FILE* stream, bool terminal, double start, double stop)
     : stream_(stream), terminal_(terminal), start_(start), stop_(stop) {}
 
-void ProgressLine::on_start(const ModularModel& /*model*/, double /*t*/) {
+void ProgressLine::on_start(const model::ModularModel& /*model*/, double /*t*/) {
   began_ = last_check_ = last_draw_ = seconds_now();
 }
 
-void ProgressLine::on_step(const ModularModel& /*model*/, double t, const StepReport& /*report*/) {
+void ProgressLine::on_step(const model::ModularModel& /*model*/, double t, const methods::StepReport& /*report*/) {
   ++steps_;
   if (--until_check_ > 0) return;
   const double now = seconds_now();
@@ -53,7 +53,7 @@ void ProgressLine::on_step(const ModularModel& /*model*/, double t, const StepRe
   draw(t, now - began_);
 }
 
-void ProgressLine::on_end(const ModularModel& /*model*/, double /*t*/) {
+void ProgressLine::on_end(const model::ModularModel& /*model*/, double /*t*/) {
   if (terminal_ && updates_ > 0) {
     std::fputs("\r\x1b[K", stream_);  // the summary follows; the line has done its work
     std::fflush(stream_);
@@ -72,4 +72,4 @@ void ProgressLine::draw(double t, double elapsed) {
   ++updates_;
 }
 
-}  // namespace cosima
+}  // namespace cosima::observer

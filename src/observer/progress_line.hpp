@@ -10,15 +10,15 @@
 
 #include "observer/observer.hpp"
 
-namespace cosima {
+namespace cosima::observer {
 
 class ProgressLine final : public Observer {
  public:
   /// `stream`: where the line goes; `terminal`: whether it is one (redraw in place).
   ProgressLine(std::FILE* stream, bool terminal, double start, double stop);
-  void on_start(const ModularModel& model, double t) override;
-  void on_step(const ModularModel& model, double t, const StepReport& report) override;
-  void on_end(const ModularModel& model, double t) override;
+  void on_start(const model::ModularModel& model, double t) override;
+  void on_step(const model::ModularModel& model, double t, const methods::StepReport& report) override;
+  void on_end(const model::ModularModel& model, double t) override;
   /// Lines drawn so far (tests).
   [[nodiscard]] std::int64_t updates() const { return updates_; }
 
@@ -37,4 +37,4 @@ class ProgressLine final : public Observer {
   std::int64_t updates_ = 0;
 };
 
-}  // namespace cosima
+}  // namespace cosima::observer

@@ -14,7 +14,7 @@
 #include "core/suggest.hpp"
 #include "io/csv.hpp"
 
-namespace cosima {
+namespace cosima::observer {
 
 namespace {
 
@@ -31,7 +31,7 @@ std::vector<std::string> offered_labels(const System& system) {
 }
 
 /// The labels with each glob pattern replaced by the labels it matches (fnmatch), each label once.
-std::vector<std::string> expand_patterns(const ModularModel& model, const std::vector<std::string>& variables) {
+std::vector<std::string> expand_patterns(const model::ModularModel& model, const std::vector<std::string>& variables) {
   std::vector<std::string> labels;
   std::set<std::string> seen;
   for (const std::string& entry : variables) {
@@ -54,7 +54,7 @@ std::vector<std::string> expand_patterns(const ModularModel& model, const std::v
 
 }  // namespace
 
-ResultRecorder::ResultRecorder(ModularModel& model, std::vector<std::string> variables, RecorderOptions options)
+ResultRecorder::ResultRecorder(model::ModularModel& model, std::vector<std::string> variables, RecorderOptions options)
     : options_(std::move(options)) {
   if (!(options_.interval >= 0.0) || !std::isfinite(options_.interval)) {
     throw Error(fmt::format("output.interval = {} must be a finite number ≥ 0", options_.interval));
@@ -88,13 +88,13 @@ ResultRecorder::ResultRecorder(ModularModel& model, std::vector<std::string> var
     std::string header = "time";
     for (const auto& label : labels_) {
       header += ',';
-      header += csv_cell(label);
+      header += io::csv_cell(label);
     }
     stream_->header(header + "\n");
   }
 }
 
-void ResultRecorder::mark_slope_columns(const ModularModel& model) {
+void ResultRecorder::mark_slope_columns(const model::ModularModel& model) {
   const auto systems = static_cast<std::size_t>(model.system_count());
   needs_slopes_.assign(systems, 0);
   system_slopes_.resize(systems);
@@ -113,11 +113,11 @@ void ResultRecorder::mark_slope_columns(const ModularModel& model) {
   previous_slopes_.assign(sources_.size(), 0.0);
 }
 
-void ResultRecorder::add_column(ModularModel& model, const std::string& label) {
+void ResultRecorder::add_column(model::ModularModel& model, const std::string& label) {
   const auto splits = model.split_label(label);
   if (splits.empty()) throw Error(fmt::format("output variable '{}': no such system (write 'system.variable')", label));
   // nested systems have dotted names: the longest system name under which the variable exists
-  const auto found = std::find_if(splits.begin(), splits.end(), [&](const ModularModel::LabelSplit& split) {
+  const auto found = std::find_if(splits.begin(), splits.end(), [&](const model::ModularModel::LabelSplit& split) {
     const System& system = model.system(split.system);
     if (system.output_index(split.port) >= 0 || system.state_index(split.port) >= 0) return true;
     const std::vector<std::string> others = system.variable_names();  // listed only for the rare other variable
@@ -182,13 +182,13 @@ void ResultRecorder::format_row(std::string& out, double t, const double* values
   out += '\n';
 }
 
-void ResultRecorder::record(const ModularModel& model, double t) {
+void ResultRecorder::record(const model::ModularModel& model, double t) {
   if (t == last_time_) return;
   gather(model);
   emit(t);
 }
 
-void ResultRecorder::mark_wide_columns(const ModularModel& model) {
+void ResultRecorder::mark_wide_columns(const model::ModularModel& model) {
   wide_marked_ = true;
   for (Source& source : sources_) {
     if (source.kind != Source::Kind::output && source.kind != Source::Kind::variable) continue;
@@ -200,7 +200,7 @@ void ResultRecorder::mark_wide_columns(const ModularModel& model) {
   row_texts_.resize(static_cast<std::size_t>(text_columns_));
 }
 
-void ResultRecorder::gather(const ModularModel& model) {
+void ResultRecorder::gather(const model::ModularModel& model) {
   if (!wide_marked_) mark_wide_columns(model);
   for (std::size_t s = 0; s < system_outputs_.size(); ++s) {
     if (needs_outputs_[s] != 0) model.system(static_cast<int>(s)).outputs(system_outputs_[s]);
@@ -245,7 +245,7 @@ void ResultRecorder::emit(double t) {
   }
 }
 
-void ResultRecorder::interpolate_rows(const ModularModel& model, double t) {
+void ResultRecorder::interpolate_rows(const model::ModularModel& model, double t) {
   gather(model);
   const double tolerance = 1e-9 * options_.interval;
   for (;; ++next_output_) {
@@ -277,7 +277,7 @@ double ResultRecorder::between(std::size_t c, double w, double span) const {
   return hermite_weights(span, w * span, 0).dot(Eigen::Vector4d(y0, previous_slopes_[c], y1, row_slopes_[c]));
 }
 
-void ResultRecorder::on_start(const ModularModel& model, double t) {
+void ResultRecorder::on_start(const model::ModularModel& model, double t) {
   start_ = t;
   next_output_ = 1;
   record(model, t);
@@ -288,7 +288,7 @@ void ResultRecorder::on_start(const ModularModel& model, double t) {
   between_values_.resize(row_values_.size());
 }
 
-void ResultRecorder::on_step(const ModularModel& model, double t, const StepReport& /*report*/) {
+void ResultRecorder::on_step(const model::ModularModel& model, double t, const methods::StepReport& /*report*/) {
   if (options_.interpolate && options_.interval > 0.0) {
     interpolate_rows(model, t);
     return;
@@ -302,7 +302,7 @@ void ResultRecorder::on_step(const ModularModel& model, double t, const StepRepo
   record(model, t);
 }
 
-void ResultRecorder::on_end(const ModularModel& model, double t) {
+void ResultRecorder::on_end(const model::ModularModel& model, double t) {
   record(model, t);
   flush();
 }
@@ -348,4 +348,4 @@ void ResultRecorder::write_csv(const std::filesystem::path& path) const {
   if (!out) throw Error(fmt::format("error while writing '{}'", path.string()));
 }
 
-}  // namespace cosima
+}  // namespace cosima::observer

@@ -16,7 +16,7 @@
 #include "observer/csv_stream.hpp"
 #include "observer/observer.hpp"
 
-namespace cosima {
+namespace cosima::observer {
 
 struct RecorderOptions {
   double interval = 0.0;                     ///< between output times; 0: every communication point
@@ -37,11 +37,11 @@ class ResultRecorder final : public Observer {
   /// (System::variable_names: an FMU's parameters, locals, inputs, derivatives) — or glob patterns
   /// over those labels with * and ? ("system2.*", "*.s?"); empty: every output of every system. The
   /// systems are told which of their other variables to read (System::watch_variables).
-  ResultRecorder(ModularModel& model, std::vector<std::string> variables, RecorderOptions options = {});
+  ResultRecorder(model::ModularModel& model, std::vector<std::string> variables, RecorderOptions options = {});
 
-  void on_start(const ModularModel& model, double t) override;
-  void on_step(const ModularModel& model, double t, const StepReport& report) override;
-  void on_end(const ModularModel& model, double t) override;
+  void on_start(const model::ModularModel& model, double t) override;
+  void on_step(const model::ModularModel& model, double t, const methods::StepReport& report) override;
+  void on_end(const model::ModularModel& model, double t) override;
 
   [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
   /// Each column's description and unit (System::variable_description; empty where none is declared).
@@ -71,21 +71,21 @@ class ResultRecorder final : public Observer {
   void flush();
 
  private:
-  void record(const ModularModel& model, double t);
+  void record(const model::ModularModel& model, double t);
   /// row_values_ and row_texts_ from the systems' current values.
-  void gather(const ModularModel& model);
+  void gather(const model::ModularModel& model);
   /// Writes row_values_ and row_texts_ as the row of time t.
   void emit(double t);
   /// on_step with interpolate: the output times in (previous point, t] as rows, then t's values
   /// become the previous point's.
-  void interpolate_rows(const ModularModel& model, double t);
+  void interpolate_rows(const model::ModularModel& model, double t);
   /// Which output columns are interpolated by Hermite (RecorderOptions::interpolate), and their buffers.
-  void mark_slope_columns(const ModularModel& model);
+  void mark_slope_columns(const model::ModularModel& model);
   /// One label's column (an output, a state or another variable), or Error naming what is known.
-  void add_column(ModularModel& model, const std::string& label);
+  void add_column(model::ModularModel& model, const std::string& label);
   /// At the first row: which output and variable columns are 64-bit integers (their systems give
   /// exact values for them), each with a text column for its exact values.
-  void mark_wide_columns(const ModularModel& model);
+  void mark_wide_columns(const model::ModularModel& model);
   void format_row(std::string& out, double t, const double* values, const std::string* texts) const;
 
   struct Source {
@@ -129,4 +129,4 @@ class ResultRecorder final : public Observer {
   std::vector<std::string> previous_texts_;
 };
 
-}  // namespace cosima
+}  // namespace cosima::observer

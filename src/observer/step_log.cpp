@@ -7,10 +7,10 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::observer {
 
 namespace {
-std::int64_t total_integrations(const ModularModel& model) {
+std::int64_t total_integrations(const model::ModularModel& model) {
   std::int64_t total = 0;
   for (int s = 0; s < model.system_count(); ++s) total += model.system(s).integrations();
   return total;
@@ -30,9 +30,9 @@ StepLog::StepLog(const std::optional<std::filesystem::path>& csv, bool keep_in_m
   }
 }
 
-void StepLog::on_start(const ModularModel& model, double /*t*/) { integrations_ = total_integrations(model); }
+void StepLog::on_start(const model::ModularModel& model, double /*t*/) { integrations_ = total_integrations(model); }
 
-void StepLog::on_step(const ModularModel& model, double t, const StepReport& report) {
+void StepLog::on_step(const model::ModularModel& model, double t, const methods::StepReport& report) {
   const std::int64_t now = total_integrations(model);
   const Row row{t,
                 report.h,
@@ -53,7 +53,7 @@ void StepLog::on_step(const ModularModel& model, double t, const StepReport& rep
   if (keep_) rows_.push_back(row);
 }
 
-void StepLog::on_end(const ModularModel& /*model*/, double /*t*/) {
+void StepLog::on_end(const model::ModularModel& /*model*/, double /*t*/) {
   if (stream_) stream_->flush();
 }
 
@@ -86,4 +86,4 @@ void StepLog::write_csv(const std::filesystem::path& path) const {
   }
 }
 
-}  // namespace cosima
+}  // namespace cosima::observer

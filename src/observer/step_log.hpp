@@ -13,7 +13,7 @@
 #include "observer/csv_stream.hpp"
 #include "observer/observer.hpp"
 
-namespace cosima {
+namespace cosima::observer {
 
 class StepLog final : public Observer {
  public:
@@ -30,9 +30,9 @@ class StepLog final : public Observer {
   };
   /// csv: stream the rows there (the file is created at once); keep_in_memory: for rows().
   explicit StepLog(const std::optional<std::filesystem::path>& csv = std::nullopt, bool keep_in_memory = true);
-  void on_start(const ModularModel& model, double t) override;
-  void on_step(const ModularModel& model, double t, const StepReport& report) override;
-  void on_end(const ModularModel& model, double t) override;
+  void on_start(const model::ModularModel& model, double t) override;
+  void on_step(const model::ModularModel& model, double t, const methods::StepReport& report) override;
+  void on_end(const model::ModularModel& model, double t) override;
   [[nodiscard]] bool reads_step_diagnostics() const override { return true; }
   [[nodiscard]] const std::vector<Row>& rows() const { return rows_; }
   void write_csv(const std::filesystem::path& path) const;
@@ -46,4 +46,4 @@ class StepLog final : public Observer {
   std::int64_t integrations_ = 0;
 };
 
-}  // namespace cosima
+}  // namespace cosima::observer

@@ -77,7 +77,7 @@ std::string datablock(const std::string& name, const std::vector<double>& time, 
   return text + "EOD\n";
 }
 
-const std::vector<double>& column(const Table& table, const std::string& name, const std::filesystem::path& file) {
+const std::vector<double>& column(const io::Table& table, const std::string& name, const std::filesystem::path& file) {
   const int index = table.column_index(name);
   if (index < 0) {
     std::string known;
@@ -120,13 +120,13 @@ std::string terminal_for(const std::filesystem::path& image, int width, int heig
 }
 
 void plot_results(const ResultPlot& plot) {
-  const Table results = read_csv(plot.results);
+  const io::Table results = io::read_csv(plot.results);
   std::vector<std::string> variables = plot.variables;
   if (variables.empty()) variables = results.columns;
   if (variables.empty()) throw Error(fmt::format("'{}' has no numeric column to plot", plot.results.string()));
-  std::optional<Table> reference, steps;
-  if (!plot.reference.empty()) reference = read_csv(plot.reference);
-  if (!plot.steps.empty()) steps = read_csv(plot.steps, true);
+  std::optional<io::Table> reference, steps;
+  if (!plot.reference.empty()) reference = io::read_csv(plot.reference);
+  if (!plot.steps.empty()) steps = io::read_csv(plot.steps, true);
   const bool two_panels = steps.has_value();
   std::string script =
       fmt::format("set terminal {}\nset output {}\nset lmargin 12\nset rmargin 28\n",

@@ -26,7 +26,7 @@
 #include "system/native/native_system.hpp"
 #include "system/source/csv_source.hpp"
 
-namespace cosima {
+namespace cosima::scenario {
 
 namespace {
 
@@ -191,7 +191,7 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
   return system;
 }
 
-std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMethod& method) {
+std::unique_ptr<System> build_system(const SystemSpec& spec, const methods::CouplingMethod& method) {
   auto system = build_system(spec);
   const CapabilitySet wanted = method.wanted(*system);
   return emulate_missing(
@@ -218,7 +218,7 @@ void withhold_failing_capabilities(Scenario& scenario) {
 }
 
 /// Whether some continuous Real output feeds a continuous input (not held) of another system.
-bool continuously_coupled(const ModularModel& model) {
+bool continuously_coupled(const model::ModularModel& model) {
   for (int g = 0; g < model.total_inputs(); ++g) {
     const int source = model.input_sources()[static_cast<std::size_t>(g)];
     if (source < 0 || model.input_held(g)) continue;
@@ -228,12 +228,12 @@ bool continuously_coupled(const ModularModel& model) {
   return false;
 }
 
-MethodChoice choose_for(const Scenario& scenario, const std::string& request) {
-  const ModularModel model = build_model(scenario);
+methods::MethodChoice choose_for(const Scenario& scenario, const std::string& request) {
+  const model::ModularModel model = build_model(scenario);
   std::vector<const System*> view;
   view.reserve(static_cast<std::size_t>(model.system_count()));
   for (int s = 0; s < model.system_count(); ++s) view.push_back(&model.system(s));
-  return choose_method(request, view, continuously_coupled(model));
+  return methods::choose_method(request, view, continuously_coupled(model));
 }
 
 /// The FMU systems left to their default interface (Co-Simulation) that also have Model Exchange.
@@ -260,7 +260,7 @@ bool all_model_exchange(const Scenario& scenario) {
 
 /// "auto" over Model Exchange FMUs only: the monolithic method integrates their coupled equations
 /// as one ODE (CVODE, events kept), which no iteration of co-simulation steps matches.
-bool choose_monolithic(Scenario& scenario, MethodChoice& choice) {
+bool choose_monolithic(Scenario& scenario, methods::MethodChoice& choice) {
   if (!all_model_exchange(scenario)) return false;
   std::string names;
   for (SystemSpec& spec : scenario.systems) {
@@ -276,17 +276,17 @@ bool choose_monolithic(Scenario& scenario, MethodChoice& choice) {
 
 /// When the FMUs that offer both interfaces allow a more accurate method through Model Exchange
 /// (cosima integrates it and provides rollback, states and linearization), they run through it.
-void prefer_model_exchange(Scenario& scenario, const std::string& request, MethodChoice& choice) {
+void prefer_model_exchange(Scenario& scenario, const std::string& request, methods::MethodChoice& choice) {
   const std::vector<std::size_t> dual = dual_interface_systems(scenario);
-  if (dual.empty() || choice_rank(choice) == 2) return;
+  if (dual.empty() || methods::choice_rank(choice) == 2) return;
   Scenario trial = scenario;
   std::string names;
   for (const std::size_t i : dual) {
     trial.systems[i].interface = fmi::FmiInterface::model_exchange;
     names += fmt::format("{}'{}'", names.empty() ? "" : ", ", trial.systems[i].name);
   }
-  MethodChoice better = choose_for(trial, request);
-  if (choice_rank(better) <= choice_rank(choice)) return;
+  methods::MethodChoice better = choose_for(trial, request);
+  if (methods::choice_rank(better) <= methods::choice_rank(choice)) return;
   for (const std::size_t i : dual) scenario.systems[i].interface = fmi::FmiInterface::model_exchange;
   better.reason = fmt::format("{} through Model Exchange, as their Co-Simulation interface allows only {} ({}); {}",
                               names, choice.type, choice.reason, better.reason);
@@ -295,7 +295,7 @@ void prefer_model_exchange(Scenario& scenario, const std::string& request, Metho
 
 /// A constant input given as a JSON array covers the whole array port: as many elements as the
 /// system's inputs named "port[…]" (each element given exists: set_constant_input checked it).
-void check_input_array_sizes(const Scenario& scenario, const ModularModel& model) {
+void check_input_array_sizes(const Scenario& scenario, const model::ModularModel& model) {
   for (const auto& [label, shape] : scenario.input_array_shapes) {
     std::size_t given = 1;
     for (const std::size_t size : shape) given *= size;
@@ -312,11 +312,11 @@ void check_input_array_sizes(const Scenario& scenario, const ModularModel& model
 }  // namespace
 
 bool resolve_auto_method(Scenario& scenario) {
-  if (!is_auto_method(scenario.method)) return false;
+  if (!methods::is_auto_method(scenario.method)) return false;
   if (scenario.systems.empty()) throw Error("method auto: the scenario has no systems");
   withhold_failing_capabilities(scenario);
   const std::string request = scenario.method["type"].get<std::string>();
-  MethodChoice choice;
+  methods::MethodChoice choice;
   if (request != "auto" || !choose_monolithic(scenario, choice)) {
     choice = choose_for(scenario, request);
     if (request == "auto") prefer_model_exchange(scenario, request, choice);
@@ -331,7 +331,7 @@ namespace {
 /// A "parameter" that names an input of its system is that input's start value (an FMU takes it
 /// before initialization; SSP parameter bindings reach inputs this way): while no connection or
 /// constant drives the input, it is held at that value.
-void drive_inputs_set_as_parameters(const Scenario& scenario, ModularModel& model) {
+void drive_inputs_set_as_parameters(const Scenario& scenario, model::ModularModel& model) {
   std::vector<std::pair<std::string, const ScalarValue*>> named_inputs;  // rare: most scenarios have none
   for (const SystemSpec& spec : scenario.systems) {
     const System& system = model.system(model.system_index(spec.name));
@@ -351,8 +351,8 @@ void drive_inputs_set_as_parameters(const Scenario& scenario, ModularModel& mode
 
 }  // namespace
 
-ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {
-  ModularModel model;
+model::ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {
+  model::ModularModel model;
   for (const SystemSpec& spec : scenario.systems) model.add_system(make ? make(spec) : build_system(spec));
   for (const auto& c : scenario.connections) model.connect(c.from, c.to, c.convert, c.transform);
   for (const auto& [port, value] : scenario.constant_inputs) {
@@ -365,4 +365,4 @@ ModularModel build_model(const Scenario& scenario, const SystemMaker& make) {
   return model;
 }
 
-}  // namespace cosima
+}  // namespace cosima::scenario

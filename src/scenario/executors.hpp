@@ -11,15 +11,15 @@
 #include "exec/system_catalog.hpp"
 #include "scenario/scenario.hpp"
 
-namespace cosima {
+namespace cosima::scenario {
 
 /// The scenario's systems for an out-of-process executor. Refers to `scenario`, which must outlive it.
-SystemCatalog system_catalog(const Scenario& scenario);
+exec::SystemCatalog system_catalog(const Scenario& scenario);
 
 /// `catalog` (of the same scenario) must outlive the executor. `fmu_timeout` needs processes;
 /// `mpi_ranks` is the job's size under mpirun (rank 0 calls this; see exec/mpi_executor.hpp).
-std::unique_ptr<Executor> make_executor(const ExecutorSpec& spec, const Scenario& scenario,
-                                        const SystemCatalog& catalog, std::optional<double> fmu_timeout,
-                                        int mpi_ranks = 0);
+std::unique_ptr<exec::Executor> make_executor(const exec::ExecutorSpec& spec, const Scenario& scenario,
+                                              const exec::SystemCatalog& catalog, std::optional<double> fmu_timeout,
+                                              int mpi_ranks = 0);
 
-}  // namespace cosima
+}  // namespace cosima::scenario

@@ -4,21 +4,21 @@
 
 #include "core/error.hpp"
 
-namespace cosima {
+namespace cosima::scenario {
 
-cosima::Json oscillator_network(const OscillatorNetwork& network) {
+cosima::io::Json oscillator_network(const OscillatorNetwork& network) {
   const int n = network.size;
   if (n < 2) throw Error(fmt::format("an oscillator network needs at least 2 systems, not {}", n));
-  cosima::Json doc;
+  cosima::io::Json doc;
   doc["name"] = fmt::format("{} of {} coupled oscillators", network.ring ? "ring" : "chain", n);
   doc["start"] = 0.0;
   doc["stop"] = network.stop;
   const auto name = [](int i) { return fmt::format("osc{}", i); };
-  cosima::Json systems = cosima::Json::object();
-  cosima::Json connections = cosima::Json::array();
-  cosima::Json inputs = cosima::Json::object();
+  cosima::io::Json systems = cosima::io::Json::object();
+  cosima::io::Json connections = cosima::io::Json::array();
+  cosima::io::Json inputs = cosima::io::Json::object();
   for (int i = 0; i < n; ++i) {
-    cosima::Json system = {{"model", "scaling.oscillator"}, {"integrator", network.integrator}};
+    cosima::io::Json system = {{"model", "scaling.oscillator"}, {"integrator", network.integrator}};
     if (i == 0) system["parameters"] = {{"x0", 1.0}};
     if (network.step_cost > 0.0) system["step_cost"] = network.step_cost;
     systems[name(i)] = system;
@@ -36,4 +36,4 @@ cosima::Json oscillator_network(const OscillatorNetwork& network) {
   return doc;
 }
 
-}  // namespace cosima
+}  // namespace cosima::scenario

@@ -6,7 +6,7 @@
 
 #include "io/json.hpp"
 
-namespace cosima {
+namespace cosima::scenario {
 
 struct OscillatorNetwork {
   int size = 8;
@@ -18,6 +18,6 @@ struct OscillatorNetwork {
 };
 
 /// The scenario document (parse it with parse_scenario).
-cosima::Json oscillator_network(const OscillatorNetwork& network);
+cosima::io::Json oscillator_network(const OscillatorNetwork& network);
 
-}  // namespace cosima
+}  // namespace cosima::scenario

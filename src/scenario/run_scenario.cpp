@@ -13,12 +13,12 @@
 #include "methods/method_registry.hpp"
 #include "observer/mat_results.hpp"
 
-namespace cosima {
+namespace cosima::scenario {
 
 namespace {
 
 /// Warns, once per column, of 64-bit integers that a MAT file's doubles round.
-void warn_rounded_wide_columns(const std::filesystem::path& path, const ResultRecorder& results) {
+void warn_rounded_wide_columns(const std::filesystem::path& path, const observer::ResultRecorder& results) {
   for (std::size_t column = 0; column < results.labels().size(); ++column) {
     if (!results.is_wide(column)) continue;
     for (std::size_t row = 0; row < results.times().size(); ++row) {
@@ -35,15 +35,15 @@ void warn_rounded_wide_columns(const std::filesystem::path& path, const ResultRe
 }
 
 /// The rows kept in memory as a MATLAB v4 file (String columns refused before the run starts).
-void write_mat(const std::filesystem::path& path, const ResultRecorder& results) {
+void write_mat(const std::filesystem::path& path, const observer::ResultRecorder& results) {
   warn_rounded_wide_columns(path, results);
-  write_mat_results(path, {.names = results.labels(),
-                           .descriptions = results.descriptions(),
-                           .times = results.times(),
-                           .values = results.values()});
+  observer::write_mat_results(path, {.names = results.labels(),
+                                     .descriptions = results.descriptions(),
+                                     .times = results.times(),
+                                     .values = results.values()});
 }
 
-void refuse_text_columns(const ResultRecorder& results, const std::filesystem::path& path) {
+void refuse_text_columns(const observer::ResultRecorder& results, const std::filesystem::path& path) {
   for (std::size_t column = 0; column < results.labels().size(); ++column) {
     if (results.is_text(column)) {
       throw Error(fmt::format("'{}': MAT results hold numbers, and '{}' is a String output; record it to a CSV file",
@@ -53,9 +53,9 @@ void refuse_text_columns(const ResultRecorder& results, const std::filesystem::p
 }
 
 /// The run's connection defect (methods/coupling_error.hpp) in the stats.
-cosima::Json coupling_error_json(const CouplingErrorReport& report) {
-  auto connections = cosima::Json::array();
-  for (const ConnectionError& c : report.connections) {
+cosima::io::Json coupling_error_json(const methods::CouplingErrorReport& report) {
+  auto connections = cosima::io::Json::array();
+  for (const methods::ConnectionError& c : report.connections) {
     connections.push_back({{"output", c.output},
                            {"input", c.input},
                            {"rms", c.rms},
@@ -92,39 +92,39 @@ ResultsFormat results_format(const std::filesystem::path& path, const std::strin
                   path.string(), extension.empty() ? "no extension" : "'" + extension + "'"));
 }
 
-ScenarioRun run_scenario(const Scenario& given, Executor* executor, const RunOutputs& outputs) {
+ScenarioRun run_scenario(const Scenario& given, exec::Executor* executor, const RunOutputs& outputs) {
   Scenario resolved;
-  if (is_auto_method(given.method)) {  // (the command line resolves it before the executor starts)
+  if (methods::is_auto_method(given.method)) {  // (the command line resolves it before the executor starts)
     resolved = given;
     resolve_auto_method(resolved);
   }
   const Scenario& scenario = resolved.method.is_null() ? given : resolved;
   ScenarioRun run;
-  const auto method = make_method(scenario.method, scenario.run.dt, run.warnings);
+  const auto method = methods::make_method(scenario.method, scenario.run.dt, run.warnings);
   run.model = build_model(scenario, [&](const SystemSpec& spec) {
     auto remote = executor != nullptr ? executor->remote_system(spec.name) : nullptr;
     return remote ? std::move(remote) : build_system(spec, *method);
   });
-  run.results = std::make_unique<ResultRecorder>(
+  run.results = std::make_unique<observer::ResultRecorder>(
       run.model, scenario.output.variables,
-      RecorderOptions{.interval = scenario.output.interval,
-                      .csv = outputs.results_csv,
-                      .keep_in_memory = outputs.keep_in_memory || outputs.results_mat,
-                      .watched = outputs.watched,
-                      .interpolate = outputs.interpolate_rows && method->chooses_step()});
+      observer::RecorderOptions{.interval = scenario.output.interval,
+                                .csv = outputs.results_csv,
+                                .keep_in_memory = outputs.keep_in_memory || outputs.results_mat,
+                                .watched = outputs.watched,
+                                .interpolate = outputs.interpolate_rows && method->chooses_step()});
   if (outputs.results_mat) refuse_text_columns(*run.results, *outputs.results_mat);
   const bool keep_steps = outputs.keep_in_memory && outputs.keep_step_log;
-  run.steps = std::make_unique<StepLog>(outputs.steps_csv, keep_steps);
-  RunOptions options = scenario.run;
+  run.steps = std::make_unique<observer::StepLog>(outputs.steps_csv, keep_steps);
+  simulation::RunOptions options = scenario.run;
   options.executor = executor;
-  std::vector<Observer*> observers = {run.results.get()};
+  std::vector<observer::Observer*> observers = {run.results.get()};
   if (outputs.steps_csv || keep_steps) observers.push_back(run.steps.get());  // else it records nothing
   observers.insert(observers.end(), outputs.observers.begin(), outputs.observers.end());
   if (!outputs.results_mat) {
-    run.stats = simulate(run.model, *method, options, observers);
+    run.stats = simulation::simulate(run.model, *method, options, observers);
   } else {
     try {
-      run.stats = simulate(run.model, *method, options, observers);
+      run.stats = simulation::simulate(run.model, *method, options, observers);
     } catch (const Error&) {
       write_mat(*outputs.results_mat, *run.results);  // the rows computed so far, as a CSV keeps them
       throw;
@@ -147,16 +147,16 @@ double mean_nl2(const ScenarioRun& run, const ScenarioRun& reference) {
   return labels.empty() ? 0.0 : sum / static_cast<double>(labels.size());
 }
 
-cosima::Json stats_to_json(const RunStatistics& stats) {
-  cosima::Json json;
+cosima::io::Json stats_to_json(const simulation::RunStatistics& stats) {
+  cosima::io::Json json;
   json["method"] = stats.method;
   if (!stats.method_choice.empty()) json["method_choice"] = stats.method_choice;
   if (!stats.guessed.empty()) json["guessed"] = stats.guessed;
   auto& capabilities = json["capabilities"];
-  capabilities = cosima::Json::object();
-  for (const SystemCapabilities& system : stats.capabilities) {
+  capabilities = cosima::io::Json::object();
+  for (const simulation::SystemCapabilities& system : stats.capabilities) {
     const auto names = [](CapabilitySet set) {
-      auto list = cosima::Json::array();
+      auto list = cosima::io::Json::array();
       for (Capability c : kAllCapabilities) {
         if (set.has(c)) list.push_back(std::string(to_string(c)));
       }
@@ -194,4 +194,4 @@ cosima::Json stats_to_json(const RunStatistics& stats) {
   return json;
 }
 
-}  // namespace cosima
+}  // namespace cosima::scenario

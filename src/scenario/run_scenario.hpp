@@ -15,13 +15,13 @@
 #include "scenario/scenario.hpp"
 #include "simulation/simulation.hpp"
 
-namespace cosima {
+namespace cosima::scenario {
 
 struct ScenarioRun {
-  ModularModel model;
-  RunStatistics stats;
-  std::unique_ptr<ResultRecorder> results;
-  std::unique_ptr<StepLog> steps;
+  model::ModularModel model;
+  simulation::RunStatistics stats;
+  std::unique_ptr<observer::ResultRecorder> results;
+  std::unique_ptr<observer::StepLog> steps;
   std::vector<std::string> warnings;
 };
 
@@ -39,8 +39,8 @@ struct RunOutputs {
   /// Rows of a method that chooses its steps at start + k·output.interval, interpolated between its
   /// communication points (false: at the first communication point at or after each, exact values).
   bool interpolate_rows = true;
-  bool watched = false;              ///< a terminal is watching: results reach the disk within 0.1 s (CsvStream)
-  std::vector<Observer*> observers;  ///< the caller's own, called after the recorders (e.g. ProgressLine)
+  bool watched = false;  ///< a terminal is watching: results reach the disk within 0.1 s (CsvStream)
+  std::vector<observer::Observer*> observers;  ///< the caller's own, called after the recorders (e.g. ProgressLine)
 };
 
 enum class ResultsFormat : std::uint8_t { csv, mat };
@@ -51,13 +51,13 @@ ResultsFormat results_format(const std::filesystem::path& path, const std::strin
 
 /// Builds and runs the scenario; the systems carry out their orders on `executor` (nullptr:
 /// sequential, in this thread).
-ScenarioRun run_scenario(const Scenario& scenario, Executor* executor = nullptr, const RunOutputs& outputs = {});
+ScenarioRun run_scenario(const Scenario& scenario, exec::Executor* executor = nullptr, const RunOutputs& outputs = {});
 
 /// The mean over the recorded variables of the normalized L2 error against a reference run of the
 /// same variables (seed 001 §5) — the error measure of most benchmarks.
 double mean_nl2(const ScenarioRun& run, const ScenarioRun& reference);
 
 /// The stats JSON: macro_steps, rejected_steps, iterations, integrations, wall_time_s, ...
-cosima::Json stats_to_json(const RunStatistics& stats);
+cosima::io::Json stats_to_json(const simulation::RunStatistics& stats);
 
-}  // namespace cosima
+}  // namespace cosima::scenario

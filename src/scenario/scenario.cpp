@@ -22,7 +22,7 @@
 #include "io/json.hpp"
 #include "ssp/ssp_reader.hpp"
 
-namespace cosima {
+namespace cosima::scenario {
 
 namespace {
 
@@ -42,7 +42,7 @@ std::string join(const std::set<std::string>& names) {
 class ObjectReader {
  public:
   /// Checks that every key of `object` is `known`.
-  ObjectReader(const Json& object, std::string path, const std::filesystem::path& file,
+  ObjectReader(const io::Json& object, std::string path, const std::filesystem::path& file,
                const std::set<std::string>& known)
       : object_(object), path_(std::move(path)), file_(file) {
     if (!object_.is_object()) fail(fmt::format("'{}' must be an object", path_));
@@ -54,7 +54,7 @@ class ObjectReader {
     }
   }
   [[nodiscard]] bool has(const std::string& key) const { return object_.contains(key); }
-  [[nodiscard]] const Json& at(const std::string& key) const { return object_.at(key); }
+  [[nodiscard]] const io::Json& at(const std::string& key) const { return object_.at(key); }
   [[nodiscard]] double number(const std::string& key, double fallback) const {
     if (!has(key)) return fallback;
     if (!at(key).is_number()) fail(fmt::format("'{}{}' must be a number", prefix(), key));
@@ -63,10 +63,10 @@ class ObjectReader {
   /// A whole number in [min, max] (a double outside int's range is refused, not cast).
   [[nodiscard]] int integer(const std::string& key, int fallback, int min, int max) const {
     if (!has(key)) return fallback;
-    const Json& value = at(key);
+    const io::Json& value = at(key);
     const auto whole = value.is_number() ? whole_number(value.get<double>(), min, max) : std::nullopt;
     if (!whole)
-      fail(fmt::format("'{}{}' must be an integer in [{}, {}], not {}", prefix(), key, min, max, json_text(value)));
+      fail(fmt::format("'{}{}' must be an integer in [{}, {}], not {}", prefix(), key, min, max, io::json_text(value)));
     return *whole;
   }
   [[nodiscard]] std::string text(const std::string& key, const std::string& fallback) const {
@@ -85,14 +85,14 @@ class ObjectReader {
   }
 
  private:
-  const Json& object_;
+  const io::Json& object_;
   std::string path_;
   const std::filesystem::path& file_;
 };
 
 /// A parameter or constant input: a number, true/false (1/0), or a text. An integer that a double
 /// does not hold (beyond 2^53) stays exact, as a WideInteger.
-ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const std::string& path) {
+ScalarValue scalar_value(const io::Json& value, const ObjectReader& reader, const std::string& path) {
   if (value.is_boolean()) return value.get<bool>() ? 1.0 : 0.0;
   if (value.is_number_unsigned() || value.is_number_integer()) {
     const WideInteger whole = value.is_number_unsigned() ? WideInteger::of(value.get<std::uint64_t>())
@@ -102,13 +102,13 @@ ScalarValue scalar_value(const Json& value, const ObjectReader& reader, const st
   }
   if (value.is_number()) return value.get<double>();
   if (value.is_string()) return value.get<std::string>();
-  reader.fail(fmt::format("'{}' must be a number, true/false or a text, not {}", path, json_text(value)));
+  reader.fail(fmt::format("'{}' must be a number, true/false or a text, not {}", path, io::json_text(value)));
 }
 
 /// The sizes of a JSON array along its first elements ([[1, 2, 3], [4, 5, 6]]: 2, 3).
-std::vector<std::size_t> json_shape(const Json& array) {
+std::vector<std::size_t> json_shape(const io::Json& array) {
   std::vector<std::size_t> shape;
-  for (const Json* level = &array; level->is_array() && !level->empty(); level = &level->front()) {
+  for (const io::Json* level = &array; level->is_array() && !level->empty(); level = &level->front()) {
     shape.push_back(level->size());
   }
   return shape;
@@ -116,15 +116,15 @@ std::vector<std::size_t> json_shape(const Json& array) {
 
 /// Fails unless every row of `level` (at `depth` of `shape`) has the shape's length and the
 /// innermost rows hold values, not arrays.
-void check_rows(const Json& level, const std::vector<std::size_t>& shape, std::size_t depth,
+void check_rows(const io::Json& level, const std::vector<std::size_t>& shape, std::size_t depth,
                 std::vector<std::size_t>& index, const ObjectReader& reader, const std::string& path) {
   const bool leaf = depth == shape.size();
   if (leaf ? level.is_structured() : !level.is_array() || level.size() != shape[depth]) {
     reader.fail(fmt::format("'{}' is not a {} array: at [{}] {}", path, fmt::join(shape, "×"),
                             fmt::join(index.begin(), index.begin() + static_cast<std::ptrdiff_t>(depth), ","),
-                            leaf               ? json_text(level) + " where a value belongs"
+                            leaf               ? io::json_text(level) + " where a value belongs"
                             : level.is_array() ? fmt::format("a row of {}", level.size())
-                                               : json_text(level)));
+                                               : io::json_text(level)));
   }
   if (leaf) return;
   for (std::size_t k = 0; k < level.size(); ++k) {
@@ -136,7 +136,7 @@ void check_rows(const Json& level, const std::vector<std::size_t>& shape, std::s
 /// The elements of `array` (values, one nested array per dimension) as `out["name[i,j,…]"]`,
 /// 1-based and row-major: the element names of FMI 3.0 arrays (§2.4.7.2) and of Modelica arrays in
 /// FMI 2.0 descriptions. Returns the shape.
-std::vector<std::size_t> array_elements(const Json& array, const std::string& name, const ObjectReader& reader,
+std::vector<std::size_t> array_elements(const io::Json& array, const std::string& name, const ObjectReader& reader,
                                         const std::string& path, std::map<std::string, ScalarValue>& out) {
   std::vector<std::size_t> shape = json_shape(array);
   if (shape.empty()) reader.fail(fmt::format("'{}' is an empty array", path));
@@ -144,7 +144,7 @@ std::vector<std::size_t> array_elements(const Json& array, const std::string& na
   check_rows(array, shape, 0, index, reader, path);
   std::vector<std::size_t> at(shape.size(), 1);  // 1-based, the last dimension fastest
   for (bool more = true; more;) {
-    const Json* element = &array;
+    const io::Json* element = &array;
     for (const std::size_t i : at) element = &(*element)[i - 1];
     const std::string suffix = fmt::format("[{}]", fmt::join(at, ","));
     out[name + suffix] = scalar_value(*element, reader, path + suffix);
@@ -160,13 +160,13 @@ std::vector<std::size_t> array_elements(const Json& array, const std::string& na
 /// "emulation_derivatives": "substeps" | "history" (system/emulation/emulated_system.hpp); absent: automatic.
 DerivativeSource emulation_derivatives(const ObjectReader& reader, const std::string& name) {
   if (!reader.has("emulation_derivatives")) return DerivativeSource::automatic;
-  const Json& value = reader.at("emulation_derivatives");
+  const io::Json& value = reader.at("emulation_derivatives");
   const auto source = value.is_string() ? parse_derivative_source(value.get<std::string>()) : std::nullopt;
   if (!source) {
     reader.fail(
         fmt::format("'systems.{}.emulation_derivatives' is {}: \"substeps\" (the outputs at the sub-steps of "
                     "each macro-step) or \"history\" (the outputs at the last communication points)",
-                    name, json_text(value)));
+                    name, io::json_text(value)));
   }
   return *source;
 }
@@ -180,14 +180,14 @@ SystemSpec parse_signal_source(const std::string& name, const ObjectReader& read
   spec.name = name;
   const std::filesystem::path table = reader.text("csv", "");
   spec.csv = table.is_absolute() || file.empty() ? table : file.parent_path() / table;
-  const auto mode = [&](const Json& value, const std::string& path) {
+  const auto mode = [&](const io::Json& value, const std::string& path) {
     if (!value.is_string() || (value != "linear" && value != "hold")) {
-      reader.fail(fmt::format("'{}' is {}: \"linear\" or \"hold\"", path, json_text(value)));
+      reader.fail(fmt::format("'{}' is {}: \"linear\" or \"hold\"", path, io::json_text(value)));
     }
     return value.get<std::string>();
   };
   if (reader.has("interpolation")) {
-    const Json& interpolation = reader.at("interpolation");
+    const io::Json& interpolation = reader.at("interpolation");
     const std::string path = fmt::format("systems.{}.interpolation", name);
     if (interpolation.is_object()) {
       for (const auto& [column, value] : interpolation.items())
@@ -245,7 +245,7 @@ void read_fmu_keys(const ObjectReader& reader, const std::string& name, SystemSp
   spec.integrator = "cvode";
 }
 
-SystemSpec parse_system(const std::string& name, const Json& object, const std::filesystem::path& file) {
+SystemSpec parse_system(const std::string& name, const io::Json& object, const std::filesystem::path& file) {
   const ObjectReader reader(object, "systems." + name, file, system_keys());
   SystemSpec spec;
   spec.name = name;
@@ -263,7 +263,7 @@ SystemSpec parse_system(const std::string& name, const Json& object, const std::
   }
   if (!spec.fmu.empty()) read_fmu_keys(reader, name, spec);
   if (reader.has("parameters")) {
-    const Json& parameters = reader.at("parameters");
+    const io::Json& parameters = reader.at("parameters");
     if (!parameters.is_object()) reader.fail(fmt::format("'systems.{}.parameters' must be an object", name));
     for (const auto& [key, value] : parameters.items()) {
       const std::string path = fmt::format("systems.{}.parameters.{}", name, key);
@@ -401,7 +401,7 @@ std::filesystem::path resolve_fmu_path(const std::filesystem::path& fmu, const s
       fmt::format("scenario '{}': FMU '{}' not found (searched {})", scenario_file.string(), fmu.string(), searched));
 }
 
-void apply_override(Json& document, const std::string& assignment) {
+void apply_override(io::Json& document, const std::string& assignment) {
   const auto equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0) {
     throw Error(fmt::format("--set '{}': expected PATH=VALUE", assignment));
@@ -409,8 +409,8 @@ void apply_override(Json& document, const std::string& assignment) {
   const std::string path = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
   // a VALUE that is JSON is read as the scenario is (nesting and duplicate keys checked), else a text
-  Json value = parse_json_if_json(text, fmt::format("--set '{}'", path)).value_or(Json(text));
-  Json* node = &document;
+  io::Json value = io::parse_json_if_json(text, fmt::format("--set '{}'", path)).value_or(io::Json(text));
+  io::Json* node = &document;
   std::size_t begin = 0;
   while (true) {
     auto dot = path.find('.', begin);
@@ -433,8 +433,8 @@ void apply_override(Json& document, const std::string& assignment) {
     // the keys of "inputs" are "system.port": the rest of the path is one key
     if (dot == std::string::npos || (node == &document && key == "inputs")) {
       if (dot != std::string::npos) {
-        Json& inputs = (*node)[key];
-        if (inputs.is_null()) inputs = Json::object();
+        io::Json& inputs = (*node)[key];
+        if (inputs.is_null()) inputs = io::Json::object();
         if (!inputs.is_object()) throw Error(fmt::format("--set '{}': 'inputs' is not an object", assignment));
         inputs[path.substr(dot + 1)] = value;
         return;
@@ -443,7 +443,7 @@ void apply_override(Json& document, const std::string& assignment) {
       return;
     }
     node = &(*node)[key];
-    if (node->is_null()) *node = Json::object();
+    if (node->is_null()) *node = io::Json::object();
     begin = dot + 1;
   }
 }
@@ -452,7 +452,7 @@ namespace {
 
 /// The scenario's systems, in the document's order. A system that names no model is most often a
 /// mistyped one (--set systems.prei.…): its error suggests the closest name.
-std::vector<SystemSpec> parse_systems(const Json& systems, const std::filesystem::path& file) {
+std::vector<SystemSpec> parse_systems(const io::Json& systems, const std::filesystem::path& file) {
   std::vector<std::string> names;
   for (const auto& [name, object] : systems.items()) names.push_back(name);
   std::vector<SystemSpec> specs;
@@ -480,13 +480,13 @@ std::vector<SystemSpec> parse_systems(const Json& systems, const std::filesystem
 /// "connections": [["sys.output", "sys.input"], {"from": …, "to": …, "scale": …}, …].
 std::vector<ConnectionSpec> parse_connections(const ObjectReader& top, const std::filesystem::path& file) {
   std::vector<ConnectionSpec> read;
-  const Json& connections = top.at("connections");
+  const io::Json& connections = top.at("connections");
   if (!connections.is_array()) top.fail("'connections' must be an array of [\"sys.output\", \"sys.input\"]");
-  for (const Json& c : connections) {
+  for (const io::Json& c : connections) {
     if (c.is_object()) {
       const ObjectReader connection(c, "connections[]", file, {"from", "to", "convert", "scale", "offset"});
       if (!connection.has("from") || !connection.has("to")) {
-        top.fail(fmt::format("connection {} needs \"from\" and \"to\"", json_text(c)));
+        top.fail(fmt::format("connection {} needs \"from\" and \"to\"", io::json_text(c)));
       }
       read.push_back({connection.text("from", ""),
                       connection.text("to", ""),
@@ -496,7 +496,7 @@ std::vector<ConnectionSpec> parse_connections(const ObjectReader& top, const std
     }
     if (!c.is_array() || c.size() != 2 || !c[0].is_string() || !c[1].is_string()) {
       top.fail(fmt::format("connection {} must be [\"sys.output\", \"sys.input\"] or {{\"from\": …, \"to\": …}}",
-                           json_text(c)));
+                           io::json_text(c)));
     }
     read.push_back({c[0].get<std::string>(), c[1].get<std::string>(), false, {}});
   }
@@ -505,7 +505,7 @@ std::vector<ConnectionSpec> parse_connections(const ObjectReader& top, const std
 
 /// "inputs": {"sys.input": value or array of values}.
 void parse_constant_inputs(const ObjectReader& top, Scenario& scenario) {
-  const Json& inputs = top.at("inputs");
+  const io::Json& inputs = top.at("inputs");
   if (!inputs.is_object()) top.fail("'inputs' must be an object {\"sys.input\": value}");
   for (const auto& [port, value] : inputs.items()) {
     if (value.is_array()) {
@@ -519,9 +519,9 @@ void parse_constant_inputs(const ObjectReader& top, Scenario& scenario) {
 namespace {
 
 /// "accuracy": when a run's coupling error warns (methods/coupling_error.hpp).
-AccuracyOptions parse_accuracy(const Json& value, const std::filesystem::path& file) {
+methods::AccuracyOptions parse_accuracy(const io::Json& value, const std::filesystem::path& file) {
   const ObjectReader accuracy(value, "accuracy", file, {"threshold", "growth", "growth_floor"});
-  AccuracyOptions options;
+  methods::AccuracyOptions options;
   options.threshold = accuracy.number("threshold", options.threshold);
   options.growth = accuracy.number("growth", options.growth);
   options.growth_floor = accuracy.number("growth_floor", options.growth_floor);
@@ -534,7 +534,7 @@ AccuracyOptions parse_accuracy(const Json& value, const std::filesystem::path& f
 
 }  // namespace
 
-Scenario parse_scenario(const Json& document, const std::filesystem::path& file) {
+Scenario parse_scenario(const io::Json& document, const std::filesystem::path& file) {
   const ObjectReader top(document, "", file,
                          {"name", "description", "start", "stop", "systems", "connections", "inputs", "method",
                           "output", "log_level", "strict_inputs", "accuracy"});
@@ -552,7 +552,7 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   scenario.systems = parse_systems(top.at("systems"), file);
   if (top.has("connections")) scenario.connections = parse_connections(top, file);
   if (top.has("inputs")) parse_constant_inputs(top, scenario);
-  scenario.method = top.has("method") ? top.at("method") : Json::object();
+  scenario.method = top.has("method") ? top.at("method") : io::Json::object();
   if (!scenario.method.is_object()) top.fail("'method' must be an object");
   if (!scenario.method.contains("type")) scenario.method["type"] = "jacobi";
   std::optional<double> start, stop, dt;
@@ -567,9 +567,9 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
   if (top.has("output")) {
     const ObjectReader output(top.at("output"), "output", file, {"interval", "variables", "format"});
     if (output.has("format")) {
-      const Json& format = output.at("format");
+      const io::Json& format = output.at("format");
       if (!format.is_string() || (format != "csv" && format != "mat")) {
-        output.fail(fmt::format("'output.format' is {}: \"csv\" or \"mat\" (MATLAB v4)", json_text(format)));
+        output.fail(fmt::format("'output.format' is {}: \"csv\" or \"mat\" (MATLAB v4)", io::json_text(format)));
       }
       scenario.output.format = format.get<std::string>();
     }
@@ -578,7 +578,7 @@ Scenario parse_scenario(const Json& document, const std::filesystem::path& file)
       output.fail(fmt::format("'output.interval' must be a finite number ≥ 0, not {}", scenario.output.interval));
     }
     if (output.has("variables")) {
-      for (const Json& v : output.at("variables")) {
+      for (const io::Json& v : output.at("variables")) {
         if (!v.is_string()) output.fail("'output.variables' must be an array of \"system.variable\"");
         scenario.output.variables.push_back(v.get<std::string>());
       }
@@ -608,15 +608,15 @@ namespace {
 /// FMU's DefaultExperiment, every input at its start value, every output recorded.
 ScenarioDocument fmu_scenario_document(const std::filesystem::path& file) {
   ScenarioDocument read;
-  read.document = Json::object();
+  read.document = io::Json::object();
   read.document["name"] = file.stem().string();
-  read.document["systems"] = Json::object();
+  read.document["systems"] = io::Json::object();
   read.document["systems"][fmu_system_name(file)] = {{"fmu", std::filesystem::absolute(file).string()}};
   return read;
 }
 
 /// --start-values of an FMU run on its own, as the parameters of its system.
-void set_start_values(Json& document, const std::filesystem::path& file, const std::vector<std::string>& values) {
+void set_start_values(io::Json& document, const std::filesystem::path& file, const std::vector<std::string>& values) {
   for (const std::string& assignment : values) {
     const auto equals = assignment.find('=');
     if (equals == std::string::npos || equals == 0) {
@@ -624,13 +624,13 @@ void set_start_values(Json& document, const std::filesystem::path& file, const s
     }
     const std::string text = assignment.substr(equals + 1);
     document["systems"][fmu_system_name(file)]["parameters"][assignment.substr(0, equals)] =
-        parse_json_if_json(text, fmt::format("start value '{}'", assignment)).value_or(Json(text));
+        io::parse_json_if_json(text, fmt::format("start value '{}'", assignment)).value_or(io::Json(text));
   }
 }
 
 /// --input of an FMU run on its own: a CSV source whose columns drive the inputs of the same names
 /// (FMPy's input files), continuous Real inputs interpolated linearly, the others held.
-void drive_from_csv(Json& document, const std::filesystem::path& file, const std::filesystem::path& csv) {
+void drive_from_csv(io::Json& document, const std::filesystem::path& file, const std::filesystem::path& csv) {
   const std::string system = fmu_system_name(file);
   const fmi::ModelDescription md = fmi::read_model_description(file);
   std::map<std::string, const fmi::ScalarVariable*> inputs;
@@ -640,9 +640,9 @@ void drive_from_csv(Json& document, const std::filesystem::path& file, const std
     inputs.emplace(v.name, &v);
     input_names.insert(v.name);
   }
-  const Table table = read_csv(csv);
+  const io::Table table = io::read_csv(csv);
   const std::string source = system == "input" ? "input_csv" : "input";
-  Json interpolation = {{"default", "linear"}};
+  io::Json interpolation = {{"default", "linear"}};
   for (const std::string& column : table.columns) {
     const auto input = inputs.find(column);
     if (input == inputs.end()) {
@@ -654,7 +654,7 @@ void drive_from_csv(Json& document, const std::filesystem::path& file, const std
         input->second->type == fmi::VariableType::real && input->second->variability == "continuous";
     if (!continuous) interpolation[column] = "hold";
     document["connections"].push_back(
-        Json::array({fmt::format("{}.{}", source, column), fmt::format("{}.{}", system, column)}));
+        io::Json::array({fmt::format("{}.{}", source, column), fmt::format("{}.{}", system, column)}));
   }
   document["systems"][source] = {{"csv", std::filesystem::absolute(csv).string()}, {"interpolation", interpolation}};
 }
@@ -694,7 +694,7 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open scenario '{}'", file.string()));
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Json document = parse_json(text, fmt::format("scenario '{}'", file.string()));
+  io::Json document = io::parse_json(text, fmt::format("scenario '{}'", file.string()));
   if (!document.is_object() || !document.contains("ssp")) return {std::move(document), nullptr};
   // an SSP as the base, the JSON's other keys on top
   if (!document["ssp"].is_string()) throw Error(fmt::format("scenario '{}': 'ssp' must be a file name", file.string()));
@@ -707,8 +707,8 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
   document.erase("ssp");
   if (document.contains("connections") && document["connections"].is_array() &&
       package.document.contains("connections")) {
-    Json connections = package.document["connections"];
-    for (const Json& c : document["connections"]) connections.push_back(c);
+    io::Json connections = package.document["connections"];
+    for (const io::Json& c : document["connections"]) connections.push_back(c);
     document["connections"] = std::move(connections);
   }
   package.document.merge_patch(document);
@@ -734,4 +734,4 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
   return scenario;
 }
 
-}  // namespace cosima
+}  // namespace cosima::scenario

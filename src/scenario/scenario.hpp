@@ -53,7 +53,7 @@
 #include "system/emulation/emulated_system.hpp"
 #include "system/native/integrator.hpp"
 
-namespace cosima {
+namespace cosima::scenario {
 
 /// A parameter or constant input as written: a number (Booleans as 1/0), a text, or an integer that a
 /// double does not hold exactly (beyond 2^53: FMI 3.0's Int64 and UInt64 take it exactly).
@@ -61,8 +61,8 @@ using ScalarValue = std::variant<double, std::string, WideInteger>;
 
 struct ConnectionSpec {
   std::string from, to;
-  bool convert = false;       ///< allow a numeric conversion between different port types
-  LinearTransform transform;  ///< "scale", "offset": to = scale·from + offset
+  bool convert = false;              ///< allow a numeric conversion between different port types
+  model::LinearTransform transform;  ///< "scale", "offset": to = scale·from + offset
 };
 
 struct SystemSpec {
@@ -101,7 +101,7 @@ struct OutputSpec {
 struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this aggregate
   std::filesystem::path file;
   std::string name;
-  RunOptions run;
+  simulation::RunOptions run;
   std::vector<SystemSpec> systems;
   std::vector<ConnectionSpec> connections;
   std::map<std::string, ScalarValue> constant_inputs;
@@ -111,7 +111,7 @@ struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implici
   std::string log_level;  ///< error | warning | info | debug; empty: as set by the caller
   /// "strict_inputs": refuse unconnected inputs instead of holding them at their start values.
   bool strict_inputs = false;
-  Json method;                ///< {"type": ..., options...}
+  io::Json method;            ///< {"type": ..., options...}
   std::string method_choice;  ///< why, when "auto" chose the method (resolve_auto_method)
   /// The values cosima chose where neither the scenario nor the FMUs gave one ("method.dt = 0.002:
   /// (stop − start)/500, …"); each was also said as a warning. In the stats as "guessed".
@@ -129,14 +129,14 @@ std::filesystem::path resolve_fmu_path(const std::filesystem::path& fmu, const s
 
 /// Applies "path.to.key=VALUE" to a document. VALUE is parsed as JSON when it can be (numbers,
 /// true/false, arrays), else taken as a string. Missing intermediate objects are created.
-void apply_override(Json& document, const std::string& assignment);
+void apply_override(io::Json& document, const std::string& assignment);
 
 /// Parses a scenario document; `file` names it in errors and anchors relative FMU paths.
-Scenario parse_scenario(const Json& document, const std::filesystem::path& file);
+Scenario parse_scenario(const io::Json& document, const std::filesystem::path& file);
 /// A scenario document before overrides, and what its files live in (Scenario::resources).
 struct ScenarioDocument {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this
                            // aggregate
-  Json document;
+  io::Json document;
   std::shared_ptr<const void> resources;
   std::vector<std::string> guessed;  ///< values chosen for the document (Scenario::guessed)
 };
@@ -172,11 +172,11 @@ std::unique_ptr<System> build_system(const SystemSpec& spec);
 bool resolve_auto_method(Scenario& scenario);
 /// The same, with what `method` needs of it and it lacks emulated where cosima can stand in
 /// (system/emulation/emulated_system.hpp).
-std::unique_ptr<System> build_system(const SystemSpec& spec, const CouplingMethod& method);
+std::unique_ptr<System> build_system(const SystemSpec& spec, const methods::CouplingMethod& method);
 
 using SystemMaker = std::function<std::unique_ptr<System>(const SystemSpec&)>;
 
 /// The systems (by `make`, by default build_system), connections and constants; finalized.
-ModularModel build_model(const Scenario& scenario, const SystemMaker& make = {});
+model::ModularModel build_model(const Scenario& scenario, const SystemMaker& make = {});
 
-}  // namespace cosima
+}  // namespace cosima::scenario

@@ -23,7 +23,7 @@
 #include "fmi/common/fmu_archive.hpp"
 #include "ssp/ssp_reader.hpp"
 
-namespace cosima::ssp {
+namespace cosima::scenario {
 
 namespace {
 
@@ -64,7 +64,7 @@ std::string number_text(double value) { return fmt::format("{}", value); }
 /// Writes one scenario's SSD.
 class SsdWriter {
  public:
-  SsdWriter(const Scenario& scenario, const Json& document, const std::map<std::string, std::string>& sources)
+  SsdWriter(const Scenario& scenario, const io::Json& document, const std::map<std::string, std::string>& sources)
       : scenario_(scenario), document_(document), sources_(sources) {}
 
   std::string write() {
@@ -129,7 +129,7 @@ class SsdWriter {
     pugi::xml_node component = elements.append_child("ssd:Component");
     component.append_attribute("name") = spec.name.c_str();
     const bool table = !spec.csv.empty();
-    component.append_attribute("type") = table ? kCsvType.data() : "application/x-fmu-sharedlibrary";
+    component.append_attribute("type") = table ? ssp::kCsvType.data() : "application/x-fmu-sharedlibrary";
     component.append_attribute("source") = sources_.at(spec.name).c_str();
     if (spec.interface) {
       component.append_attribute("implementation") =
@@ -268,18 +268,18 @@ class SsdWriter {
 
   /// What SSP does not carry, for the reader to merge back (ssp_reader.hpp).
   void write_annotation(pugi::xml_node root) const {
-    Json settings = Json::object();
+    io::Json settings = io::Json::object();
     for (const char* key : {"name", "description", "method", "output", "log_level"}) {
       if (document_.contains(key)) settings[key] = document_.at(key);
     }
     for (const auto& [name, system] : document_.at("systems").items()) {
-      Json extras = system;
+      io::Json extras = system;
       for (const char* key : {"fmu", "csv", "parameters", "interface"}) extras.erase(key);
       if (!extras.empty()) settings["systems"][name] = std::move(extras);
     }
     if (settings.empty()) return;
     pugi::xml_node annotation = root.append_child("ssd:Annotations").append_child("ssc:Annotation");
-    annotation.append_attribute("type") = std::string(kScenarioAnnotation).c_str();
+    annotation.append_attribute("type") = std::string(ssp::kScenarioAnnotation).c_str();
     annotation.append_child(pugi::node_cdata).set_value(settings.dump(2).c_str());
   }
 
@@ -303,7 +303,7 @@ class SsdWriter {
   }
 
   const Scenario& scenario_;
-  const Json& document_;
+  const io::Json& document_;
   const std::map<std::string, std::string>& sources_;
   std::map<std::string, fmi::ModelDescription> descriptions_;
   std::set<std::pair<std::string, std::string>> enumerations_;  // (system, declared type)
@@ -411,7 +411,7 @@ class ZipWriter {
 
 }  // namespace
 
-std::string write_ssd(const Scenario& scenario, const Json& document,
+std::string write_ssd(const Scenario& scenario, const io::Json& document,
                       const std::map<std::string, std::string>& sources) {
   return SsdWriter(scenario, document, sources).write();
 }
@@ -445,4 +445,4 @@ void export_ssp(const std::filesystem::path& scenario_file, const std::filesyste
   archive.close();
 }
 
-}  // namespace cosima::ssp
+}  // namespace cosima::scenario

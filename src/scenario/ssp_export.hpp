@@ -15,12 +15,12 @@
 
 #include "scenario/scenario.hpp"
 
-namespace cosima::ssp {
+namespace cosima::scenario {
 
 /// The SSD of a parsed scenario and its document (read_scenario_document, overrides applied);
 /// `sources` gives each system's FMU entry in the package ("resources/prey.fmu"). Throws Error
 /// naming a system that is not an FMU.
-std::string write_ssd(const Scenario& scenario, const Json& document,
+std::string write_ssd(const Scenario& scenario, const io::Json& document,
                       const std::map<std::string, std::string>& sources);
 
 /// Writes the scenario file (JSON or SSP, `overrides` as `--set`) as an SSP package at `out`
@@ -29,4 +29,4 @@ std::string write_ssd(const Scenario& scenario, const Json& document,
 void export_ssp(const std::filesystem::path& scenario, const std::filesystem::path& out,
                 const std::vector<std::string>& overrides = {});
 
-}  // namespace cosima::ssp
+}  // namespace cosima::scenario

@@ -11,13 +11,13 @@
 #include "core/log.hpp"
 #include "system/emulation/emulated_system.hpp"
 
-namespace cosima {
+namespace cosima::simulation {
 
 namespace {
 
 /// The earliest time event the systems announce, +∞ when none or when some system cannot vary its
 /// step to land on it. `announcing`: the systems that may announce events (System::announces_events).
-double next_event_time(const ModularModel& model, const std::vector<const System*>& announcing) {
+double next_event_time(const model::ModularModel& model, const std::vector<const System*>& announcing) {
   double earliest = std::numeric_limits<double>::infinity();
   for (const System* system : announcing) earliest = std::min(earliest, system->next_event_time());
   if (std::isinf(earliest)) return earliest;
@@ -49,7 +49,8 @@ void check_run_options(const RunOptions& options) {
 }
 
 /// What each system provides and what is emulated or stood in for, warning about the latter.
-std::vector<SystemCapabilities> capabilities_of(const ModularModel& model, const CouplingMethod& method) {
+std::vector<SystemCapabilities> capabilities_of(const model::ModularModel& model,
+                                                const methods::CouplingMethod& method) {
   std::vector<SystemCapabilities> capabilities;
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
@@ -80,7 +81,7 @@ std::vector<SystemCapabilities> capabilities_of(const ModularModel& model, const
   return capabilities;
 }
 
-void warn_inputs_at_start_values(const ModularModel& model) {
+void warn_inputs_at_start_values(const model::ModularModel& model) {
   const auto& held = model.inputs_at_start_values();
   if (held.empty()) return;
   std::string list;
@@ -92,7 +93,7 @@ void warn_inputs_at_start_values(const ModularModel& model) {
 
 /// The end of the next step from t: the next grid point (or the method's proposal), without a
 /// sliver before the stop, shortened to the next announced time event.
-double next_step_end(const ModularModel& model, const CouplingMethod& method, const RunOptions& options,
+double next_step_end(const model::ModularModel& model, const methods::CouplingMethod& method, const RunOptions& options,
                      const std::vector<const System*>& announcing, double t, double grid_point, double tiny) {
   double t_next = method.chooses_step() ? t + std::min(method.proposed_step(), options.stop - t) : grid_point;
   // do not leave a sliver at the end (absolute, or relative to the step)
@@ -107,8 +108,8 @@ double next_step_end(const ModularModel& model, const CouplingMethod& method, co
 }
 
 /// Adds a step's report to the run's counts (a step held at its floor warns once).
-void account(RunStatistics& stats, const StepReport& report, const CouplingMethod& method, double t, double asked,
-             double tiny) {
+void account(RunStatistics& stats, const methods::StepReport& report, const methods::CouplingMethod& method, double t,
+             double asked, double tiny) {
   if (!(report.h >= 0.0) || !std::isfinite(report.h) || report.h > asked + tiny ||
       (report.h == 0.0 && !report.terminated)) {
     throw Error(
@@ -131,7 +132,7 @@ void account(RunStatistics& stats, const StepReport& report, const CouplingMetho
 }
 
 /// The counts gathered from the systems at the end, and the closing warning.
-void finish(RunStatistics& stats, const ModularModel& model, const CouplingMethod& method, double t) {
+void finish(RunStatistics& stats, const model::ModularModel& model, const methods::CouplingMethod& method, double t) {
   for (int s = 0; s < model.system_count(); ++s) {
     stats.integrations += model.system(s).integrations();
     stats.integration_time_s += model.system(s).integration_seconds();
@@ -147,7 +148,7 @@ void finish(RunStatistics& stats, const ModularModel& model, const CouplingMetho
 }
 
 /// The systems that may announce events: asked about them at every step.
-std::vector<const System*> announcing_systems(const ModularModel& model) {
+std::vector<const System*> announcing_systems(const model::ModularModel& model) {
   std::vector<const System*> announcing;
   for (int s = 0; s < model.system_count(); ++s) {
     if (model.system(s).announces_events()) announcing.push_back(&model.system(s));
@@ -157,8 +158,8 @@ std::vector<const System*> announcing_systems(const ModularModel& model) {
 
 }  // namespace
 
-RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOptions& options,
-                       const std::vector<Observer*>& observers) {
+RunStatistics simulate(model::ModularModel& model, methods::CouplingMethod& method, const RunOptions& options,
+                       const std::vector<observer::Observer*>& observers) {
   check_run_options(options);
   const auto wall_start = std::chrono::steady_clock::now();
   method.check(model);
@@ -166,20 +167,20 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
   stats.capabilities = capabilities_of(model, method);
   warn_inputs_at_start_values(model);
   for (int s = 0; s < model.system_count(); ++s) model.system(s).reset_counters();
-  SequentialExecutor in_this_thread;
-  Executor& executor = options.executor != nullptr ? *options.executor : in_this_thread;
+  exec::SequentialExecutor in_this_thread;
+  exec::Executor& executor = options.executor != nullptr ? *options.executor : in_this_thread;
   executor.attach(model);
   method.set_executor(executor);
   method.set_stop_time(options.stop);
   method.track_coupling_error(model, options.start, options.stop, options.accuracy);
   method.initialize(model, options.start);
   model.exchange_at_communication_point();
-  for (Observer* observer : observers) observer->on_start(model, options.start);
+  for (observer::Observer* observer : observers) observer->on_start(model, options.start);
 
   const std::vector<const System*> announcing = announcing_systems(model);
-  const bool diagnostics =
-      method.coupling_error().tracked() &&
-      std::any_of(observers.begin(), observers.end(), [](const Observer* o) { return o->reads_step_diagnostics(); });
+  const bool diagnostics = method.coupling_error().tracked() &&
+                           std::any_of(observers.begin(), observers.end(),
+                                       [](const observer::Observer* o) { return o->reads_step_diagnostics(); });
   stats.method = std::string(method.name());
   stats.initialization = method.initialization();
   stats.inputs_at_start_values = model.inputs_at_start_values();
@@ -195,7 +196,7 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
     }
     const double grid_point = std::min(options.start + static_cast<double>(grid_index + 1) * options.dt, options.stop);
     const double t_next = next_step_end(model, method, options, announcing, t, grid_point, tiny);
-    StepReport report = method.step(model, t, t_next - t);
+    methods::StepReport report = method.step(model, t, t_next - t);
     if (diagnostics) report.coupling_error = method.coupling_error().last_step();
     account(stats, report, method, t, t_next - t, tiny);
     if (report.terminated) {
@@ -219,14 +220,14 @@ RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOpt
         last = true;
       }
     }
-    for (Observer* observer : observers) observer->on_step(model, t, report);
+    for (observer::Observer* observer : observers) observer->on_step(model, t, report);
     if (last) break;
     model.exchange_at_communication_point();
   }
-  for (Observer* observer : observers) observer->on_end(model, t);
+  for (observer::Observer* observer : observers) observer->on_end(model, t);
   finish(stats, model, method, t);
   stats.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return stats;
 }
 
-}  // namespace cosima
+}  // namespace cosima::simulation

@@ -12,14 +12,14 @@
 #include "model/modular_model.hpp"
 #include "observer/observer.hpp"
 
-namespace cosima {
+namespace cosima::simulation {
 
 struct RunOptions {
   double start = 0.0;
   double stop = 1.0;
-  double dt = 1e-2;              ///< macro-step of fixed-step methods, initial/reference step of the others
-  Executor* executor = nullptr;  ///< nullptr: sequential, in this thread
-  AccuracyOptions accuracy;      ///< when the coupling error warns (methods/coupling_error.hpp)
+  double dt = 1e-2;                    ///< macro-step of fixed-step methods, initial/reference step of the others
+  exec::Executor* executor = nullptr;  ///< nullptr: sequential, in this thread
+  methods::AccuracyOptions accuracy;   ///< when the coupling error warns (methods/coupling_error.hpp)
 };
 
 /// What one system brought to the run: its own capabilities and those cosima emulated for it.
@@ -37,7 +37,7 @@ struct RunStatistics {
   std::string method_choice;                        ///< why "auto" chose `method` (empty when it was named)
   std::vector<std::string> guessed;                 ///< values the run chose itself (Scenario::guessed)
   std::vector<SystemCapabilities> capabilities;     ///< one per system, in model order
-  InitializationReport initialization;              ///< how the initial values were made consistent
+  methods::InitializationReport initialization;     ///< how the initial values were made consistent
   std::vector<std::string> inputs_at_start_values;  ///< unconnected inputs (ModularModel::inputs_at_start_values)
   std::int64_t macro_steps = 0;
   std::int64_t rejected_steps = 0;
@@ -50,13 +50,13 @@ struct RunStatistics {
   /// Largest StepReport::estimate_gap of the run (COSTARICA, MISSILES); NaN when nothing was estimated.
   double max_estimate_gap = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::pair<std::string, double>> method_totals;  ///< CouplingMethod::totals()
-  CouplingErrorReport coupling_error;                         ///< the connection defect of the run, per connection
+  methods::CouplingErrorReport coupling_error;                ///< the connection defect of the run, per connection
   bool terminated_early = false;
   std::string termination_reason;
   int interrupted_by = 0;  ///< SIGINT / SIGTERM that stopped the run, or 0
 };
 
-RunStatistics simulate(ModularModel& model, CouplingMethod& method, const RunOptions& options,
-                       const std::vector<Observer*>& observers = {});
+RunStatistics simulate(model::ModularModel& model, methods::CouplingMethod& method, const RunOptions& options,
+                       const std::vector<observer::Observer*>& observers = {});
 
-}  // namespace cosima
+}  // namespace cosima::simulation

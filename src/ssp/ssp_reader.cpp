@@ -113,7 +113,7 @@ struct Connector {
 struct ParameterValue {  // NOLINT(bugprone-exception-escape): reported on the
                          // implicit special members of this aggregate
   std::string name;
-  Json value;
+  io::Json value;
   std::string type;
   std::optional<Unit> unit;  ///< the parameter's unit, as its parameter set defines it
   std::string unit_name;
@@ -178,7 +178,7 @@ class SsdReader {
  public:
   SsdReader(const SsdResources& resources, std::string source) : resources_(resources), source_(std::move(source)) {}
 
-  Json read(std::string_view text) {
+  io::Json read(std::string_view text) {
     pugi::xml_document xml;
     const pugi::xml_parse_result parsed = xml.load_buffer(text.data(), text.size());
     if (!parsed)
@@ -203,7 +203,7 @@ class SsdReader {
     if (!root_node) fail("SystemStructureDescription has no <ssd:System>");
     root_ = read_system(root_node, nullptr);
 
-    Json document = Json::object();
+    io::Json document = io::Json::object();
     if (const std::string name = top.attribute("name").value(); !name.empty()) document["name"] = name;
     if (const pugi::xml_node experiment = child(top, "DefaultExperiment")) {
       // SSD: DefaultExperiment — start and stop only (no step size in SSP)
@@ -214,10 +214,10 @@ class SsdReader {
     }
     collect_links(*root_);
     apply_bindings();
-    document["systems"] = Json::object();
+    document["systems"] = io::Json::object();
     for (const Element* component : components_) document["systems"][component->path] = system_entry(*component);
-    std::vector<std::pair<std::size_t, Json>> connections;  // in the order of the connections into components
-    Json inputs = Json::object();
+    std::vector<std::pair<std::size_t, io::Json>> connections;  // in the order of the connections into components
+    io::Json inputs = io::Json::object();
     for (const Element* component : components_) {
       for (const Connector& connector : component->connectors) {
         resolve_inbound({component, &connector}, document["systems"][component->path], connections, inputs);
@@ -227,7 +227,7 @@ class SsdReader {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [order, connection] : connections) document["connections"].push_back(std::move(connection));
     if (!inputs.empty()) document["inputs"] = std::move(inputs);
-    if (const std::optional<Json> settings = scenario_annotation(root_node)) document.merge_patch(*settings);
+    if (const std::optional<io::Json> settings = scenario_annotation(root_node)) document.merge_patch(*settings);
     return document;
   }
 
@@ -593,8 +593,8 @@ class SsdReader {
   /// Follows the connections into a component connector back to the component
   /// output (or the bound system connector) they start from, composing unit
   /// conversions and transformations on the way.
-  void resolve_inbound(const Endpoint& target, Json& target_system,
-                       std::vector<std::pair<std::size_t, Json>>& connections, Json& inputs) const {
+  void resolve_inbound(const Endpoint& target, io::Json& target_system,
+                       std::vector<std::pair<std::size_t, io::Json>>& connections, io::Json& inputs) const {
     std::vector<const Link*> path;  // target first
     Endpoint at = target;
     for (auto in = inbound_.find(at); in != inbound_.end(); in = inbound_.find(at)) {
@@ -611,7 +611,7 @@ class SsdReader {
       const bool bound = target_system.contains("parameters") && target_system["parameters"].is_object() &&
                          target_system["parameters"].contains(name);
       if (bound) {
-        Json& parameters = target_system["parameters"];
+        io::Json& parameters = target_system["parameters"];
         if (path.empty()) inputs[fmt::format("{}.{}", target.owner->path, name)] = parameters[name];
         parameters.erase(name);
         if (parameters.empty()) target_system.erase("parameters");
@@ -640,7 +640,7 @@ class SsdReader {
     }
     const std::string target_name = fmt::format("{}.{}", target.owner->path, target.connector->name);
     if (!at.owner->is_system) {
-      Json connection = {{"from", fmt::format("{}.{}", at.owner->path, at.connector->name)}, {"to", target_name}};
+      io::Json connection = {{"from", fmt::format("{}.{}", at.owner->path, at.connector->name)}, {"to", target_name}};
       const std::string& from_type = at.connector->type;
       const std::string& to_type = target.connector->type;
       if (!from_type.empty() && !to_type.empty() && from_type != to_type &&
@@ -663,7 +663,7 @@ class SsdReader {
                       "value to it with a ParameterBinding",
                       describe(at), describe(target)));
     }
-    Json value = bound->second.value;
+    io::Json value = bound->second.value;
     if (value.is_number() && !total.identity()) value = total(value.get<double>());
     if (target.connector->kind == "input") {
       inputs[target_name] = std::move(value);
@@ -675,7 +675,7 @@ class SsdReader {
   // --- parameters (SSD: ParameterBindings; SSV; SSM) ---
 
   struct Binding {
-    Json value;
+    io::Json value;
     std::pair<int, long> priority{};  ///< (−depth of the binding, its order): the largest wins
   };
 
@@ -826,7 +826,7 @@ class SsdReader {
   /// component's variable).
   void apply(const Element& element, const std::string& name, const ParameterValue& value,
              const std::pair<int, long>& priority) {
-    auto keep = [&](Binding& binding, Json converted) {
+    auto keep = [&](Binding& binding, io::Json converted) {
       if (binding.value.is_null() || priority > binding.priority) binding = {std::move(converted), priority};
     };
     if (!element.is_system) {
@@ -846,7 +846,8 @@ class SsdReader {
   /// A Real parameter with a unit, set on a component connector that declares
   /// another unit, is converted. Without a connector, the unit the FMU declares
   /// for the variable counts.
-  Json converted_to_connector(const Element& component, const std::string& name, const ParameterValue& value) const {
+  io::Json converted_to_connector(const Element& component, const std::string& name,
+                                  const ParameterValue& value) const {
     const Connector* connector = component.connector(name);
     std::string unit = connector != nullptr ? connector->unit : "";
     std::string target = connector != nullptr ? describe({&component, connector}) : "";
@@ -873,8 +874,8 @@ class SsdReader {
     }
   }
 
-  Json system_entry(const Element& component) const {
-    Json entry = {{component.csv ? "csv" : "fmu", component.fmu.string()}};
+  io::Json system_entry(const Element& component) const {
+    io::Json entry = {{component.csv ? "csv" : "fmu", component.fmu.string()}};
     if (!component.implementation.empty()) entry["interface"] = component.implementation;
     for (const auto& [key, binding] : parameters_) {
       if (key.first == &component) entry["parameters"][key.second] = binding.value;
@@ -886,9 +887,9 @@ class SsdReader {
   /// system's file ("fmu", "csv") or kind ("model") comes from the SSD's
   /// elements and their checked sources alone — a path here could reach outside
   /// the package (a library loaded, its constructor run).
-  void refuse_file_settings(const Json& settings) const {
+  void refuse_file_settings(const io::Json& settings) const {
     if (!settings.contains("systems")) return;
-    const Json& systems = settings["systems"];
+    const io::Json& systems = settings["systems"];
     if (!systems.is_object()) fail(fmt::format("the {} annotation: 'systems' must be an object", kScenarioAnnotation));
     for (const auto& [name, system] : systems.items()) {
       if (!system.is_object()) continue;
@@ -906,15 +907,15 @@ class SsdReader {
 
   /// The cosima settings of the root system (ssc:Annotation
   /// type="org.cosima.scenario"): a JSON object.
-  std::optional<Json> scenario_annotation(const pugi::xml_node& root_system) const {
+  std::optional<io::Json> scenario_annotation(const pugi::xml_node& root_system) const {
     for (const pugi::xml_node& annotation : children(child(root_system, "Annotations"), "Annotation")) {
       if (annotation.attribute("type").value() != kScenarioAnnotation) continue;
       std::string text;
       for (const pugi::xml_node& part : annotation.children()) {
         if (part.type() == pugi::node_pcdata || part.type() == pugi::node_cdata) text += part.value();
       }
-      Json settings =
-          parse_json(text, fmt::format("{}: the {} annotation of the root system", source_, kScenarioAnnotation));
+      io::Json settings =
+          io::parse_json(text, fmt::format("{}: the {} annotation of the root system", source_, kScenarioAnnotation));
       if (!settings.is_object()) {
         fail(fmt::format("the {} annotation of the root system is not a JSON object", kScenarioAnnotation));
       }
@@ -945,7 +946,7 @@ std::optional<std::string> read_text_file(const std::filesystem::path& file) {
 
 }  // namespace
 
-Json parse_ssd(std::string_view ssd, const SsdResources& resources, const std::string& source) {
+io::Json parse_ssd(std::string_view ssd, const SsdResources& resources, const std::string& source) {
   return SsdReader(resources, source).read(ssd);
 }
 

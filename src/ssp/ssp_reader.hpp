@@ -59,12 +59,12 @@ struct SsdResources {
 
 /// The scenario document of an SSD given as text; `source` names it in errors ("SSP 'x.ssp'").
 /// Throws cosima::Error naming the element, connector, unit or file at fault.
-Json parse_ssd(std::string_view ssd, const SsdResources& resources, const std::string& source);
+io::Json parse_ssd(std::string_view ssd, const SsdResources& resources, const std::string& source);
 
 /// An imported package: the document, whose FMU paths point into the unpacked package, and the owner
 /// of that directory — it is removed when the last copy of `resources` goes.
 struct SspImport {
-  Json document;
+  io::Json document;
   std::shared_ptr<const void> resources;
 };
 

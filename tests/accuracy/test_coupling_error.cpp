@@ -18,18 +18,18 @@ const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 
 /// An example through bench accuracy's scenario (accurate systems, the connections' sources
 /// recorded), under `method`.
-Scenario accurate(const std::string& example, const std::string& method, double dt) {
-  Scenario scenario = bench::accuracy_scenario(kExamples, example, dt);
+scenario::Scenario accurate(const std::string& example, const std::string& method, double dt) {
+  scenario::Scenario scenario = bench::accuracy_scenario(kExamples, example, dt);
   scenario.method = {{"type", method}};
   return scenario;
 }
 
 TEST(CouplingError, JacobisEstimateFallsWithTheStepAndStaysNearTheTrueError) {
-  const ScenarioRun reference = run_scenario(accurate("b3_lotka_volterra", "monolithic", 1e-3));
+  const scenario::ScenarioRun reference = scenario::run_scenario(accurate("b3_lotka_volterra", "monolithic", 1e-3));
   std::vector<double> estimates;
   for (const double dt : {1e-3, 1e-4}) {
-    const ScenarioRun run = run_scenario(accurate("b3_lotka_volterra", "jacobi", dt));
-    const CouplingErrorReport& report = run.stats.coupling_error;
+    const scenario::ScenarioRun run = scenario::run_scenario(accurate("b3_lotka_volterra", "jacobi", dt));
+    const methods::CouplingErrorReport& report = run.stats.coupling_error;
     ASSERT_TRUE(report.tracked);
     ASSERT_EQ(report.connections.size(), 2U);
     const double truth = bench::coupling_true_error(run, reference);
@@ -46,9 +46,9 @@ TEST(CouplingError, JacobisEstimateFallsWithTheStepAndStaysNearTheTrueError) {
 
 TEST(CouplingError, HermiteInterfacesReportTheirInterpolationError) {
   // MISSILES' inputs meet the outputs at both ends: its defect is inside the step (O(h⁴))
-  const ScenarioRun reference = run_scenario(accurate("b4_two_mass", "monolithic", 1e-3));
+  const scenario::ScenarioRun reference = scenario::run_scenario(accurate("b4_two_mass", "monolithic", 1e-3));
   for (const std::string method : {"missiles", "ifosmondi-jfm"}) {
-    const ScenarioRun run = run_scenario(accurate("b4_two_mass", method, 1e-3));
+    const scenario::ScenarioRun run = scenario::run_scenario(accurate("b4_two_mass", method, 1e-3));
     const double truth = bench::coupling_true_error(run, reference), estimate = run.stats.coupling_error.rms_relative;
     EXPECT_GT(estimate, 0.05 * truth) << method;
     EXPECT_LT(estimate, 100 * truth) << method;
@@ -57,45 +57,45 @@ TEST(CouplingError, HermiteInterfacesReportTheirInterpolationError) {
 }
 
 TEST(CouplingError, ACoarseStepWarnsAndNamesTheWorstConnection) {
-  const ScenarioRun run = run_scenario(accurate("b5_rotational_oscillator", "jacobi", 1.0));
-  const CouplingErrorReport& report = run.stats.coupling_error;
+  const scenario::ScenarioRun run = scenario::run_scenario(accurate("b5_rotational_oscillator", "jacobi", 1.0));
+  const methods::CouplingErrorReport& report = run.stats.coupling_error;
   ASSERT_TRUE(report.accuracy_warning);
   ASSERT_FALSE(report.warnings.empty());
   EXPECT_NE(report.warnings[0].find("body2.omega2 → body1.omega2"), std::string::npos) << report.warnings[0];
   EXPECT_NE(report.warnings[0].find("accuracy.threshold = 0.01"), std::string::npos) << report.warnings[0];
   // a threshold above the defect: no warning
-  Scenario relaxed = accurate("b5_rotational_oscillator", "jacobi", 1.0);
+  scenario::Scenario relaxed = accurate("b5_rotational_oscillator", "jacobi", 1.0);
   relaxed.run.accuracy.threshold = 1.0;
-  EXPECT_FALSE(run_scenario(relaxed).stats.coupling_error.accuracy_warning);
+  EXPECT_FALSE(scenario::run_scenario(relaxed).stats.coupling_error.accuracy_warning);
 }
 
 TEST(CouplingError, AJumpIFOSMONDILocatesLeavesNoInterpolationErrorAcrossIt) {
   // B2's force switches at t = 100 unannounced: IFOSMONDI locates the jump by halving and restarts
   // the interface there; the divided differences must not straddle it (they read 4e21 once)
-  Scenario scenario = load_scenario(kExamples / "b2_two_bodies.json",
-                                    {"method.type=ifosmondi-jfm", "systems.right.parameters.announce_switch=0"});
-  const ScenarioRun run = run_scenario(scenario);
+  scenario::Scenario scenario = scenario::load_scenario(
+      kExamples / "b2_two_bodies.json", {"method.type=ifosmondi-jfm", "systems.right.parameters.announce_switch=0"});
+  const scenario::ScenarioRun run = scenario::run_scenario(scenario);
   EXPECT_GT(run.stats.method_totals.at(0).second, 0.0) << "jumps_located";
   EXPECT_LT(run.stats.coupling_error.rms_relative, 1e-3);
 }
 
 TEST(CouplingError, MonolithicCouplesExactlyAndTracksNothing) {
-  const ScenarioRun run = run_scenario(accurate("b3_lotka_volterra", "monolithic", 1e-2));
+  const scenario::ScenarioRun run = scenario::run_scenario(accurate("b3_lotka_volterra", "monolithic", 1e-2));
   EXPECT_FALSE(run.stats.coupling_error.tracked);
   EXPECT_FALSE(run.stats.coupling_error.accuracy_warning);
   EXPECT_TRUE(std::isnan(run.steps->rows().front().coupling_error));
 }
 
 TEST(CouplingError, AccuracyOptionsAreRead) {
-  Json doc = Json::parse(
+  io::Json doc = io::Json::parse(
       R"({"stop": 1, "systems": {"a": {"model": "b3.prey"}}, "accuracy": {"threshold": 0.5, "growth": 3}})");
-  Scenario scenario = parse_scenario(doc, "a.json");
+  scenario::Scenario scenario = scenario::parse_scenario(doc, "a.json");
   EXPECT_EQ(scenario.run.accuracy.threshold, 0.5);
   EXPECT_EQ(scenario.run.accuracy.growth, 3.0);
   doc["accuracy"]["threshold"] = -1;
-  EXPECT_THROW(parse_scenario(doc, "a.json"), Error);
+  EXPECT_THROW(scenario::parse_scenario(doc, "a.json"), Error);
   doc["accuracy"] = {{"treshold", 1}};
-  EXPECT_THROW(parse_scenario(doc, "a.json"), Error);
+  EXPECT_THROW(scenario::parse_scenario(doc, "a.json"), Error);
 }
 
 }  // namespace

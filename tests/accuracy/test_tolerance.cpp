@@ -20,26 +20,27 @@ namespace {
 const std::filesystem::path kExampleDir = COSIMA_EXAMPLES_DIR;
 
 /// B2 with accurate systems and rows at the communication points, under `method` at `tolerance`.
-ScenarioRun controlled(const std::string& method, double tolerance, const std::vector<std::string>& sets = {}) {
+scenario::ScenarioRun controlled(const std::string& method, double tolerance,
+                                 const std::vector<std::string>& sets = {}) {
   std::vector<std::string> overrides = {"method.type=" + method, fmt::format("method.tolerance={}", tolerance)};
   overrides.insert(overrides.end(), sets.begin(), sets.end());
-  Scenario scenario = bench::accuracy_scenario(kExampleDir, "b2_two_bodies", 0.2, overrides);
+  scenario::Scenario scenario = bench::accuracy_scenario(kExampleDir, "b2_two_bodies", 0.2, overrides);
   scenario.output.interval = 0.02;
-  RunOutputs outputs;
+  scenario::RunOutputs outputs;
   outputs.interpolate_rows = false;
-  return run_scenario(scenario, nullptr, outputs);
+  return scenario::run_scenario(scenario, nullptr, outputs);
 }
 
-const ScenarioRun& reference() {
-  static const ScenarioRun run = [] {
-    Scenario scenario = bench::accuracy_scenario(kExampleDir, "b2_two_bodies", 0.002);
+const scenario::ScenarioRun& reference() {
+  static const scenario::ScenarioRun run = [] {
+    scenario::Scenario scenario = bench::accuracy_scenario(kExampleDir, "b2_two_bodies", 0.002);
     scenario.method = {{"type", "monolithic"}};
-    return run_scenario(scenario);
+    return scenario::run_scenario(scenario);
   }();
   return run;
 }
 
-double total(const ScenarioRun& run, const std::string& name) {
+double total(const scenario::ScenarioRun& run, const std::string& name) {
   for (const auto& [key, value] : run.stats.method_totals) {
     if (key == name) return value;
   }
@@ -50,7 +51,7 @@ TEST(Tolerance, TheTrueErrorFollowsTheToleranceUnderEveryControlledMethod) {
   for (const std::string method : {"jacobi", "gauss-seidel", "ifosmondi-jfm", "missiles"}) {
     double coarse = 0.0;
     for (const double tolerance : {1e-2, 1e-4}) {
-      const ScenarioRun run = controlled(method, tolerance);
+      const scenario::ScenarioRun run = controlled(method, tolerance);
       const double error = bench::communication_point_error(run, reference());
       EXPECT_GT(error, 0.1 * tolerance) << method << " at " << tolerance;
       EXPECT_LT(error, 10 * tolerance) << method << " at " << tolerance;
@@ -66,12 +67,12 @@ TEST(Tolerance, TheTrueErrorFollowsTheToleranceUnderEveryControlledMethod) {
 
 /// B3 (systems at rtol 1e-11) under ifosmondi-jfm at δt, eq. 27 per step or as published.
 double b3_jfm_error(double dt, bool per_step) {
-  static const ScenarioRun reference = [] {
-    Scenario scenario = bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", 1e-3);
+  static const scenario::ScenarioRun reference = [] {
+    scenario::Scenario scenario = bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", 1e-3);
     scenario.method = {{"type", "monolithic"}};
-    return run_scenario(scenario);
+    return scenario::run_scenario(scenario);
   }();
-  const ScenarioRun run = run_scenario(
+  const scenario::ScenarioRun run = scenario::run_scenario(
       bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", dt,
                                {"method.type=ifosmondi-jfm", fmt::format("method.epsilon_per_step={}", per_step)}));
   return bench::communication_point_error(run, reference);
@@ -89,7 +90,7 @@ TEST(Tolerance, IfosmondiJfmErrorFallsWithTheStepUnderEq27PerStep) {
 
 TEST(Tolerance, AStepOutOfReachOfEq27PerStepFallsBackToEq27AsPublishedAndIsCounted) {
   // one iteration reaches eq. 27 as published on B3 at δt = 1e-2, not ε h/T
-  const ScenarioRun run = run_scenario(bench::accuracy_scenario(
+  const scenario::ScenarioRun run = scenario::run_scenario(bench::accuracy_scenario(
       kExampleDir, "b3_lotka_volterra", 1e-2, {"method.type=ifosmondi-jfm", "method.max_iterations=1"}));
   EXPECT_EQ(run.stats.macro_steps, 2000);
   EXPECT_EQ(run.stats.rejected_steps, 0);
@@ -99,13 +100,13 @@ TEST(Tolerance, AStepOutOfReachOfEq27PerStepFallsBackToEq27AsPublishedAndIsCount
 /// B3 (systems at rtol 1e-11) under `method` with rows every 1e-2 (`overrides`), and the monolithic run
 /// alike: the largest relative L2 difference of a recorded column.
 double b3_rows_error(const std::vector<std::string>& overrides) {
-  const auto rows = [](Scenario scenario) {
+  const auto rows = [](scenario::Scenario scenario) {
     scenario.output.interval = 1e-2;
-    return run_scenario(scenario);
+    return scenario::run_scenario(scenario);
   };
-  static const ScenarioRun reference =
+  static const scenario::ScenarioRun reference =
       rows(bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", 1e-4, {"method.type=monolithic"}));
-  const ScenarioRun run = rows(bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", 1e-2, overrides));
+  const scenario::ScenarioRun run = rows(bench::accuracy_scenario(kExampleDir, "b3_lotka_volterra", 1e-2, overrides));
   double worst = 0.0;
   for (const std::string& label : run.results->labels()) {
     const std::vector<double> a = run.results->column(label), b = reference.results->column(label);
@@ -131,14 +132,14 @@ TEST(Tolerance, RowsBetweenLongStepsFollowTheTolerance) {
 
 TEST(Tolerance, ATooLongStepIsRejectedAndRetriedShorter) {
   // the first attempt is the example's δt = 0.2, a defect far above 1e-4 of the signals' scale
-  const ScenarioRun run = controlled("jacobi", 1e-4);
+  const scenario::ScenarioRun run = controlled("jacobi", 1e-4);
   EXPECT_GT(run.stats.rejected_steps, 0);
   const auto& times = run.results->times();
   EXPECT_LT(times[1] - times[0], 0.2);  // the first row is the retried step's end
 }
 
 TEST(Tolerance, WithoutRollbackAStepOverTheToleranceIsKeptAndCounted) {
-  const ScenarioRun run = controlled("jacobi", 1e-4, {"systems.left.rollback=false"});
+  const scenario::ScenarioRun run = controlled("jacobi", 1e-4, {"systems.left.rollback=false"});
   EXPECT_EQ(run.stats.rejected_steps, 0);
   EXPECT_GT(total(run, "steps_over_tolerance"), 0.0);
 }

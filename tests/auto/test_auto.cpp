@@ -26,8 +26,8 @@ std::string fmu(const std::string& name) { return (kFmus / (name + ".fmu")).stri
 
 /// The two-mass oscillator of tests/fmus/coupled with a stiff damper between the masses (d2 = 1000:
 /// a mode decaying at ≈ 2000/s, which explicit coupling at δt = 1e-2 cannot follow).
-Json stiff_pair(const std::string& method) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 1, "method": {"dt": 1e-2},
+io::Json stiff_pair(const std::string& method) {
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 1, "method": {"dt": 1e-2},
     "connections": [["m1.s1_out", "m2.s1"], ["m1.v1_out", "m2.v1"], ["m1.a1_out", "m2.a1"], ["m2.F", "m1.F"]]})");
   doc["method"]["type"] = method;
   doc["systems"]["m1"] = {{"fmu", fmu("cosima_test_mass1_cs_fixed")}};
@@ -46,7 +46,7 @@ double exact_s1(double t) {
   return ((A * t).exp() * Eigen::Vector4d(1.0, 0.0, 1.5, 0.0))(0);
 }
 
-double worst_error(const ScenarioRun& run) {
+double worst_error(const scenario::ScenarioRun& run) {
   const std::vector<double> s1 = run.results->column("m1.s1_out");
   double worst = 0.0;
   for (std::size_t k = 0; k < s1.size(); ++k) {
@@ -58,15 +58,17 @@ double worst_error(const ScenarioRun& run) {
 
 TEST(Auto, StifflyCoupledDualInterfacePairRunsThroughModelExchange) {
   // what `auto` chose before: Jacobi on the Co-Simulation interfaces, which diverges
-  const ScenarioRun jacobi = run_scenario(parse_scenario(stiff_pair("jacobi"), "stiff.json"));
+  const scenario::ScenarioRun jacobi =
+      scenario::run_scenario(scenario::parse_scenario(stiff_pair("jacobi"), "stiff.json"));
   EXPECT_GT(worst_error(jacobi), 1e3);
   EXPECT_TRUE(jacobi.stats.coupling_error.accuracy_warning);  // and says so
-  Scenario scenario = parse_scenario(stiff_pair("auto"), "stiff.json");
-  ASSERT_TRUE(resolve_auto_method(scenario));
+  scenario::Scenario scenario = scenario::parse_scenario(stiff_pair("auto"), "stiff.json");
+  ASSERT_TRUE(scenario::resolve_auto_method(scenario));
   EXPECT_EQ(scenario.method["type"], "monolithic") << scenario.method_choice;
   EXPECT_NE(scenario.method_choice.find("Model Exchange interface"), std::string::npos) << scenario.method_choice;
-  for (const SystemSpec& spec : scenario.systems) EXPECT_EQ(spec.interface, fmi::FmiInterface::model_exchange);
-  const ScenarioRun chosen = run_scenario(scenario);
+  for (const scenario::SystemSpec& spec : scenario.systems)
+    EXPECT_EQ(spec.interface, fmi::FmiInterface::model_exchange);
+  const scenario::ScenarioRun chosen = scenario::run_scenario(scenario);
   EXPECT_LT(worst_error(chosen), 1e-6);
   EXPECT_FALSE(chosen.stats.coupling_error.accuracy_warning);
   EXPECT_EQ(chosen.results->times().size(), 101U);
@@ -83,62 +85,64 @@ bool warned_emulated(std::size_t before, const std::string& fmu_file, const std:
 }
 
 TEST(Auto, DeclaredInputInterpolationThatFailsIsWithheldWithAWarning) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "auto", "dt": 0.05},
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "auto", "dt": 0.05},
     "connections": [["osc.x_out", "g.u"]]})");
   doc["systems"]["osc"] = {{"fmu", fmu("cosima_test_oscillator")}};
   doc["systems"]["g"] = {{"fmu", fmu("cosima_test_gain_interpolates")}};
-  Scenario scenario = parse_scenario(doc, "interpolates.json");
+  scenario::Scenario scenario = scenario::parse_scenario(doc, "interpolates.json");
   const std::size_t warnings_before = logged_warnings().size();
-  ASSERT_TRUE(resolve_auto_method(scenario));
+  ASSERT_TRUE(scenario::resolve_auto_method(scenario));
   EXPECT_TRUE(scenario.systems[1].withheld.has(Capability::interpolate_inputs));
   EXPECT_TRUE(warned_emulated(warnings_before, "cosima_test_gain_interpolates.fmu", "fmi2SetRealInputDerivatives"))
       << "no warning names the FMU and the call";
-  const ScenarioRun run = run_scenario(scenario);
+  const scenario::ScenarioRun run = scenario::run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.results->times().back(), 3.0);
   // a method that sends input derivatives fails in the call when the capability is believed
-  Scenario pinned = parse_scenario(doc, "interpolates.json");
+  scenario::Scenario pinned = scenario::parse_scenario(doc, "interpolates.json");
   pinned.method["type"] = "ifosmondi-jfm";
-  EXPECT_NE(
-      testing::error_of([&] { (void)run_scenario(pinned); }).find("fmi2SetRealInputDerivatives returned fmi2Error"),
-      std::string::npos);
+  EXPECT_NE(testing::error_of([&] {
+              (void)scenario::run_scenario(pinned);
+            }).find("fmi2SetRealInputDerivatives returned fmi2Error"),
+            std::string::npos);
 }
 
 TEST(Auto, DeclaredOutputDerivativesThatFailAreEmulatedWithAWarning) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "auto", "dt": 0.05},
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "auto", "dt": 0.05},
     "connections": [["osc.x_out", "g.u"]]})");
   doc["systems"]["osc"] = {{"fmu", fmu("cosima_test_oscillator_derivatives")}};
   doc["systems"]["g"] = {{"fmu", fmu("cosima_test_gain")}};
-  Scenario scenario = parse_scenario(doc, "derivatives.json");
+  scenario::Scenario scenario = scenario::parse_scenario(doc, "derivatives.json");
   const std::size_t warnings_before = logged_warnings().size();
-  ASSERT_TRUE(resolve_auto_method(scenario));
+  ASSERT_TRUE(scenario::resolve_auto_method(scenario));
   EXPECT_TRUE(scenario.systems[0].withheld.has(Capability::output_derivatives));
   EXPECT_TRUE(
       warned_emulated(warnings_before, "cosima_test_oscillator_derivatives.fmu", "fmi2GetRealOutputDerivatives"))
       << "no warning names the FMU and the call";
   // the method auto chose reads output derivatives: without the probe this run fails in the call
   EXPECT_EQ(scenario.method["type"], "ifosmondi-jfm") << scenario.method_choice;
-  const ScenarioRun run = run_scenario(scenario);
+  const scenario::ScenarioRun run = scenario::run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.results->times().back(), 3.0);
   const auto& osc = run.stats.capabilities.front();
   EXPECT_TRUE(osc.emulated.has(Capability::output_derivatives));
   // and it is what the failing call would have ended without
-  Scenario pinned = parse_scenario(doc, "derivatives.json");
+  scenario::Scenario pinned = scenario::parse_scenario(doc, "derivatives.json");
   pinned.method["type"] = "ifosmondi-jfm";
-  EXPECT_NE(
-      testing::error_of([&] { (void)run_scenario(pinned); }).find("fmi2GetRealOutputDerivatives returned fmi2Error"),
-      std::string::npos);
+  EXPECT_NE(testing::error_of([&] {
+              (void)scenario::run_scenario(pinned);
+            }).find("fmi2GetRealOutputDerivatives returned fmi2Error"),
+            std::string::npos);
 }
 
 TEST(Auto, ModelWhosePortsAreAllDiscreteIsNotIterated) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 1, "method": {"type": "auto", "dt": 0.1},
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 1, "method": {"type": "auto", "dt": 0.1},
     "inputs": {"a.u": 2}, "connections": [["a.y", "b.u"]]})");
   doc["systems"]["a"] = {{"fmu", fmu("cosima_test_gain_discrete")}};
   doc["systems"]["b"] = {{"fmu", fmu("cosima_test_gain_discrete")}};
-  Scenario scenario = parse_scenario(doc, "discrete.json");
-  ASSERT_TRUE(resolve_auto_method(scenario));
+  scenario::Scenario scenario = scenario::parse_scenario(doc, "discrete.json");
+  ASSERT_TRUE(scenario::resolve_auto_method(scenario));
   EXPECT_EQ(scenario.method["type"], "jacobi");
   EXPECT_NE(scenario.method_choice.find("no continuous signal couples the systems"), std::string::npos);
-  const ScenarioRun run = run_scenario(scenario);
+  const scenario::ScenarioRun run = scenario::run_scenario(scenario);
   EXPECT_EQ(run.stats.iterations, 0);
   EXPECT_EQ(run.stats.rejected_steps, 0);
   EXPECT_DOUBLE_EQ(run.results->column("b.y").back(), 0.5 * (0.5 * 2 + 1) + 1);

@@ -28,27 +28,27 @@ TEST(Choply, MatricesReproduceTheSeedClosedForms) {
   // eq. 18: P_{1,3,0}(τ) = (5u_0 + 2u_{−1} − u_{−2})/6 + (u_0 − u_{−2}) τ/2
   Eigen::MatrixXd p130(2, 3);
   p130 << 5.0 / 6, 2.0 / 6, -1.0 / 6, 0.5, 0.0, -0.5;
-  EXPECT_LE((choply_matrix(1, 3, 0.0) - p130).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LE((extrapolation::choply_matrix(1, 3, 0.0) - p130).cwiseAbs().maxCoeff(), 1e-12);
   // eq. 19: P_{2,5,1}
   Eigen::MatrixXd p251(3, 5);
   p251.row(0) << 65.0 / 70, 12.0 / 70, -6.0 / 70, -4.0 / 70, 3.0 / 70;
   p251.row(1) << 25.0 / 28, -12.0 / 28, -16.0 / 28, -4.0 / 28, 7.0 / 28;
   p251.row(2) << 5.0 / 28, -4.0 / 28, -4.0 / 28, 0.0, 3.0 / 28;
-  EXPECT_LE((choply_matrix(2, 5, 1.0) - p251).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LE((extrapolation::choply_matrix(2, 5, 1.0) - p251).cwiseAbs().maxCoeff(), 1e-12);
   // P_{0,λ,0} is the running mean, P_{1,2,0} the FOH, P_{0,1,ω} the ZOH
   for (int frame : {1, 3, 7}) {
-    EXPECT_LE((choply_matrix(0, frame, 0.0).array() - 1.0 / frame).abs().maxCoeff(), 1e-15) << frame;
+    EXPECT_LE((extrapolation::choply_matrix(0, frame, 0.0).array() - 1.0 / frame).abs().maxCoeff(), 1e-15) << frame;
   }
   Eigen::MatrixXd foh(2, 2);
   foh << 1.0, 0.0, 1.0, -1.0;
-  EXPECT_LE((choply_matrix(1, 2, 0.0) - foh).cwiseAbs().maxCoeff(), 1e-14);
-  for (double weight : {0.0, 0.5, 2.0}) EXPECT_NEAR(choply_matrix(0, 1, weight)(0, 0), 1.0, 1e-15);
-  EXPECT_NE(error_of([] { (void)choply_matrix(3, 3, 0.0); }).find("δ < λ"), std::string::npos);
+  EXPECT_LE((extrapolation::choply_matrix(1, 2, 0.0) - foh).cwiseAbs().maxCoeff(), 1e-14);
+  for (double weight : {0.0, 0.5, 2.0}) EXPECT_NEAR(extrapolation::choply_matrix(0, 1, weight)(0, 0), 1.0, 1e-15);
+  EXPECT_NE(error_of([] { (void)extrapolation::choply_matrix(3, 3, 0.0); }).find("δ < λ"), std::string::npos);
 }
 
 /// seed 002 Table 2 analogue: 10 s sampled every H = 0.1 s, checked at H/10
 double cumulative_error(const std::string& spec, const std::function<double(double)>& signal) {
-  return cumulative_extrapolation_error(spec, signal, 0.1, 10.0);
+  return extrapolation::cumulative_extrapolation_error(spec, signal, 0.1, 10.0);
 }
 
 TEST(Chopatt, SmoothSignalsLoseAtLeastSixtyPercentOfTheZohError) {
@@ -83,7 +83,8 @@ TEST(Chopatt, TheCliffRuleKeepsAJumpAtOrBelowZoh) {
 
 TEST(Chopatt, SpecsAreChecked) {
   for (const std::string bad : {"poly:1,1,0", "poly:4,6,0", "poly:1,3", "cubic", "choptrey:-1", "poly:1,3,-2"}) {
-    EXPECT_NE(error_of([&] { (void)parse_extrapolation(bad); }).find("expected zoh"), std::string::npos) << bad;
+    EXPECT_NE(error_of([&] { (void)extrapolation::parse_extrapolation(bad); }).find("expected zoh"), std::string::npos)
+        << bad;
   }
 }
 
@@ -97,16 +98,16 @@ TEST(Chopoly, AnExtrapolationRestartsAtAnAnnouncedJump) {
   const auto run = [](double dt, const std::string& stop, const std::string& method) {
     std::vector<std::string> overrides = {"method.type=" + method, stop};
     if (method == "jacobi") overrides.emplace_back("method.extrapolation=poly:2,3,0");
-    Scenario scenario = load_scenario(kExamples / "b2_two_bodies.json", overrides);
+    scenario::Scenario scenario = scenario::load_scenario(kExamples / "b2_two_bodies.json", overrides);
     scenario.run.dt = dt;
-    return run_scenario(scenario);
+    return scenario::run_scenario(scenario);
   };
   const std::vector<double> steps = {1.0, 0.5, 0.25};
   for (const std::string stop : {"stop=96", "stop=200"}) {
-    const ScenarioRun reference = run(0.01, stop, "monolithic");
+    const scenario::ScenarioRun reference = run(0.01, stop, "monolithic");
     std::vector<double> errors;
     for (const double dt : steps) {
-      const ScenarioRun result = run(dt, stop, "jacobi");
+      const scenario::ScenarioRun result = run(dt, stop, "jacobi");
       errors.push_back(compare_signals(result.results->times(), result.results->column("right.x_r"),
                                        reference.results->times(), reference.results->column("right.x_r"))
                            .nl2);
@@ -118,18 +119,18 @@ TEST(Chopoly, AnExtrapolationRestartsAtAnAnnouncedJump) {
   }
 }
 
-ScenarioRun run_b7(double dt, std::vector<std::string> overrides, Executor* executor = nullptr) {
+scenario::ScenarioRun run_b7(double dt, std::vector<std::string> overrides, exec::Executor* executor = nullptr) {
   overrides.emplace_back("stop=7200");
-  Scenario scenario = load_scenario(kExamples / "b7_thermal_zones.json", overrides);
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / "b7_thermal_zones.json", overrides);
   scenario.run.dt = dt;
-  return run_scenario(scenario, executor);
+  return scenario::run_scenario(scenario, executor);
 }
 
 TEST(B7, ChoptreyAtTwoAndAHalfTimesTheStepBeatsZohThere) {
   const auto reference = run_b7(10.0, {"method.type=monolithic"});
-  const double zoh_h = mean_nl2(run_b7(60.0, {}), reference);
-  const double zoh_wide = mean_nl2(run_b7(150.0, {}), reference);
-  const double choptrey_wide = mean_nl2(run_b7(150.0, {"method.extrapolation=choptrey"}), reference);
+  const double zoh_h = scenario::mean_nl2(run_b7(60.0, {}), reference);
+  const double zoh_wide = scenario::mean_nl2(run_b7(150.0, {}), reference);
+  const double choptrey_wide = scenario::mean_nl2(run_b7(150.0, {"method.extrapolation=choptrey"}), reference);
   std::cout << fmt::format("B7: ZOH at H {:.3e}, ZOH at 2.5 H {:.3e}, CHOPtrey at 2.5 H {:.3e}\n", zoh_h, zoh_wide,
                            choptrey_wide);
   EXPECT_LT(choptrey_wide, zoh_wide);
@@ -139,7 +140,7 @@ TEST(B7, MultiRateOnThreadsMatchesSequentialBitwise) {
   // the slow supply loop communicates every 4 base steps, the zones every step
   const std::vector<std::string> multirate = {"method.extrapolation=choptrey", "method.rates={\"supply\": 4}"};
   const auto sequential = run_b7(30.0, multirate);
-  ThreadPoolExecutor threads(2);
+  exec::ThreadPoolExecutor threads(2);
   const auto threaded = run_b7(30.0, multirate, &threads);
   for (const auto& label : sequential.results->labels()) {
     const auto& a = sequential.results->column(label);
@@ -151,7 +152,7 @@ TEST(B7, MultiRateOnThreadsMatchesSequentialBitwise) {
   EXPECT_EQ(sequential.model.system(zone).integrations(), sequential.stats.macro_steps);
   EXPECT_EQ(sequential.model.system(supply).integrations(), sequential.stats.macro_steps / 4);
   const auto reference = run_b7(10.0, {"method.type=monolithic"});
-  const double error = mean_nl2(sequential, reference);
+  const double error = scenario::mean_nl2(sequential, reference);
   std::cout << fmt::format("B7 multi-rate (zones 30 s, supply 120 s), CHOPtrey: error {:.3e}\n", error);
   EXPECT_LE(error, 1e-2);
 }
@@ -162,10 +163,10 @@ TEST(B7, SystemsThatCannotInterpolateGetTheMeanOfTheExtrapolation) {
       run_b7(150.0, {"method.extrapolation=poly:1,2,0", "systems.zone1.interpolate_inputs=false",
                      "systems.zone2.interpolate_inputs=false", "systems.zone3.interpolate_inputs=false",
                      "systems.zone4.interpolate_inputs=false", "systems.supply.interpolate_inputs=false"});
-  const double zoh = mean_nl2(run_b7(150.0, {}), reference);
+  const double zoh = scenario::mean_nl2(run_b7(150.0, {}), reference);
   std::cout << fmt::format("B7 at 2.5 H: FOH applied by the master as a mean {:.3e}, ZOH {:.3e}\n",
-                           mean_nl2(mean, reference), zoh);
-  EXPECT_LT(mean_nl2(mean, reference), zoh);
+                           scenario::mean_nl2(mean, reference), zoh);
+  EXPECT_LT(scenario::mean_nl2(mean, reference), zoh);
 }
 
 TEST(B7, RatesAndExtrapolationsAreChecked) {

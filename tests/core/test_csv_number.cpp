@@ -33,16 +33,16 @@ TEST(CsvNumber, IsPrintfsSeventeenDigitsAndReadsBackExactly) {
                                       0.30000000000000004};
   for (const double v : values) {
     std::string text = ",";  // appended, as in a row
-    append_number(text, v);
+    observer::append_number(text, v);
     EXPECT_EQ(text.substr(1), fmt::format("{:.17g}", v));
     const double read = std::strtod(text.c_str() + 1, nullptr);
     EXPECT_EQ(read, v) << text;
     EXPECT_EQ(std::signbit(read), std::signbit(v)) << text;
   }
   std::string text;
-  append_number(text, limits::quiet_NaN());
+  observer::append_number(text, limits::quiet_NaN());
   text += ',';
-  append_number(text, -limits::infinity());
+  observer::append_number(text, -limits::infinity());
   EXPECT_EQ(text, fmt::format("{:.17g},{:.17g}", limits::quiet_NaN(), -limits::infinity()));
 }
 

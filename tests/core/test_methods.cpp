@@ -19,15 +19,15 @@ namespace {
 
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 
-ScenarioRun run(const std::string& example, const std::string& method, double dt,
-                std::vector<std::string> overrides = {}) {
+scenario::ScenarioRun run(const std::string& example, const std::string& method, double dt,
+                          std::vector<std::string> overrides = {}) {
   overrides.push_back("method.type=" + method);
-  Scenario scenario = load_scenario(kExamples / example, overrides);
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / example, overrides);
   scenario.run.dt = dt;
-  return run_scenario(scenario);
+  return scenario::run_scenario(scenario);
 }
 
-double prey_rel_pct(const ScenarioRun& result, const ScenarioRun& reference) {
+double prey_rel_pct(const scenario::ScenarioRun& result, const scenario::ScenarioRun& reference) {
   return compare_signals(result.results->times(), result.results->column("prey.p"), reference.results->times(),
                          reference.results->column("prey.p"))
       .rel_pct;
@@ -37,7 +37,7 @@ TEST(Jacobi, B4ConvergesWithOrderOne) {
   std::vector<double> steps = {1e-3, 5e-4, 2.5e-4}, errors;
   for (double dt : steps) {
     const auto reference = run("b4_two_mass.json", "monolithic", dt);
-    errors.push_back(mean_nl2(run("b4_two_mass.json", "jacobi", dt), reference));
+    errors.push_back(scenario::mean_nl2(run("b4_two_mass.json", "jacobi", dt), reference));
   }
   const double order = observed_order(steps, errors);
   std::cout << "B4 Jacobi mean nl2: " << errors[0] << ", " << errors[1] << ", " << errors[2] << " → order " << order
@@ -60,8 +60,8 @@ TEST(Jacobi, B3PreyErrorMatchesSeed003Table6) {
 TEST(GaussSeidel, MoreAccurateThanJacobiOnB3AndB4) {
   for (const auto& [example, dt] : {std::pair{"b3_lotka_volterra.json", 1e-3}, std::pair{"b4_two_mass.json", 5e-4}}) {
     const auto reference = run(example, "monolithic", dt);
-    const double jacobi = mean_nl2(run(example, "jacobi", dt), reference);
-    const double gauss_seidel = mean_nl2(run(example, "gauss-seidel", dt), reference);
+    const double jacobi = scenario::mean_nl2(run(example, "jacobi", dt), reference);
+    const double gauss_seidel = scenario::mean_nl2(run(example, "gauss-seidel", dt), reference);
     std::cout << example << ": Jacobi " << jacobi << ", Gauss-Seidel " << gauss_seidel << '\n';
     EXPECT_LT(gauss_seidel, jacobi) << example;
   }
@@ -83,8 +83,8 @@ TEST(GaussSeidel, ReportsTheB1AlgebraicLoop) {
 TEST(Jacobi, B1ConvergesTowardsTheReference) {
   const auto coarse_ref = run("b1_ifosmondi_damper.json", "monolithic", 2e-2);
   const auto fine_ref = run("b1_ifosmondi_damper.json", "monolithic", 1e-2);
-  const double coarse = mean_nl2(run("b1_ifosmondi_damper.json", "jacobi", 2e-2), coarse_ref);
-  const double fine = mean_nl2(run("b1_ifosmondi_damper.json", "jacobi", 1e-2), fine_ref);
+  const double coarse = scenario::mean_nl2(run("b1_ifosmondi_damper.json", "jacobi", 2e-2), coarse_ref);
+  const double fine = scenario::mean_nl2(run("b1_ifosmondi_damper.json", "jacobi", 1e-2), fine_ref);
   EXPECT_LT(fine, 0.7 * coarse);
 }
 
@@ -112,14 +112,14 @@ TEST(Monolithic, RefusesBlackBoxes) {
 }
 
 TEST(Jacobi, ASystemFailureEndsTheRunWithItsReason) {
-  ModularModel model;
+  model::ModularModel model;
   model.add_system(std::make_unique<NativeSystem>("fragile", testing::make_breaks(),
                                                   make_integrator("dopri5", IntegratorOptions{})));
   model.set_constant_input("fragile.u", 0.0);
   model.finalize();
-  ExplicitCoupling jacobi({});
+  methods::ExplicitCoupling jacobi({});
   try {
-    simulate(model, jacobi, RunOptions{0.0, 1.0, 0.1});
+    simulation::simulate(model, jacobi, simulation::RunOptions{0.0, 1.0, 0.1});
     FAIL() << "no error";
   } catch (const Error& e) {
     const std::string what = e.what();
@@ -135,14 +135,14 @@ namespace cosima {
 namespace {
 
 /// A method that takes whatever step it is told to report: the driver must refuse the bad ones.
-class StepTaker final : public CouplingMethod {
+class StepTaker final : public methods::CouplingMethod {
  public:
   explicit StepTaker(double h) : h_(h) {}
   [[nodiscard]] std::string_view name() const override { return "step-taker"; }
-  void check(const ModularModel& /*model*/) const override {}
-  void initialize(ModularModel& /*model*/, double /*t_start*/) override {}
-  StepReport step(ModularModel& /*model*/, double /*t*/, double /*h_max*/) override {
-    StepReport report;
+  void check(const model::ModularModel& /*model*/) const override {}
+  void initialize(model::ModularModel& /*model*/, double /*t_start*/) override {}
+  methods::StepReport step(model::ModularModel& /*model*/, double /*t*/, double /*h_max*/) override {
+    methods::StepReport report;
     report.h = h_;
     return report;
   }
@@ -154,14 +154,14 @@ class StepTaker final : public CouplingMethod {
 };
 
 TEST(Simulation, RefusesNonFiniteOrNonPositiveSteps) {
-  Scenario scenario = load_scenario(kExamples / "b6_tough_case.json");
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / "b6_tough_case.json");
   for (const double h :
        {std::numeric_limits<double>::quiet_NaN(), 0.0, -0.1, std::numeric_limits<double>::infinity()}) {
-    ModularModel model = build_model(scenario);
+    model::ModularModel model = scenario::build_model(scenario);
     StepTaker method(h);
     std::string what;
     try {
-      (void)simulate(model, method, scenario.run);
+      (void)simulation::simulate(model, method, scenario.run);
     } catch (const Error& e) {
       what = e.what();
     }

@@ -15,8 +15,8 @@ std::unique_ptr<System> make(const std::string& name, const std::string& model) 
                                         make_integrator("dopri5", IntegratorOptions{}));
 }
 
-ModularModel b1() {
-  ModularModel model;
+model::ModularModel b1() {
+  model::ModularModel model;
   model.add_system(make("mass", "b1.mass"));
   model.add_system(make("damper", "b1.damper"));
   return model;
@@ -25,7 +25,7 @@ ModularModel b1() {
 using testing::error_of;
 
 TEST(ModularModel, UnconnectedInputsAreNamed) {
-  ModularModel model = b1();
+  model::ModularModel model = b1();
   model.connect("mass.f_C", "damper.f_C");
   const std::string what = error_of([&] { model.finalize(); });
   EXPECT_NE(what.find("mass.v_C"), std::string::npos) << what;
@@ -33,7 +33,7 @@ TEST(ModularModel, UnconnectedInputsAreNamed) {
 }
 
 TEST(ModularModel, ConnectionErrorsNameThePort) {
-  ModularModel model = b1();
+  model::ModularModel model = b1();
   EXPECT_NE(error_of([&] { model.connect("mass.f_C", "damper.v_C"); }).find("output connected to output"),
             std::string::npos);
   EXPECT_NE(error_of([&] { model.connect("damper.f_C", "mass.v_C"); }).find("'damper.f_C' is an input"),
@@ -44,7 +44,7 @@ TEST(ModularModel, ConnectionErrorsNameThePort) {
 }
 
 TEST(ModularModel, InputDrivenTwiceIsAnError) {
-  ModularModel model = b1();
+  model::ModularModel model = b1();
   model.connect("mass.f_C", "damper.f_C");
   model.set_constant_input("damper.f_C", 1.0);
   model.connect("damper.v_C", "mass.v_C");
@@ -56,7 +56,7 @@ TEST(ModularModel, ADottedLabelReadsAsEverySystemNameItStartsWith) {
   // "a.b.c.p" reads as system "a.b.c" port "p", "a.b" port "c.p" and "a" port "b.c.p": three
   // readings, more than the splits hold inline; the longest system name under which the port
   // exists is the one connected
-  ModularModel model;
+  model::ModularModel model;
   model.add_system(make("a", "b3.prey"));
   model.add_system(make("a.b", "b3.predator"));
   model.add_system(make("a.b.c", "b3.prey"));
@@ -77,7 +77,7 @@ TEST(ModularModel, ADottedLabelReadsAsEverySystemNameItStartsWith) {
 }
 
 TEST(ModularModel, FanOutAndDispatch) {
-  ModularModel model;
+  model::ModularModel model;
   model.add_system(make("prey", "b3.prey"));
   model.add_system(make("predator", "b3.predator"));
   model.add_system(make("other", "b3.predator"));
@@ -93,7 +93,7 @@ TEST(ModularModel, FanOutAndDispatch) {
 }
 
 TEST(ModularModel, FindsTheB1AlgebraicLoop) {
-  ModularModel model = b1();
+  model::ModularModel model = b1();
   model.connect("mass.f_C", "damper.f_C");
   model.connect("damper.v_C", "mass.v_C");
   model.connect("damper.x_C", "mass.x_C");

@@ -105,7 +105,7 @@ struct EstimatorErrors {
 };
 
 /// Over random systems (n_st ≤ 6) and random inputs of degree 0–3: the estimator vs the truth.
-EstimatorErrors random_lti_errors(const EstimatorOptions& options, int cases, double rotation = 0.5) {
+EstimatorErrors random_lti_errors(const estimator::EstimatorOptions& options, int cases, double rotation = 0.5) {
   std::mt19937 rng(20261122);
   std::uniform_int_distribution<int> size(1, 6), ports(1, 3), degree(0, kMaxInputDegree);
   std::uniform_real_distribution<double> step(0.01, 1.5), coefficient(-2.0, 2.0);
@@ -124,7 +124,7 @@ EstimatorErrors random_lti_errors(const EstimatorOptions& options, int cases, do
     InputPolynomials now = InputPolynomials::Zero(xi.rows(), kInputCoefficients);  // u(t_N) = ξ_0
     now.col(0) = xi.col(0);
     system.set_inputs(now);
-    StepEstimator estimator(options);
+    estimator::StepEstimator estimator(options);
     estimator.reset(system);
     estimator.begin_step(system, xi.col(0));
     EXPECT_TRUE(estimator.prepare(h)) << estimator.reason();
@@ -163,8 +163,8 @@ TEST(Costarica, OneStateOperatorsMatchTheGeneralPath) {
   two.C.col(0) = one.C;
   two.D = one.D;
   for (const double h : {1e-4, 0.3, 3.0}) {
-    LinearResponseBuilder scalar_builder, matrix_builder;
-    LinearResponse scalar, matrix;
+    estimator::LinearResponseBuilder scalar_builder, matrix_builder;
+    estimator::LinearResponse scalar, matrix;
     ASSERT_TRUE(scalar_builder.compute(one, h, scalar));
     ASSERT_TRUE(matrix_builder.compute(two, h, matrix));
     const auto close = [&](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
@@ -185,8 +185,8 @@ TEST(Costarica, StehfestEstimatorAccuracyIsMeasured) {
   // poor for oscillating ones, so both families are measured.
   for (double rotation : {0.0, 0.5}) {
     for (int terms : {10, 14, 18}) {
-      EstimatorOptions options;
-      options.response.method = InverseLaplace::stehfest;
+      estimator::EstimatorOptions options;
+      options.response.method = estimator::InverseLaplace::stehfest;
       options.response.stehfest_terms = terms;
       const EstimatorErrors errors = random_lti_errors(options, 200, rotation);
       std::cout << fmt::format("Gaver–Stehfest N = {}, {} spectra: value {:.2e}, derivative {:.2e}\n", terms,
@@ -202,7 +202,7 @@ TEST(Costarica, StehfestEstimatorAccuracyIsMeasured) {
 TEST(Costarica, StehfestWeightsSumToZeroAndRejectOddCounts) {
   // Σ V_i = 0: ℒ⁻¹ of a constant (F = 1/s → f = 1) must hold for every t; here check F(s) = 1/s.
   for (int terms : {8, 14}) {
-    const auto weights = stehfest_weights(terms);
+    const auto weights = estimator::stehfest_weights(terms);
     double sum = 0.0, one = 0.0;
     for (std::size_t i = 0; i < weights.size(); ++i) {
       sum += weights[i];
@@ -211,7 +211,7 @@ TEST(Costarica, StehfestWeightsSumToZeroAndRejectOddCounts) {
     EXPECT_NEAR(sum, 0.0, 1e-6 * std::abs(weights[weights.size() / 2]));
     EXPECT_NEAR(one, 1.0, 1e-6);
   }
-  EXPECT_NE(error_of([] { (void)stehfest_weights(13); }).find("even"), std::string::npos);
+  EXPECT_NE(error_of([] { (void)estimator::stehfest_weights(13); }).find("even"), std::string::npos);
 }
 
 // --- the control part ---------------------------------------------------------------------------
@@ -219,14 +219,15 @@ TEST(Costarica, StehfestWeightsSumToZeroAndRejectOddCounts) {
 TEST(Costarica, ControlPartReconstructions) {
   const auto quadratic = [](double t) { return 1.0 + 2.0 * t - 3.0 * t * t; };
   const auto slope = [](double t) { return 2.0 - 6.0 * t; };
-  ControlPart zoh, foh, flexible;
-  zoh.reset(1, ControlReconstruction::zoh);
-  foh.reset(1, ControlReconstruction::foh);
-  flexible.reset(1, ControlReconstruction::flexible);
+  estimator::ControlPart zoh, foh, flexible;
+  zoh.reset(1, estimator::ControlReconstruction::zoh);
+  foh.reset(1, estimator::ControlReconstruction::foh);
+  flexible.reset(1, estimator::ControlReconstruction::flexible);
   Eigen::VectorXd v(1), d(1);
   const double times[] = {0.0, 0.1, 0.25, 0.3, 0.5};
   for (double t : times) {
-    for (ControlPart* part : {&zoh, &foh, &flexible}) part->record(t, Eigen::VectorXd::Constant(1, quadratic(t)));
+    for (estimator::ControlPart* part : {&zoh, &foh, &flexible})
+      part->record(t, Eigen::VectorXd::Constant(1, quadratic(t)));
   }
   zoh.extrapolate(0.2, v, d);
   EXPECT_DOUBLE_EQ(v(0), quadratic(0.5));  // eq. 13
@@ -241,8 +242,8 @@ TEST(Costarica, ControlPartReconstructions) {
   EXPECT_NEAR(d(0), slope(0.7), 1e-11);
 
   // a jump: no order predicted it, the flexible rule falls back to ZOH
-  ControlPart jump;
-  jump.reset(1, ControlReconstruction::flexible);
+  estimator::ControlPart jump;
+  jump.reset(1, estimator::ControlReconstruction::flexible);
   for (double t : {0.0, 1.0, 2.0}) jump.record(t, Eigen::VectorXd::Constant(1, 0.0));
   jump.record(3.0, Eigen::VectorXd::Constant(1, 1000.0));
   jump.extrapolate(1.0, v, d);
@@ -258,13 +259,13 @@ TEST(Costarica, ToughCaseEstimateIsTheZeroOrderHold) {
   // Seed 000's estimator (no f_C, ZOH control part) gives exactly ŷ = y_N (eq. 52); with seed
   // 003's f_C = a(t_N) it gives the explicit Euler step y_N + h a(t_N).
   for (bool affine : {false, true}) {
-    EstimatorOptions options;
-    options.control = ControlReconstruction::zoh;
+    estimator::EstimatorOptions options;
+    options.control = estimator::ControlReconstruction::zoh;
     options.affine_term = affine;
     NativeSystem system("tough", models::make_model("b6.tough"),
                         make_integrator("dopri5", {.rtol = 1e-10, .atol = 1e-12}));
     system.initialize(0.0);
-    StepEstimator estimator(options);
+    estimator::StepEstimator estimator(options);
     estimator.reset(system);
     const double h = 0.1;
     InputPolynomials inputs = InputPolynomials::Zero(1, kInputCoefficients);
@@ -288,13 +289,13 @@ TEST(Costarica, ToughCaseEstimateIsTheZeroOrderHold) {
 
 // --- IFOSMONDI-JFM with COSTARICA on the seed's modular models ----------------------------------
 
-ScenarioRun run(const std::string& example, double dt, std::vector<std::string> overrides) {
-  Scenario scenario = load_scenario(kExamples / example, overrides);
+scenario::ScenarioRun run(const std::string& example, double dt, std::vector<std::string> overrides) {
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / example, overrides);
   scenario.run.dt = dt;
-  return run_scenario(scenario);
+  return scenario::run_scenario(scenario);
 }
 
-double error_on(const ScenarioRun& result, const ScenarioRun& reference, const std::string& label) {
+double error_on(const scenario::ScenarioRun& result, const scenario::ScenarioRun& reference, const std::string& label) {
   return compare_signals(result.results->times(), result.results->column(label), reference.results->times(),
                          reference.results->column(label))
       .nl2;
@@ -361,7 +362,7 @@ TEST(Costarica, TheJumpDetectorSeesJumpsAndNotResolvedOscillations) {
   // the interface test (methods/jump_detector.hpp) on u = cos(ωt) sampled with exact derivatives:
   // no false alarm for ωh ≤ 2 at any phase; a jump added inside the step is seen when it exceeds
   // what the signal's slope could do over four steps (slope_factor)
-  JumpDetector detector;
+  methods::JumpDetector detector;
   detector.reset(Eigen::VectorXd::Ones(1));
   for (const double wh : {0.1, 0.5, 1.0, 2.0}) {
     int alarms = 0, missed = 0;
@@ -379,19 +380,19 @@ TEST(Costarica, TheJumpDetectorSeesJumpsAndNotResolvedOscillations) {
     EXPECT_EQ(missed, 0) << "ωh = " << wh;
   }
   // the estimate test: a steady O(h) gap is the estimator's, a sudden one a jump
-  JumpDetector gaps;
+  methods::JumpDetector gaps;
   gaps.reset(Eigen::VectorXd::Constant(1, 10.0));
   const Eigen::VectorXd estimate = Eigen::VectorXd::Constant(1, 10.0);
   for (int step = 0; step < 20; ++step) {
     const double drift = 0.5 * (1.0 + 0.3 * std::sin(step));  // 5 % of the scale, varying
     EXPECT_FALSE(gaps.estimate_jumped(estimate + Eigen::VectorXd::Constant(1, drift), estimate, 0)) << step;
   }
-  JumpDetector exact;  // an exact estimator (gaps at round-off) and a jump of 2 % of the scale
+  methods::JumpDetector exact;  // an exact estimator (gaps at round-off) and a jump of 2 % of the scale
   exact.reset(Eigen::VectorXd::Constant(1, 10.0));
   EXPECT_FALSE(exact.estimate_jumped(estimate + Eigen::VectorXd::Constant(1, 1e-14), estimate, 0));
   EXPECT_TRUE(exact.estimate_jumped(estimate + Eigen::VectorXd::Constant(1, 0.2), estimate, 0));
   // location: a bisection on the values once a jump is suspected
-  JumpDetector locator;
+  methods::JumpDetector locator;
   locator.reset(Eigen::VectorXd::Zero(1));
   locator.suspect(0, Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 4.0), 1.0, 1.0);
   EXPECT_TRUE(locator.locating());
@@ -417,7 +418,7 @@ TEST(Costarica, B2AnUnannouncedJumpIsDetectedAndLocatedAndKeepsTheOrder) {
   for (double dt : steps) {
     announced.push_back(error_on(run("b2_two_bodies.json", dt, with(kJfm, {"systems.right.parameters.t_switch=100.3"})),
                                  reference, "right.x_r"));
-    const ScenarioRun run_located = run("b2_two_bodies.json", dt, with(kJfm, unannounced));
+    const scenario::ScenarioRun run_located = run("b2_two_bodies.json", dt, with(kJfm, unannounced));
     located.push_back(error_on(run_located, reference, "right.x_r"));
     EXPECT_EQ(method_total(run_located.stats, "jumps_located"), 1.0) << "δt = " << dt;
     EXPECT_LE(located.back(), 1.5 * announced.back()) << "δt = " << dt;
@@ -425,7 +426,7 @@ TEST(Costarica, B2AnUnannouncedJumpIsDetectedAndLocatedAndKeepsTheOrder) {
                              reference, "right.x_r"));
     // without rollback nothing can go back to locate it: COSTARICA sees the estimate gap and
     // restarts the interface from the real outputs at the end of the step
-    const ScenarioRun run_costarica =
+    const scenario::ScenarioRun run_costarica =
         run("b2_two_bodies.json", dt,
             with(with(kJfm, unannounced), {"systems.left.rollback=false", "systems.right.rollback=false"}));
     costarica.push_back(error_on(run_costarica, reference, "right.x_r"));
@@ -444,13 +445,14 @@ TEST(Costarica, B2AnUnannouncedJumpIsDetectedAndLocatedAndKeepsTheOrder) {
   EXPECT_LT(located.back(), 0.01 * blind.back());
   // MISSILES (no rollback either): the estimate gap, the restart from the real force at the step's end
   const std::vector<std::string> missiles = {"method.type=missiles", unannounced[0], unannounced[1]};
-  const ScenarioRun missiles_detected = run("b2_two_bodies.json", 0.5, missiles);
+  const scenario::ScenarioRun missiles_detected = run("b2_two_bodies.json", 0.5, missiles);
   EXPECT_EQ(method_total(missiles_detected.stats, "estimated_jumps"), 1.0);
   EXPECT_LT(error_on(missiles_detected, reference, "right.x_r"),
             0.7 * error_on(run("b2_two_bodies.json", 0.5, with(missiles, {"method.jump_tolerance=0"})), reference,
                            "right.x_r"));
   // the case it is for: a Co-Simulation FMU switches inside fmi2DoStep and announces nothing
-  const ScenarioRun fmu = run("b2_two_bodies_fmu.json", 0.5, with(kJfm, {"systems.right.parameters.t_switch=100.3"}));
+  const scenario::ScenarioRun fmu =
+      run("b2_two_bodies_fmu.json", 0.5, with(kJfm, {"systems.right.parameters.t_switch=100.3"}));
   EXPECT_EQ(method_total(fmu.stats, "jumps_located"), 1.0);
   EXPECT_LE(error_on(fmu, reference, "right.x_r"), 1.5 * announced[3]);
 }

@@ -24,11 +24,11 @@ const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 using testing::error_of;
 using testing::method_total;
 
-ScenarioRun run_b5(std::vector<std::string> overrides, double dt = 1.0) {
+scenario::ScenarioRun run_b5(std::vector<std::string> overrides, double dt = 1.0) {
   overrides.insert(overrides.begin(), "method.type=defect-jacobi");
-  Scenario scenario = load_scenario(kExamples / "b5_rotational_oscillator.json", overrides);
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / "b5_rotational_oscillator.json", overrides);
   scenario.run.dt = dt;
-  return run_scenario(scenario);
+  return scenario::run_scenario(scenario);
 }
 
 std::vector<std::string> orders(int order, const std::string& integrator) {
@@ -70,9 +70,10 @@ TEST(DefectJacobi, AStepTheDefectCannotShrinkStopsAtHMinWithAWarningAndTheRunFin
   // B4 at m = n = 0: the force's slope (~1e5/s) needs h ≈ 1e-7 for tol = 1e-2; h_min holds the
   // step above that, marks the steps and finishes (the example's full run, at the default h_min of a
   // millionth of the run: bench)
-  Scenario scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=defect-jacobi", "stop=0.02",
-                                                                     "method.h_min=2e-6", "method.tol_scale=absolute"});
-  const auto run = run_scenario(scenario);
+  scenario::Scenario scenario = scenario::load_scenario(
+      kExamples / "b4_two_mass.json",
+      {"method.type=defect-jacobi", "stop=0.02", "method.h_min=2e-6", "method.tol_scale=absolute"});
+  const auto run = scenario::run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.stats.end_time, 0.02);
   EXPECT_GT(run.stats.steps_at_step_floor, 9000);
   EXPECT_EQ(method_total(run.stats, "h_min"), 2e-6);
@@ -89,12 +90,12 @@ TEST(DefectJacobi, AStepTheDefectCannotShrinkStopsAtHMinWithAWarningAndTheRunFin
 
 TEST(DefectJacobi, ASystemWithoutCouplingNeverDrivesTheStepToZero) {
   // nothing to reconstruct: zero defects grow the step by θ_max up to the end, never to 0 or NaN
-  Scenario scenario = load_scenario(kExamples / "b5_rotational_oscillator.json",
-                                    {"method.type=defect-jacobi", "method.n=1", "stop=10"});
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / "b5_rotational_oscillator.json",
+                                                        {"method.type=defect-jacobi", "method.n=1", "stop=10"});
   scenario.connections.clear();
   scenario.constant_inputs["body1.omega2"] = 0.0;
   scenario.constant_inputs["body2.tau1"] = 0.0;
-  const auto run = run_scenario(scenario);
+  const auto run = scenario::run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.stats.end_time, 10.0);
   EXPECT_EQ(run.stats.steps_at_step_floor, 0);
   EXPECT_DOUBLE_EQ(method_total(run.stats, "h_min"), 1e-6 * 10.0) << "the default: a millionth of the run";
@@ -204,14 +205,15 @@ TEST(DefectJacobi, B4FinishesUnderTheVariableStep) {
   // the example over its whole run [0, 2] at m = n = 2, tol = 1e-2: controlled all the way (no step at
   // h_min; 6377 steps measured), close to the monolithic reference (mean nl2 2.6e-6 measured). At
   // m = n = 0 the same tol holds the step at h_min instead: the test above and `cosima bench defect`.
-  Scenario scenario = load_scenario(
+  scenario::Scenario scenario = scenario::load_scenario(
       kExamples / "b4_two_mass.json",
       {"method.type=defect-jacobi", "method.m=2", "method.n=2", "method.tol=1e-2", "method.tol_scale=absolute"});
-  const auto run = run_scenario(scenario);
-  Scenario reference_scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=monolithic"});
+  const auto run = scenario::run_scenario(scenario);
+  scenario::Scenario reference_scenario =
+      scenario::load_scenario(kExamples / "b4_two_mass.json", {"method.type=monolithic"});
   reference_scenario.run.dt = 1e-4;
-  const auto reference = run_scenario(reference_scenario);
-  const double error = mean_nl2(run, reference);
+  const auto reference = scenario::run_scenario(reference_scenario);
+  const double error = scenario::mean_nl2(run, reference);
   std::cout << fmt::format("B4, m = n = 2, tol = 1e-2: {} steps, {} at h_min, mean nl2 {:.2e}\n", run.stats.macro_steps,
                            run.stats.steps_at_step_floor, error);
   EXPECT_DOUBLE_EQ(run.stats.end_time, 2.0);
@@ -226,11 +228,12 @@ TEST(DefectJacobi, ARelativeToleranceControlsB4ByDefault) {
   // tol relative to each signal's scale: the force (≈ 2e4 N) and the positions (≈ 1e-2 m) are held
   // to the same tol = 1e-2, and B4 at m = n = 0 is controlled all the way, where the absolute tol of
   // seed 004 holds ~10⁶ steps at h_min (the test above)
-  Scenario scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=defect-jacobi"});
-  const auto run = run_scenario(scenario);
-  Scenario reference_scenario = load_scenario(kExamples / "b4_two_mass.json", {"method.type=monolithic"});
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / "b4_two_mass.json", {"method.type=defect-jacobi"});
+  const auto run = scenario::run_scenario(scenario);
+  scenario::Scenario reference_scenario =
+      scenario::load_scenario(kExamples / "b4_two_mass.json", {"method.type=monolithic"});
   reference_scenario.run.dt = 1e-4;
-  const double error = mean_nl2(run, run_scenario(reference_scenario));
+  const double error = scenario::mean_nl2(run, scenario::run_scenario(reference_scenario));
   std::cout << fmt::format("B4, default tol: {} steps, {} at h_min, mean nl2 {:.2e}\n", run.stats.macro_steps,
                            run.stats.steps_at_step_floor, error);
   EXPECT_DOUBLE_EQ(run.stats.end_time, 2.0);
@@ -245,13 +248,13 @@ TEST(DefectJacobi, RowsComeAtTheOutputIntervalInterpolatedBetweenItsSteps) {
   // each the linear interpolation of the two communication points around it (ResultRecorder) for
   // an output whose derivatives are emulated, as prey's are here (with its own derivatives a column
   // is the cubic Hermite interpolant: Tolerance.RowsBetweenLongStepsFollowTheTolerance)
-  Scenario every = load_scenario(kExamples / "b3_lotka_volterra.json",
-                                 {"method.type=defect-jacobi", "systems.prey.output_derivatives=false"});
+  scenario::Scenario every = scenario::load_scenario(
+      kExamples / "b3_lotka_volterra.json", {"method.type=defect-jacobi", "systems.prey.output_derivatives=false"});
   every.output.interval = 0.0;
-  const auto steps = run_scenario(every);
-  Scenario gridded = every;
+  const auto steps = scenario::run_scenario(every);
+  scenario::Scenario gridded = every;
   gridded.output.interval = 0.1;
-  const auto rows = run_scenario(gridded);
+  const auto rows = scenario::run_scenario(gridded);
   const std::vector<double>& t = steps.results->times();
   const std::vector<double> p = steps.results->column("prey.p"), q = rows.results->column("prey.p");
   ASSERT_EQ(rows.results->times().size(), 201U);
@@ -277,7 +280,7 @@ struct ToleranceRun {
   double error, mean_step, within;  ///< within: share of steps after the tenth with ε_k ≤ 2 tol
 };
 
-ToleranceRun run_with_tolerance(int n, double tol, double stop, const ScenarioRun& reference) {
+ToleranceRun run_with_tolerance(int n, double tol, double stop, const scenario::ScenarioRun& reference) {
   auto overrides = orders(n, "exact");
   overrides.back() = fmt::format("stop={}", stop);
   overrides.push_back(fmt::format("method.tol={}", tol));
@@ -303,10 +306,10 @@ TEST(DefectJacobi, VariableStepKeepsTheDefectNearTolAndTheErrorFollowsIt) {
   const std::vector<double> tolerances = {1e-3, std::pow(10.0, -2.25), std::pow(10.0, -1.5), std::pow(10.0, -0.75),
                                           1.0};
   for (double stop : {1.0, 10.0}) {
-    Scenario reference_scenario = load_scenario(kExamples / "b5_rotational_oscillator.json",
-                                                {"method.type=monolithic", fmt::format("stop={}", stop)});
+    scenario::Scenario reference_scenario = scenario::load_scenario(
+        kExamples / "b5_rotational_oscillator.json", {"method.type=monolithic", fmt::format("stop={}", stop)});
     reference_scenario.run.dt = 1e-4;
-    const auto reference = run_scenario(reference_scenario);
+    const auto reference = scenario::run_scenario(reference_scenario);
     std::vector<std::vector<double>> mean_steps(3);
     for (int n : {0, 1, 2}) {
       double previous_error = 0.0;
@@ -338,9 +341,9 @@ TEST(DefectJacobi, StepsAreNeverRedoneAndTheLogCarriesTheDefects) {
 }
 
 TEST(DefectJacobi, PiControllerFollowsEquation39) {
-  PiController::Options o;
+  methods::PiController::Options o;
   o.tol = 1e-2;
-  PiController pi(o);
+  methods::PiController pi(o);
   pi.reset(0.1);
   // ε = tol: e = 0, I unchanged, H = exp(I) = H_1
   EXPECT_NEAR(pi.next(0.1, 1e-2), 0.1, 1e-15);
@@ -352,8 +355,9 @@ TEST(DefectJacobi, PiControllerFollowsEquation39) {
 
 TEST(DefectJacobi, RefusesAlgebraicLoopsAndBadOrders) {
   const std::string loop = error_of([] {
-    Scenario s = load_scenario(kExamples / "b1_ifosmondi_damper.json", {"method.type=defect-jacobi"});
-    run_scenario(s);
+    scenario::Scenario s =
+        scenario::load_scenario(kExamples / "b1_ifosmondi_damper.json", {"method.type=defect-jacobi"});
+    scenario::run_scenario(s);
   });
   EXPECT_NE(loop.find("algebraic loop"), std::string::npos) << loop;
   EXPECT_NE(error_of([] { run_b5({"method.n=4"}); }).find("outside 0..3"), std::string::npos);

@@ -20,7 +20,7 @@ std::unique_ptr<System> make(const std::string& name, const std::string& model) 
 }
 
 TEST(Connections, ScaleAndOffsetTransformValuesAndScaleDerivatives) {
-  ModularModel model;
+  model::ModularModel model;
   model.add_system(make("prey", "b3.prey"));
   model.add_system(make("predator", "b3.predator"));
   model.connect("prey.p", "predator.p", false, {.scale = 2.0, .offset = 0.5});
@@ -41,7 +41,7 @@ TEST(Connections, ScaleAndOffsetTransformValuesAndScaleDerivatives) {
 }
 
 TEST(Connections, ATransformMustBeFinite) {
-  ModularModel model;
+  model::ModularModel model;
   model.add_system(make("prey", "b3.prey"));
   model.add_system(make("predator", "b3.predator"));
   const std::string what = error_of([&] { model.connect("prey.p", "predator.p", false, {.scale = NAN, .offset = 0}); });
@@ -50,7 +50,7 @@ TEST(Connections, ATransformMustBeFinite) {
 }
 
 TEST(Connections, DottedSystemNamesResolveToTheLongestSystemWithThePort) {
-  ModularModel model;
+  model::ModularModel model;
   model.add_system(make("zoo.prey", "b3.prey"));
   model.add_system(make("zoo", "b3.predator"));  // "zoo.p" is its input; "zoo.prey.p" is the other's output
   model.connect("zoo.prey.p", "zoo.p");
@@ -64,15 +64,15 @@ TEST(Connections, DottedSystemNamesResolveToTheLongestSystemWithThePort) {
 }
 
 TEST(Connections, OverridesReachSystemsWithDottedNames) {
-  Json document =
-      Json::parse(R"({"stop": 1, "systems": {"sub.prey": {"model": "b3.prey"}, "sub": {"model": "b3.predator"}},
+  io::Json document =
+      io::Json::parse(R"({"stop": 1, "systems": {"sub.prey": {"model": "b3.prey"}, "sub": {"model": "b3.predator"}},
                                   "connections": [["sub.prey.p", "sub.p"], ["sub.q", "sub.prey.q"]]})");
-  apply_override(document, "systems.sub.prey.parameters.alpha=0.5");
-  apply_override(document, "systems.sub.parameters.gamma=0.25");
-  const Scenario scenario = parse_scenario(document, "inline.json");
+  scenario::apply_override(document, "systems.sub.prey.parameters.alpha=0.5");
+  scenario::apply_override(document, "systems.sub.parameters.gamma=0.25");
+  const scenario::Scenario scenario = scenario::parse_scenario(document, "inline.json");
   EXPECT_DOUBLE_EQ(std::get<double>(scenario.systems[0].parameters.at("alpha")), 0.5);
   EXPECT_DOUBLE_EQ(std::get<double>(scenario.systems[1].parameters.at("gamma")), 0.25);
-  const ScenarioRun run = run_scenario(scenario);
+  const scenario::ScenarioRun run = scenario::run_scenario(scenario);
   EXPECT_EQ(run.results->labels(), (std::vector<std::string>{"sub.prey.p", "sub.q"}));
 }
 
@@ -81,11 +81,11 @@ TEST(Connections, OverridesReachSystemsWithDottedNames) {
 TEST(Connections, EveryMethodAppliesTheTransformation) {
   const double a = 2.0, b = 0.1, delta = 1.0, gamma = 1.0;
   const auto scenario = [&](bool transformed, const std::string& method) {
-    Json document = Json::parse(R"({"stop": 2, "systems": {
+    io::Json document = io::Json::parse(R"({"stop": 2, "systems": {
         "prey": {"model": "b3.prey", "integrator_options": {"rtol": 1e-11, "atol": 1e-13}},
         "predator": {"model": "b3.predator", "integrator_options": {"rtol": 1e-11, "atol": 1e-13}}},
         "connections": [["predator.q", "prey.q"]]})");
-    Json connection = {{"from", "prey.p"}, {"to", "predator.p"}};
+    io::Json connection = {{"from", "prey.p"}, {"to", "predator.p"}};
     if (transformed) {
       connection["scale"] = a;
       connection["offset"] = b;
@@ -99,13 +99,13 @@ TEST(Connections, EveryMethodAppliesTheTransformation) {
     if (method.starts_with("ifosmondi")) document["method"]["epsilon"] = 1e-13;
     // (a defect-controlled step sees the defect in the input's units: compare on one grid)
     if (method == "defect-jacobi") document["method"]["fixed"] = true;
-    return parse_scenario(document, "inline.json");
+    return scenario::parse_scenario(document, "inline.json");
   };
   for (const std::string method :
        {"jacobi", "gauss-seidel", "ifosmondi", "ifosmondi-jfm", "missiles", "defect-jacobi", "monolithic"}) {
     SCOPED_TRACE(method);
-    const ScenarioRun transformed = run_scenario(scenario(true, method));
-    const ScenarioRun equivalent = run_scenario(scenario(false, method));
+    const scenario::ScenarioRun transformed = scenario::run_scenario(scenario(true, method));
+    const scenario::ScenarioRun equivalent = scenario::run_scenario(scenario(false, method));
     ASSERT_EQ(transformed.results->times().size(), equivalent.results->times().size());
     for (const std::string label : {"prey.p", "predator.q"}) {
       const auto& x = transformed.results->column(label);

@@ -27,8 +27,8 @@ const std::filesystem::path kFmus = COSIMA_C_FMU_DIR;
 std::string fmu(const std::string& name) { return (kFmus / (name + ".fmu")).string(); }
 
 /// The two-mass oscillator, FMI 1.0 ("fmi1") or FMI 2.0 ("fmi2"), through `interface` (cs, me).
-Json dual_mass(const std::string& version, const std::string& interface) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 0.1, "method": {"type": "jacobi", "dt": 1e-3},
+io::Json dual_mass(const std::string& version, const std::string& interface) {
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 0.1, "method": {"type": "jacobi", "dt": 1e-3},
     "connections": [["m1.s1_out", "m2.s1"], ["m1.v1_out", "m2.v1"], ["m1.a1_out", "m2.a1"], ["m2.F", "m1.F"]],
     "output": {"variables": ["m1.s1_out", "m2.F"]}})");
   for (const std::string mass : {"mass1", "mass2"}) {
@@ -39,14 +39,14 @@ Json dual_mass(const std::string& version, const std::string& interface) {
   return doc;
 }
 
-ScenarioRun run(Json doc, const std::vector<std::string>& overrides, Executor* executor = nullptr) {
-  for (const auto& o : overrides) apply_override(doc, o);
-  return run_scenario(parse_scenario(doc, "inline.json"), executor);
+scenario::ScenarioRun run(io::Json doc, const std::vector<std::string>& overrides, exec::Executor* executor = nullptr) {
+  for (const auto& o : overrides) scenario::apply_override(doc, o);
+  return scenario::run_scenario(scenario::parse_scenario(doc, "inline.json"), executor);
 }
 
 /// F(0) = c2 (s2 − s1) + d2 (v2 − v1) = 100 · 0.5 when mass 2 started from the exchanged s1 (its
 /// initial equation s2 = s1 + offset); 100 · (0.5 − 1) had it seen s1's start value 0.
-void expect_exchanged_start(const ScenarioRun& r, const std::string& label) {
+void expect_exchanged_start(const scenario::ScenarioRun& r, const std::string& label) {
   ASSERT_FALSE(r.results->column("m2.F").empty()) << label;
   EXPECT_NEAR(r.results->column("m2.F").front(), 50.0, 1e-12) << label;
 }
@@ -152,8 +152,8 @@ TEST(Fmi1, CoSimulationPairEqualsTheFmi2PairBitwiseUnderTheExplicitMethods) {
                                                          {"method.type=jacobi", "method.extrapolation=choptrey"},
                                                          {"method.type=defect-jacobi", "method.tol=1e-4"}};
   for (const auto& method : methods) {
-    const ScenarioRun v1 = run(dual_mass("fmi1", "cs"), method);
-    const ScenarioRun v2 = run(dual_mass("fmi2", "cs"), method);
+    const scenario::ScenarioRun v1 = run(dual_mass("fmi1", "cs"), method);
+    const scenario::ScenarioRun v2 = run(dual_mass("fmi2", "cs"), method);
     const std::string& label = method.back();
     expect_exchanged_start(v1, label);
     EXPECT_EQ(v1.results->column("m1.s1_out"), v2.results->column("m1.s1_out")) << label;
@@ -166,21 +166,21 @@ TEST(Fmi1, CoSimulationWithoutRollbackOrStatesIsRefusedByTheIterativeMethodsNami
     const std::string what = error_of([&] { (void)run(dual_mass("fmi1", "cs"), {"method.type=" + method}); });
     EXPECT_NE(what.find("system 'm1' lacks state_access"), std::string::npos) << method << ": " << what;
   }
-  const ScenarioRun chosen = run(dual_mass("fmi1", "cs"), {"method.type=auto"});
+  const scenario::ScenarioRun chosen = run(dual_mass("fmi1", "cs"), {"method.type=auto"});
   expect_exchanged_start(chosen, "auto");
   EXPECT_EQ(chosen.stats.method, "jacobi");
 }
 
 TEST(Fmi1, EveryExecutorGivesTheSameRun) {
-  const Json doc = dual_mass("fmi1", "cs");
-  const ScenarioRun sequential = run(doc, {});
-  ThreadPoolExecutor threads(2, ThreadPoolExecutor::Sharing::always);
-  const ScenarioRun threaded = run(doc, {}, &threads);
-  const Scenario scenario = parse_scenario(doc, "inline.json");  // the catalog refers to it
-  const SystemCatalog catalog = system_catalog(scenario);
-  ProcessExecutor processes(catalog, ProcessOptions{});
-  const ScenarioRun forked = run(doc, {}, &processes);
-  for (const ScenarioRun* other : {&threaded, &forked}) {
+  const io::Json doc = dual_mass("fmi1", "cs");
+  const scenario::ScenarioRun sequential = run(doc, {});
+  exec::ThreadPoolExecutor threads(2, exec::ThreadPoolExecutor::Sharing::always);
+  const scenario::ScenarioRun threaded = run(doc, {}, &threads);
+  const scenario::Scenario scenario = scenario::parse_scenario(doc, "inline.json");  // the catalog refers to it
+  const exec::SystemCatalog catalog = scenario::system_catalog(scenario);
+  exec::ProcessExecutor processes(catalog, exec::ProcessOptions{});
+  const scenario::ScenarioRun forked = run(doc, {}, &processes);
+  for (const scenario::ScenarioRun* other : {&threaded, &forked}) {
     EXPECT_EQ(other->results->column("m2.F"), sequential.results->column("m2.F"));
     EXPECT_EQ(other->results->column("m1.s1_out"), sequential.results->column("m1.s1_out"));
   }
@@ -195,8 +195,8 @@ TEST(Fmi1, ModelExchangePairMatchesTheFmi2PairUnderEveryMethod) {
       {"jacobi", 0.0},     {"gauss-seidel", 0.0},   {"defect-jacobi", 0.0}, {"monolithic", 0.0},
       {"ifosmondi", 1e-8}, {"ifosmondi-jfm", 1e-8}, {"missiles", 1e-10},    {"auto", 0.0}};
   for (const auto& [method, bound] : methods) {
-    const ScenarioRun v1 = run(dual_mass("fmi1", "me"), {"method.type=" + method});
-    const ScenarioRun v2 = run(dual_mass("fmi2", "me"), {"method.type=" + method});
+    const scenario::ScenarioRun v1 = run(dual_mass("fmi1", "me"), {"method.type=" + method});
+    const scenario::ScenarioRun v2 = run(dual_mass("fmi2", "me"), {"method.type=" + method});
     expect_exchanged_start(v1, method);
     const auto s1 = v1.results->column("m1.s1_out"), s1_v2 = v2.results->column("m1.s1_out");
     ASSERT_EQ(s1.size(), s1_v2.size()) << method;
@@ -210,9 +210,9 @@ TEST(Fmi1, ModelExchangePairMatchesTheFmi2PairUnderEveryMethod) {
 
 TEST(Fmi1, NegatedAliasesAndAliasesAreReadThroughTheirValueReference) {
   for (const std::string interface : {"cs", "me"}) {
-    Json doc = dual_mass("fmi1", interface);
+    io::Json doc = dual_mass("fmi1", interface);
     doc["output"]["variables"] = {"m1.s1_out", "m1.minus_s1_out", "m1.s1", "m1.x1", "m2.minus_s2_out", "m2.s2_out"};
-    const ScenarioRun r = run(doc, {});
+    const scenario::ScenarioRun r = run(doc, {});
     const auto s1 = r.results->column("m1.s1_out"), minus_s1 = r.results->column("m1.minus_s1_out");
     const auto state = r.results->column("m1.s1"), alias = r.results->column("m1.x1");
     ASSERT_EQ(s1.size(), 101U) << interface;
@@ -225,10 +225,10 @@ TEST(Fmi1, NegatedAliasesAndAliasesAreReadThroughTheirValueReference) {
 }
 
 TEST(Fmi1, TheBallBouncesAtItsStateEventAndMeetsItsTimeEvent) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 1, "method": {"type": "jacobi", "dt": 1e-3},
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 1, "method": {"type": "jacobi", "dt": 1e-3},
       "output": {"variables": ["ball.h", "ball.v", "ball.bounces", "ball.phase"]}})");
   doc["systems"]["ball"] = {{"fmu", fmu("cosima_test_fmi1_ball_me")}};
-  const ScenarioRun r = run(doc, {});
+  const scenario::ScenarioRun r = run(doc, {});
   const double g = 9.81, e = 0.7, t1 = std::sqrt(2.0 / g), v1 = e * g * t1;
   const auto times = r.results->times();
   const auto h = r.results->column("ball.h"), bounces = r.results->column("ball.bounces");

@@ -94,11 +94,13 @@ TEST_F(SignalSource, DrivesEveryMethod) {
     SCOPED_TRACE(method);
     const std::string assignment = "method.type=\"" + method + "\"";
     if (method == "monolithic") {  // the coupled native model only: a table is not an ODE
-      EXPECT_NE(error_of([&] { run_scenario(load_scenario(scenario_file, {assignment})); }).find("measured"),
+      EXPECT_NE(error_of([&] {
+                  scenario::run_scenario(scenario::load_scenario(scenario_file, {assignment}));
+                }).find("measured"),
                 std::string::npos);
       continue;
     }
-    const ScenarioRun run = run_scenario(load_scenario(scenario_file, {assignment}));
+    const scenario::ScenarioRun run = scenario::run_scenario(scenario::load_scenario(scenario_file, {assignment}));
     const auto& times = run.results->times();
     const auto& q = run.results->column("predator.q");
     double worst = 0.0;
@@ -117,7 +119,7 @@ TEST_F(SignalSource, IsEstimatedByCostaricaWhenItsRollbackIsWithheld) {
       "measured": {"csv": "p.csv", "rollback": false},
       "predator": {"model": "b3.predator", "integrator_options": {"rtol": 1e-11, "atol": 1e-13}}},
       "connections": [["measured.p", "predator.p"]], "method": {"type": "ifosmondi-jfm", "dt": 0.05}})");
-  const ScenarioRun run = run_scenario(load_scenario(scenario_file));
+  const scenario::ScenarioRun run = scenario::run_scenario(scenario::load_scenario(scenario_file));
   const auto exact = [](double t) { return std::exp(t + t * t / 4.0 - t); };
   const auto& q = run.results->column("predator.q");
   // the estimate of a source without states or inputs holds its value over the step: O(dt), as a
@@ -132,7 +134,7 @@ TEST_F(SignalSource, TheGridLandsOnAHeldColumnsJumps) {
       "step": {"csv": "u.csv", "interpolation": "hold"},
       "predator": {"model": "b3.predator"}},
       "connections": [["step.u", "predator.p"]], "method": {"type": "jacobi", "dt": 0.1}})");
-  const ScenarioRun run = run_scenario(load_scenario(scenario_file));
+  const scenario::ScenarioRun run = scenario::run_scenario(scenario::load_scenario(scenario_file));
   const auto& times = run.results->times();
   EXPECT_NE(std::find(times.begin(), times.end(), 0.33), times.end());
   // predator: q' = −q before 0.33 (p = 0), then 0: q stays at exp(−0.33)
@@ -152,9 +154,11 @@ TEST_F(SignalSource, ErrorsNameTheFileColumnAndRow) {
   EXPECT_NE(unknown.find("(columns: u)"), std::string::npos) << unknown;
   EXPECT_NE(error_of([&] { CsvSource("s", dir_ / "missing.csv", {}); }).find("missing.csv"), std::string::npos);
   const auto scenario_file = write("s.json", R"({"systems": {"s": {"csv": "good.csv", "interpolation": "cubic"}}})");
-  EXPECT_NE(error_of([&] { load_scenario(scenario_file); }).find("systems.s.interpolation"), std::string::npos);
+  EXPECT_NE(error_of([&] { scenario::load_scenario(scenario_file); }).find("systems.s.interpolation"),
+            std::string::npos);
   const auto with_parameters = write("p.json", R"({"systems": {"s": {"csv": "good.csv", "parameters": {"k": 1}}}})");
-  EXPECT_NE(error_of([&] { load_scenario(with_parameters); }).find("signal source: 'parameters'"), std::string::npos);
+  EXPECT_NE(error_of([&] { scenario::load_scenario(with_parameters); }).find("signal source: 'parameters'"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -127,8 +127,8 @@ TEST(Emulation, SubStepsKeepTheSystemsClockOnTheMasters) {
 }
 
 TEST(Emulation, ASystemWithoutInputsRunsAheadForRollback) {
-  const SystemSpec spec{.name = "osc", .fmu = kTestFmus / "cosima_test_oscillator.fmu"};
-  std::unique_ptr<System> fmu = build_system(spec);
+  const scenario::SystemSpec spec{.name = "osc", .fmu = kTestFmus / "cosima_test_oscillator.fmu"};
+  std::unique_ptr<System> fmu = scenario::build_system(spec);
   fmu->withhold(Capability::rollback);
   const std::unique_ptr<System> system = run_ahead_if_wanted(std::move(fmu), CapabilitySet().add(Capability::rollback));
   ASSERT_TRUE(system->has(Capability::rollback));
@@ -159,31 +159,32 @@ TEST(Emulation, ASystemWithoutInputsRunsAheadForRollback) {
 TEST(Emulation, OnlyWhatIsUsedIsRequired) {
   // a system without inputs interpolates trivially; what a method reads and it lacks is emulated,
   // and only that
-  const SystemSpec spec{.name = "osc", .fmu = kTestFmus / "cosima_test_oscillator.fmu"};
-  const std::unique_ptr<System> fmu = build_system(spec);
+  const scenario::SystemSpec spec{.name = "osc", .fmu = kTestFmus / "cosima_test_oscillator.fmu"};
+  const std::unique_ptr<System> fmu = scenario::build_system(spec);
   EXPECT_TRUE(fmu->has(Capability::interpolate_inputs));
   EXPECT_FALSE(fmu->has(Capability::output_derivatives));
   std::vector<std::string> ignored;
-  const auto jacobi = make_method(cosima::Json{{"type", "jacobi"}}, 0.1, ignored);
-  const auto ifosmondi = make_method(cosima::Json{{"type", "ifosmondi"}}, 0.1, ignored);
-  EXPECT_TRUE(build_system(spec, *jacobi)->emulated_capabilities().empty()) << "Jacobi reads no derivatives";
-  const CapabilitySet emulated = build_system(spec, *ifosmondi)->emulated_capabilities();
+  const auto jacobi = methods::make_method(cosima::io::Json{{"type", "jacobi"}}, 0.1, ignored);
+  const auto ifosmondi = methods::make_method(cosima::io::Json{{"type", "ifosmondi"}}, 0.1, ignored);
+  EXPECT_TRUE(scenario::build_system(spec, *jacobi)->emulated_capabilities().empty()) << "Jacobi reads no derivatives";
+  const CapabilitySet emulated = scenario::build_system(spec, *ifosmondi)->emulated_capabilities();
   EXPECT_TRUE(emulated.has(Capability::output_derivatives));
   EXPECT_FALSE(emulated.has(Capability::interpolate_inputs)) << "there are no inputs to interpolate";
 }
 
 /// The no-input Co-Simulation FMU alone: x_out = cos(2t) exactly at every communication point.
-ScenarioRun run_oscillator_with(const std::string& method, const std::vector<std::string>& overrides) {
-  cosima::Json document = cosima::Json::parse(fmt::format(R"({{
+scenario::ScenarioRun run_oscillator_with(const std::string& method, const std::vector<std::string>& overrides) {
+  cosima::io::Json document =
+      cosima::io::Json::parse(fmt::format(R"({{
       "name": "a Co-Simulation FMU without inputs", "start": 0, "stop": 3,
       "systems": {{"osc": {{"fmu": "{}"}}}},
       "method": {{"type": "{}", "dt": 0.05}}}})",
-                                                          (kTestFmus / "cosima_test_oscillator.fmu").string(), method));
-  for (const auto& assignment : overrides) apply_override(document, assignment);
-  return run_scenario(parse_scenario(document, kExamples / "inline.json"));
+                                          (kTestFmus / "cosima_test_oscillator.fmu").string(), method));
+  for (const auto& assignment : overrides) scenario::apply_override(document, assignment);
+  return scenario::run_scenario(scenario::parse_scenario(document, kExamples / "inline.json"));
 }
 
-ScenarioRun run_oscillator(const std::string& method) { return run_oscillator_with(method, {}); }
+scenario::ScenarioRun run_oscillator(const std::string& method) { return run_oscillator_with(method, {}); }
 
 TEST(Emulation, ACoSimulationFmuWithoutInputsRunsUnderEveryMethod) {
   for (const char* method : {"jacobi", "gauss-seidel", "ifosmondi", "ifosmondi-jfm", "missiles", "defect-jacobi"}) {
@@ -200,7 +201,7 @@ TEST(Emulation, ACoSimulationFmuWithoutInputsRunsUnderEveryMethod) {
     double worst = 0.0;
     for (std::size_t i = 0; i < times.size(); ++i) worst = std::max(worst, std::abs(x[i] - std::cos(2.0 * times[i])));
     EXPECT_LT(worst, 1e-12) << method;
-    const SystemCapabilities& c = run.stats.capabilities.at(0);
+    const simulation::SystemCapabilities& c = run.stats.capabilities.at(0);
     const bool reads_derivatives = std::string(method).starts_with("ifosmondi") || std::string(method) == "missiles";
     EXPECT_EQ(c.emulated.has(Capability::output_derivatives), reads_derivatives) << method;
     EXPECT_FALSE(c.emulated.has(Capability::interpolate_inputs)) << method << ": there are no inputs";
@@ -220,14 +221,14 @@ struct Row {
 /// and MISSILES run on emulation and stay below Jacobi at the same δt.
 void compare_on(const std::string& example, double dt, const std::string& reference_method) {
   const auto run_at = [&](double step, std::vector<std::string> overrides) {
-    Scenario scenario = load_scenario(kExamples / example, overrides);
+    scenario::Scenario scenario = scenario::load_scenario(kExamples / example, overrides);
     scenario.run.dt = step;
-    return run_scenario(scenario);
+    return scenario::run_scenario(scenario);
   };
   const auto run = [&](std::vector<std::string> overrides) { return run_at(dt, std::move(overrides)); };
   const auto reference = run_at(dt / 10, {"method.type=" + reference_method});
   std::vector<std::string> withheld;
-  for (const auto& system : load_scenario(kExamples / example).systems) {
+  for (const auto& system : scenario::load_scenario(kExamples / example).systems) {
     withheld.push_back(fmt::format("systems.{}.interpolate_inputs=false", system.name));
     withheld.push_back(fmt::format("systems.{}.output_derivatives=false", system.name));
   }
@@ -237,12 +238,12 @@ void compare_on(const std::string& example, double dt, const std::string& refere
     return o;
   };
   std::vector<Row> rows;
-  const auto add = [&](const std::string& label, const ScenarioRun& r) {
+  const auto add = [&](const std::string& label, const scenario::ScenarioRun& r) {
     // the systems' own integrations: an emulating system takes K sub-steps per macro-step
     std::int64_t integrations = 0;
-    for (const SystemCapabilities& c : r.stats.capabilities)
+    for (const simulation::SystemCapabilities& c : r.stats.capabilities)
       integrations += r.stats.integrations / std::ssize(r.stats.capabilities) * c.substeps;
-    rows.push_back({label, mean_nl2(r, reference), integrations});
+    rows.push_back({label, scenario::mean_nl2(r, reference), integrations});
   };
   add("jacobi", run(with("jacobi", false)));
   for (const char* method : {"ifosmondi-jfm", "missiles"}) {
@@ -255,18 +256,18 @@ void compare_on(const std::string& example, double dt, const std::string& refere
   // probes and the real step per system and macro-step (the states are not recordable: outputs only)
   std::vector<std::string> black_box = with("missiles", true);
   black_box.emplace_back("output.variables=[]");
-  for (const auto& system : load_scenario(kExamples / example).systems) {
+  for (const auto& system : scenario::load_scenario(kExamples / example).systems) {
     black_box.push_back(fmt::format("systems.{}.state_access=false", system.name));
     black_box.push_back(fmt::format("systems.{}.linearization=false", system.name));
   }
   const auto probed = run(black_box);
   std::int64_t per_step = 0;
-  for (const SystemSpec& spec : load_scenario(kExamples / example).systems) {
+  for (const scenario::SystemSpec& spec : scenario::load_scenario(kExamples / example).systems) {
     const System& system = probed.model.system(probed.model.system_index(spec.name));
     per_step += system.input_count() > 0 ? 2 + 4 * system.input_count() : 1;
   }
   EXPECT_EQ(probed.stats.integrations, per_step * probed.stats.macro_steps) << "probes counted as integrations";
-  rows.push_back({"missiles probed (outputs)", mean_nl2(probed, reference),
+  rows.push_back({"missiles probed (outputs)", scenario::mean_nl2(probed, reference),
                   probed.stats.integrations * probed.stats.capabilities.at(0).substeps});
   std::cout << fmt::format("{} δt = {:g}: mean NL2 error against {} at δt/10, integrations of the systems\n", example,
                            dt, reference_method);
@@ -281,18 +282,18 @@ TEST(Emulation, MissilesIntegratesASystemWithoutInputsFirstInsteadOfEstimatingIt
   // the no-input FMU (no states or linearization for COSTARICA) drives the prey: MISSILES takes its
   // real outputs as K_V, K_D and agrees with IFOSMONDI-JFM, which iterates with rollback
   const auto run_mixed = [](const std::string& method) {
-    Scenario scenario =
-        parse_scenario(cosima::Json::parse(fmt::format(R"({{
+    scenario::Scenario scenario = scenario::parse_scenario(
+        cosima::io::Json::parse(fmt::format(R"({{
         "start": 0, "stop": 5, "method": {{"type": "{}", "dt": 0.01}},
         "systems": {{"osc": {{"fmu": "{}"}},
                      "prey": {{"model": "b3.prey", "integrator_options": {{"rtol": 1e-10, "atol": 1e-12}}}}}},
         "connections": [["osc.x_out", "prey.q"]]}})",
-                                                       method, (kTestFmus / "cosima_test_oscillator.fmu").string())),
-                       kExamples / "inline.json");
-    return run_scenario(scenario);
+                                            method, (kTestFmus / "cosima_test_oscillator.fmu").string())),
+        kExamples / "inline.json");
+    return scenario::run_scenario(scenario);
   };
   const auto missiles = run_mixed("missiles"), jfm = run_mixed("ifosmondi-jfm");
-  const double gap = mean_nl2(missiles, jfm);
+  const double gap = scenario::mean_nl2(missiles, jfm);
   std::cout << fmt::format("MISSILES vs IFOSMONDI-JFM with a no-input FMU: mean NL2 {:.2e}\n", gap);
   EXPECT_LT(gap, 1e-12);
   EXPECT_EQ(missiles.stats.integrations, 2 * missiles.stats.macro_steps) << "each system integrates once per step";
@@ -307,11 +308,11 @@ TEST(Emulation, B4WithoutInterpolationAndDerivativesIterativeMethodsStayBelowJac
 }
 
 /// The method "auto" picks on B4 with some capabilities withheld, and why.
-MethodChoice auto_on_b4(const std::string& request, const std::vector<std::string>& withheld) {
+methods::MethodChoice auto_on_b4(const std::string& request, const std::vector<std::string>& withheld) {
   std::vector<std::string> overrides = {"method.type=" + request};
   overrides.insert(overrides.end(), withheld.begin(), withheld.end());
-  Scenario scenario = load_scenario(kExamples / "b4_two_mass.json", overrides);
-  EXPECT_TRUE(resolve_auto_method(scenario));
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / "b4_two_mass.json", overrides);
+  EXPECT_TRUE(scenario::resolve_auto_method(scenario));
   return {scenario.method["type"].get<std::string>(), scenario.method_choice};
 }
 
@@ -322,11 +323,12 @@ TEST(Emulation, MethodAutoPicksTheMostAccurateMethodTheCapabilitiesAllow) {
       auto_on_b4("auto", {"systems.left.interpolate_inputs=false", "systems.right.output_derivatives=false"}).type,
       "ifosmondi-jfm");
   // without variable steps 'left' cannot iterate; both still have states and a linearization
-  const MethodChoice missiles = auto_on_b4("auto", {"systems.left.variable_step=false"});
+  const methods::MethodChoice missiles = auto_on_b4("auto", {"systems.left.variable_step=false"});
   EXPECT_EQ(missiles.type, "missiles");
   EXPECT_NE(missiles.reason.find("'left' cannot iterate"), std::string::npos) << missiles.reason;
-  const MethodChoice jacobi = auto_on_b4("auto", {"systems.left.variable_step=false", "systems.right.rollback=false",
-                                                  "systems.right.linearization=false"});
+  const methods::MethodChoice jacobi = auto_on_b4(
+      "auto",
+      {"systems.left.variable_step=false", "systems.right.rollback=false", "systems.right.linearization=false"});
   EXPECT_EQ(jacobi.type, "jacobi");
   EXPECT_NE(jacobi.reason.find("'right' cannot be estimated"), std::string::npos) << jacobi.reason;
   // the cheaper request
@@ -350,9 +352,9 @@ TEST(Emulation, MethodAutoRunsEveryExample) {
   for (const auto& entry : std::filesystem::directory_iterator(kExamples)) {
     if (entry.path().extension() != ".json") continue;
     for (const char* request : {"auto", "auto:fast"}) {
-      Scenario scenario = load_scenario(entry.path(), {fmt::format("method.type={}", request)});
+      scenario::Scenario scenario = scenario::load_scenario(entry.path(), {fmt::format("method.type={}", request)});
       scenario.run.stop = scenario.run.start + std::min(scenario.run.stop - scenario.run.start, 20 * scenario.run.dt);
-      const auto run = run_scenario(scenario);
+      const auto run = scenario::run_scenario(scenario);
       EXPECT_FALSE(run.stats.method_choice.empty()) << entry.path();
       EXPECT_DOUBLE_EQ(run.stats.end_time, scenario.run.stop) << entry.path() << " " << request;
     }
@@ -525,12 +527,12 @@ TEST(Emulation, AfterAnEventTheHistoryRestartsFromTheRightLimits) {
 
 TEST(Emulation, TheDerivativeSourceIsAScenarioOption) {
   const auto parse = [](const std::string& source) {
-    return parse_scenario(cosima::Json::parse(fmt::format(R"({{
+    return scenario::parse_scenario(cosima::io::Json::parse(fmt::format(R"({{
         "start": 0, "stop": 1, "method": {{"type": "jacobi", "dt": 0.1}},
         "systems": {{"prey": {{"model": "b3.prey", "emulation_derivatives": {}}}}},
         "inputs": {{"prey.q": 1}}}})",
-                                                          source)),
-                          kExamples / "inline.json");
+                                                                        source)),
+                                    kExamples / "inline.json");
   };
   EXPECT_EQ(parse(R"("history")").systems.at(0).emulation_derivatives, DerivativeSource::history);
   EXPECT_EQ(parse(R"("substeps")").systems.at(0).emulation_derivatives, DerivativeSource::substeps);
@@ -545,7 +547,7 @@ TEST(Emulation, TheDerivativeSourceIsAScenarioOption) {
 class EmulationB3FixedStep : public ::testing::Test {
  protected:
   static constexpr double kDt = 0.01;
-  static ScenarioRun run(const std::string& source, const std::vector<std::string>& method, bool black_box) {
+  static scenario::ScenarioRun run(const std::string& source, const std::vector<std::string>& method, bool black_box) {
     std::vector<std::string> o = method;
     o.emplace_back("output.variables=[]");
     for (const char* system : {"prey", "predator"}) {
@@ -554,19 +556,20 @@ class EmulationB3FixedStep : public ::testing::Test {
       for (const char* c : withheld) o.push_back(fmt::format("systems.{}.{}=false", system, c));
       o.push_back(fmt::format("systems.{}.emulation_derivatives={}", system, source));
     }
-    Scenario scenario = load_scenario(kExamples / "b3_lotka_volterra.json", o);
+    scenario::Scenario scenario = scenario::load_scenario(kExamples / "b3_lotka_volterra.json", o);
     scenario.run.dt = kDt;
-    return run_scenario(scenario);
+    return scenario::run_scenario(scenario);
   }
-  static double error(const ScenarioRun& r) {
-    static const ScenarioRun reference = [] {
-      Scenario scenario = load_scenario(kExamples / "b3_lotka_volterra.json", {"method.type=monolithic"});
+  static double error(const scenario::ScenarioRun& r) {
+    static const scenario::ScenarioRun reference = [] {
+      scenario::Scenario scenario =
+          scenario::load_scenario(kExamples / "b3_lotka_volterra.json", {"method.type=monolithic"});
       scenario.run.dt = kDt / 10;
-      return run_scenario(scenario);
+      return scenario::run_scenario(scenario);
     }();
-    return mean_nl2(r, reference);
+    return scenario::mean_nl2(r, reference);
   }
-  static void print(const std::string& label, const ScenarioRun& r) {
+  static void print(const std::string& label, const scenario::ScenarioRun& r) {
     std::cout << fmt::format("  {:<34} {:.6e}  {} integrations\n", label, error(r), r.stats.integrations);
   }
 };
@@ -575,7 +578,7 @@ TEST_F(EmulationB3FixedStep, MissilesProbingWithHistoryDerivativesIsFourTimesMor
   // states and linearization withheld as well: MISSILES estimates each system by probes with restore,
   // whose ŷ' at t_N + h is the emulated derivative (the history comes back with every restore)
   const std::vector<std::string> missiles = {"method.type=missiles"};
-  const ScenarioRun difference = run("substeps", missiles, true), history = run("history", missiles, true);
+  const scenario::ScenarioRun difference = run("substeps", missiles, true), history = run("history", missiles, true);
   std::cout << fmt::format("B3 δt = {:g}, MISSILES probing fixed-step black boxes:\n", kDt);
   print("(y₁ − y₀)/h", difference);
   print("history (4 points)", history);
@@ -591,8 +594,8 @@ TEST_F(EmulationB3FixedStep, DefectJacobiGetsItsOutputOrderFromTheHistory) {
     return std::vector<std::string>{"method.type=defect-jacobi", "method.fixed=true", fmt::format("method.m={}", order),
                                     fmt::format("method.n={}", order)};
   };
-  const ScenarioRun difference = run("substeps", defect(1), false), history = run("history", defect(1), false),
-                    third = run("history", defect(3), false);
+  const scenario::ScenarioRun difference = run("substeps", defect(1), false),
+                              history = run("history", defect(1), false), third = run("history", defect(3), false);
   std::cout << fmt::format("B3 δt = {:g}, defect-jacobi (fixed step) on fixed-step systems:\n", kDt);
   print("m = n = 1, (y₁ − y₀)/h", difference);
   print("m = n = 1, history", history);

@@ -66,10 +66,10 @@ namespace {
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 
 /// Counts the allocations of macro-steps first + 1 … last (those before warm the workspaces up).
-class AllocationWindow final : public Observer {
+class AllocationWindow final : public observer::Observer {
  public:
   AllocationWindow(long first, long last) : first_(first), last_(last) {}
-  void on_step(const ModularModel& /*model*/, double /*t*/, const StepReport& /*report*/) override {
+  void on_step(const model::ModularModel& /*model*/, double /*t*/, const methods::StepReport& /*report*/) override {
 #ifndef COSIMA_SANITIZED
     ++steps_;
     if (steps_ == first_) {
@@ -98,14 +98,14 @@ class HotLoop : public ::testing::TestWithParam<Case> {};
 
 #ifndef COSIMA_SANITIZED
 /// Runs `scenario` to a CSV, counting the allocations of macro-steps 200 to 1200.
-AllocationWindow run_counting(const Scenario& scenario) {
+AllocationWindow run_counting(const scenario::Scenario& scenario) {
   const fmi::TemporaryDirectory directory("cosima-test");
   AllocationWindow window(200, 1200);
-  RunOutputs outputs;
+  scenario::RunOutputs outputs;
   outputs.results_csv = directory.path() / "results.csv";
   outputs.keep_in_memory = false;
   outputs.observers = {&window};
-  run_scenario(scenario, nullptr, outputs);
+  scenario::run_scenario(scenario, nullptr, outputs);
   return window;
 }
 #endif
@@ -117,7 +117,7 @@ TEST_P(HotLoop, AllocatesNothingPerMacroStep) {
   const Case& c = GetParam();
   std::vector<std::string> overrides{std::string("method.type=") + c.method};
   if (c.option != nullptr) overrides.emplace_back(c.option);
-  Scenario scenario = load_scenario(kExamples / c.example, overrides);
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / c.example, overrides);
   scenario.run.dt = 1e-3;
   scenario.run.stop = 2.0;  // 2000 macro-steps
   const AllocationWindow window = run_counting(scenario);
@@ -133,11 +133,11 @@ TEST(HotLoop, DeclaredFeedthroughAllocatesNothingPerMacroStep) {
   // two Lotka–Volterra FMUs whose outputs declare a dependency on their inputs: every communication
   // point is settled (an algebraic loop of declared feedthrough), on the compiled path
   const std::string dir = COSIMA_C_FMU_DIR;
-  Json doc = Json::parse(R"({"stop": 2, "method": {"type": "jacobi", "dt": 1e-3},
+  io::Json doc = io::Json::parse(R"({"stop": 2, "method": {"type": "jacobi", "dt": 1e-3},
     "connections": [["prey.x", "predator.u"], ["predator.x", "prey.u"]]})");
   doc["systems"]["prey"] = {{"fmu", dir + "/cosima_test_lotka.fmu"}, {"parameters", {{"a", 1.5}, {"b", -1.0}}}};
   doc["systems"]["predator"] = {{"fmu", dir + "/cosima_test_lotka.fmu"}, {"parameters", {{"a", -3.0}, {"b", 1.0}}}};
-  const AllocationWindow window = run_counting(parse_scenario(doc, "feedthrough.json"));
+  const AllocationWindow window = run_counting(scenario::parse_scenario(doc, "feedthrough.json"));
   ASSERT_GE(window.steps(), 1200);
   EXPECT_EQ(window.counted(), 0) << "allocations in 1000 macro-steps";
 #endif
@@ -170,13 +170,13 @@ TEST(HotLoop, ARunsMemoryIsLinearInItsSystems) {
 #else
   constexpr int kSystems = 2000;
   for (const char* method : {"jacobi", "gauss-seidel"}) {
-    cosima::Json doc = oscillator_network({.size = kSystems, .stop = 0.05, .dt = 1e-2});
-    apply_override(doc, std::string("method.type=") + method);
-    apply_override(doc, "output.variables=[\"osc0.x\"]");
-    const Scenario scenario = parse_scenario(doc, kExamples / "chain.json");
+    cosima::io::Json doc = scenario::oscillator_network({.size = kSystems, .stop = 0.05, .dt = 1e-2});
+    scenario::apply_override(doc, std::string("method.type=") + method);
+    scenario::apply_override(doc, "output.variables=[\"osc0.x\"]");
+    const scenario::Scenario scenario = scenario::parse_scenario(doc, kExamples / "chain.json");
     allocated_bytes = 0;
     counting = true;
-    run_scenario(scenario, nullptr, RunOutputs{.keep_in_memory = false});
+    scenario::run_scenario(scenario, nullptr, scenario::RunOutputs{.keep_in_memory = false});
     counting = false;
     const double per_system = static_cast<double>(allocated_bytes.load()) / kSystems;
     EXPECT_LT(per_system, 64.0 * 1024) << method << ": bytes asked of malloc per system";

@@ -40,8 +40,10 @@ TEST_P(NativeVersusFmu, ResultsAgreeWithin1e12) {
   if (std::string(c.example) == "b1_ifosmondi_damper") overrides.emplace_back("method.allow_algebraic_loops=true");
   const PrivateTemp temp;
   {
-    const ScenarioRun native = run_scenario(load_scenario(kExamples / (std::string(c.example) + ".json"), overrides));
-    const ScenarioRun fmu = run_scenario(load_scenario(kExamples / (std::string(c.example) + "_fmu.json"), overrides));
+    const scenario::ScenarioRun native =
+        scenario::run_scenario(scenario::load_scenario(kExamples / (std::string(c.example) + ".json"), overrides));
+    const scenario::ScenarioRun fmu =
+        scenario::run_scenario(scenario::load_scenario(kExamples / (std::string(c.example) + "_fmu.json"), overrides));
     ASSERT_EQ(native.results->labels(), fmu.results->labels());
     ASSERT_EQ(native.results->times().size(), fmu.results->times().size());
     double worst = 0.0;
@@ -285,9 +287,11 @@ TEST_F(BrokenFmu, GuidMismatchIsRefusedByTheFmu) {
 }
 
 TEST_F(BrokenFmu, DoStepErrorEndsTheRunWithTheFmuLog) {
-  Json doc = Json::parse(R"({"stop": 1, "systems": {"fragile": {"fmu": "test_breaks.fmu"}}, "inputs": {"fragile.u": 0},
+  io::Json doc =
+      io::Json::parse(R"({"stop": 1, "systems": {"fragile": {"fmu": "test_breaks.fmu"}}, "inputs": {"fragile.u": 0},
                              "method": {"type": "jacobi", "dt": 0.1}})");
-  const std::string what = error_of([&] { run_scenario(parse_scenario(doc, kExamples / "inline.json")); });
+  const std::string what =
+      error_of([&] { scenario::run_scenario(scenario::parse_scenario(doc, kExamples / "inline.json")); });
   EXPECT_NE(what.find("fmi2DoStep"), std::string::npos) << what;
   EXPECT_NE(what.find("fmi2Error"), std::string::npos) << what;
   EXPECT_NE(what.find("non-finite"), std::string::npos) << what;  // the FMU's own log
@@ -295,38 +299,39 @@ TEST_F(BrokenFmu, DoStepErrorEndsTheRunWithTheFmuLog) {
 }
 
 TEST_F(BrokenFmu, ScenarioNamingAVariableTheFmuLacks) {
-  Json doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "parameters": {"gamma": 1}}},
+  io::Json doc = io::Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "parameters": {"gamma": 1}}},
                              "inputs": {"prey.q": 0}})");
-  std::string what = error_of([&] { build_model(parse_scenario(doc, kExamples / "inline.json")); });
+  std::string what = error_of([&] { scenario::build_model(scenario::parse_scenario(doc, kExamples / "inline.json")); });
   EXPECT_NE(what.find("has no variable 'gamma'"), std::string::npos) << what;
-  doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu"}}, "inputs": {"prey.wolves": 0}})");
-  what = error_of([&] { build_model(parse_scenario(doc, kExamples / "inline.json")); });
+  doc = io::Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu"}}, "inputs": {"prey.wolves": 0}})");
+  what = error_of([&] { scenario::build_model(scenario::parse_scenario(doc, kExamples / "inline.json")); });
   EXPECT_NE(what.find("no input 'wolves'"), std::string::npos) << what;
 }
 
 TEST_F(BrokenFmu, OutputConnectedToOutput) {
-  Json doc =
-      Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu"}, "predator": {"fmu": "b3_predator.fmu"}},
+  io::Json doc = io::Json::parse(
+      R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu"}, "predator": {"fmu": "b3_predator.fmu"}},
                              "connections": [["prey.p", "predator.q"]]})");
-  const std::string what = error_of([&] { build_model(parse_scenario(doc, kExamples / "inline.json")); });
+  const std::string what =
+      error_of([&] { scenario::build_model(scenario::parse_scenario(doc, kExamples / "inline.json")); });
   EXPECT_NE(what.find("output connected to output"), std::string::npos) << what;
 }
 
 TEST_F(BrokenFmu, ScenarioCannotGiveACoSimulationFmuAnIntegrator) {
   // named Co-Simulation: refused when parsing
-  Json doc = Json::parse(
+  io::Json doc = io::Json::parse(
       R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "interface": "cs", "integrator": "cvode"}}})");
-  std::string what = error_of([&] { parse_scenario(doc, kExamples / "inline.json"); });
+  std::string what = error_of([&] { scenario::parse_scenario(doc, kExamples / "inline.json"); });
   EXPECT_NE(what.find("embeds its own solver"), std::string::npos) << what;
   // Co-Simulation by default (the FMU has both): refused when building
-  doc = Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "integrator": "cvode"}}})");
-  const Scenario scenario = parse_scenario(doc, kExamples / "inline.json");
-  what = error_of([&] { build_system(scenario.systems.front()); });
+  doc = io::Json::parse(R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "integrator": "cvode"}}})");
+  const scenario::Scenario scenario = scenario::parse_scenario(doc, kExamples / "inline.json");
+  what = error_of([&] { scenario::build_system(scenario.systems.front()); });
   EXPECT_NE(what.find("embeds its own solver"), std::string::npos) << what;
   // Model Exchange takes one
-  doc = Json::parse(
+  doc = io::Json::parse(
       R"({"stop": 1, "systems": {"prey": {"fmu": "b3_prey.fmu", "interface": "me", "integrator": "dopri5"}}})");
-  EXPECT_NO_THROW(build_system(parse_scenario(doc, kExamples / "inline.json").systems.front()));
+  EXPECT_NO_THROW(scenario::build_system(scenario::parse_scenario(doc, kExamples / "inline.json").systems.front()));
 }
 
 TEST(FmuExport, ModelDescriptionReadsBackAsWritten) {

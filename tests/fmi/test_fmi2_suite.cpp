@@ -30,22 +30,24 @@ const std::filesystem::path kCFmuSources = COSIMA_C_FMU_SOURCES;
 std::string fmu(const char* name) { return (kCFmus / (std::string("cosima_test_") + name + ".fmu")).string(); }
 
 /// A scenario document with the test FMUs' absolute paths substituted for {types}, {counter}, ...
-Json document(std::string text) {
+io::Json document(std::string text) {
   for (const char* name : {"types", "counter", "resource", "nan", "misbehave"}) {
     const std::string key = std::string("{") + name + "}";
     for (auto at = text.find(key); at != std::string::npos; at = text.find(key))
       text.replace(at, key.size(), fmu(name));
   }
-  return Json::parse(text);
+  return io::Json::parse(text);
 }
 
-ScenarioRun run(const Json& doc, const std::vector<std::string>& overrides = {}) {
-  Json copy = doc;
-  for (const auto& o : overrides) apply_override(copy, o);
-  return run_scenario(parse_scenario(copy, "suite.json"));
+scenario::ScenarioRun run(const io::Json& doc, const std::vector<std::string>& overrides = {}) {
+  io::Json copy = doc;
+  for (const auto& o : overrides) scenario::apply_override(copy, o);
+  return scenario::run_scenario(scenario::parse_scenario(copy, "suite.json"));
 }
 
-double at(const ScenarioRun& r, const std::string& label, std::size_t row) { return r.results->column(label).at(row); }
+double at(const scenario::ScenarioRun& r, const std::string& label, std::size_t row) {
+  return r.results->column(label).at(row);
+}
 
 /// Two instances of the types FMU: a's inputs are constants, b's come from a's outputs.
 const char* kTwoTypes = R"({
@@ -61,7 +63,7 @@ const char* kTwoTypes = R"({
 TEST(Fmi2Types, EveryTypeCrossesAConnectionExactly) {
   const PrivateTemp temp;
   for (const char* method : {"jacobi", "gauss-seidel"}) {
-    const ScenarioRun r = run(document(kTwoTypes), {std::string("method.type=") + method});
+    const scenario::ScenarioRun r = run(document(kTwoTypes), {std::string("method.type=") + method});
     const auto& labels = r.results->labels();
     ASSERT_EQ(r.results->times().size(), 5U) << method;
     for (std::size_t row = 0; row < 5; ++row) {
@@ -90,8 +92,8 @@ TEST(Fmi2Types, ThePlainStepTakesTypedPortsAsTheOrdersDo) {
   // typed ports leave the fused FMI path for the typed batches: same numbers, same texts
   const PrivateTemp temp;
   for (const char* method : {"jacobi", "gauss-seidel"}) {
-    const ScenarioRun plain = run(document(kTwoTypes), {std::string("method.type=") + method});
-    const ScenarioRun orders =
+    const scenario::ScenarioRun plain = run(document(kTwoTypes), {std::string("method.type=") + method});
+    const scenario::ScenarioRun orders =
         run(document(kTwoTypes), {std::string("method.type=") + method, "method.plain_steps=false"});
     ASSERT_EQ(plain.results->times().size(), orders.results->times().size()) << method;
     const auto& labels = plain.results->labels();
@@ -110,14 +112,14 @@ TEST(Fmi2Types, ThePlainStepTakesTypedPortsAsTheOrdersDo) {
 
 TEST(Fmi2Types, StringColumnsAreQuotedInTheCsv) {
   const PrivateTemp temp;
-  Json doc = document(kTwoTypes);
-  doc["systems"]["a"]["parameters"] = Json::parse(R"({"prefix": "say \"hi\", "})");
-  const ScenarioRun r = run(doc);
+  io::Json doc = document(kTwoTypes);
+  doc["systems"]["a"]["parameters"] = io::Json::parse(R"({"prefix": "say \"hi\", "})");
+  const scenario::ScenarioRun r = run(doc);
   const auto csv = temp.path() / "out.csv";
   r.results->write_csv(csv);
   const std::string text = testing::read_file(csv);
   EXPECT_NE(text.find(R"("say ""hi"", x")"), std::string::npos) << text;
-  const Table table = read_csv(csv);
+  const io::Table table = io::read_csv(csv);
   ASSERT_FALSE(table.texts.empty());
   EXPECT_EQ(table.texts.front().first, "a.y_text");
   EXPECT_EQ(table.texts.front().second.front(), R"(say "hi", x)");
@@ -127,7 +129,7 @@ TEST(Fmi2Types, InputsStartFromDeclaredStartValuesNeverZero) {
   // b.u_mode (Mode: 1..3) is driven by a's output; a value 0 written at instantiation would be
   // refused by the FMU ("0 is not a legal value"). An unconnected start is never invented either.
   const PrivateTemp temp;
-  const ScenarioRun r = run(document(kTwoTypes), {"inputs.a.u_mode=1"});
+  const scenario::ScenarioRun r = run(document(kTwoTypes), {"inputs.a.u_mode=1"});
   EXPECT_EQ(at(r, "b.y_mode", 0), 1.0);
 }
 
@@ -135,18 +137,18 @@ TEST(Fmi2Types, InputsStartFromDeclaredStartValuesNeverZero) {
 
 TEST(Fmi2Types, MismatchedConnectionsNameBothPortsAndTypes) {
   const PrivateTemp temp;
-  Json doc = document(kTwoTypes);
-  doc["connections"][1] = Json::parse(R"(["a.y_real", "b.u_int"])");
+  io::Json doc = document(kTwoTypes);
+  doc["connections"][1] = io::Json::parse(R"(["a.y_real", "b.u_int"])");
   std::string what = error_of([&] { run(doc); });
   EXPECT_NE(what.find("a.y_real (Real) -> b.u_int (Integer [-5, 100])"), std::string::npos) << what;
   EXPECT_NE(what.find("\"convert\": true"), std::string::npos) << what;
   doc = document(kTwoTypes);
-  doc["connections"][3] = Json::parse(R"(["a.level", "b.u_mode"])");
+  doc["connections"][3] = io::Json::parse(R"(["a.level", "b.u_mode"])");
   what = error_of([&] { run(doc); });
   EXPECT_NE(what.find("a.level (Enumeration Level"), std::string::npos) << what;
   EXPECT_NE(what.find("b.u_mode (Enumeration Mode"), std::string::npos) << what;
   doc = document(kTwoTypes);
-  doc["connections"][4] = Json::parse(R"(["a.y_real", "b.u_text"])");
+  doc["connections"][4] = io::Json::parse(R"(["a.y_real", "b.u_text"])");
   what = error_of([&] { run(doc); });
   EXPECT_NE(what.find("no conversion exists"), std::string::npos) << what;
   EXPECT_TRUE(temp.empty());
@@ -154,10 +156,10 @@ TEST(Fmi2Types, MismatchedConnectionsNameBothPortsAndTypes) {
 
 TEST(Fmi2Types, AnExplicitConversionRoundsAndChecksTheRange) {
   const PrivateTemp temp;
-  Json doc = document(kTwoTypes);
-  doc["connections"][1] = Json::parse(R"({"from": "a.y_real", "to": "b.u_int", "convert": true})");
-  doc["connections"][2] = Json::parse(R"({"from": "a.y_real", "to": "b.u_bool", "convert": true})");
-  ScenarioRun r = run(doc, {"inputs.a.u_real=1.3"});  // y_real = 2.6 → 3
+  io::Json doc = document(kTwoTypes);
+  doc["connections"][1] = io::Json::parse(R"({"from": "a.y_real", "to": "b.u_int", "convert": true})");
+  doc["connections"][2] = io::Json::parse(R"({"from": "a.y_real", "to": "b.u_bool", "convert": true})");
+  scenario::ScenarioRun r = run(doc, {"inputs.a.u_real=1.3"});  // y_real = 2.6 → 3
   EXPECT_EQ(at(r, "b.y_int", 2), 4.0);
   EXPECT_EQ(at(r, "b.y_bool", 2), 0.0);                                          // 2.6 ≠ 0 → true, inverted
   const std::string what = error_of([&] { run(doc, {"inputs.a.u_real=60"}); });  // 120 > max 100
@@ -169,7 +171,7 @@ TEST(Fmi2Types, AnExplicitConversionRoundsAndChecksTheRange) {
 
 TEST(Fmi2Types, IntegerParametersAndConstantsAreChecked) {
   const PrivateTemp temp;
-  const Json doc = document(kTwoTypes);
+  const io::Json doc = document(kTwoTypes);
   struct Bad {
     const char* set;
     const char* says;
@@ -197,22 +199,22 @@ TEST(Fmi2Types, IntegerParametersAndConstantsAreChecked) {
 
 TEST(Fmi2Types, IntegerOptionsAreCheckedNotCast) {
   const PrivateTemp temp;
-  const Json doc = document(kTwoTypes);
+  const io::Json doc = document(kTwoTypes);
   for (const char* set : {"method.memory=1e20", "method.max_iterations=1e20", "method.stehfest_terms=-1e20",
                           "method.sparse_above=nan", "method.rates={\"a\": 1e20}"}) {
-    Json copy = doc;
-    apply_override(copy, set);
+    io::Json copy = doc;
+    scenario::apply_override(copy, set);
     const std::string option = std::string(set).substr(0, std::string(set).find('='));
     const std::string method = option == "method.sparse_above" || option == "method.stehfest_terms" ? "missiles"
                                : option == "method.max_iterations"                                  ? "ifosmondi-jfm"
                                                                                                     : "jacobi";
-    apply_override(copy, "method.type=" + method);
+    scenario::apply_override(copy, "method.type=" + method);
     const std::string what = error_of([&] { run(copy); });
     EXPECT_NE(what.find("must be an integer"), std::string::npos) << set << ": " << what;
   }
-  Json native = Json::parse(R"({"stop": 1, "systems": {"p": {"model": "b3.prey", "integrator": "euler",
+  io::Json native = io::Json::parse(R"({"stop": 1, "systems": {"p": {"model": "b3.prey", "integrator": "euler",
       "integrator_options": {"steps_per_call": 1e20}}}, "inputs": {"p.q": 1}})");
-  EXPECT_NE(error_of([&] { parse_scenario(native, "x.json"); }).find("steps_per_call' must be an integer"),
+  EXPECT_NE(error_of([&] { scenario::parse_scenario(native, "x.json"); }).find("steps_per_call' must be an integer"),
             std::string::npos);
 }
 
@@ -221,12 +223,12 @@ TEST(Fmi2Types, IntegerOptionsAreCheckedNotCast) {
 TEST(Fmi2Types, DiscreteInputsAreHeldNotExtrapolated) {
   const PrivateTemp temp;
   for (const char* extrapolation : {"zoh", "poly:1,2,0", "poly:2,3,0", "choptrey"}) {
-    const ScenarioRun r = run(document(R"({
+    const scenario::ScenarioRun r = run(document(R"({
       "stop": 2, "method": {"type": "jacobi", "dt": 0.1},
       "systems": {"c": {"fmu": "{counter}"}, "t": {"fmu": "{types}", "parameters": {"offset": 0}}},
       "inputs": {"t.u_real": 0, "t.u_bool": true, "t.u_mode": 1, "t.u_text": ""},
       "connections": [["c.count", "t.u_int"]]})"),
-                              {std::string("method.extrapolation=") + extrapolation});
+                                        {std::string("method.extrapolation=") + extrapolation});
     const auto count = r.results->column("c.count");
     const auto held = r.results->column("t.y_int");
     for (std::size_t k = 1; k < count.size(); ++k) {
@@ -240,11 +242,12 @@ TEST(Fmi2Types, DiscreteInputsAreHeldNotExtrapolated) {
 
 TEST(Fmi2Terminate, ACompletedStepBeforeTerminationIsKept) {
   const PrivateTemp temp;
-  const Json doc = document(R"({"stop": 10, "method": {"type": "jacobi", "dt": 0.2},
+  const io::Json doc = document(R"({"stop": 10, "method": {"type": "jacobi", "dt": 0.2},
                                 "systems": {"c": {"fmu": "{counter}", "parameters": {"terminate_at": 9}}}})");
   for (const char* method : {"jacobi", "gauss-seidel", "jacobi-orders"}) {
     const bool orders = std::string(method) == "jacobi-orders";
-    const ScenarioRun r = run(doc, {orders ? "method.plain_steps=false" : std::string("method.type=") + method});
+    const scenario::ScenarioRun r =
+        run(doc, {orders ? "method.plain_steps=false" : std::string("method.type=") + method});
     EXPECT_TRUE(r.stats.terminated_early);
     EXPECT_NE(r.stats.termination_reason.find("terminate at t = 9"), std::string::npos) << r.stats.termination_reason;
     EXPECT_EQ(r.stats.termination_reason.find("8.8"), std::string::npos) << r.stats.termination_reason;
@@ -254,7 +257,7 @@ TEST(Fmi2Terminate, ACompletedStepBeforeTerminationIsKept) {
     EXPECT_DOUBLE_EQ(r.stats.end_time, 9.0);
   }
   {  // terminating inside a step: the run ends at the last complete communication point
-    const ScenarioRun r = run(doc, {"systems.c.parameters.terminate_at=8.9"});
+    const scenario::ScenarioRun r = run(doc, {"systems.c.parameters.terminate_at=8.9"});
     EXPECT_TRUE(r.stats.terminated_early);
     EXPECT_DOUBLE_EQ(r.results->times().back(), 8.8);
     EXPECT_EQ(r.results->column("c.count").back(), 44.0);
@@ -288,7 +291,7 @@ TEST(Fmi2Resources, AResourceIsFoundFromATemporaryDirectoryWithPercentAndSpace) 
   std::filesystem::create_directories(odd);
   setenv("TMPDIR", odd.c_str(), 1);
   {
-    const ScenarioRun r =
+    const scenario::ScenarioRun r =
         run(document(R"({"stop": 0.5, "method": {"dt": 0.25}, "systems": {"r": {"fmu": "{resource}"}}})"));
     EXPECT_EQ(at(r, "r.value", 2), 42.5);
   }
@@ -301,18 +304,19 @@ TEST(Fmi2Resources, AResourceIsFoundFromATemporaryDirectoryWithPercentAndSpace) 
 
 TEST(Fmi2Experiment, OmittedStartStopAndStepComeFromTheFmus) {
   const PrivateTemp temp;
-  Json doc = document(kTwoTypes);
+  io::Json doc = document(kTwoTypes);
   doc.erase("stop");
   doc["method"].erase("dt");
-  const Scenario s = parse_scenario(doc, "suite.json");
+  const scenario::Scenario s = scenario::parse_scenario(doc, "suite.json");
   EXPECT_EQ(s.run.start, 0.0);
   EXPECT_EQ(s.run.stop, 3.0);
   EXPECT_EQ(s.run.dt, 0.25);
-  const ScenarioRun r = run(doc);
+  const scenario::ScenarioRun r = run(doc);
   EXPECT_EQ(r.results->times().size(), 13U);
   // an FMU declaring no stop, and none given
-  const Json counter = document(R"({"systems": {"c": {"fmu": "{counter}"}}})");
-  EXPECT_NE(error_of([&] { parse_scenario(counter, "c.json"); }).find("'stop' is required"), std::string::npos);
+  const io::Json counter = document(R"({"systems": {"c": {"fmu": "{counter}"}}})");
+  EXPECT_NE(error_of([&] { scenario::parse_scenario(counter, "c.json"); }).find("'stop' is required"),
+            std::string::npos);
 }
 
 TEST(Fmi2Experiment, DisagreeingFmusAreNamed) {
@@ -324,10 +328,10 @@ TEST(Fmi2Experiment, DisagreeingFmusAreNamed) {
   testing::write_zip(other, {{"modelDescription.xml", xml},
                              {"binaries/linux64/cosima_test_types.so",
                               testing::read_zip_entry(fmu("types"), "binaries/linux64/cosima_test_types.so")}});
-  Json doc = document(kTwoTypes);
+  io::Json doc = document(kTwoTypes);
   doc.erase("stop");
   doc["systems"]["b"]["fmu"] = other.string();
-  const std::string what = error_of([&] { parse_scenario(doc, "suite.json"); });
+  const std::string what = error_of([&] { scenario::parse_scenario(doc, "suite.json"); });
   EXPECT_NE(what.find("system 'a' declares stopTime=3, system 'b' stopTime=5"), std::string::npos) << what;
   std::filesystem::remove(other);
 }
@@ -459,7 +463,7 @@ TEST(ModelDescriptionUnits, ABaseUnitWithABadNumberIsRefusedNamingTheUnit) {
 
 TEST(Fmi2Nan, ANonFiniteOutputIsBlamedOnItsProducer) {
   const PrivateTemp temp;
-  const Json doc = document(R"({"stop": 1, "method": {"type": "jacobi", "dt": 0.01},
+  const io::Json doc = document(R"({"stop": 1, "method": {"type": "jacobi", "dt": 0.01},
       "systems": {"n": {"fmu": "{nan}"}, "t": {"fmu": "{types}"}},
       "inputs": {"n.u": 0, "t.u_int": 1, "t.u_bool": true, "t.u_mode": 1, "t.u_text": ""},
       "connections": [["n.y", "t.u_real"]]})");

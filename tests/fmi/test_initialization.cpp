@@ -30,8 +30,8 @@ const std::filesystem::path kFmus = COSIMA_C_FMU_DIR;
 std::string fmu(const std::string& name) { return (kFmus / (name + ".fmu")).string(); }
 
 /// The two-mass oscillator of tests/fmus/coupled (mass 2 with or without InitialUnknowns).
-Json dual_mass(const std::string& mass2, const std::string& interface = "cs") {
-  Json doc = Json::parse(R"({"start": 0, "stop": 0.1, "method": {"type": "jacobi", "dt": 1e-3},
+io::Json dual_mass(const std::string& mass2, const std::string& interface = "cs") {
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 0.1, "method": {"type": "jacobi", "dt": 1e-3},
     "connections": [["m1.s1_out", "m2.s1"], ["m1.v1_out", "m2.v1"], ["m1.a1_out", "m2.a1"], ["m2.F", "m1.F"]]})");
   doc["systems"]["m1"] = {{"fmu", fmu("cosima_test_mass1")}, {"interface", interface}};
   doc["systems"]["m2"] = {{"fmu", fmu(mass2)}, {"interface", interface}};
@@ -54,9 +54,9 @@ Eigen::Vector4d exact_dual_mass(double t) {
 
 double force(const Eigen::Vector4d& x) { return 100.0 * (x(2) - x(0)) + 1.0 * (x(3) - x(1)); }
 
-ScenarioRun run(Json doc, const std::vector<std::string>& overrides, Executor* executor = nullptr) {
-  for (const auto& o : overrides) apply_override(doc, o);
-  return run_scenario(parse_scenario(doc, "inline.json"), executor);
+scenario::ScenarioRun run(io::Json doc, const std::vector<std::string>& overrides, exec::Executor* executor = nullptr) {
+  for (const auto& o : overrides) scenario::apply_override(doc, o);
+  return scenario::run_scenario(scenario::parse_scenario(doc, "inline.json"), executor);
 }
 
 struct MethodCase {
@@ -79,7 +79,7 @@ std::vector<MethodCase> every_method() {
 }
 
 /// The first row is the consistent initial state, the last within the method's accuracy.
-void expect_dual_mass(const ScenarioRun& run, double bound, const std::string& label) {
+void expect_dual_mass(const scenario::ScenarioRun& run, double bound, const std::string& label) {
   const auto s1 = run.results->column("m1.s1_out"), F = run.results->column("m2.F");
   ASSERT_FALSE(s1.empty()) << label;
   EXPECT_NEAR(s1.front(), 1.0, 1e-12) << label;
@@ -111,15 +111,15 @@ TEST(Initialization, ModelExchangeMassesStartFromTheExchangedInputs) {
 }
 
 TEST(Initialization, EveryExecutorGivesTheSameStart) {
-  const Json doc = dual_mass("cosima_test_mass2");
-  const ScenarioRun sequential = run(doc, {});
-  ThreadPoolExecutor threads(2, ThreadPoolExecutor::Sharing::always);
-  const ScenarioRun threaded = run(doc, {}, &threads);
-  const Scenario scenario = parse_scenario(doc, "inline.json");
-  const SystemCatalog catalog = system_catalog(scenario);
-  ProcessExecutor processes(catalog, ProcessOptions{});
-  const ScenarioRun forked = run(doc, {}, &processes);
-  for (const ScenarioRun* other : {&threaded, &forked}) {
+  const io::Json doc = dual_mass("cosima_test_mass2");
+  const scenario::ScenarioRun sequential = run(doc, {});
+  exec::ThreadPoolExecutor threads(2, exec::ThreadPoolExecutor::Sharing::always);
+  const scenario::ScenarioRun threaded = run(doc, {}, &threads);
+  const scenario::Scenario scenario = scenario::parse_scenario(doc, "inline.json");
+  const exec::SystemCatalog catalog = scenario::system_catalog(scenario);
+  exec::ProcessExecutor processes(catalog, exec::ProcessOptions{});
+  const scenario::ScenarioRun forked = run(doc, {}, &processes);
+  for (const scenario::ScenarioRun* other : {&threaded, &forked}) {
     EXPECT_EQ(other->results->column("m2.F"), sequential.results->column("m2.F"));
     EXPECT_EQ(other->results->column("m1.s1_out"), sequential.results->column("m1.s1_out"));
   }
@@ -127,8 +127,8 @@ TEST(Initialization, EveryExecutorGivesTheSameStart) {
 }
 
 /// Two static blocks y = k u + q u² + b in a loop: u_a = y_b, u_b = y_a.
-Json gain_loop(double k_a, double k_b, double q = 0.0) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 0.01, "method": {"type": "jacobi", "dt": 0.01},
+io::Json gain_loop(double k_a, double k_b, double q = 0.0) {
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 0.01, "method": {"type": "jacobi", "dt": 0.01},
     "connections": [["a.y", "b.u"], ["b.y", "a.u"]]})");
   doc["systems"]["a"] = {{"fmu", fmu("cosima_test_gain")}, {"parameters", {{"k", k_a}, {"b", 1.0}, {"q", q}}}};
   doc["systems"]["b"] = {{"fmu", fmu("cosima_test_gain")}, {"parameters", {{"k", k_b}, {"b", 2.0}}}};
@@ -136,7 +136,7 @@ Json gain_loop(double k_a, double k_b, double q = 0.0) {
 }
 
 TEST(Initialization, AContractiveInitialLoopConvergesBySweeps) {
-  const ScenarioRun r = run(gain_loop(0.5, 0.5), {});
+  const scenario::ScenarioRun r = run(gain_loop(0.5, 0.5), {});
   // u_a = k_b (k_a u_a + 1) + 2  ⇒  u_a = (k_b + 2) / (1 − k_a k_b)
   const double u_a = (0.5 + 2.0) / (1.0 - 0.25);
   EXPECT_NEAR(r.results->column("b.y").front(), u_a, 1e-11);
@@ -146,7 +146,7 @@ TEST(Initialization, AContractiveInitialLoopConvergesBySweeps) {
 }
 
 TEST(Initialization, ANonContractiveInitialLoopIsSolvedByNewton) {
-  const ScenarioRun r = run(gain_loop(2.0, -1.5), {"stop=0.01"});
+  const scenario::ScenarioRun r = run(gain_loop(2.0, -1.5), {"stop=0.01"});
   const double u_a = (-1.5 + 2.0) / (1.0 + 3.0);
   EXPECT_NEAR(r.results->column("b.y").front(), u_a, 1e-10);
   EXPECT_GT(r.stats.initialization.newton_iterations, 0);
@@ -161,9 +161,9 @@ TEST(Initialization, AnInitialLoopWithoutSolutionIsANamedError) {
 }
 
 TEST(UnconnectedInputs, KeepTheirStartValuesAndStrictInputsRefusesThem) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 0.1, "method": {"type": "jacobi", "dt": 0.05}})");
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 0.1, "method": {"type": "jacobi", "dt": 0.05}})");
   doc["systems"]["t"] = {{"fmu", fmu("cosima_test_types")}};
-  const ScenarioRun r = run(doc, {});
+  const scenario::ScenarioRun r = run(doc, {});
   // u_real 0.5, u_int 7, u_bool true, u_mode 2, u_text "hello" (their start values) through the outputs
   EXPECT_EQ(r.stats.inputs_at_start_values,
             (std::vector<std::string>{"t.u_real", "t.u_int", "t.u_bool", "t.u_mode", "t.u_text"}));
@@ -182,30 +182,30 @@ TEST(UnconnectedInputs, KeepTheirStartValuesAndStrictInputsRefusesThem) {
 }
 
 TEST(UnconnectedInputs, AParameterNamingAnInputDrivesIt) {
-  Json doc = gain_loop(0.5, 0.5);
+  io::Json doc = gain_loop(0.5, 0.5);
   doc.erase("connections");
   doc["systems"]["a"]["parameters"]["u"] = 3.0;
-  const ScenarioRun r = run(doc, {});
+  const scenario::ScenarioRun r = run(doc, {});
   EXPECT_DOUBLE_EQ(r.results->column("a.y").front(), 0.5 * 3.0 + 1.0);
   EXPECT_DOUBLE_EQ(r.results->column("b.y").front(), 2.0);  // b.u at its start value 0
 }
 
 #if !defined(__SANITIZE_ADDRESS__)
 TEST(OwnSymbols, AnFmuWithItsOwnCopyOfASundialsSymbolRunsInProcessAndAsAProcess) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 0.2, "method": {"type": "jacobi", "dt": 0.1}})");
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 0.2, "method": {"type": "jacobi", "dt": 0.1}})");
   doc["systems"]["bundled"] = {{"fmu", fmu("cosima_test_bundled")}};
   EXPECT_EQ(run(doc, {}).results->column("bundled.own_copy").back(), 1.0);
-  const Scenario scenario = parse_scenario(doc, "inline.json");
-  const SystemCatalog catalog = system_catalog(scenario);
-  ProcessExecutor processes(catalog, ProcessOptions{});
+  const scenario::Scenario scenario = scenario::parse_scenario(doc, "inline.json");
+  const exec::SystemCatalog catalog = scenario::system_catalog(scenario);
+  exec::ProcessExecutor processes(catalog, exec::ProcessOptions{});
   EXPECT_EQ(run(doc, {}, &processes).results->column("bundled.own_copy").back(), 1.0);
 }
 #endif
 
 TEST(DeclaredIsNotProven, AnFmuThatRefusesTheEventModeItDeclaresRunsWithoutIt) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 2, "method": {"type": "jacobi", "dt": 0.1}})");
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 2, "method": {"type": "jacobi", "dt": 0.1}})");
   doc["systems"]["e"] = {{"fmu", fmu("cosima_fmi3_events_refused")}};
-  const ScenarioRun r = run(doc, {});
+  const scenario::ScenarioRun r = run(doc, {});
   EXPECT_GE(r.results->column("e.count").back(), 1.0);  // the FMU handled its time event itself
   bool warned = false;
   for (const auto& w : logged_warnings()) warned = warned || w.find("refused eventModeUsed") != std::string::npos;
@@ -213,9 +213,9 @@ TEST(DeclaredIsNotProven, AnFmuThatRefusesTheEventModeItDeclaresRunsWithoutIt) {
 }
 
 TEST(DeclaredIsNotProven, AnFmuThatRefusesEarlyReturnRunsInEventModeWithoutIt) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 2, "method": {"type": "jacobi", "dt": 0.1}})");
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 2, "method": {"type": "jacobi", "dt": 0.1}})");
   doc["systems"]["e"] = {{"fmu", fmu("cosima_fmi3_events_no_early_return")}};
-  const ScenarioRun r = run(doc, {});
+  const scenario::ScenarioRun r = run(doc, {});
   EXPECT_EQ(r.results->column("e.count").back(), 1.0);
   bool warned = false;
   for (const auto& w : logged_warnings()) warned = warned || w.find("refused earlyReturnAllowed") != std::string::npos;
@@ -247,13 +247,13 @@ TEST(ModelExchangeAccuracy, CvodeAndDopri5KeepTheirToleranceAcrossCommunicationP
   EXPECT_NEAR(reference.back()(0), -2.0083407825796757, 1e-9);  // dopri5 at rtol 1e-13 gives this
   for (const std::string integrator : {"cvode", "dopri5"}) {
     for (const double dt : {1e-3, 1e-2}) {
-      Json doc = Json::parse(R"({"start": 0, "stop": 10, "method": {"type": "jacobi"}})");
+      io::Json doc = io::Json::parse(R"({"start": 0, "stop": 10, "method": {"type": "jacobi"}})");
       doc["method"]["dt"] = dt;
       doc["systems"]["v"] = {{"fmu", fmu("cosima_test_vanderpol")},
                              {"interface", "me"},
                              {"integrator", integrator},
                              {"integrator_options", {{"rtol", 1e-8}}}};
-      const ScenarioRun r = run(doc, {"output.interval=1"});
+      const scenario::ScenarioRun r = run(doc, {"output.interval=1"});
       const auto times = r.results->times();
       const auto x0 = r.results->column("v.x0"), x1 = r.results->column("v.x1");
       ASSERT_EQ(times.size(), 11U);
@@ -269,13 +269,13 @@ TEST(ModelExchangeAccuracy, CvodeAndDopri5KeepTheirToleranceAcrossCommunicationP
 TEST(MonolithicOverMe, AHybridFmuKeepsItsStateStepAndTimeEvents) {
   // the bouncing ball: state events (bounces), a time event (the kick at 1.5) and step events; the
   // monolithic reference must find them all, as the FMU integrated alone by cvode does
-  Json doc = Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "jacobi", "dt": 0.01}})");
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 3, "method": {"type": "jacobi", "dt": 0.01}})");
   doc["systems"]["b"] = {{"fmu", fmu("cosima_test_me_ball")},
                          {"interface", "me"},
                          {"integrator", "cvode"},
                          {"integrator_options", {{"rtol", 1e-10}, {"atol", 1e-12}}}};
-  const ScenarioRun alone = run(doc, {});
-  const ScenarioRun monolithic = run(doc, {"method.type=monolithic"});
+  const scenario::ScenarioRun alone = run(doc, {});
+  const scenario::ScenarioRun monolithic = run(doc, {"method.type=monolithic"});
   ASSERT_EQ(alone.results->times().size(), monolithic.results->times().size());
   EXPECT_EQ(monolithic.results->column("b.bounces"), alone.results->column("b.bounces"));
   EXPECT_EQ(monolithic.results->column("b.kick_time").back(), 1.5);
@@ -294,20 +294,20 @@ TEST(ModelExchangeAccuracy, StateNominalsAreRead) {
 TEST(ModelExchangeAccuracy, UnderToleranceTheAbsolutePartComesFromTheSourceOutputsNominal) {
   // v.x0 (nominal 2, amplitude 2) feeds a native input: its weight tol·(|nominal| + scale) is twice
   // tol·scale, so the first-order estimate of Jacobi allows steps about twice as long
-  Json doc = Json::parse(R"({"start": 0, "stop": 4, "method": {"type": "jacobi", "dt": 1e-2, "tolerance": 1e-4},
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 4, "method": {"type": "jacobi", "dt": 1e-2, "tolerance": 1e-4},
                              "systems": {"prey": {"model": "b3.prey"}},
                              "connections": [["v.x0", "prey.q"]]})");
   doc["systems"]["v"] = {{"fmu", fmu("cosima_test_vanderpol")}, {"interface", "me"}};
-  const ScenarioRun nominal = run(doc, {});
-  const ScenarioRun zero = run(doc, {"method.tolerance_atol=0"});
+  const scenario::ScenarioRun nominal = run(doc, {});
+  const scenario::ScenarioRun zero = run(doc, {"method.tolerance_atol=0"});
   EXPECT_LT(static_cast<double>(nominal.stats.macro_steps), 0.8 * static_cast<double>(zero.stats.macro_steps));
   EXPECT_GT(static_cast<double>(nominal.stats.macro_steps), 0.3 * static_cast<double>(zero.stats.macro_steps));
 }
 
 /// A source without inputs (Van der Pol, ME, tight) feeding b3.prey under `method`; with `rollback`
 /// false its rollback and state access are withheld, and it runs ahead (run_ahead_system.hpp).
-Json source_feeding_prey(bool rollback, const std::string& method) {
-  Json doc = Json::parse(R"({"start": 0, "stop": 10, "systems": {"prey": {"model": "b3.prey"}},
+io::Json source_feeding_prey(bool rollback, const std::string& method) {
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 10, "systems": {"prey": {"model": "b3.prey"}},
                              "connections": [["v.x0", "prey.q"]], "output": {"variables": ["prey.p"], "interval": 0.1}})");
   doc["method"] = {{"type", method}, {"dt", 1e-2}};
   doc["systems"]["v"] = {{"fmu", fmu("cosima_test_vanderpol")},
@@ -318,7 +318,7 @@ Json source_feeding_prey(bool rollback, const std::string& method) {
   return doc;
 }
 
-double relative_l2(const ScenarioRun& run, const ScenarioRun& reference) {
+double relative_l2(const scenario::ScenarioRun& run, const scenario::ScenarioRun& reference) {
   const auto a = run.results->column("prey.p"), b = reference.results->column("prey.p");
   EXPECT_EQ(a.size(), b.size());
   double square = 0.0, norm = 0.0;
@@ -330,18 +330,18 @@ double relative_l2(const ScenarioRun& run, const ScenarioRun& reference) {
 }
 
 TEST(RunAhead, ASourceWithoutInputsOrRollbackIteratesUnderIfosmondiAndRedoesStepsUnderTolerance) {
-  const ScenarioRun reference = run(source_feeding_prey(true, "ifosmondi-jfm"), {"method.dt=1e-3"});
+  const scenario::ScenarioRun reference = run(source_feeding_prey(true, "ifosmondi-jfm"), {"method.dt=1e-3"});
   for (const std::string method : {"ifosmondi-jfm", "ifosmondi"}) {
-    const ScenarioRun native = run(source_feeding_prey(true, method), {});
-    const ScenarioRun ahead = run(source_feeding_prey(false, method), {});
-    for (const SystemCapabilities& c : ahead.stats.capabilities)
+    const scenario::ScenarioRun native = run(source_feeding_prey(true, method), {});
+    const scenario::ScenarioRun ahead = run(source_feeding_prey(false, method), {});
+    for (const simulation::SystemCapabilities& c : ahead.stats.capabilities)
       EXPECT_EQ(c.emulated.has(Capability::rollback), c.system == "v") << method << ": " << c.system;
     EXPECT_LT(relative_l2(ahead, native), 1e-6) << method;
   }
   // steps over the tolerance are retried shorter: the retried steps read the source interpolated
   for (const std::string method : {"ifosmondi-jfm", "missiles"}) {
-    const ScenarioRun native = run(source_feeding_prey(true, method), {"method.tolerance=1e-6"});
-    const ScenarioRun ahead = run(source_feeding_prey(false, method), {"method.tolerance=1e-6"});
+    const scenario::ScenarioRun native = run(source_feeding_prey(true, method), {"method.tolerance=1e-6"});
+    const scenario::ScenarioRun ahead = run(source_feeding_prey(false, method), {"method.tolerance=1e-6"});
     EXPECT_GT(ahead.stats.rejected_steps, 0) << method;
     // the retried steps read the source from its cubic interpolant: measured 1.44× (missiles) and
     // 1.50× (ifosmondi-jfm) native rollback's error; the step sequence of the error control moves

@@ -81,7 +81,7 @@ TEST(Fmi3Export, DescriptionReadsBackLikeTheFmi2One) {
   const PrivateTemp temp;
   for (const std::string& name : kModels) {
     SCOPED_TRACE(name);
-    const fmi3::Fmi3CsSystem fmu3("s", fmi3_fmu(name));
+    const fmi::Fmi3CsSystem fmu3("s", fmi3_fmu(name));
     const fmi::Fmi2CsSystem fmu2("s", fmi2_fmu(name));
     EXPECT_EQ(fmu3.input_names(), fmu2.input_names());
     EXPECT_EQ(fmu3.output_names(), fmu2.output_names());
@@ -120,10 +120,10 @@ TEST(Fmi3Export, DescriptionReadsBackLikeTheFmi2One) {
 }
 
 TEST(Fmi3Export, NoRollbackIsDeclaredAndRefused) {
-  const fmi3::Fmi3CsSystem fmu("s", fmi3_fmu("b3_prey_norollback"));
+  const fmi::Fmi3CsSystem fmu("s", fmi3_fmu("b3_prey_norollback"));
   EXPECT_FALSE(fmu.description().co_simulation->can_get_and_set_state);
   EXPECT_FALSE(fmu.capabilities().has(Capability::rollback));
-  EXPECT_TRUE(fmi3::Fmi3CsSystem("s", fmi3_fmu("b3_prey")).capabilities().has(Capability::rollback));
+  EXPECT_TRUE(fmi::Fmi3CsSystem("s", fmi3_fmu("b3_prey")).capabilities().has(Capability::rollback));
 }
 
 // --- Co-Simulation and Model Exchange against the FMI 2.0 FMU ---------------------------------------
@@ -132,7 +132,7 @@ class SameModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SameModel, CoSimulationIsBitwiseTheFmi2Fmu) {
   const std::string name = GetParam();
-  fmi3::Fmi3CsSystem fmu3("s", fmi3_fmu(name));
+  fmi::Fmi3CsSystem fmu3("s", fmi3_fmu(name));
   fmi::Fmi2CsSystem fmu2("s", fmi2_fmu(name));
   fmu3.initialize(0.0);
   fmu2.initialize(0.0);
@@ -226,7 +226,7 @@ INSTANTIATE_TEST_SUITE_P(ProjectFmus, SameModel, ::testing::ValuesIn(kModels),
 
 TEST(Fmi3Export, CoSimulationWithAnyStepSizeAgreesWithTheFmi2Fmu) {
   // 0.1 is not dyadic: the results agree to rounding (see the dyadic test for bitwise equality)
-  fmi3::Fmi3CsSystem fmu3("s", fmi3_fmu("b4_right"));
+  fmi::Fmi3CsSystem fmu3("s", fmi3_fmu("b4_right"));
   fmi::Fmi2CsSystem fmu2("s", fmi2_fmu("b4_right"));
   fmu3.initialize(0.0);
   fmu2.initialize(0.0);
@@ -310,7 +310,7 @@ class Fmi3Api : public ::testing::Test {
         << testing::read_zip_entry(fmi3_fmu(name), "binaries/x86_64-linux/" + name + ".so");
     library_ = dlopen(library_path_.c_str(), RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(library_, nullptr) << dlerror();
-    const fmi3::Fmi3CsSystem reader("s", fmi3_fmu(name));
+    const fmi::Fmi3CsSystem reader("s", fmi3_fmu(name));
     md_ = reader.description();
     if (model_exchange) {
       instance_ = symbol<fmi3InstantiateModelExchangeTYPE>("fmi3InstantiateModelExchange")(

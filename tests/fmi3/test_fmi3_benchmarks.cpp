@@ -24,16 +24,17 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.example << " with " << 
 
 /// The scenario of examples/<example>_fmu.json with the method, a short horizon, the interface, and
 /// every FMU taken from fmus/fmi3/ when `fmi3`.
-Json scenario(const Case& c, bool fmi3, const char* interface) {
-  Json doc = Json::parse(testing::read_file(testing::kExamples / (std::string(c.example) + "_fmu.json")));
-  apply_override(doc, std::string("method.type=") + c.method);
-  if (std::string(c.example) == "b1_ifosmondi_damper") apply_override(doc, "method.allow_algebraic_loops=true");
+io::Json scenario(const Case& c, bool fmi3, const char* interface) {
+  io::Json doc = io::Json::parse(testing::read_file(testing::kExamples / (std::string(c.example) + "_fmu.json")));
+  scenario::apply_override(doc, std::string("method.type=") + c.method);
+  if (std::string(c.example) == "b1_ifosmondi_damper")
+    scenario::apply_override(doc, "method.allow_algebraic_loops=true");
   const double stop = doc.value("stop", 1.0);
   // a short horizon keeps CI fast: five macro-steps or 1 s, 1 ms for defect-jacobi (on B4 its
   // defect control takes steps at its floor, 1e-6 of the run: ~1e6 steps per 0.1 s)
   const double horizon =
       std::string(c.method) == "defect-jacobi" ? 1e-3 : std::max(1.0, 5.0 * doc["method"].value("dt", 0.01));
-  apply_override(doc, fmt::format("stop={}", std::min(stop, doc.value("start", 0.0) + horizon)));
+  scenario::apply_override(doc, fmt::format("stop={}", std::min(stop, doc.value("start", 0.0) + horizon)));
   for (auto& [name, system] : doc["systems"].items()) {
     if (fmi3) {
       system["fmu"] = (testing::kFmuDir / "fmi3" / system["fmu"].get<std::string>()).string();
@@ -49,7 +50,7 @@ Json scenario(const Case& c, bool fmi3, const char* interface) {
   return doc;
 }
 
-double worst_difference(const ScenarioRun& a, const ScenarioRun& b) {
+double worst_difference(const scenario::ScenarioRun& a, const scenario::ScenarioRun& b) {
   EXPECT_EQ(a.results->labels(), b.results->labels());
   EXPECT_EQ(a.results->times().size(), b.results->times().size());
   double worst = 0.0;
@@ -67,8 +68,10 @@ TEST_P(Fmi3Benchmarks, SameResultsAsFmi2) {
   const Case c = GetParam();
   const testing::PrivateTemp temp;
   for (const char* interface : {"cs", "me"}) {
-    const ScenarioRun fmi2 = run_scenario(parse_scenario(scenario(c, false, interface), "fmi2.json"));
-    const ScenarioRun fmi3 = run_scenario(parse_scenario(scenario(c, true, interface), "fmi3.json"));
+    const scenario::ScenarioRun fmi2 =
+        scenario::run_scenario(scenario::parse_scenario(scenario(c, false, interface), "fmi2.json"));
+    const scenario::ScenarioRun fmi3 =
+        scenario::run_scenario(scenario::parse_scenario(scenario(c, true, interface), "fmi3.json"));
     ASSERT_EQ(fmi2.stats.macro_steps, fmi3.stats.macro_steps) << interface;
     const double worst = worst_difference(fmi2, fmi3);
     const std::string method = c.method;
@@ -76,7 +79,7 @@ TEST_P(Fmi3Benchmarks, SameResultsAsFmi2) {
     if (std::string(interface) == "cs" && interpolates) {
       // FMI 3.0 Co-Simulation: interpolated inputs emulated (4 sub-steps), the FMI 2.0 FMU has them
       // (measured: B5 2.5e-5, B4 2.1e-6, B2 6.1e-7, B1 7.2e-9, B3 3e-14; B5 with 4 sub-steps 3.2e-4)
-      EXPECT_LT(mean_nl2(fmi3, fmi2), 1e-4) << interface << ": worst difference " << worst;
+      EXPECT_LT(scenario::mean_nl2(fmi3, fmi2), 1e-4) << interface << ": worst difference " << worst;
     } else {
       EXPECT_EQ(worst, 0.0) << interface;  // the same calls into the same library
     }

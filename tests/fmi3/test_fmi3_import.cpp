@@ -32,24 +32,26 @@ const std::filesystem::path kFmi2Fmus = COSIMA_C_FMU_DIR;
 std::string fmu(const char* name) { return (kFmi3Fmus / (std::string("cosima_fmi3_") + name + ".fmu")).string(); }
 
 /// A scenario document with the test FMUs' absolute paths substituted for {types}, {events}, ...
-Json document(std::string text) {
+io::Json document(std::string text) {
   for (const char* name : {"types", "events", "me", "misbehave", "clocked"}) {
     const std::string key = std::string("{") + name + "}";
     for (auto at = text.find(key); at != std::string::npos; at = text.find(key))
       text.replace(at, key.size(), fmu(name));
   }
-  return Json::parse(text);
+  return io::Json::parse(text);
 }
 
-ScenarioRun run(const Json& doc, const std::vector<std::string>& overrides = {}) {
-  Json copy = doc;
-  for (const auto& o : overrides) apply_override(copy, o);
-  return run_scenario(parse_scenario(copy, "fmi3.json"));
+scenario::ScenarioRun run(const io::Json& doc, const std::vector<std::string>& overrides = {}) {
+  io::Json copy = doc;
+  for (const auto& o : overrides) scenario::apply_override(copy, o);
+  return scenario::run_scenario(scenario::parse_scenario(copy, "fmi3.json"));
 }
 
-double at(const ScenarioRun& r, const std::string& label, std::size_t row) { return r.results->column(label).at(row); }
+double at(const scenario::ScenarioRun& r, const std::string& label, std::size_t row) {
+  return r.results->column(label).at(row);
+}
 
-std::string text_at(const ScenarioRun& r, const std::string& label, std::size_t row) {
+std::string text_at(const scenario::ScenarioRun& r, const std::string& label, std::size_t row) {
   const auto& labels = r.results->labels();
   const auto c = static_cast<std::size_t>(std::find(labels.begin(), labels.end(), label) - labels.begin());
   EXPECT_LT(c, labels.size()) << label;
@@ -78,19 +80,19 @@ const char* kTwoTypes = R"({
 TEST(Fmi3Types, AnArrayInputIsGivenAsAJsonArray) {
   const PrivateTemp temp;
   {
-    Json doc = document(kTwoTypes);
+    io::Json doc = document(kTwoTypes);
     for (const char* element : {"a.ua[1]", "a.ua[2]", "a.ua[3]"}) doc["inputs"].erase(element);
-    doc["inputs"]["a.ua"] = Json::parse("[1, 2, 3]");
-    const ScenarioRun by_array = run(doc);
-    const ScenarioRun by_element = run(document(kTwoTypes));
+    doc["inputs"]["a.ua"] = io::Json::parse("[1, 2, 3]");
+    const scenario::ScenarioRun by_array = run(doc);
+    const scenario::ScenarioRun by_element = run(document(kTwoTypes));
     for (int i = 1; i <= 3; ++i) {
       const std::string label = fmt::format("b.ya[{}]", i);
       EXPECT_EQ(by_array.results->column(label), by_element.results->column(label)) << label;
     }
-    doc["inputs"]["a.ua"] = Json::parse("[1, 2]");
+    doc["inputs"]["a.ua"] = io::Json::parse("[1, 2]");
     const std::string fewer = error_of([&] { (void)run(doc); });
     EXPECT_NE(fewer.find("input 'a.ua' has 3 elements; the scenario gives 2"), std::string::npos) << fewer;
-    doc["inputs"]["a.ua"] = Json::parse("[1, 2, 3, 4]");
+    doc["inputs"]["a.ua"] = io::Json::parse("[1, 2, 3, 4]");
     const std::string more = error_of([&] { (void)run(doc); });
     EXPECT_NE(more.find("ua[4]"), std::string::npos) << more;
   }
@@ -98,7 +100,7 @@ TEST(Fmi3Types, AnArrayInputIsGivenAsAJsonArray) {
 }
 
 /// The exact value of a 64-bit integer column at a row, as text ("" when none was recorded).
-std::string exact_at(const ScenarioRun& r, const std::string& label, std::size_t row) {
+std::string exact_at(const scenario::ScenarioRun& r, const std::string& label, std::size_t row) {
   const auto& labels = r.results->labels();
   const auto c = static_cast<std::size_t>(std::find(labels.begin(), labels.end(), label) - labels.begin());
   EXPECT_LT(c, labels.size()) << label;
@@ -132,10 +134,10 @@ TEST(Fmi3Types, SixtyFourBitIntegersCrossExactlyUnderEveryMethod) {
   };
   for (const char* method : {"jacobi", "gauss-seidel", "ifosmondi", "ifosmondi-jfm", "missiles", "defect-jacobi"}) {
     {
-      Json doc = document(kCount);
+      io::Json doc = document(kCount);
       doc["output"]["variables"].push_back("a.steps");
       doc["output"]["variables"].push_back("b.steps");
-      const ScenarioRun r = run(doc, {std::string("method.type=") + method});
+      const scenario::ScenarioRun r = run(doc, {std::string("method.type=") + method});
       const std::size_t rows = r.results->times().size();
       ASSERT_GE(rows, 3U) << method;
       EXPECT_EQ(exact_at(r, "b.u_UInt64", 0), start.text()) << method;
@@ -161,10 +163,10 @@ TEST(Fmi3Types, SixtyFourBitIntegersCrossExactlyUnderEveryMethod) {
 
 TEST(Fmi3Types, SixtyFourBitIntegersCrossExactlyThroughModelExchange) {
   const PrivateTemp temp;
-  Json doc = document(kCount);
+  io::Json doc = document(kCount);
   for (const char* s : {"a", "b"}) doc["systems"][s]["interface"] = "me";
   for (const char* method : {"jacobi", "monolithic"}) {
-    const ScenarioRun r = run(doc, {std::string("method.type=") + method});  // freed at the loop's end
+    const scenario::ScenarioRun r = run(doc, {std::string("method.type=") + method});  // freed at the loop's end
     // no fmi3DoStep in Model Exchange: the count is the input
     EXPECT_EQ(exact_at(r, "a.count", 5), "18446744073709551515") << method;
     EXPECT_EQ(exact_at(r, "b.count", 5), "18446744073709551515") << method;
@@ -178,7 +180,8 @@ TEST(Fmi3Types, GaussSeidelGivesEachStageTheExactValuesOfTheSystemsSteppedBefore
   {
     // 2^60 + 126 + k: a's counts at the ends of the steps, which b takes under Gauss–Seidel, round to
     // other doubles than the counts at the steps' starts (2^60 + 128 → 2^60, 2^60 + 129 → 2^60 + 256)
-    const ScenarioRun r = run(document(kCount), {"method.type=gauss-seidel", "inputs.a.u_UInt64=1152921504606847102"});
+    const scenario::ScenarioRun r =
+        run(document(kCount), {"method.type=gauss-seidel", "inputs.a.u_UInt64=1152921504606847102"});
     for (std::size_t k = 0; k < r.results->times().size(); ++k) {
       EXPECT_EQ(exact_at(r, "b.u_UInt64", k), exact_at(r, "a.count", k)) << k;
     }
@@ -191,7 +194,7 @@ TEST(Fmi3Types, GaussSeidelGivesEachStageTheExactValuesOfTheSystemsSteppedBefore
 TEST(Fmi3Types, ASixtyFourBitInputGivenAnotherDoubleThanItsExactValuesIsWarnedAboutOnce) {
   const PrivateTemp temp;
   {
-    fmi3::Fmi3CsSystem system("s", fmu("types"));
+    fmi::Fmi3CsSystem system("s", fmu("types"));
     const int u = system.input_index("u_UInt64");
     const int y = system.output_index("y_UInt64");
     Eigen::VectorXd inputs(system.input_count()), outputs(system.output_count());
@@ -214,10 +217,10 @@ TEST(Fmi3Types, ASixtyFourBitInputGivenAnotherDoubleThanItsExactValuesIsWarnedAb
   }
   {
     // a linear transformation on a 64-bit connection is computed in doubles: said
-    Json doc = document(kCount);
-    doc["connections"][0] = Json::parse(R"({"from": "a.count", "to": "b.u_UInt64", "offset": 1})");
+    io::Json doc = document(kCount);
+    doc["connections"][0] = io::Json::parse(R"({"from": "a.count", "to": "b.u_UInt64", "offset": 1})");
     doc["inputs"]["a.u_UInt64"] = 1000;
-    const ScenarioRun r = run(doc);
+    const scenario::ScenarioRun r = run(doc);
     EXPECT_EQ(exact_at(r, "b.u_UInt64", 1), "1001");
     EXPECT_EQ(warnings_about("connection a.count -> b.u_UInt64: its linear transformation is computed in doubles"), 1);
   }
@@ -249,7 +252,7 @@ TEST(Fmi3Types, SixtyFourBitValuesOutsideTheirTypeAreRefusedByName) {
 TEST(Fmi3Types, EveryTypeCrossesAConnectionExactly) {
   const PrivateTemp temp;
   for (const char* method : {"jacobi", "gauss-seidel"}) {
-    const ScenarioRun r = run(document(kTwoTypes), {std::string("method.type=") + method});
+    const scenario::ScenarioRun r = run(document(kTwoTypes), {std::string("method.type=") + method});
     ASSERT_EQ(r.results->times().size(), 4U) << method;
     const std::size_t last = 3;
     // numbers: y = u + 1 (floats + 0.5), through a and then b
@@ -304,7 +307,7 @@ TEST(Fmi3Types, RangesAndShapesAreChecked) {
   EXPECT_NE(what.find("'n' is a structural parameter"), std::string::npos) << what;
   // an element of an array parameter: P[2,3] (→ M[2,3]); a whole array or an element outside is refused
   {
-    const ScenarioRun r =
+    const scenario::ScenarioRun r =
         run(document(kTwoTypes), {"systems.a.parameters.P[2,3]=-1.5", "systems.a.parameters.P[1,1]=7"});
     EXPECT_EQ(at(r, "a.M[2,3]", 3), -1.5);
     EXPECT_EQ(at(r, "a.M[1,1]", 3), 7.0);
@@ -315,16 +318,16 @@ TEST(Fmi3Types, RangesAndShapesAreChecked) {
   what = error_of([] { run(document(kTwoTypes), {"systems.a.parameters.P[3,1]=1"}); });
   EXPECT_NE(what.find("'P[3,1]' is not an element of 'P' (P[1,1] to P[2,3])"), std::string::npos) << what;
   // a 2×3 matrix does not connect to a vector of 3
-  Json doc = document(kTwoTypes);
-  doc["connections"][0] = Json::array({"a.M", "b.ua"});
+  io::Json doc = document(kTwoTypes);
+  doc["connections"][0] = io::Json::array({"a.M", "b.ua"});
   what = error_of([&] { run(doc); });
   EXPECT_NE(what.find("differ in shape"), std::string::npos) << what;
   // single elements connect
-  doc["connections"][0] = Json::array({"a.M[2,3]", "b.ua[1]"});
-  doc["connections"].push_back(Json::array({"a.M[1,1]", "b.ua[2]"}));
-  doc["connections"].push_back(Json::array({"a.x", "b.ua[3]"}));
+  doc["connections"][0] = io::Json::array({"a.M[2,3]", "b.ua[1]"});
+  doc["connections"].push_back(io::Json::array({"a.M[1,1]", "b.ua[2]"}));
+  doc["connections"].push_back(io::Json::array({"a.x", "b.ua[3]"}));
   {
-    const ScenarioRun r = run(doc);
+    const scenario::ScenarioRun r = run(doc);
     EXPECT_EQ(at(r, "b.ya[1]", 3), 12.0);
     EXPECT_EQ(at(r, "b.ya[2]", 3), 2.0);
   }
@@ -360,7 +363,7 @@ TEST(Fmi3CoSimulation, AnEventInsideAStepIsHandledWhereItHappens) {
   const PrivateTemp temp;
   {
     // x' = 1, reset to 0 at t_event = 0.35 (inside the step 0.3 → 0.4): x(0.4) = 0.05, not 0 or 0.1
-    const ScenarioRun r = run(document(kEvents));
+    const scenario::ScenarioRun r = run(document(kEvents));
     EXPECT_NEAR(at(r, "e.x", 3), 0.3, 1e-15);
     EXPECT_EQ(at(r, "e.count", 3), 0.0);
     EXPECT_NEAR(at(r, "e.x", 4), 0.05, 1e-12);
@@ -369,7 +372,7 @@ TEST(Fmi3CoSimulation, AnEventInsideAStepIsHandledWhereItHappens) {
   }
   {
     // through the System contract: the FMU stopped for one event, cosima handled it in Event Mode
-    fmi3::Fmi3CsSystem system("e", fmu("events"));
+    fmi::Fmi3CsSystem system("e", fmu("events"));
     system.initialize(0.0);
     for (int k = 0; k < 10; ++k) ASSERT_TRUE(system.do_step(0.1).ok());
     EXPECT_EQ(system.events_handled(), 1);
@@ -378,7 +381,7 @@ TEST(Fmi3CoSimulation, AnEventInsideAStepIsHandledWhereItHappens) {
 }
 
 TEST(Fmi3CoSimulation, RollbackThroughFmuStateUndoesAnEvent) {
-  fmi3::Fmi3CsSystem system("e", fmu("events"));
+  fmi::Fmi3CsSystem system("e", fmu("events"));
   ASSERT_TRUE(system.has(Capability::rollback));
   system.initialize(0.0);
   ASSERT_TRUE(system.do_step(0.3).ok());
@@ -404,7 +407,7 @@ TEST(Fmi3CoSimulation, DiscardAndTerminateAreReasonsNotCrashes) {
   EXPECT_NE(what.find("fmi3DoStep"), std::string::npos) << what;
   EXPECT_NE(what.find("fmi3Discard"), std::string::npos) << what;
   {
-    const ScenarioRun r = run(document(kEvents), {"systems.e.parameters.terminate_at=0.5"});
+    const scenario::ScenarioRun r = run(document(kEvents), {"systems.e.parameters.terminate_at=0.5"});
     EXPECT_TRUE(r.stats.terminated_early);
     EXPECT_NEAR(r.stats.end_time, 0.5, 1e-12);
     EXPECT_NE(r.stats.termination_reason.find("terminate"), std::string::npos) << r.stats.termination_reason;
@@ -438,7 +441,7 @@ TEST(Fmi3ModelExchange, TheBallBouncesAsItsCoSimulationTwin) {
                 "cs": {"fmu": "{me}", "interface": "cs"}},
     "inputs": {"me.u": 0, "cs.u": 0}, "connections": []})";
   {
-    const ScenarioRun r = run(document(doc));
+    const scenario::ScenarioRun r = run(document(doc));
     const std::size_t rows = r.results->times().size();
     ASSERT_EQ(rows, 201U);
     EXPECT_GE(at(r, "cs.bounces", rows - 1), 2.0);
@@ -465,7 +468,7 @@ TEST(Fmi3ModelExchange, EveryMethodRunsOnFmi3Systems) {
   // this test watches the FMUs' unpacked archives)
   for (const char* method : {"jacobi", "gauss-seidel", "ifosmondi", "missiles", "defect-jacobi", "ifosmondi-jfm"}) {
     {
-      const ScenarioRun r = run(document(doc), {std::string("method.type=") + method});
+      const scenario::ScenarioRun r = run(document(doc), {std::string("method.type=") + method});
       EXPECT_NEAR(r.stats.end_time, 0.3, 1e-12) << method;
       EXPECT_NEAR(r.results->column("ball.h").back(), reference, 1e-3) << method;
     }
@@ -477,7 +480,7 @@ TEST(Fmi3ModelExchange, EveryMethodRunsOnFmi3Systems) {
 
 TEST(Fmi3BadInput, ClocksAreRefusedByName) {
   const PrivateTemp temp;
-  const std::string what = error_of([] { fmi3::Fmi3CsSystem system("c", fmu("clocked")); });
+  const std::string what = error_of([] { fmi::Fmi3CsSystem system("c", fmu("clocked")); });
   EXPECT_NE(what.find("Clocks"), std::string::npos) << what;
   EXPECT_NE(what.find("tick"), std::string::npos) << what;
   EXPECT_TRUE(temp.empty());
@@ -495,7 +498,7 @@ TEST(Fmi3BadInput, EachDefectIsAClearErrorAndLeavesNoTempFile) {
                     const std::vector<std::string>& parts) {
     const std::filesystem::path file = dir / name;
     testing::write_zip(file, entries);
-    const std::string what = error_of([&] { fmi3::Fmi3CsSystem system("s", file); });
+    const std::string what = error_of([&] { fmi::Fmi3CsSystem system("s", file); });
     EXPECT_FALSE(what.empty()) << name;
     for (const std::string& part : parts) EXPECT_NE(what.find(part), std::string::npos) << name << ": " << what;
     EXPECT_TRUE(temp.empty()) << name;

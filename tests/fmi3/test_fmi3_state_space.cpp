@@ -19,14 +19,14 @@ namespace {
 const std::filesystem::path kFmi3 = std::filesystem::path(COSIMA_TEST_FMU_DIR) / "fmi3";
 
 /// Two state-space systems in feedback (y1 → u2, y2 → u1); {s} is "model": "state_space" or an FMU.
-Json feedback(const std::string& system) {
+io::Json feedback(const std::string& system) {
   std::string text = R"({
     "stop": 5, "method": {"type": "jacobi", "dt": 0.01},
     "systems": {"s1": {SYSTEM}, "s2": {SYSTEM, "parameters": {"x0[1]": 0, "x0[2]": 1, "B[2,1]": -1}}},
     "connections": [["s1.y", "s2.u"], ["s2.y", "s1.u"]]
   })";
   for (auto at = text.find("SYSTEM"); at != std::string::npos; at = text.find("SYSTEM")) text.replace(at, 6, system);
-  return Json::parse(text);
+  return io::Json::parse(text);
 }
 
 const std::string kNative = R"("model": "state_space", "integrator": "cvode",
@@ -34,9 +34,9 @@ const std::string kNative = R"("model": "state_space", "integrator": "cvode",
 
 std::string fmu_system() { return R"("fmu": ")" + (kFmi3 / "state_space.fmu").string() + R"(")"; }
 
-ScenarioRun run(Json doc, const std::vector<std::string>& overrides) {
-  for (const auto& o : overrides) apply_override(doc, o);
-  return run_scenario(parse_scenario(doc, "state_space.json"));
+scenario::ScenarioRun run(io::Json doc, const std::vector<std::string>& overrides) {
+  for (const auto& o : overrides) scenario::apply_override(doc, o);
+  return scenario::run_scenario(scenario::parse_scenario(doc, "state_space.json"));
 }
 
 TEST(Fmi3StateSpace, TheDescriptionHasArrays) {
@@ -54,7 +54,7 @@ TEST(Fmi3StateSpace, TheDescriptionHasArrays) {
 TEST(Fmi3StateSpace, TwoInFeedbackAgainstTheMonolithicSolution) {
   const testing::PrivateTemp temp;
   {
-    const ScenarioRun reference = run(feedback(kNative), {"method.type=monolithic"});
+    const scenario::ScenarioRun reference = run(feedback(kNative), {"method.type=monolithic"});
     // the coupling error of each method, through FMI 3.0 FMUs with array ports connected whole
     struct Expectation {
       const char* method;
@@ -64,12 +64,12 @@ TEST(Fmi3StateSpace, TwoInFeedbackAgainstTheMonolithicSolution) {
     // emulated by sub-steps, second order, hence 1e-5 where the FMI 2.0 FMU reaches 1e-6)
     for (const Expectation& e :
          {Expectation{"jacobi", 2e-2}, Expectation{"ifosmondi-jfm", 1e-5}, Expectation{"missiles", 1e-5}}) {
-      const ScenarioRun r = run(feedback(fmu_system()), {std::string("method.type=") + e.method});
-      EXPECT_LT(mean_nl2(r, reference), e.bound) << e.method;
+      const scenario::ScenarioRun r = run(feedback(fmu_system()), {std::string("method.type=") + e.method});
+      EXPECT_LT(scenario::mean_nl2(r, reference), e.bound) << e.method;
     }
     // Jacobi converges with order 1: halving dt halves the error
-    const double coarse = mean_nl2(run(feedback(fmu_system()), {"method.dt=0.02"}), reference);
-    const double fine = mean_nl2(run(feedback(fmu_system()), {"method.dt=0.01"}), reference);
+    const double coarse = scenario::mean_nl2(run(feedback(fmu_system()), {"method.dt=0.02"}), reference);
+    const double fine = scenario::mean_nl2(run(feedback(fmu_system()), {"method.dt=0.01"}), reference);
     EXPECT_NEAR(std::log2(coarse / fine), 1.0, 0.15);
   }
   EXPECT_TRUE(temp.no_fmu_left());  // ifosmondi-jfm started PETSc (its MPI session directory stays till exit)
@@ -81,8 +81,8 @@ TEST(Fmi3StateSpace, TheFmuIsTheNativeModel) {
   {
     const std::string native = R"("model": "state_space", "integrator": "dopri5",
                                   "integrator_options": {"rtol": 1e-8, "atol": 1e-10})";
-    const ScenarioRun a = run(feedback(native), {});
-    const ScenarioRun b = run(feedback(fmu_system()), {});
+    const scenario::ScenarioRun a = run(feedback(native), {});
+    const scenario::ScenarioRun b = run(feedback(fmu_system()), {});
     ASSERT_EQ(a.results->labels(), b.results->labels());
     double worst = 0.0;
     for (std::size_t r = 0; r < a.results->times().size(); ++r) {
@@ -99,17 +99,18 @@ TEST(Fmi3StateSpace, ArrayParametersAsJsonArraysAreTheirElements) {
   const testing::PrivateTemp temp;
   {
     // row-major: A[1,1] A[1,2] / A[2,1] A[2,2]
-    const ScenarioRun by_element =
+    const scenario::ScenarioRun by_element =
         run(feedback(fmu_system()), {"systems.s1.parameters.A[1,2]=2", "systems.s1.parameters.A[2,1]=-3",
                                      "systems.s1.parameters.A[2,2]=-0.5", "systems.s1.parameters.A[1,1]=0"});
-    const ScenarioRun by_array = run(feedback(fmu_system()), {"systems.s1.parameters.A=[[0, 2], [-3, -0.5]]"});
+    const scenario::ScenarioRun by_array =
+        run(feedback(fmu_system()), {"systems.s1.parameters.A=[[0, 2], [-3, -0.5]]"});
     ASSERT_EQ(by_element.results->times().size(), by_array.results->times().size());
     for (std::size_t r = 0; r < by_array.results->times().size(); ++r) {
       for (std::size_t c = 0; c < by_array.results->labels().size(); ++c) {
         ASSERT_EQ(by_element.results->value(r, c), by_array.results->value(r, c)) << r << ", " << c;
       }
     }
-    const ScenarioRun original = run(feedback(fmu_system()), {});
+    const scenario::ScenarioRun original = run(feedback(fmu_system()), {});
     EXPECT_NE(original.results->value(original.results->times().size() - 1, 0),
               by_array.results->value(by_array.results->times().size() - 1, 0));
   }

@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto path = cosima_fuzz::write_input("input.csv", data, size);
   try {
-    const cosima::Table table = cosima::read_csv(path);
+    const cosima::io::Table table = cosima::io::read_csv(path);
     if (table.values.size() != table.columns.size()) __builtin_trap();
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       if (table.values[c].size() != table.time.size()) __builtin_trap();  // every numeric column has a cell per row

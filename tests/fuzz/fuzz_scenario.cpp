@@ -27,7 +27,7 @@ namespace {
 std::filesystem::path g_scenario_file;
 
 /// FMU paths stay inside the private folder (see above).
-void confine_fmu_paths(cosima::Json& document) {
+void confine_fmu_paths(cosima::io::Json& document) {
   if (!document.is_object() || !document.contains("systems") || !document["systems"].is_object()) return;
   for (auto& [name, system] : document["systems"].items()) {
     if (!system.is_object() || !system.contains("fmu") || !system["fmu"].is_string()) continue;
@@ -61,9 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view json = input.substr(0, nul);
   std::string_view overrides = nul == std::string_view::npos ? std::string_view() : input.substr(nul + 1);
 
-  cosima::Json document;
+  cosima::io::Json document;
   try {  // the reader load_scenario uses: nesting, duplicate keys, numbers beyond double refused
-    document = cosima::parse_json(json, "fuzz.json");
+    document = cosima::io::parse_json(json, "fuzz.json");
   } catch (const cosima::Error&) {
     return 0;
   }
@@ -72,10 +72,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const std::size_t end = overrides.find('\n');
       const std::string_view line = overrides.substr(0, end);
       overrides = end == std::string_view::npos ? std::string_view() : overrides.substr(end + 1);
-      if (!line.empty()) cosima::apply_override(document, std::string(line));
+      if (!line.empty()) cosima::scenario::apply_override(document, std::string(line));
     }
     confine_fmu_paths(document);
-    (void)cosima::parse_scenario(document, g_scenario_file);
+    (void)cosima::scenario::parse_scenario(document, g_scenario_file);
   } catch (const cosima::Error&) {
   }
   return 0;

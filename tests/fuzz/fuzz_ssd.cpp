@@ -32,9 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return std::filesystem::path("/nonexistent") / path;
   };
   try {
-    const cosima::Json document = cosima::ssp::parse_ssd(ssd, resources, "fuzz.ssp");
+    const cosima::io::Json document = cosima::ssp::parse_ssd(ssd, resources, "fuzz.ssp");
     if (!document.is_object() || !document.contains("systems")) __builtin_trap();  // a document, or refused
-    (void)document.dump(-1, ' ', false, cosima::Json::error_handler_t::replace);
+    (void)document.dump(-1, ' ', false, cosima::io::Json::error_handler_t::replace);
   } catch (const cosima::Error&) {
   }
   return 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The house rules of docs/architecture.md: the checkers pass on the tree, and each one fails on a
-# tree that breaks its rule (an upward include; a function over the limit; a file off .clang-format).
+# tree that breaks its rule (an upward include; code outside its layer's namespace; a function over
+# the limit; a file off .clang-format).
 set -u
 root=$1
 failures=0
@@ -29,6 +30,13 @@ expect layers-refuse-upward 1 python3 "$root/scripts/check_layers.py" "$bad"
 rm "$bad/src/exec/upward.hpp"
 printf '#include "exec/x.hpp"\n' > "$bad/src/methods/down.hpp"
 expect layers-allow-downward 0 python3 "$root/scripts/check_layers.py" "$bad"
+printf 'namespace cosima::exec {\n}\n' > "$bad/src/methods/foreign.hpp"
+if python3 "$root/scripts/check_layers.py" "$bad" | grep -q "src/methods/foreign.hpp:1: declares namespace cosima::exec"; then
+  echo "ok   namespace-refuse: cosima::exec in src/methods named"
+else
+  echo "FAIL namespace-refuse: code of src/methods in cosima::exec was not named"; failures=$((failures + 1))
+fi
+rm "$bad/src/methods/foreign.hpp"
 { echo 'namespace cosima {'; echo 'int long_one(int x) {'; for i in $(seq 1 85); do echo "  x += $i;"; done; echo '  return x;'; echo '}'; echo '}'; } > "$bad/src/methods/long.cpp"
 if python3 "$root/scripts/check_function_length.py" "$bad" | grep -q "src/methods/long.cpp:2: long_one is 88 lines"; then
   echo "ok   function-length-refuse: long_one named"

@@ -20,14 +20,14 @@ namespace {
 
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 
-ScenarioRun run_b1(const std::string& method, double d_d, double dt, std::vector<std::string> extra = {},
-                   const std::string& example = "b1_ifosmondi_damper.json") {
+scenario::ScenarioRun run_b1(const std::string& method, double d_d, double dt, std::vector<std::string> extra = {},
+                             const std::string& example = "b1_ifosmondi_damper.json") {
   extra.push_back("method.type=" + method);
   extra.push_back(fmt::format("systems.damper.parameters.D_D={}", d_d));
   extra.emplace_back("output.variables=[\"mass.v_L\", \"mass.x_L\", \"damper.x_D\"]");  // the states
-  Scenario scenario = load_scenario(kExamples / example, extra);
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / example, extra);
   scenario.run.dt = dt;
-  return run_scenario(scenario);
+  return scenario::run_scenario(scenario);
 }
 
 using testing::error_of;
@@ -35,7 +35,7 @@ using testing::error_of;
 TEST(Ifosmondi, FixedPointConvergesWhenContractive) {
   const auto reference = run_b1("monolithic", 4.0, 1e-3);
   const auto fixed_point = run_b1("ifosmondi", 4.0, 1e-2, {"method.epsilon=1e-4"});
-  const double error = mean_nl2(fixed_point, reference);
+  const double error = scenario::mean_nl2(fixed_point, reference);
   std::cout << "B1 D_D = 4 fixed point: error " << error << ", iterations " << fixed_point.stats.iterations << '\n';
   EXPECT_LE(error, 1e-4);
   EXPECT_EQ(fixed_point.stats.rejected_steps, 0);
@@ -58,7 +58,7 @@ TEST_P(JfmSweep, ConvergesForEveryDampingAtEpsilon1e4) {
   for (double d_d : {4.0, 2.0, 1.44, 1.1, 1.0, 0.9, 0.64, 0.25, 0.04, 0.01}) {
     const auto reference = run_b1("monolithic", d_d, 1e-2);
     const auto jfm = run_b1("ifosmondi-jfm", d_d, 1e-2, {"method.epsilon=1e-4", "method.jfm=" + GetParam()});
-    const double error = mean_nl2(jfm, reference);
+    const double error = scenario::mean_nl2(jfm, reference);
     std::cout << GetParam() << " D_D = " << d_d << ": error " << error << ", iterations " << jfm.stats.iterations
               << ", integrations " << jfm.stats.integrations << '\n';
     EXPECT_LE(error, 1e-4) << "D_D = " << d_d;
@@ -72,18 +72,18 @@ TEST(IfosmondiJfm, EachPointIsEvaluatedOnceAndAGuessThatConvergesNeedsOneEvaluat
   // γ(x) = x − Ψ(x) with Ψ(x) = 0.5 x + b, a contraction whose fixed point is 2b
   const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(4, 1.0, 4.0);
   for (const char* jfm : {"anderson", "newtonls", "ngmres"}) {
-    NonlinearOptions options;
+    nonlinear::NonlinearOptions options;
     options.solver = jfm;
     options.epsilon_abs = options.epsilon_rel = 1e-10;
-    const auto solver = make_nonlinear_solver(options, b.size());
+    const auto solver = nonlinear::make_nonlinear_solver(options, b.size());
     std::vector<Eigen::VectorXd> evaluated;
-    const Residual gamma = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+    const nonlinear::Residual gamma = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
       evaluated.push_back(x);
       out = x - (0.5 * x + b);
       return true;
     };
     Eigen::VectorXd x = 2.0 * b;  // the solution itself: one evaluation, no iteration
-    NonlinearResult result = solver->solve(gamma, x);
+    nonlinear::NonlinearResult result = solver->solve(gamma, x);
     EXPECT_TRUE(result.converged) << jfm;
     EXPECT_EQ(result.iterations, 0) << jfm;
     EXPECT_EQ(evaluated.size(), 1U) << jfm;
@@ -114,10 +114,10 @@ TEST(IfosmondiJfm, AndersonKeepsNoMorePastIteratesThanUnknowns) {
       static_cast<double>(paper.stats.iterations) / static_cast<double>(paper.stats.macro_steps);
   std::cout << fmt::format(
       "ε = 1e-6: anderson {:.1f} iterations/step, error {:.2e}; anderson-paper {:.1f}, error {:.2e}\n", per_step,
-      mean_nl2(fitted, reference), per_step_paper, mean_nl2(paper, reference));
+      scenario::mean_nl2(fitted, reference), per_step_paper, scenario::mean_nl2(paper, reference));
   EXPECT_LE(per_step, 11.0);
   EXPECT_GE(per_step_paper, 25.0);
-  EXPECT_LT(mean_nl2(fitted, reference), 1e-8);
+  EXPECT_LT(scenario::mean_nl2(fitted, reference), 1e-8);
 }
 
 TEST(IfosmondiJfm, Fig8AndersonAsAccurateAsNewtonWithFewerIntegrations) {
@@ -135,13 +135,13 @@ TEST(IfosmondiJfm, Fig8AndersonAsAccurateAsNewtonWithFewerIntegrations) {
     std::cout << fmt::format(
         "D_D = {}: NewtonLS {:.2e} ({} integrations), Anderson {:.2e} ({}), "
         "anderson-paper {:.2e} ({})\n",
-        d_d, mean_nl2(newton, reference), newton.stats.integrations, mean_nl2(anderson, reference),
-        anderson.stats.integrations, mean_nl2(paper, reference), paper.stats.integrations);
-    EXPECT_LT(mean_nl2(newton, reference), 1e-5) << "D_D = " << d_d;
-    EXPECT_LT(mean_nl2(anderson, reference), 1e-5) << "D_D = " << d_d;
+        d_d, scenario::mean_nl2(newton, reference), newton.stats.integrations, scenario::mean_nl2(anderson, reference),
+        anderson.stats.integrations, scenario::mean_nl2(paper, reference), paper.stats.integrations);
+    EXPECT_LT(scenario::mean_nl2(newton, reference), 1e-5) << "D_D = " << d_d;
+    EXPECT_LT(scenario::mean_nl2(anderson, reference), 1e-5) << "D_D = " << d_d;
     EXPECT_LE(anderson.stats.integrations, newton.stats.integrations) << "D_D = " << d_d;
     if (d_d == 0.01) {
-      EXPECT_GT(mean_nl2(paper, reference), 1e-5);  // why the preset departs from table 4
+      EXPECT_GT(scenario::mean_nl2(paper, reference), 1e-5);  // why the preset departs from table 4
     }
   }
 }
@@ -157,8 +157,8 @@ TEST(IfosmondiJfm, TheComponentwiseCriterionWeighsEachUnknownAgainstItsOwnScale)
                                              "method.epsilon_per_step=false"};  // eq. 27 as published
   auto componentwise = anderson;
   componentwise.emplace_back("method.criterion=componentwise");
-  const double norm_error = mean_nl2(run_b1("ifosmondi-jfm", 0.01, 1e-2, anderson), reference);
-  const double componentwise_error = mean_nl2(run_b1("ifosmondi-jfm", 0.01, 1e-2, componentwise), reference);
+  const double norm_error = scenario::mean_nl2(run_b1("ifosmondi-jfm", 0.01, 1e-2, anderson), reference);
+  const double componentwise_error = scenario::mean_nl2(run_b1("ifosmondi-jfm", 0.01, 1e-2, componentwise), reference);
   std::cout << fmt::format("ε = 1e-5, anderson: norm {:.2e}, componentwise {:.2e}\n", norm_error, componentwise_error);
   EXPECT_GT(norm_error, 1e-5);
   EXPECT_LT(componentwise_error, 1e-6);
@@ -170,7 +170,8 @@ TEST(IfosmondiJfm, EveryJfmBelowOnePercentAtLargeStepsOnTheNonContractiveCase) {
   const auto reference = run_b1("monolithic", 0.64, 1e-2);
   for (const char* jfm : {"newtonls", "anderson", "ngmres", "ngmres-ls"}) {
     for (double dt : {0.1, 0.2, 0.5}) {
-      const double error = mean_nl2(run_b1("ifosmondi-jfm", 0.64, dt, {std::string("method.jfm=") + jfm}), reference);
+      const double error =
+          scenario::mean_nl2(run_b1("ifosmondi-jfm", 0.64, dt, {std::string("method.jfm=") + jfm}), reference);
       EXPECT_LT(error, 1e-2) << jfm << " δt_ref = " << dt;
     }
   }
@@ -208,10 +209,10 @@ TEST(Ifosmondi, StepControlHalvesOnRejectionAndGrowsBy30PercentUpToTheReference)
   // B3 has no direct feedthrough: the fixed point contracts on small steps only. With δt_ref = 2 and
   // 10 iterations some steps are rejected, halved, then grown again (eq. 28 with the erratum).
   const double dt_ref = 2.0;
-  Scenario scenario =
-      load_scenario(kExamples / "b3_lotka_volterra.json", {"method.type=ifosmondi", "method.max_iterations=10"});
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / "b3_lotka_volterra.json",
+                                                        {"method.type=ifosmondi", "method.max_iterations=10"});
   scenario.run.dt = dt_ref;
-  const auto run = run_scenario(scenario);
+  const auto run = scenario::run_scenario(scenario);
   const auto& rows = run.steps->rows();
   ASSERT_FALSE(rows.empty());
   int rejected_steps = 0;
@@ -233,34 +234,34 @@ TEST(Ifosmondi, StepControlHalvesOnRejectionAndGrowsBy30PercentUpToTheReference)
 }
 
 TEST(IfosmondiJfm, PetscOpensAtTheFirstGuessThatFailsTheTest) {
-  const auto petsc_open = [] { return loaded_plugin_symbol(kSnesPlugin, "cosima_snes_create") != nullptr; };
+  const auto petsc_open = [] { return loaded_plugin_symbol(nonlinear::kSnesPlugin, "cosima_snes_create") != nullptr; };
   // ctest runs each test in its own process; the whole binary at once has opened PETSc before
   if (petsc_open()) GTEST_SKIP() << "an earlier test of this process opened PETSc";
   const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(3, 1.0, 3.0);
-  const Residual gamma = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+  const nonlinear::Residual gamma = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
     out = x - (0.5 * x + b);
     return true;
   };
-  NonlinearOptions options;
+  nonlinear::NonlinearOptions options;
   options.solver = "anderson";
   options.epsilon_abs = options.epsilon_rel = 1e-10;
-  const auto solver = make_nonlinear_solver(options, b.size());
+  const auto solver = nonlinear::make_nonlinear_solver(options, b.size());
   EXPECT_FALSE(petsc_open());
   Eigen::VectorXd x = 2.0 * b;  // the solution: accepted without SNES
   EXPECT_TRUE(solver->solve(gamma, x).converged);
   EXPECT_FALSE(petsc_open());
   x.setZero();
-  const NonlinearResult result = solver->solve(gamma, x);
+  const nonlinear::NonlinearResult result = solver->solve(gamma, x);
   EXPECT_TRUE(result.converged);
   EXPECT_GT(result.iterations, 0);
   EXPECT_TRUE(petsc_open());
 }
 
 TEST(IfosmondiJfm, PetscOptionsAreCheckedWhenTheSolverIsMade) {
-  NonlinearOptions options;
+  nonlinear::NonlinearOptions options;
   options.solver = "petsc";
   options.petsc_options = "-snes_type nosuchtype";
-  EXPECT_NE(error_of([&] { make_nonlinear_solver(options, 2); }).find("PETSc"), std::string::npos);
+  EXPECT_NE(error_of([&] { nonlinear::make_nonlinear_solver(options, 2); }).find("PETSc"), std::string::npos);
 }
 
 TEST(Ifosmondi, StopsBelowTheMinimumStepWithTheReason) {

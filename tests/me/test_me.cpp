@@ -22,7 +22,7 @@
 namespace cosima {
 namespace {
 
-using Json = cosima::Json;
+using Json = cosima::io::Json;
 using testing::error_of;
 using testing::expect_identical;
 
@@ -47,9 +47,10 @@ Json as_model_exchange(Json doc) {
   return doc;
 }
 
-ScenarioRun run(Json doc, const std::vector<std::string>& overrides, const std::string& file = "inline.json") {
-  for (const auto& o : overrides) apply_override(doc, o);
-  return run_scenario(parse_scenario(doc, kExamples / file));
+scenario::ScenarioRun run(Json doc, const std::vector<std::string>& overrides,
+                          const std::string& file = "inline.json") {
+  for (const auto& o : overrides) scenario::apply_override(doc, o);
+  return scenario::run_scenario(scenario::parse_scenario(doc, kExamples / file));
 }
 
 struct MethodCase {
@@ -100,7 +101,7 @@ TEST(ModelExchange, SeedBenchmarksThroughMeFmusMatchTheNativeSystemsBitwiseUnder
   // same, so the results are bitwise identical — iterations and integrations included.
   for (const Benchmark& benchmark : benchmarks()) {
     Json native = read_json(kExamples / benchmark.file);
-    for (const auto& o : benchmark.overrides) apply_override(native, o);
+    for (const auto& o : benchmark.overrides) scenario::apply_override(native, o);
     const Json me = as_model_exchange(native);
     for (const MethodCase& method : every_method(native)) {
       const std::string what = fmt::format("{} under {}", benchmark.file, method.label);
@@ -119,10 +120,10 @@ TEST(ModelExchange, MonolithicOverMeFmusIsMonolithicOverTheNativeModels) {
   // one CVODE over every ME FMU, its states from the FMUs once initialized (not their declared starts)
   for (const Benchmark& benchmark : benchmarks()) {
     Json native = read_json(kExamples / benchmark.file);
-    for (const auto& o : benchmark.overrides) apply_override(native, o);
+    for (const auto& o : benchmark.overrides) scenario::apply_override(native, o);
     const Json me = as_model_exchange(native);
-    const ScenarioRun a = run(native, {"method.type=monolithic"}, benchmark.file);
-    const ScenarioRun b = run(me, {"method.type=monolithic"}, benchmark.file);
+    const scenario::ScenarioRun a = run(native, {"method.type=monolithic"}, benchmark.file);
+    const scenario::ScenarioRun b = run(me, {"method.type=monolithic"}, benchmark.file);
     ASSERT_EQ(a.results->labels(), b.results->labels()) << benchmark.file;
     ASSERT_EQ(a.results->times().size(), b.results->times().size()) << benchmark.file;
     for (const std::string& label : a.results->labels()) {
@@ -141,15 +142,15 @@ TEST(ModelExchange, MonolithicOverMeFmusIsMonolithicOverTheNativeModels) {
 TEST(ModelExchange, MissilesAndIfosmondiJfmOnB3AndB4FromMeFmusHaveTheNativeErrors) {
   for (const std::string file : {"b3_lotka_volterra.json", "b4_two_mass.json"}) {
     Json native = read_json(kExamples / file);
-    apply_override(native, file[1] == '3' ? "stop=5" : "stop=0.5");
+    scenario::apply_override(native, file[1] == '3' ? "stop=5" : "stop=0.5");
     const std::string label = file[1] == '3' ? "prey.p" : "right.x2";
-    const ScenarioRun reference =
+    const scenario::ScenarioRun reference =
         run(native, {"method.type=monolithic", file[1] == '3' ? "method.dt=0.001" : "method.dt=0.0001"});
     for (const std::string method : {"missiles", "ifosmondi-jfm"}) {
       const std::vector<std::string> overrides = {"method.type=" + method,
                                                   file[1] == '3' ? "method.dt=0.05" : "method.dt=0.005"};
       auto error_of_run = [&](const Json& doc) {
-        const ScenarioRun r = run(doc, overrides);
+        const scenario::ScenarioRun r = run(doc, overrides);
         return compare_signals(r.results->times(), r.results->column(label), reference.results->times(),
                                reference.results->column(label))
             .nl2;
@@ -167,8 +168,8 @@ TEST(ModelExchange, CoSimulationAndModelExchangeFmusInOneScenarioUnderEveryMetho
   // predator through the Model Exchange interface of its FMU under cosima's dopri5: the same
   // arithmetic as the native pair.
   Json native = read_json(kExamples / "b3_lotka_volterra.json");
-  apply_override(native, "stop=2");
-  apply_override(native, "method.dt=0.05");
+  scenario::apply_override(native, "stop=2");
+  scenario::apply_override(native, "method.dt=0.05");
   Json mixed = as_model_exchange(native);
   mixed["systems"]["prey"] = Json::parse(
       R"({"fmu": "b3_prey.fmu", "interface": "cs", "parameters": {"solver_kind": 0, "solver_rtol": 1e-10, "solver_atol": 1e-12}})");
@@ -240,7 +241,8 @@ TEST(ModelExchange, BouncingBallImpactsWithin1e8OfTheClosedFormAndTheTimeEventHi
   // the fifth impact, at rtol = 1e-12 2.5e-10; dopri5 at 1e-10 stays below 1e-9.
   const std::vector<double> exact = closed_form_impacts(5);
   for (const auto& [integrator, rtol] : {std::pair<std::string, double>{"cvode", 1e-12}, {"dopri5", 1e-10}}) {
-    const ScenarioRun r = run(ball_scenario((kTestFmus / "cosima_test_me_ball.fmu").string(), integrator, rtol), {});
+    const scenario::ScenarioRun r =
+        run(ball_scenario((kTestFmus / "cosima_test_me_ball.fmu").string(), integrator, rtol), {});
     std::vector<double> impacts = distinct(r.results->column("ball.impact_time"));
     ASSERT_GE(impacts.size(), 6U) << integrator;  // -1 before the first bounce, then one per bounce
     impacts.erase(impacts.begin());
@@ -261,8 +263,8 @@ TEST(ModelExchange, NativeBallAndItsFmuThroughEitherInterfaceAgreeBitwise) {
   native["systems"]["ball"].erase("fmu");
   native["systems"]["ball"]["model"] = "b8.ball";
   for (const std::string integrator : {"cvode", "dopri5"}) {
-    apply_override(native, "systems.ball.integrator=" + integrator);
-    const ScenarioRun reference = run(native, {});
+    scenario::apply_override(native, "systems.ball.integrator=" + integrator);
+    const scenario::ScenarioRun reference = run(native, {});
     expect_identical(reference, run(as_model_exchange(native), {}), "b8.ball through ME, " + integrator);
     // the ball bounces (states re-initialised) and is kicked
     const auto& v = reference.results->column("ball.v");
@@ -272,14 +274,14 @@ TEST(ModelExchange, NativeBallAndItsFmuThroughEitherInterfaceAgreeBitwise) {
   Json cs = as_model_exchange(native);
   cs["systems"]["ball"] = Json::parse(
       R"({"fmu": "b8_ball.fmu", "interface": "cs", "parameters": {"solver_kind": 0, "solver_rtol": 1e-10, "solver_atol": 1e-12}})");
-  apply_override(native, "systems.ball.integrator=dopri5");
+  scenario::apply_override(native, "systems.ball.integrator=dopri5");
   expect_identical(run(native, {}), run(cs, {}), "b8.ball through CS");
 }
 
 TEST(ModelExchange, StepEventsAreHandledAndLeaveTheTrajectory) {
   Json doc = ball_scenario((kTestFmus / "cosima_test_me_ball.fmu").string(), "cvode");
-  const ScenarioRun plain = run(doc, {});
-  const ScenarioRun stepped = run(doc, {"systems.ball.parameters={\"step_event_every\": 5}"});
+  const scenario::ScenarioRun plain = run(doc, {});
+  const scenario::ScenarioRun stepped = run(doc, {"systems.ball.parameters={\"step_event_every\": 5}"});
   EXPECT_GT(stepped.results->column("ball.step_events").back(), 10.0);
   EXPECT_EQ(plain.results->column("ball.step_events").back(), 0.0);
   // an event restarts the integrator but changes nothing in the model
@@ -398,9 +400,9 @@ TEST(ModelExchange, AnFmuWithBothInterfacesRunsThroughEither) {
   Json doc = Json::parse(R"({"start": 0, "stop": 2, "method": {"type": "jacobi", "dt": 0.1}, "inputs": {"lag.u": 1}})");
   doc["systems"]["lag"] = {{"fmu", (kTestFmus / "cosima_test_me_both.fmu").string()}};
   const double exact = 1.0 - std::exp(-2.0 / 0.5);  // u = 1 (start), x(0) = 0
-  const ScenarioRun cs = run(doc, {});              // Co-Simulation by default
+  const scenario::ScenarioRun cs = run(doc, {});    // Co-Simulation by default
   EXPECT_NEAR(cs.results->column("lag.y").back(), exact, 1e-12);
-  const ScenarioRun me = run(doc, {"systems.lag.interface=me"});
+  const scenario::ScenarioRun me = run(doc, {"systems.lag.interface=me"});
   EXPECT_NEAR(me.results->column("lag.y").back(), exact, 1e-6);  // cvode, rtol 1e-8
   const std::string refused = error_of([&] {
     Json ball = ball_scenario((kTestFmus / "cosima_test_me_ball.fmu").string(), "cvode");
@@ -451,7 +453,7 @@ TEST(ModelExchange, TerminateSimulationEndsTheRunAtTheEvent) {
   Json doc = Json::parse(R"({"start": 0, "stop": 1, "method": {"type": "jacobi", "dt": 0.1}, "inputs": {"m.u": 0}})");
   doc["systems"]["m"] = {{"fmu", (kTestFmus / "cosima_test_me_misbehave.fmu").string()},
                          {"parameters", {{"mode", 5}, {"fail_at", 0.55}}}};
-  const ScenarioRun r = run(doc, {});
+  const scenario::ScenarioRun r = run(doc, {});
   // the FMU announces its time event at 0.55 (nextEventTime): the grid lands on it, and the run ends
   // there, every communication point up to it complete; the reason names the event
   EXPECT_TRUE(r.stats.terminated_early);

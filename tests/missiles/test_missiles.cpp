@@ -20,13 +20,14 @@ namespace {
 const std::filesystem::path kExamples = COSIMA_EXAMPLES_DIR;
 using testing::error_of;
 
-ScenarioRun run(const std::string& example, double dt, std::vector<std::string> overrides) {
-  Scenario scenario = load_scenario(kExamples / example, overrides);
+scenario::ScenarioRun run(const std::string& example, double dt, std::vector<std::string> overrides) {
+  scenario::Scenario scenario = scenario::load_scenario(kExamples / example, overrides);
   scenario.run.dt = dt;
-  return run_scenario(scenario);
+  return scenario::run_scenario(scenario);
 }
 
-ErrorMetrics error_on(const ScenarioRun& result, const ScenarioRun& reference, const std::string& label) {
+ErrorMetrics error_on(const scenario::ScenarioRun& result, const scenario::ScenarioRun& reference,
+                      const std::string& label) {
   return compare_signals(result.results->times(), result.results->column(label), reference.results->times(),
                          reference.results->column(label));
 }
@@ -57,10 +58,10 @@ TEST(Missiles, B3PreyErrorBeatsSeed003Table6AndJacobi) {
 TEST(Missiles, B4BelowJacobiAndWithinTwiceIfosmondiJfm) {
   const auto reference = run("b4_two_mass.json", 1e-4, {"method.type=monolithic"});
   for (double dt : {1e-3, 1e-4}) {
-    const double missiles = mean_nl2(run("b4_two_mass.json", dt, {"method.type=missiles"}), reference);
-    const double jacobi = mean_nl2(run("b4_two_mass.json", dt, {"method.type=jacobi"}), reference);
-    const double jfm =
-        mean_nl2(run("b4_two_mass.json", dt, {"method.type=ifosmondi-jfm", "method.epsilon=1e-5"}), reference);
+    const double missiles = scenario::mean_nl2(run("b4_two_mass.json", dt, {"method.type=missiles"}), reference);
+    const double jacobi = scenario::mean_nl2(run("b4_two_mass.json", dt, {"method.type=jacobi"}), reference);
+    const double jfm = scenario::mean_nl2(
+        run("b4_two_mass.json", dt, {"method.type=ifosmondi-jfm", "method.epsilon=1e-5"}), reference);
     std::cout << fmt::format("B4 δt = {:g}: MISSILES {:.3e}, IFOSMONDI-JFM {:.3e}, Jacobi {:.3e}\n", dt, missiles, jfm,
                              jacobi);
     EXPECT_LT(missiles, jacobi);
@@ -69,7 +70,7 @@ TEST(Missiles, B4BelowJacobiAndWithinTwiceIfosmondiJfm) {
 }
 
 /// Peak-to-peak amplitude of a signal over [t_end − period, t_end].
-double last_period_amplitude(const ScenarioRun& run, const std::string& label, double period) {
+double last_period_amplitude(const scenario::ScenarioRun& run, const std::string& label, double period) {
   const auto& t = run.results->times();
   const auto& y = run.results->column(label);
   double low = INFINITY, high = -INFINITY;
@@ -82,7 +83,7 @@ double last_period_amplitude(const ScenarioRun& run, const std::string& label, d
 }
 
 /// Period from the last two local maxima of the signal.
-double period_of(const ScenarioRun& run, const std::string& label) {
+double period_of(const scenario::ScenarioRun& run, const std::string& label) {
   const auto& t = run.results->times();
   const auto& y = run.results->column(label);
   std::vector<double> peaks;

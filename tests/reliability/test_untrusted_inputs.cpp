@@ -48,20 +48,20 @@ class Untrusted : public ::testing::Test {
 TEST_F(Untrusted, DeeplyNestedJsonIsRefusedByNameNotByACrash) {
   const std::string deep = R"({"start": 0, "stop": 1, "systems": {"a": {"model": "b3.prey", "parameters": {"x": )" +
                            std::string(100000, '[') + std::string(100000, ']') + "}}}}";
-  const std::string error = error_of([&] { (void)load_scenario(write("deep.json", deep)); });
+  const std::string error = error_of([&] { (void)scenario::load_scenario(write("deep.json", deep)); });
   EXPECT_NE(error.find("deep.json"), std::string::npos) << error;
   EXPECT_NE(error.find("nested deeper than"), std::string::npos) << error;
 }
 
 TEST_F(Untrusted, ADuplicateKeyIsRefusedNotGuessed) {
   const std::string error = error_of([&] {
-    (void)load_scenario(
+    (void)scenario::load_scenario(
         write("twice.json", R"({"start": 0, "stop": 2, "stop": 1e9, "systems": {"a": {"model": "b3.prey"}}})"));
   });
   EXPECT_NE(error.find("twice.json"), std::string::npos) << error;
   EXPECT_NE(error.find("'stop' appears twice"), std::string::npos) << error;
   // the same key in two objects is no duplicate
-  EXPECT_NO_THROW((void)parse_json(R"({"a": {"x": 1}, "b": {"x": 2}})", "two objects"));
+  EXPECT_NO_THROW((void)io::parse_json(R"({"a": {"x": 1}, "b": {"x": 2}})", "two objects"));
 }
 
 TEST(JsonObjects, KeepTheirOrderAndFindKeysInConstantTime) {
@@ -72,7 +72,7 @@ TEST(JsonObjects, KeepTheirOrderAndFindKeysInConstantTime) {
   for (int k = 0; k < kKeys; ++k)
     text += (k > 0 ? ",\"k" : "\"k") + std::to_string(kKeys - k) + "\": " + std::to_string(k);
   text += "}";
-  Json doc = parse_json(text, "wide");
+  io::Json doc = io::parse_json(text, "wide");
   ASSERT_EQ(doc.size(), static_cast<std::size_t>(kKeys));
   EXPECT_EQ(doc.begin().key(), "k200000");  // the order written, not sorted
   EXPECT_EQ(doc["k1"], kKeys - 1);
@@ -84,7 +84,7 @@ TEST(JsonObjects, KeepTheirOrderAndFindKeysInConstantTime) {
   doc["new"] = 1;
   EXPECT_EQ((--doc.end()).key(), "new");
   EXPECT_EQ(doc.size(), static_cast<std::size_t>(kKeys));
-  EXPECT_EQ(Json::parse(R"({"b": 1, "a": 2})").dump(), R"({"b":1,"a":2})");
+  EXPECT_EQ(io::Json::parse(R"({"b": 1, "a": 2})").dump(), R"({"b":1,"a":2})");
 }
 
 /// A value that counts its copies.
@@ -104,7 +104,7 @@ struct Counted {
 TEST(JsonObjects, GrowWithoutCopyingTheirValues) {
   // std::vector grows by copying a pair with a const key, value included: a scenario's systems object
   // copied every system's subtree at every doubling
-  IndexedMap<std::string, Counted> map;
+  io::IndexedMap<std::string, Counted> map;
   Counted::copies = 0;
   for (int k = 0; k < 5000; ++k) map.emplace(fmt::format("key{}", k), Counted{});
   EXPECT_EQ(Counted::copies, 0);
@@ -145,18 +145,18 @@ TEST(ArrayElement, NamesOfElementsAndTheirIndices) {
 }
 
 TEST_F(Untrusted, ANumberBeyondDoubleIsNamedAsSuch) {
-  const std::string error = error_of([&] { (void)load_scenario(write("big.json", R"({"stop": 1e400})")); });
+  const std::string error = error_of([&] { (void)scenario::load_scenario(write("big.json", R"({"stop": 1e400})")); });
   EXPECT_NE(error.find("big.json"), std::string::npos) << error;
   EXPECT_NE(error.find("beyond the range of a double"), std::string::npos) << error;
   EXPECT_EQ(error.find("internal error"), std::string::npos) << error;
 }
 
 TEST_F(Untrusted, TablesAreRegularFilesWithDistinctColumnsAndMayStartWithABom) {
-  EXPECT_NE(error_of([&] { (void)read_csv(dir_); }).find("is a directory"), std::string::npos);
-  EXPECT_NE(error_of([&] { (void)read_csv("/dev/zero"); }).find("not a regular file"), std::string::npos);
-  const std::string twice = error_of([&] { (void)read_csv(write("twice.csv", "time,u,u\n0,1,2\n")); });
+  EXPECT_NE(error_of([&] { (void)io::read_csv(dir_); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(error_of([&] { (void)io::read_csv("/dev/zero"); }).find("not a regular file"), std::string::npos);
+  const std::string twice = error_of([&] { (void)io::read_csv(write("twice.csv", "time,u,u\n0,1,2\n")); });
   EXPECT_NE(twice.find("two columns are named 'u' (columns 2 and 3)"), std::string::npos) << twice;
-  const Table table = read_csv(write("bom.csv", "\xEF\xBB\xBFtime,u\n0,1\n1,2\n"));
+  const io::Table table = io::read_csv(write("bom.csv", "\xEF\xBB\xBFtime,u\n0,1\n1,2\n"));
   ASSERT_EQ(table.columns.size(), 1U);
   EXPECT_EQ(table.columns[0], "u");
 }
@@ -165,7 +165,8 @@ TEST_F(Untrusted, AStepTooSmallForTheRunIsRefused) {
   const std::filesystem::path file = write(
       "tiny.json",
       R"({"start": 0, "stop": 1, "systems": {"a": {"model": "b3.prey"}}, "method": {"type": "jacobi", "dt": 1e-300}})");
-  const std::string error = error_of([&] { (void)run_scenario(load_scenario(file, {"inputs.a.q=1"})); });
+  const std::string error =
+      error_of([&] { (void)scenario::run_scenario(scenario::load_scenario(file, {"inputs.a.q=1"})); });
   EXPECT_NE(error.find("dt = 1e-300 is below"), std::string::npos) << error;
 }
 

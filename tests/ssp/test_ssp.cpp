@@ -107,7 +107,7 @@ class SspTest : public ::testing::Test {
 };
 
 /// Every column of two runs, compared with ==.
-void expect_identical(const ScenarioRun& a, const ScenarioRun& b) {
+void expect_identical(const scenario::ScenarioRun& a, const scenario::ScenarioRun& b) {
   ASSERT_EQ(a.results->rows(), b.results->rows());
   ASSERT_EQ(a.results->labels().size(), b.results->labels().size());
   ASSERT_GT(a.results->rows(), 10);
@@ -121,7 +121,7 @@ void expect_identical(const ScenarioRun& a, const ScenarioRun& b) {
 }
 
 /// A document part compared without regard to the order of keys.
-nlohmann::json unordered(const Json& value) { return nlohmann::json::parse(value.dump()); }
+nlohmann::json unordered(const io::Json& value) { return nlohmann::json::parse(value.dump()); }
 
 /// `text` with the first `from` replaced by `to`.
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
@@ -144,7 +144,7 @@ std::string error_of(F&& run) {
 
 TEST_F(SspTest, AFlatSystemImportsAsTheScenarioItDescribes) {
   const std::filesystem::path ssp = write_ssp(dir_, b3_ssd());
-  Json document;
+  io::Json document;
   std::filesystem::path unpacked;
   {
     const ssp::SspImport package = ssp::read_ssp(ssp);
@@ -157,19 +157,19 @@ TEST_F(SspTest, AFlatSystemImportsAsTheScenarioItDescribes) {
   // (e) DefaultExperiment → start, stop
   EXPECT_EQ(document["start"], 0.0);
   EXPECT_EQ(document["stop"], 2.0);
-  EXPECT_EQ(document["method"], Json::parse(R"({"type": "jacobi", "dt": 0.01})"));
+  EXPECT_EQ(document["method"], io::Json::parse(R"({"type": "jacobi", "dt": 0.01})"));
   EXPECT_EQ(document["connections"],
-            Json::parse(R"([{"from": "prey.p", "to": "predator.p"}, {"from": "predator.q", "to": "prey.q"}])"));
+            io::Json::parse(R"([{"from": "prey.p", "to": "predator.p"}, {"from": "predator.q", "to": "prey.q"}])"));
 
   // the run equals the same scenario in JSON
-  const Scenario scenario = load_scenario(ssp);
+  const scenario::Scenario scenario = scenario::load_scenario(ssp);
   EXPECT_EQ(scenario.run.stop, 2.0);
-  const ScenarioRun from_ssp = run_scenario(scenario);
+  const scenario::ScenarioRun from_ssp = scenario::run_scenario(scenario);
   const std::filesystem::path json = dir_ / "b3.json";
   std::ofstream(json)
       << R"({"start": 0, "stop": 2, "systems": {"prey": {"fmu": "b3_prey.fmu"}, "predator": {"fmu": "b3_predator.fmu"}},
     "connections": [["prey.p", "predator.p"], ["predator.q", "prey.q"]], "method": {"type": "jacobi", "dt": 0.01}})";
-  expect_identical(from_ssp, run_scenario(load_scenario(json)));
+  expect_identical(from_ssp, scenario::run_scenario(scenario::load_scenario(json)));
 }
 
 TEST_F(SspTest, ParameterSetsFromAnSsvFileAndInlineApplyWithPrefixMappingAndPrecedence) {
@@ -220,14 +220,14 @@ TEST_F(SspTest, ParameterSetsFromAnSsvFileAndInlineApplyWithPrefixMappingAndPrec
   const std::filesystem::path ssp = write_ssp(
       dir_, b3_ssd(b3_components("<ssc:Real/>", "<ssc:Real/>", predator_inline), kB3Connections, root_bindings),
       {{"resources/prey.ssv", ssv}});
-  const Json document = ssp::read_ssp(ssp).document;
+  const io::Json document = ssp::read_ssp(ssp).document;
   EXPECT_EQ(unordered(document["systems"]["prey"]["parameters"]),
             nlohmann::json::parse(R"({"alpha": 0.5, "solver_kind": 1, "beta": 1.5})"));
   EXPECT_EQ(unordered(document["systems"]["predator"]["parameters"]),
             nlohmann::json::parse(R"({"delta": 1.25, "gamma": 0.9})"));
-  const Scenario scenario = load_scenario(ssp);
+  const scenario::Scenario scenario = scenario::load_scenario(ssp);
   EXPECT_EQ(std::get<double>(scenario.systems[0].parameters.at("alpha")), 0.5);
-  (void)run_scenario(scenario);  // the FMUs take them
+  (void)scenario::run_scenario(scenario);  // the FMUs take them
 }
 
 TEST_F(SspTest, AParameterBindingToAnUnconnectedInputIsItsValue) {
@@ -244,10 +244,10 @@ TEST_F(SspTest, AParameterBindingToAnUnconnectedInputIsItsValue) {
       </ssv:Parameters></ssv:ParameterSet>
     </ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>)";
   const std::filesystem::path ssp = write_ssp(dir_, b3_ssd(b3_components(), one_way, bindings));
-  const Json document = ssp::read_ssp(ssp).document;
+  const io::Json document = ssp::read_ssp(ssp).document;
   EXPECT_EQ(document["inputs"]["prey.q"], 0.75);
   EXPECT_FALSE(document["systems"]["prey"].contains("parameters"));
-  const ScenarioRun run = run_scenario(load_scenario(ssp));
+  const scenario::ScenarioRun run = scenario::run_scenario(scenario::load_scenario(ssp));
   EXPECT_TRUE(run.stats.inputs_at_start_values.empty());  // driven by the binding, not left at its start
 }
 
@@ -276,16 +276,16 @@ TEST_F(SspTest, ALinearTransformationIsTheConnectionsScaleAndOffset) {
     </ssd:Connections>)";
   const std::filesystem::path ssp = write_ssp(dir_, b3_ssd(b3_components(), connections));
   EXPECT_EQ(ssp::read_ssp(ssp).document["connections"][0],
-            Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 2.0, "offset": 1.0})"));
+            io::Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 2.0, "offset": 1.0})"));
   const std::filesystem::path json = dir_ / "scaled.json";
   std::ofstream(json)
       << R"({"start": 0, "stop": 2, "systems": {"prey": {"fmu": "b3_prey.fmu"}, "predator": {"fmu": "b3_predator.fmu"}},
     "connections": [{"from": "prey.p", "to": "predator.p", "scale": 2, "offset": 1}, ["predator.q", "prey.q"]],
     "method": {"type": "jacobi", "dt": 0.01}})";
-  const ScenarioRun scaled = run_scenario(load_scenario(json));
-  expect_identical(run_scenario(load_scenario(ssp)), scaled);
+  const scenario::ScenarioRun scaled = scenario::run_scenario(scenario::load_scenario(json));
+  expect_identical(scenario::run_scenario(scenario::load_scenario(ssp)), scaled);
   // and it is not the untransformed run
-  const ScenarioRun plain = run_scenario(load_scenario(write_ssp(dir_, b3_ssd())));
+  const scenario::ScenarioRun plain = scenario::run_scenario(scenario::load_scenario(write_ssp(dir_, b3_ssd())));
   EXPECT_NE(plain.results->column("prey.p").back(), scaled.results->column("prey.p").back());
 }
 
@@ -339,14 +339,15 @@ TEST_F(SspTest, NestedSystemsFlattenToDottedNamesThroughTheirConnectors) {
       <ssd:Connection startElement="b" startConnector="q_out" endElement="a" endConnector="q_in"/>
     </ssd:Connections>)";
   const std::filesystem::path ssp = write_ssp(dir_, b3_ssd(elements, connections));
-  const Json document = ssp::read_ssp(ssp).document;
+  const io::Json document = ssp::read_ssp(ssp).document;
   EXPECT_TRUE(document["systems"].contains("a.prey"));
   EXPECT_TRUE(document["systems"].contains("b.predator"));
   // 4 · 0.25 = 1: no transformation is left
-  EXPECT_EQ(document["connections"],
-            Json::parse(R"([{"from": "b.predator.q", "to": "a.prey.q"}, {"from": "a.prey.p", "to": "b.predator.p"}])"));
-  const ScenarioRun nested = run_scenario(load_scenario(ssp));
-  const ScenarioRun flat = run_scenario(load_scenario(write_ssp(dir_, b3_ssd())));
+  EXPECT_EQ(
+      document["connections"],
+      io::Json::parse(R"([{"from": "b.predator.q", "to": "a.prey.q"}, {"from": "a.prey.p", "to": "b.predator.p"}])"));
+  const scenario::ScenarioRun nested = scenario::run_scenario(scenario::load_scenario(ssp));
+  const scenario::ScenarioRun flat = scenario::run_scenario(scenario::load_scenario(write_ssp(dir_, b3_ssd())));
   EXPECT_EQ(nested.results->column("a.prey.p"), flat.results->column("prey.p"));
   EXPECT_EQ(nested.results->column("b.predator.q"), flat.results->column("predator.q"));
 }
@@ -368,12 +369,12 @@ TEST_F(SspTest, UnitsConvertWhenTheirBaseUnitsAgreeAndAreRefusedOtherwise) {
         <ssc:LinearTransformation factor="2" offset="3"/>
       </ssd:Connection>
     </ssd:Connections>)";
-  Json document =
+  io::Json document =
       ssp::read_ssp(write_ssp(dir_, b3_ssd(b3_components(R"(<ssc:Real unit="km"/>)", R"(<ssc:Real unit="m"/>)"),
                                            transformed, "", kUnits)))
           .document;
   EXPECT_EQ(document["connections"][0],
-            Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 2000.0, "offset": 3.0})"));
+            io::Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 2000.0, "offset": 3.0})"));
   // an offset: °C → °F
   document =
       ssp::read_ssp(write_ssp(dir_, b3_ssd(b3_components(R"(<ssc:Real unit="degC"/>)", R"(<ssc:Real unit="degF"/>)"),
@@ -389,7 +390,7 @@ TEST_F(SspTest, UnitsConvertWhenTheirBaseUnitsAgreeAndAreRefusedOtherwise) {
   document = ssp::read_ssp(write_ssp(dir_, b3_ssd(b3_components(R"(<ssc:Real unit="km"/>)", R"(<ssc:Real unit="m"/>)"),
                                                   suppressed, "", kUnits)))
                  .document;
-  EXPECT_EQ(document["connections"][0], Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
+  EXPECT_EQ(document["connections"][0], io::Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
   // m → s: refused, naming both connectors and both units
   const std::string message = error_of([&] {
     (void)ssp::read_ssp(write_ssp(
@@ -447,15 +448,15 @@ TEST_F(SspTest, UnitsTheFmusDeclareConvertWithoutAnyUnitInTheSsd) {
                       {"resources/predator.fmu", fmu_with_unit(dir_, "b3_predator.fmu", "p", predator_unit)}});
   };
   EXPECT_EQ(ssp::read_ssp(package("km", "m", b3_ssd())).document["connections"][0],
-            Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 1000.0})"));
+            io::Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 1000.0})"));
   // run, the other way round (m → km, ×0.001: ×1000 drives the predator off any scale): the same results
   // as the plain FMUs with the factor as a LinearTransformation
   const std::filesystem::path converted = package("m", "km", b3_ssd());
   EXPECT_EQ(ssp::read_ssp(converted).document["connections"][0],
-            Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 0.001})"));
+            io::Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 0.001})"));
   // (over [0, 0.5]: with p scaled down the prey grows unchecked, and the FMU's solver with it)
   const std::vector<std::string> shorter = {"stop=0.5"};
-  const ScenarioRun by_units = run_scenario(load_scenario(converted, shorter));
+  const scenario::ScenarioRun by_units = scenario::run_scenario(scenario::load_scenario(converted, shorter));
   const std::string transformed = R"(
     <ssd:Connections>
       <ssd:Connection startElement="prey" startConnector="p" endElement="predator" endConnector="p">
@@ -463,20 +464,21 @@ TEST_F(SspTest, UnitsTheFmusDeclareConvertWithoutAnyUnitInTheSsd) {
       </ssd:Connection>
       <ssd:Connection startElement="predator" startConnector="q" endElement="prey" endConnector="q"/>
     </ssd:Connections>)";
-  expect_identical(by_units,
-                   run_scenario(load_scenario(write_ssp(dir_, b3_ssd(b3_components(), transformed)), shorter)));
-  const ScenarioRun plain = run_scenario(load_scenario(write_ssp(dir_, b3_ssd()), shorter));
+  expect_identical(by_units, scenario::run_scenario(scenario::load_scenario(
+                                 write_ssp(dir_, b3_ssd(b3_components(), transformed)), shorter)));
+  const scenario::ScenarioRun plain =
+      scenario::run_scenario(scenario::load_scenario(write_ssp(dir_, b3_ssd()), shorter));
   EXPECT_NE(plain.results->column("prey.p").back(), by_units.results->column("prey.p").back());
   // the same unit on both ends: no conversion
   EXPECT_EQ(ssp::read_ssp(package("km", "km", b3_ssd())).document["connections"][0],
-            Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
+            io::Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
   // suppressUnitConversion still holds
   const std::string suppressed = R"(
     <ssd:Connections>
       <ssd:Connection startElement="prey" startConnector="p" endElement="predator" endConnector="p" suppressUnitConversion="true"/>
     </ssd:Connections>)";
   EXPECT_EQ(ssp::read_ssp(package("km", "m", b3_ssd(b3_components(), suppressed))).document["connections"][0],
-            Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
+            io::Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
 
   // (b) m → s from the FMUs: refused, naming both connectors and both units
   std::string message = error_of([&] { (void)ssp::read_ssp(package("m", "s", b3_ssd())); });
@@ -495,14 +497,14 @@ TEST_F(SspTest, UnitsTheFmusDeclareConvertWithoutAnyUnitInTheSsd) {
   // an SSD unit (mm, from ssd:Units) converts from the FMU's km
   EXPECT_EQ(ssp::read_ssp(package("km", "m", b3_ssd(b3_components("<ssc:Real/>", R"(<ssc:Real unit="km"/>)"))))
                 .document["connections"][0],
-            Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
+            io::Json::parse(R"({"from": "prey.p", "to": "predator.p"})"));
   const std::string mm = R"(
   <ssd:Units><ssc:Unit name="mm"><ssc:BaseUnit m="1" factor="0.001"/></ssc:Unit></ssd:Units>)";
   EXPECT_EQ(
       ssp::read_ssp(
           package("km", "m", b3_ssd(b3_components("<ssc:Real/>", R"(<ssc:Real unit="mm"/>)"), kB3Connections, "", mm)))
           .document["connections"][0],
-      Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 1000000.0})"));
+      io::Json::parse(R"({"from": "prey.p", "to": "predator.p", "scale": 1000000.0})"));
 
   // a parameter with a unit, bound to a variable the SSD declares no connector for, converts into the FMU's unit
   const std::string bound = R"(
@@ -513,7 +515,7 @@ TEST_F(SspTest, UnitsTheFmusDeclareConvertWithoutAnyUnitInTheSsd) {
     </ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>)";
   const std::string m = R"(
   <ssd:Units><ssc:Unit name="m"><ssc:BaseUnit m="1"/></ssc:Unit></ssd:Units>)";
-  const Json document =
+  const io::Json document =
       ssp::read_ssp(write_ssp(dir_, b3_ssd(b3_components(), kB3Connections, bound, m),
                               {{"resources/prey.fmu", fmu_with_unit(dir_, "b3_prey.fmu", "p0", "km")}}))
           .document;
@@ -522,7 +524,7 @@ TEST_F(SspTest, UnitsTheFmusDeclareConvertWithoutAnyUnitInTheSsd) {
 
 TEST_F(SspTest, ErrorsNameWhatIsAtFaultAndLeaveNothingBehind) {
   auto expect_error = [&](const std::filesystem::path& ssp, const std::string& expected) {
-    const std::string message = error_of([&] { (void)load_scenario(ssp); });
+    const std::string message = error_of([&] { (void)scenario::load_scenario(ssp); });
     EXPECT_NE(message.find(expected), std::string::npos) << "expected '" << expected << "' in: " << message;
     EXPECT_TRUE(temp_->empty()) << expected;
   };
@@ -559,7 +561,7 @@ TEST_F(SspTest, ErrorsNameWhatIsAtFaultAndLeaveNothingBehind) {
       </ssv:Parameters></ssv:ParameterSet>
     </ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>)";
     EXPECT_EQ(ssp::read_ssp(write_ssp(dir_, b3_ssd(b3_components(), connections, bound))).document["inputs"],
-              Json::parse(R"({"prey.q": 0.25})"));
+              io::Json::parse(R"({"prey.q": 0.25})"));
   }
   expect_error(write_ssp(dir_, "<ssd:SystemStructureDescription version=\"1.0\" name=\"x\"><ssd:System"),
                "not well-formed XML");
@@ -569,17 +571,17 @@ TEST_F(SspTest, TheB3FmuScenarioExportedAndRunBackGivesBitwiseTheSameResults) {
   const std::filesystem::path json = kExamples / "b3_lotka_volterra_fmu.json";
   const std::vector<std::string> shorter = {"stop=2"};
   const std::filesystem::path ssp = dir_ / "b3.ssp";
-  ssp::export_ssp(json, ssp, shorter);
+  scenario::export_ssp(json, ssp, shorter);
   // a second zip implementation (libzip) reads the package: the FMUs stored byte for byte
   EXPECT_EQ(testing::read_zip_entry(ssp, "resources/prey.fmu"), testing::read_file(kFmuDir / "b3_prey.fmu"));
   EXPECT_NE(testing::read_zip_entry(ssp, "SystemStructure.ssd").find("<ssd:SystemStructureDescription"),
             std::string::npos);
-  const ScenarioRun original = run_scenario(load_scenario(json, shorter));
-  const Scenario imported = load_scenario(ssp);
+  const scenario::ScenarioRun original = scenario::run_scenario(scenario::load_scenario(json, shorter));
+  const scenario::Scenario imported = scenario::load_scenario(ssp);
   EXPECT_EQ(imported.method["type"], "jacobi");
   EXPECT_EQ(imported.method["dt"], 0.001);
   EXPECT_EQ(std::get<double>(imported.systems[0].parameters.at("solver_rtol")), 1e-10);
-  const ScenarioRun again = run_scenario(imported);
+  const scenario::ScenarioRun again = scenario::run_scenario(imported);
   EXPECT_EQ(original.results->labels(), again.results->labels());
   expect_identical(original, again);
 }
@@ -593,16 +595,17 @@ TEST_F(SspTest, ConstantInputsAndTransformationsSurviveTheRoundTrip) {
     "inputs": {"prey.q": 0.5},
     "method": {"type": "jacobi", "dt": 0.01}, "output": {"interval": 0.1}})";
   const std::filesystem::path ssp = dir_ / "prey_alone.ssp";
-  ssp::export_ssp(json, ssp);
-  const Json document = ssp::read_ssp(ssp).document;
-  EXPECT_EQ(document["inputs"], Json::parse(R"({"prey.q": 0.5})"));
+  scenario::export_ssp(json, ssp);
+  const io::Json document = ssp::read_ssp(ssp).document;
+  EXPECT_EQ(document["inputs"], io::Json::parse(R"({"prey.q": 0.5})"));
   EXPECT_EQ(document["connections"],
-            Json::parse(R"([{"from": "prey.p", "to": "predator.p", "scale": 0.5, "offset": 0.125}])"));
+            io::Json::parse(R"([{"from": "prey.p", "to": "predator.p", "scale": 0.5, "offset": 0.125}])"));
   EXPECT_EQ(document["systems"]["predator"]["rollback"], false);
   EXPECT_EQ(unordered(document["systems"]["prey"]["parameters"]),
             nlohmann::json::parse(R"({"alpha": 0.75, "solver_kind": 1})"));
-  EXPECT_EQ(document["output"], Json::parse(R"({"interval": 0.1})"));
-  expect_identical(run_scenario(load_scenario(json)), run_scenario(load_scenario(ssp)));
+  EXPECT_EQ(document["output"], io::Json::parse(R"({"interval": 0.1})"));
+  expect_identical(scenario::run_scenario(scenario::load_scenario(json)),
+                   scenario::run_scenario(scenario::load_scenario(ssp)));
 }
 
 TEST_F(SspTest, AScenarioNamingAnSspIsMergedOnTopOfIt) {
@@ -610,7 +613,7 @@ TEST_F(SspTest, AScenarioNamingAnSspIsMergedOnTopOfIt) {
   const std::filesystem::path json = dir_ / "on_top.json";
   std::ofstream(json) << R"({"ssp": "model.ssp", "stop": 1, "method": {"dt": 0.02},
     "systems": {"prey": {"parameters": {"alpha": 0.5}}}})";
-  const Scenario scenario = load_scenario(json, {"systems.predator.parameters.gamma=0.75"});
+  const scenario::Scenario scenario = scenario::load_scenario(json, {"systems.predator.parameters.gamma=0.75"});
   EXPECT_EQ(scenario.run.stop, 1.0);
   EXPECT_EQ(scenario.run.dt, 0.02);
   EXPECT_EQ(scenario.method["type"], "jacobi");
@@ -618,7 +621,7 @@ TEST_F(SspTest, AScenarioNamingAnSspIsMergedOnTopOfIt) {
   EXPECT_EQ(std::get<double>(scenario.systems[1].parameters.at("gamma")), 0.75);
   EXPECT_EQ(scenario.connections.size(), 2U);
   EXPECT_TRUE(std::filesystem::exists(scenario.systems[0].fmu));
-  (void)run_scenario(scenario);
+  (void)scenario::run_scenario(scenario);
 }
 
 TEST_F(SspTest, ACsvSourceTravelsAsASignalTableOfThePackage) {
@@ -631,18 +634,20 @@ TEST_F(SspTest, ACsvSourceTravelsAsASignalTableOfThePackage) {
     "method": {{"type": "jacobi", "dt": 0.01}}}})",
                                      (kFmuDir / "b3_predator.fmu").string());
   const std::filesystem::path ssp = dir_ / "measured.ssp";
-  ssp::export_ssp(json, ssp);
+  scenario::export_ssp(json, ssp);
   EXPECT_EQ(testing::read_zip_entry(ssp, "resources/prey.csv"), testing::read_file(dir_ / "measured.csv"));
   EXPECT_NE(testing::read_zip_entry(ssp, "SystemStructure.ssd").find(R"(type="text/csv" source="resources/prey.csv")"),
             std::string::npos);
-  const Json document = ssp::read_ssp(ssp).document;
+  const io::Json document = ssp::read_ssp(ssp).document;
   EXPECT_EQ(document["systems"]["prey"]["interpolation"], "linear");
   EXPECT_TRUE(document["systems"]["prey"].contains("csv"));
-  expect_identical(run_scenario(load_scenario(json)), run_scenario(load_scenario(ssp)));
+  expect_identical(scenario::run_scenario(scenario::load_scenario(json)),
+                   scenario::run_scenario(scenario::load_scenario(ssp)));
 }
 
 TEST_F(SspTest, ABuiltInModelCannotBeExported) {
-  const std::string message = error_of([&] { ssp::export_ssp(kExamples / "b3_lotka_volterra.json", dir_ / "x.ssp"); });
+  const std::string message =
+      error_of([&] { scenario::export_ssp(kExamples / "b3_lotka_volterra.json", dir_ / "x.ssp"); });
   EXPECT_NE(message.find("system 'prey' is the built-in model 'b3.prey'"), std::string::npos) << message;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "x.ssp"));
 }

@@ -9,7 +9,7 @@
 namespace cosima::testing {
 
 /// Same time grid, every recorded value bitwise equal, same iteration and integration counts.
-inline void expect_identical(const ScenarioRun& a, const ScenarioRun& b, const std::string& what) {
+inline void expect_identical(const scenario::ScenarioRun& a, const scenario::ScenarioRun& b, const std::string& what) {
   ASSERT_EQ(a.results->times().size(), b.results->times().size()) << what;
   for (const auto& label : a.results->labels()) {
     const auto& x = a.results->column(label);

@@ -9,7 +9,7 @@
 #include "core/log.hpp"
 #include "core/slots.hpp"
 
-namespace cosima::fmi3 {
+namespace cosima::fmi {
 
 using fmi::ScalarVariable;
 using fmi::VariableType;
@@ -707,4 +707,4 @@ void Fmi3Instance::get_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd>
   }
 }
 
-}  // namespace cosima::fmi3
+}  // namespace cosima::fmi

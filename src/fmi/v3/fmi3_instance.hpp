@@ -13,7 +13,7 @@
 #include "fmi/common/shared_library.hpp"
 #include "fmi/v3/fmi3_api.hpp"
 
-namespace cosima::fmi3 {
+namespace cosima::fmi {
 
 using fmi::CallStatus;
 using fmi::FmiInterface;
@@ -173,4 +173,4 @@ class Fmi3Instance final : public fmi::FmuInstance {
   std::map<unsigned int, std::vector<double>> array_parameters_;  ///< by value reference: what was set
 };
 
-}  // namespace cosima::fmi3
+}  // namespace cosima::fmi

@@ -14,7 +14,7 @@ namespace cosima {
 CsvSource::CsvSource(std::string name, const std::filesystem::path& table,
                      const std::map<std::string, SourceInterpolation>& interpolation)
     : System(std::move(name)) {
-  Table data = read_csv(table);
+  io::Table data = io::read_csv(table);
   if (!data.texts.empty()) {
     throw Error(fmt::format("signal source '{}': column '{}' of '{}' holds text; a source's columns are numbers",
                             this->name(), data.texts.front().first, table.string()));

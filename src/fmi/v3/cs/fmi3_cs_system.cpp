@@ -8,7 +8,7 @@
 #include "core/crash.hpp"
 #include "core/error.hpp"
 
-namespace cosima::fmi3 {
+namespace cosima::fmi {
 
 namespace {
 /// The FMU's own event iteration may not run forever (FMI 3.0 §4.2: until discreteStatesNeedUpdate is false).
@@ -162,4 +162,4 @@ void Fmi3CsSystem::read_variables(Eigen::Ref<Eigen::VectorXd> out) const {
   fmu_.read_batches(watched_, out);
 }
 
-}  // namespace cosima::fmi3
+}  // namespace cosima::fmi

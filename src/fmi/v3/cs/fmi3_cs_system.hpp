@@ -20,7 +20,7 @@
 #include "fmi/v3/fmi3_instance.hpp"
 #include "system/system.hpp"
 
-namespace cosima::fmi3 {
+namespace cosima::fmi {
 
 class Fmi3CsSystem final : public System {
  public:
@@ -101,4 +101,4 @@ class Fmi3CsSystem final : public System {
   Linearization linearization_;
 };
 
-}  // namespace cosima::fmi3
+}  // namespace cosima::fmi
