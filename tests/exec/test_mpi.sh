@@ -64,7 +64,7 @@ timeout 120 "${mpirun[@]}" "$cosima" run "$examples/oscillator_chain_8.json" --e
   --set systems.osc5.step_cost=0.001 --out long.csv --quiet >"$work/killed" 2>&1 &
 runner=$!
 victim=""
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do  # up to 30 s: the ranks start slower beside other tests (ASan)
   sleep 0.1
   for pid in $(pgrep -f "oscillator_chain_8.json --executor mpi --stop 1000" || true); do
     if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=2'; then victim=$pid; fi
