@@ -26,20 +26,11 @@
 #include <utility>
 #include <vector>
 
+#include "api/cosima.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/log.hpp"
 #include "core/whole_number.hpp"
-#include "exec/executor.hpp"
-#include "fmi/common/fmu_archive.hpp"
-#include "fmi/common/model_description.hpp"
-#include "fmi/fmu_info.hpp"
-#include "methods/method_registry.hpp"
-#include "models/registry.hpp"
-#include "observer/observer.hpp"
-#include "scenario/executors.hpp"
-#include "scenario/run_scenario.hpp"
-#include "scenario/scenario.hpp"
 
 #ifndef COSIMA_VERSION
 #define COSIMA_VERSION "unknown"
@@ -307,20 +298,6 @@ class PyResult {
 
 // --- Running ----------------------------------------------------------------------------------------
 
-/// The executor of a spec as the command line takes it (`--executor`), except mpi.
-std::unique_ptr<cosima::exec::Executor> make_executor(const std::string& text,
-                                                      const cosima::scenario::Scenario& scenario,
-                                                      const cosima::exec::SystemCatalog& catalog,
-                                                      std::optional<double> fmu_timeout) {
-  const cosima::exec::ExecutorSpec spec = cosima::exec::parse_executor_spec(text);
-  if (spec.kind == cosima::exec::ExecutorSpec::Kind::mpi) {
-    throw cosima::Error(
-        "executor 'mpi' runs under mpirun with the cosima command (mpirun -n N build/cosima run ... --executor mpi); "
-        "from Python use sequential, threads:N or processes[:N]");
-  }
-  return cosima::scenario::make_executor(spec, scenario, catalog, fmu_timeout);
-}
-
 /// What a run leaves for Python, gathered without the GIL.
 struct RunData {  // NOLINT(bugprone-exception-escape): reported on the implicit special members of this aggregate
   std::vector<double> time;
@@ -376,14 +353,16 @@ class PythonInterrupts final : public cosima::observer::Observer {
 RunData run_parsed(cosima::scenario::Scenario scenario, const std::string& executor_spec,
                    std::optional<double> fmu_timeout, PythonInterrupts* interrupts) {
   const LogLevelScope log_level(scenario.log_level);
-  // "auto": chosen before any executor starts, so that every process builds the same method
-  (void)cosima::scenario::resolve_auto_method(scenario);
-  const cosima::exec::SystemCatalog catalog = cosima::scenario::system_catalog(scenario);
-  std::unique_ptr<cosima::exec::Executor> executor = make_executor(executor_spec, scenario, catalog, fmu_timeout);
+  cosima::api::Launch launch(
+      std::move(scenario),
+      {.executor = executor_spec,
+       .fmu_timeout = fmu_timeout,
+       .mpi_refusal = "executor 'mpi' runs under mpirun with the cosima command (mpirun -n N build/cosima run ... "
+                      "--executor mpi); from Python use sequential, threads:N or processes[:N]"});
   // results kept in memory (no step log: not exposed), no files
   const cosima::scenario::RunOutputs outputs{.keep_step_log = false, .observers = {interrupts}};
-  cosima::scenario::ScenarioRun run = cosima::scenario::run_scenario(scenario, executor.get(), outputs);
-  executor.reset();  // the processes end here
+  cosima::scenario::ScenarioRun run = launch.run(outputs);
+  launch.finish();  // the processes end here
   RunData data;
   const cosima::observer::ResultRecorder& results = *run.results;
   data.time = results.times();

@@ -25,9 +25,13 @@ LAYERS = [
     ["observer", "plot"],
     ["simulation", "ssp"],         # the driver; SSP packages read into scenario documents
     ["scenario"],                  # scenarios: parse, build models and executors, run, export
+    ["api"],                       # the front ends' facade: api/cosima.hpp, Launch
     ["export"],                    # the FMU export kit (linked into the project's FMUs)
     ["cli"],
 ]
+# the front ends and the folders they may include: the facade (api/cosima.hpp) and core/, and for
+# the command line the benches it runs (bench/ itself measures the layers and includes them)
+FRONT_ENDS = {"src/cli": {"api", "core", "bench"}, "python": {"api", "core"}}
 # folders outside src/ that src/ may include, with the layer they sit on
 EXTERNAL = {"models": "fmi", "bench": "scenario"}
 
@@ -65,6 +69,22 @@ def namespace_problem(relative: str, here: str, line: str, layer_namespaces: set
     return f"src/{relative}: declares namespace {found}, outside its folder's {wanted or 'global namespace'}"
 
 
+def front_end_problems(root: pathlib.Path, include: re.Pattern) -> list:
+    """Each include of a front end (FRONT_ENDS) that goes past the facade."""
+    problems = []
+    for folder, allowed in FRONT_ENDS.items():
+        for file in sorted((root / folder).rglob("*")):
+            if file.suffix not in (".hpp", ".cpp"):
+                continue
+            for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+                match = include.match(line)
+                if match and "/" in match.group(1) and match.group(1).split("/")[0] not in allowed:
+                    problems.append(f"{file.relative_to(root).as_posix()}:{number}: includes \"{match.group(1)}\", "
+                                    f"past the facade (a front end includes api/cosima.hpp and "
+                                    f"{', '.join(f + '/' for f in sorted(allowed - {'api'}))})")
+    return problems
+
+
 def main() -> int:
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
     src = root / "src"
@@ -95,9 +115,10 @@ def main() -> int:
             if rank[there] >= rank[here]:
                 what = "a sibling of its layer" if rank[there] == rank[here] else "a layer above"
                 problems.append(f"src/{relative}:{number}: includes \"{target}\" from {what} ('{there}' over '{here}')")
+    problems += front_end_problems(root, include)
     for problem in problems:
         print(problem)
-    print(f"check_layers: {len(problems)} upward include(s) or foreign namespace(s)")
+    print(f"check_layers: {len(problems)} upward include(s), foreign namespace(s) or front-end include(s) past the facade")
     return 1 if problems else 0
 
 

@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/cosima.hpp"
 #include "bench/bench.hpp"
 #include "core/crash.hpp"
 #include "core/error.hpp"
@@ -28,16 +29,6 @@
 #include "core/metrics.hpp"
 #include "core/output_file.hpp"
 #include "core/suggest.hpp"
-#include "exec/mpi_executor.hpp"
-#include "fmi/fmu_info.hpp"
-#include "io/csv.hpp"
-#include "methods/method_registry.hpp"
-#include "models/registry.hpp"
-#include "observer/progress_line.hpp"
-#include "plot/gnuplot.hpp"
-#include "scenario/executors.hpp"
-#include "scenario/run_scenario.hpp"
-#include "scenario/ssp_export.hpp"
 
 namespace {
 
@@ -76,7 +67,7 @@ const CLI::Validator kFinite = number_check([](double) { return true; }, "a fini
 const CLI::Validator kExecutor(
     [](const std::string& text) -> std::string {
       try {
-        (void)cosima::exec::parse_executor_spec(text);
+        cosima::api::check_executor(text);
         return {};
       } catch (const cosima::Error& e) {
         return e.what();
@@ -217,35 +208,15 @@ void print_summary(std::ostream& summary, const cosima::scenario::Scenario& scen
   if (arguments.stats_file) summary << "stats      " << *arguments.stats_file << '\n';
 }
 
-/// The executor of --executor; under mpirun only rank 0 returns one (`mpi` holds the session), the
-/// other ranks serve their systems and get nullptr.
-std::unique_ptr<cosima::exec::Executor> run_executor(const RunArguments& arguments,
-                                                     const cosima::scenario::Scenario& scenario,
-                                                     const cosima::exec::SystemCatalog& catalog, bool chosen,
-                                                     std::optional<cosima::exec::MpiSession>& mpi) {
-  const cosima::exec::ExecutorSpec spec = cosima::exec::parse_executor_spec(arguments.executor_spec);
-  if (spec.kind == cosima::exec::ExecutorSpec::Kind::mpi) {
-    mpi.emplace();
-    if (mpi->rank() != 0) {
-      cosima::exec::serve_mpi_worker(catalog, mpi->rank(), mpi->size());
-      return nullptr;
-    }
-  }
-  if (chosen) std::cerr << "cosima: " << scenario.method_choice << '\n';
-  if (arguments.fmu_timeout && spec.kind != cosima::exec::ExecutorSpec::Kind::processes) {
+int command_run(const RunArguments& arguments) {
+  if (arguments.fmu_timeout && !cosima::api::executor_isolates(arguments.executor_spec)) {
     throw UsageError("--fmu-timeout needs --executor processes (an FMU in this process cannot be stopped)");
   }
-  return cosima::scenario::make_executor(spec, scenario, catalog, arguments.fmu_timeout, mpi ? mpi->size() : 0);
-}
-
-int command_run(const RunArguments& arguments) {
-  cosima::scenario::Scenario scenario = load_run_scenario(arguments);
-  // "auto": chosen here, before any executor starts, so that every process builds the same method
-  const bool chosen = cosima::scenario::resolve_auto_method(scenario);
-  const cosima::exec::SystemCatalog catalog = cosima::scenario::system_catalog(scenario);
-  std::optional<cosima::exec::MpiSession> mpi;
-  std::unique_ptr<cosima::exec::Executor> executor = run_executor(arguments, scenario, catalog, chosen, mpi);
-  if (!executor) return 0;  // an MPI worker, done serving
+  cosima::api::Launch launch(load_run_scenario(arguments),
+                             {.executor = arguments.executor_spec, .fmu_timeout = arguments.fmu_timeout});
+  if (launch.served()) return 0;  // an MPI worker, done serving
+  if (!launch.method_choice().empty()) std::cerr << "cosima: " << launch.method_choice() << '\n';
+  const cosima::scenario::Scenario& scenario = launch.scenario();
   const std::string csv = results_file(arguments, scenario.output.format);
   std::optional<cosima::OutputFile> stats_file;  // created (under a temporary name) before the run
   if (arguments.stats_file) stats_file.emplace(*arguments.stats_file);
@@ -268,14 +239,12 @@ int command_run(const RunArguments& arguments) {
   if (arguments.progress || (terminal && !arguments.quiet)) outputs.observers.push_back(&progress_line);
   cosima::scenario::ScenarioRun run;
   try {
-    run = cosima::scenario::run_scenario(scenario, executor.get(), outputs);
-    // a system's process that dies on the way out (in fmi2FreeInstance) fails the run too
-    if (const std::string teardown = executor->finish(); !teardown.empty()) throw Error(teardown);
+    run = launch.run(outputs);
+    launch.finish();  // a system's process that dies on the way out (in fmi2FreeInstance) fails the run too
   } catch (const Error& e) {
     if (stats_file) write_failed_stats(*stats_file, e.what());
     throw;
   }
-  executor.reset();  // shuts the MPI workers down
   for (const auto& warning : run.warnings) std::cerr << "cosima: note: " << warning << '\n';
   if (stats_file) write_stats(*stats_file, cosima::scenario::stats_to_json(run.stats));
   // with the results on standard output, the summary goes to standard error

@@ -226,6 +226,14 @@ void rearm_crash_handlers() noexcept {
   if (g_installed.load()) detail::arm_crash_handlers();
 }
 
+void own_fatal_signals() noexcept {
+  if (g_installed.load()) {
+    detail::arm_crash_handlers();
+    return;
+  }
+  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(signal, SIG_DFL);
+}
+
 void detail::arm_crash_handlers() noexcept {
   stack_t stack{};
   stack.ss_sp = g_alternate_stack;

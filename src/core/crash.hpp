@@ -85,6 +85,11 @@ void install_crash_handlers();
 /// SIGSEGV handler at instantiation or initialization). Nothing before install_crash_handlers (a
 /// test binary keeps its own handlers, a sanitizer's among them).
 void rearm_crash_handlers() noexcept;
+/// In a child process cosima forked: the fatal signals to cosima's handlers when installed, else to
+/// their default actions, so that the child dies of the signal it got and its parent names it. A
+/// handler the host process installed (PETSc's, in the Python module) would end it with an exit
+/// status instead.
+void own_fatal_signals() noexcept;
 
 class OutputFile;
 /// The run's stats file: on the fatal paths it is rewritten with {"terminated_early": true,

@@ -102,6 +102,7 @@ bool next_request(ShmMailbox& mailbox, int socket, std::vector<char>& in) {
 [[noreturn]] void child_main(const SystemCatalog& catalog, const std::vector<int>& systems, int socket,
                              ShmMailbox& mailbox, const std::string& tmp, ForeignCall* call, int* system_in_flight) {
   forget_emergency_flushes();  // the parent's result streams are the parent's
+  own_fatal_signals();
   mirror_foreign_calls(call);
   std::signal(SIGINT, SIG_IGN);  // Ctrl-C reaches the whole group: the parent decides when to stop
   setenv("TMPDIR", tmp.c_str(), 1);

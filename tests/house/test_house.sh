@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The house rules of docs/architecture.md: the checkers pass on the tree, and each one fails on a
-# tree that breaks its rule (an upward include; code outside its layer's namespace; a function over
-# the limit; a file off .clang-format).
+# tree that breaks its rule (an upward include; code outside its layer's namespace; a front end past
+# the facade; a function over the limit; a file off .clang-format).
 set -u
 root=$1
 failures=0
@@ -37,6 +37,14 @@ else
   echo "FAIL namespace-refuse: code of src/methods in cosima::exec was not named"; failures=$((failures + 1))
 fi
 rm "$bad/src/methods/foreign.hpp"
+mkdir -p "$bad/python"
+printf '#include "exec/executor.hpp"\n' > "$bad/python/module.cpp"
+if python3 "$root/scripts/check_layers.py" "$bad" | grep -q "python/module.cpp:1: includes \"exec/executor.hpp\", past the facade"; then
+  echo "ok   facade-refuse: python/ including exec/ named"
+else
+  echo "FAIL facade-refuse: a front end including exec/ was not named"; failures=$((failures + 1))
+fi
+rm "$bad/python/module.cpp"
 { echo 'namespace cosima {'; echo 'int long_one(int x) {'; for i in $(seq 1 85); do echo "  x += $i;"; done; echo '  return x;'; echo '}'; echo '}'; } > "$bad/src/methods/long.cpp"
 if python3 "$root/scripts/check_function_length.py" "$bad" | grep -q "src/methods/long.cpp:2: long_one is 88 lines"; then
   echo "ok   function-length-refuse: long_one named"

@@ -136,6 +136,13 @@ class Errors(unittest.TestCase):
     def test_executor_and_method_errors(self):
         with self.assertRaisesRegex(cosima.Error, "mpirun"):
             cosima.run(b3_dict(), executor="mpi")
+        # a system's process that dies on the way out (in fmi2FreeInstance) fails the run, as on the
+        # command line
+        crash_at_teardown = {"stop": 1, "method": {"type": "jacobi", "dt": 0.01},
+                             "systems": {"m": {"fmu": str(C_FMU_DIR / "cosima_test_misbehave.fmu"),
+                                               "parameters": {"mode": 7, "at": 0.5}}}}
+        with self.assertRaisesRegex(cosima.Error, "system 'm'.*died of SIGSEGV"):
+            cosima.run(crash_at_teardown, executor="processes")
         with self.assertRaisesRegex(cosima.Error, "unknown executor"):
             cosima.run(b3_dict(), executor="gpu")
         with self.assertRaisesRegex(cosima.Error, "unknown method 'nope'"):
