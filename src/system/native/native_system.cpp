@@ -27,7 +27,10 @@ NativeSystem::NativeSystem(std::string name, std::unique_ptr<OdeModel> model, st
   y_plus2_.setZero(model_->output_count());
 }
 
-void NativeSystem::set_parameter(const std::string& name, double value) { model_->set_parameter(name, value); }
+void NativeSystem::set_parameter(const std::string& name, double value) {
+  ++state_version_;
+  model_->set_parameter(name, value);
+}
 
 CapabilitySet NativeSystem::provided_capabilities() const {
   CapabilitySet all = CapabilitySet::all();
@@ -36,6 +39,7 @@ CapabilitySet NativeSystem::provided_capabilities() const {
 }
 
 void NativeSystem::enter_initialization(double t_start) {
+  ++state_version_;
   t_ = t_start;
   input_origin_ = t_start;
   event_pending_ = false;
@@ -44,6 +48,7 @@ void NativeSystem::enter_initialization(double t_start) {
 }
 
 void NativeSystem::exit_initialization() {
+  ++state_version_;
   x_ = model_->start(t_, current_inputs());
   initializing_ = false;
   if (x_.size() != model_->state_count()) {
@@ -64,6 +69,7 @@ const Eigen::VectorXd& NativeSystem::current_inputs() const {
 }
 
 void NativeSystem::set_state(double t, const Eigen::Ref<const Eigen::VectorXd>& x) {
+  ++state_version_;
   t_ = t;
   x_ = x;
   integrator_->reset();
@@ -77,6 +83,7 @@ void NativeSystem::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
 void NativeSystem::apply_inputs(const InputPolynomials& polynomials) {
   // inputs that go on as they were are no discontinuity: a multistep integrator (CVODE) keeps its
   // history across the communication point instead of restarting at order 1
+  ++state_version_;
   const bool same = inputs_continue(polynomials);
   inputs_ = polynomials;
   ++inputs_version_;
@@ -94,6 +101,7 @@ bool NativeSystem::inputs_continue(const InputPolynomials& next) const {
 }
 
 StepResult NativeSystem::integrate(double h) {
+  ++state_version_;
   if (step_cost_ > 0.0) {  // busy, not asleep: the cost must occupy a core like real work
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(step_cost_);
     while (std::chrono::steady_clock::now() < until) {
@@ -158,6 +166,7 @@ StepResult NativeSystem::integrate(double h) {
 }
 
 StepResult NativeSystem::handle_pending_events() {
+  ++state_version_;
   if (!event_pending_) return StepResult::success();
   event_pending_ = false;
   EventCause cause;
@@ -207,6 +216,17 @@ void NativeSystem::update_jacobians() const {
 }
 
 void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
+  if (slopes_version_ == state_version_ && slopes_order_ == order) {
+    dy = slopes_;
+    return;
+  }
+  output_derivatives_afresh(order, dy);
+  slopes_ = dy;
+  slopes_order_ = order;
+  slopes_version_ = state_version_;
+}
+
+void NativeSystem::output_derivatives_afresh(int order, Eigen::Ref<Eigen::VectorXd> dy) const {
   update_jacobians();
   const double s = t_ - input_origin_;
   if (order == 1) {
@@ -262,6 +282,7 @@ void NativeSystem::compute_output_derivatives(int order, Eigen::Ref<Eigen::Vecto
 }
 
 StateId NativeSystem::do_save_state(StateId overwrite) {
+  ++state_version_;  // the integrator restarts (below): a piecewise-linear slope is forgotten
   const StateId id = acquire_slot(snapshots_, overwrite);
   if (id < 0) throw Error(fmt::format("system '{}': no saved state {}", name(), overwrite));
   Snapshot& snapshot = snapshots_[static_cast<std::size_t>(id)];
@@ -280,6 +301,7 @@ StateId NativeSystem::do_save_state(StateId overwrite) {
 }
 
 void NativeSystem::do_restore_state(StateId id) {
+  ++state_version_;
   if (id < 0 || id >= static_cast<StateId>(snapshots_.size()) || !snapshots_[static_cast<std::size_t>(id)].in_use) {
     throw Error(fmt::format("system '{}': no saved state {}", name(), id));
   }

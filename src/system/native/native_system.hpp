@@ -39,6 +39,7 @@ class NativeSystem final : public System {
   [[nodiscard]] const PortInfo& output_info(int output) const override { return model_->output_info(output); }
   void set_parameter(const std::string& name, double value) override;
   void set_string_parameter(const std::string& name, const std::string& value) override {
+    ++state_version_;
     model_->set_string_parameter(name, value);
   }
   [[nodiscard]] std::string string_output(int output) const override { return model_->string_output(output); }
@@ -50,12 +51,19 @@ class NativeSystem final : public System {
   void read_variables(Eigen::Ref<Eigen::VectorXd> out) const override {
     model_->read_variables(t_, x_, current_inputs(), out);
   }
-  void set_string_input(int input, const std::string& value) override { model_->set_string_input(input, value); }
+  void set_string_input(int input, const std::string& value) override {
+    ++state_version_;
+    model_->set_string_input(input, value);
+  }
   [[nodiscard]] std::optional<WideInteger> wide_value(const std::string& name) const override {
     return model_->wide_value(name);
   }
-  void set_wide_input(int input, WideInteger value) override { model_->set_wide_input(input, value); }
+  void set_wide_input(int input, WideInteger value) override {
+    ++state_version_;
+    model_->set_wide_input(input, value);
+  }
   void set_wide_parameter(const std::string& name, WideInteger value) override {
+    ++state_version_;
     model_->set_wide_parameter(name, value);
   }
   void enter_initialization(double t_start) override;
@@ -104,6 +112,8 @@ class NativeSystem final : public System {
     bool in_use = false;
   };
   void update_jacobians() const;
+  /// compute_output_derivatives without the cache.
+  void output_derivatives_afresh(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
   /// Whether `next`, from time() on, is the function of time the inputs already were.
   [[nodiscard]] bool inputs_continue(const InputPolynomials& next) const;
   /// Handles an event at t_; a failure or the model's request to terminate as a StepResult.
@@ -125,6 +135,14 @@ class NativeSystem final : public System {
   mutable std::uint64_t u_offset_bits_ = 0;
   mutable std::uint64_t u_version_ = 0;
   std::uint64_t inputs_version_ = 1;
+  /// Counts the changes of anything the outputs and their derivatives depend on (time, states,
+  /// inputs, parameters, discrete state, the integrator's memory): every mutator counts one.
+  /// slopes_ holds the output derivatives of order slopes_order_ at version slopes_version_, read
+  /// again without computing them (a recorder after the method's last evaluation).
+  std::uint64_t state_version_ = 1;
+  mutable std::uint64_t slopes_version_ = 0;
+  mutable int slopes_order_ = 0;
+  mutable Eigen::VectorXd slopes_;
   Eigen::VectorXd rhs_inputs_;  ///< the integrator's input values (StepRhs), allocated once
   double step_cost_ = 0.0;
   int max_events_per_step_ = 1000;
