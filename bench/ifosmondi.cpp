@@ -236,7 +236,7 @@ cosima::io::Json bench_ifosmondi(const BenchOptions& options) {
                                .rel_pct;
       rows.push_back({c.label, sci(error), fmt::format("{}", last.stats.iterations),
                       fmt::format("{}", last.stats.integrations), fmt::format("{:.3f}", wall),
-                      fmt::format("{:.1f}", wall / jacobi_wall)});
+                      fmt::format("{:.2f}", wall / jacobi_wall)});
       table.push_back({{"case", c.label},
                        {"prey_rel_pct", error},
                        {"iterations", last.stats.iterations},

@@ -354,46 +354,4 @@ void Fmi1Instance::directional_derivative(const std::vector<unsigned int>& /*unk
   throw Error(fmt::format("{}: FMI 1.0 has no directional derivatives", where()));
 }
 
-// --- Model Exchange (ME §2.7 – §2.8) --------------------------------------------------------------
-
-void Fmi1Instance::set_time(double t) { check(f_.set_time(component_, t), "fmiSetTime"); }
-
-void Fmi1Instance::set_continuous_states(const Eigen::VectorXd& x) {
-  check(f_.set_continuous_states(component_, x.data(), static_cast<std::size_t>(x.size())), "fmiSetContinuousStates");
-}
-
-void Fmi1Instance::get_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const {
-  check(f_.get_derivatives(component_, dx.data(), static_cast<std::size_t>(dx.size())), "fmiGetDerivatives");
-}
-
-void Fmi1Instance::get_event_indicators(Eigen::Ref<Eigen::VectorXd> z) const {
-  check(f_.get_event_indicators(component_, z.data(), static_cast<std::size_t>(z.size())), "fmiGetEventIndicators");
-}
-
-void Fmi1Instance::get_continuous_states(Eigen::Ref<Eigen::VectorXd> x) const {
-  check(f_.get_continuous_states(component_, x.data(), static_cast<std::size_t>(x.size())), "fmiGetContinuousStates");
-}
-
-FmuInstance::DiscreteUpdate Fmi1Instance::update_discrete_states() {
-  // without intermediate results fmiEventUpdate iterates to convergence itself (ME §2.8)
-  fmi1EventInfo info{};
-  check(f_.event_update(component_, fmi1False, &info), "fmiEventUpdate");
-  const bool terminate = info.terminateSimulation != fmi1False || initial_events_.terminateSimulation != fmi1False;
-  initial_events_.terminateSimulation = fmi1False;
-  if (info.stateValueReferencesChanged != fmi1False) {
-    throw Error(
-        fmt::format("{}: fmiEventUpdate changed the states' value references (stateValueReferencesChanged); "
-                    "cosima keeps one state vector per run",
-                    where()));
-  }
-  return {info.iterationConverged == fmi1False, terminate, info.stateValuesChanged != fmi1False,
-          info.upcomingTimeEvent != fmi1False, info.nextEventTime};
-}
-
-FmuInstance::StepCompletion Fmi1Instance::completed_integrator_step(bool /*no_set_state_prior*/) {
-  fmi1Boolean call_event_update = fmi1False;
-  check(f_.completed_integrator_step(component_, &call_event_update), "fmiCompletedIntegratorStep");
-  return {call_event_update != fmi1False, false};
-}
-
 }  // namespace cosima::fmi
