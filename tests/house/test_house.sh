@@ -17,6 +17,15 @@ expect() {  # name, wanted exit status, command...
     echo "ok   $name: $(echo "$output" | tail -1)"
   fi
 }
+named() {  # name, what the output must say, command...
+  local name=$1 wanted=$2
+  shift 2
+  if "$@" | grep -qF "$wanted"; then
+    echo "ok   $name: named"
+  else
+    echo "FAIL $name: the output does not say: $wanted"; failures=$((failures + 1))
+  fi
+}
 expect layers 0 python3 "$root/scripts/check_layers.py" "$root"
 expect function-length 0 python3 "$root/scripts/check_function_length.py" "$root"
 expect format 0 bash "$root/scripts/check_format.sh" "$root"
@@ -31,26 +40,17 @@ rm "$bad/src/exec/upward.hpp"
 printf '#include "exec/x.hpp"\n' > "$bad/src/methods/down.hpp"
 expect layers-allow-downward 0 python3 "$root/scripts/check_layers.py" "$bad"
 printf 'namespace cosima::exec {\n}\n' > "$bad/src/methods/foreign.hpp"
-if python3 "$root/scripts/check_layers.py" "$bad" | grep -q "src/methods/foreign.hpp:1: declares namespace cosima::exec"; then
-  echo "ok   namespace-refuse: cosima::exec in src/methods named"
-else
-  echo "FAIL namespace-refuse: code of src/methods in cosima::exec was not named"; failures=$((failures + 1))
-fi
+named namespace-refuse "src/methods/foreign.hpp:1: declares namespace cosima::exec" \
+  python3 "$root/scripts/check_layers.py" "$bad"
 rm "$bad/src/methods/foreign.hpp"
 mkdir -p "$bad/python"
 printf '#include "exec/executor.hpp"\n' > "$bad/python/module.cpp"
-if python3 "$root/scripts/check_layers.py" "$bad" | grep -q "python/module.cpp:1: includes \"exec/executor.hpp\", past the facade"; then
-  echo "ok   facade-refuse: python/ including exec/ named"
-else
-  echo "FAIL facade-refuse: a front end including exec/ was not named"; failures=$((failures + 1))
-fi
+named facade-refuse 'python/module.cpp:1: includes "exec/executor.hpp", past the facade' \
+  python3 "$root/scripts/check_layers.py" "$bad"
 rm "$bad/python/module.cpp"
 { echo 'namespace cosima {'; echo 'int long_one(int x) {'; for i in $(seq 1 85); do echo "  x += $i;"; done; echo '  return x;'; echo '}'; echo '}'; } > "$bad/src/methods/long.cpp"
-if python3 "$root/scripts/check_function_length.py" "$bad" | grep -q "src/methods/long.cpp:2: long_one is 88 lines"; then
-  echo "ok   function-length-refuse: long_one named"
-else
-  echo "FAIL function-length-refuse: a function of 88 lines was not named"; failures=$((failures + 1))
-fi
+named function-length-refuse "src/methods/long.cpp:2: long_one is 88 lines" \
+  python3 "$root/scripts/check_function_length.py" "$bad"
 if command -v clang-format > /dev/null; then
   cp "$root/.clang-format" "$bad/"
   mkdir -p "$bad/models" "$bad/bench" "$bad/python" "$bad/tests"
