@@ -54,6 +54,20 @@ double median(std::vector<double> sample) {
   return n % 2 == 1 ? sample[n / 2] : 0.5 * (sample[n / 2 - 1] + sample[n / 2]);
 }
 
+AlternatedRuns run_alternated(const std::vector<scenario::Scenario>& scenarios, int rounds) {
+  AlternatedRuns runs;
+  runs.last.resize(scenarios.size());
+  std::vector<std::vector<double>> walls(scenarios.size());
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t c = 0; c < scenarios.size(); ++c) {
+      runs.last[c] = scenario::run_scenario(scenarios[c], nullptr, kTimedOutputs);
+      walls[c].push_back(runs.last[c].stats.wall_time_s);
+    }
+  }
+  for (const auto& sample : walls) runs.medians.push_back(median(sample));
+  return runs;
+}
+
 void write_json(const BenchOptions& options, const cosima::io::Json& document) {
   if (options.json_file.empty()) return;
   std::ofstream out(options.json_file);

@@ -45,6 +45,13 @@ double median(std::vector<double> sample);
 /// What a timed in-process run records: its results (the errors), no step log, whose growth in memory
 /// (a row per macro-step) would be timed too and would favour methods with fewer steps.
 inline const scenario::RunOutputs kTimedOutputs{.keep_step_log = false};
+/// Timed in-process runs of several scenarios, alternated (A B C A B C …) so that a slow phase of
+/// the host weighs on every case alike: `rounds` rounds, each scenario once per round.
+struct AlternatedRuns {
+  std::vector<double> medians;              ///< per scenario, the median of its wall times
+  std::vector<scenario::ScenarioRun> last;  ///< per scenario, its last run (errors, counts)
+};
+AlternatedRuns run_alternated(const std::vector<scenario::Scenario>& scenarios, int rounds);
 /// Writes `document` to options.json_file when set.
 void write_json(const BenchOptions& options, const cosima::io::Json& document);
 
