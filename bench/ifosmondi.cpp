@@ -223,6 +223,7 @@ cosima::io::Json bench_ifosmondi(const BenchOptions& options) {
     cosima::io::Json table = cosima::io::Json::array();
     double jacobi_wall = kNaN;
     std::vector<scenario::Scenario> scenarios;
+    scenarios.reserve(cases.size());
     for (const auto& c : cases) scenarios.push_back(b3(c.type, c.extra));
     const AlternatedRuns runs = run_alternated(scenarios, repeats);
     for (std::size_t k = 0; k < cases.size(); ++k) {

@@ -68,6 +68,7 @@ cosima::io::Json bench_missiles(const BenchOptions& options) {
     std::vector<std::vector<std::string>> table;
     double jacobi_wall = std::numeric_limits<double>::quiet_NaN();
     std::vector<scenario::Scenario> scenarios;
+    scenarios.reserve(rows.size());
     for (const Table6Row& row : rows) scenarios.push_back(scenario(row.overrides));
     const AlternatedRuns runs = run_alternated(scenarios, repeats);
     for (std::size_t k = 0; k < rows.size(); ++k) {
