@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "core/error.hpp"
 #include "exec/executor.hpp"
 #include "exec/executor_spec.hpp"
@@ -35,7 +33,8 @@ Launch::Launch(scenario::Scenario scenario, const LaunchOptions& options) : scen
     where_->mpi.emplace();
     if (where_->mpi->rank() != 0) {
       exec::serve_mpi_worker(where_->catalog, where_->mpi->rank(), where_->mpi->size());
-      return;  // served: no executor
+      served_ = true;
+      return;  // no executor here
     }
   }
   executor_ = scenario::make_executor(spec, scenario_, where_->catalog, options.fmu_timeout,
@@ -45,7 +44,8 @@ Launch::Launch(scenario::Scenario scenario, const LaunchOptions& options) : scen
 Launch::~Launch() = default;
 
 scenario::ScenarioRun Launch::run(const scenario::RunOutputs& outputs) {
-  if (executor_ == nullptr) throw Error("this MPI rank served its systems: rank 0 runs the scenario");
+  if (served_) throw Error("this MPI rank served its systems: rank 0 runs the scenario");
+  if (executor_ == nullptr) throw Error("the launch is finished: its executor is stopped");
   return scenario::run_scenario(scenario_, executor_.get(), outputs);
 }
 

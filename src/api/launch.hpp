@@ -40,12 +40,13 @@ class Launch {
   Launch& operator=(const Launch&) = delete;
 
   /// An MPI rank ≥ 1 that has served its systems until rank 0 ended the run: nothing to run.
-  [[nodiscard]] bool served() const { return executor_ == nullptr; }
+  [[nodiscard]] bool served() const { return served_; }
   /// Why "auto" chose the method; empty when the scenario named its method.
   [[nodiscard]] const std::string& method_choice() const { return method_choice_; }
   [[nodiscard]] const scenario::Scenario& scenario() const { return scenario_; }
 
-  /// Runs the scenario on the executor (see scenario::run_scenario). Once, unless served().
+  /// Runs the scenario on the executor (see scenario::run_scenario). Once, before finish(); never
+  /// where served().
   scenario::ScenarioRun run(const scenario::RunOutputs& outputs);
   /// Stops the executor (the MPI workers, the systems' processes). Throws Error when a system's
   /// process died on the way out (in its fmi2FreeInstance): the run failed too.
@@ -56,6 +57,7 @@ class Launch {
   scenario::Scenario scenario_;
   std::string method_choice_;
   std::unique_ptr<Where> where_;
+  bool served_ = false;
   std::unique_ptr<exec::Executor> executor_;
 };
 
