@@ -26,6 +26,8 @@ using detail::t_foreign_call;
 std::array<std::atomic<EmergencyFlushable*>, 16> g_streams{};
 std::atomic<bool> g_installed{false};
 std::atomic<OutputFile*> g_stats{nullptr};  ///< the run's stats file, rewritten on the fatal paths
+/// The signals that end a process on a fault of the code it runs (crash.hpp)
+constexpr std::array<int, 5> kFatalSignals = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 /// The handlers' own stack: a stack overflow inside an FMU still gets its line
 constexpr std::size_t kAlternateStack = 1 << 16;
 alignas(16) char g_alternate_stack[kAlternateStack];
@@ -227,11 +229,8 @@ void rearm_crash_handlers() noexcept {
 }
 
 void own_fatal_signals() noexcept {
-  if (g_installed.load()) {
-    detail::arm_crash_handlers();
-    return;
-  }
-  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(signal, SIG_DFL);
+  if (g_installed.load()) return detail::arm_crash_handlers();
+  for (int signal : kFatalSignals) std::signal(signal, SIG_DFL);
 }
 
 void detail::arm_crash_handlers() noexcept {
@@ -243,7 +242,7 @@ void detail::arm_crash_handlers() noexcept {
   action.sa_handler = on_fatal_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
-  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(signal, &action, nullptr);
+  for (int signal : kFatalSignals) sigaction(signal, &action, nullptr);
 }
 
 }  // namespace cosima

@@ -1,10 +1,10 @@
 // api::Launch, the front ends' way to run a scenario: "auto" resolved before the executor starts,
 // the run equal to run_scenario's on the same executor, its refusals named, one run per launch.
-#include <cstddef>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
+#include "support/identical_runs.hpp"
 #include "test_support.hpp"
 
 #include "api/launch.hpp"
@@ -34,15 +34,10 @@ TEST(Launch, RunsAsRunScenarioDoesOnTheSameExecutor) {
   const auto executor = scenario::make_executor(exec::parse_executor_spec("threads:2"), direct,
                                                 scenario::system_catalog(direct), std::nullopt);
   const scenario::ScenarioRun reference = scenario::run_scenario(direct, executor.get());
-  ASSERT_EQ(run.results->rows(), reference.results->rows());
-  const auto rows = static_cast<std::size_t>(run.results->rows());
-  for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t c = 0; c < run.results->labels().size(); ++c)
-      ASSERT_EQ(run.results->value(r, c), reference.results->value(r, c)) << "row " << r << ", column " << c;
-  }
+  testing::expect_identical(run, reference, "launch against run_scenario");
 }
 
-TEST(Launch, ResolvesAutoBeforeTheExecutorStartsAndSaysWhy) {
+TEST(Launch, ResolvesAutoAndSaysWhy) {
   api::Launch launch(b3("auto"), {});
   EXPECT_FALSE(launch.method_choice().empty());
   EXPECT_NE(launch.scenario().method.at("type").get<std::string>(), "auto");
