@@ -2,7 +2,8 @@
 """The layers of src/, bottom up: a file may include headers of its own folder and of the layers
 below its own, never above and never a sibling folder of its layer (so no folder-level cycle can
 form). Each folder's code lives in its layer's namespace (namespace_of). Run by CI (`ctest -L
-house`); prints each upward include and each foreign namespace with its file and line.
+house`); prints each upward include, each foreign namespace and each include of a front end past
+its facade (FRONT_ENDS), with its file and line.
 
   python3 scripts/check_layers.py [ROOT]
 """
@@ -55,8 +56,9 @@ def namespace_of(folder: str) -> str | None:
     return {"export": "cosima::fmu_export", "cli": None}.get(folder, "cosima::" + folder)
 
 
-def namespace_problem(relative: str, here: str, line: str, layer_namespaces: set) -> str | None:
-    """Why a top-level `namespace cosima...` line of src/<relative> is outside its folder's namespace."""
+def namespace_problem(relative: str, number: int, here: str, line: str, layer_namespaces: set) -> str | None:
+    """Why a top-level `namespace cosima...` line (its number) of src/<relative> is outside its folder's
+    namespace; None when it is inside."""
     match = re.match(r"namespace (cosima(?:::\w+)*) \{", line)
     if not match:
         return None
@@ -66,7 +68,7 @@ def namespace_problem(relative: str, here: str, line: str, layer_namespaces: set
         inside = "cosima::" + found.split("::")[1] not in layer_namespaces  # not another layer's
     if inside:
         return None
-    return f"src/{relative}: declares namespace {found}, outside its folder's {wanted or 'global namespace'}"
+    return f"src/{relative}:{number}: declares namespace {found}, outside its folder's {wanted or 'global namespace'}"
 
 
 def front_end_problems(root: pathlib.Path, include: re.Pattern) -> list:
@@ -103,8 +105,8 @@ def main() -> int:
             problems.append(f"{relative}: folder '{here}' is in no layer of scripts/check_layers.py")
             continue
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
-            if problem := namespace_problem(relative, here, line, layer_namespaces):
-                problems.append(problem.replace(":", f":{number}:", 1))
+            if problem := namespace_problem(relative, number, here, line, layer_namespaces):
+                problems.append(problem)
             match = include.match(line)
             if not match:
                 continue
