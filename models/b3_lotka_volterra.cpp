@@ -23,7 +23,8 @@ class Prey final : public ModelBase<Prey> {
                               .outputs = {"p"},
                               .parameters = {{"alpha", 2.0 / 3.0, "natural birth rate"},
                                              {"beta", 4.0 / 3.0, "predation rate"},
-                                             {"p0", 1.0, "initial prey population"}}}) {}
+                                             {"p0", 1.0, "initial prey population"}},
+                              .outputs_depend_on_time = false}) {}
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::VectorXd::Constant(1, p(p0)); }
   void derivatives(double, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
     dx(0) = p(alpha) * x(0) - p(beta) * x(0) * u(0);
@@ -51,7 +52,8 @@ class Predator final : public ModelBase<Predator> {
                                   .outputs = {"q"},
                                   .parameters = {{"delta", 1.0, "growth rate from predation"},
                                                  {"gamma", 1.0, "natural death rate"},
-                                                 {"q0", 1.0, "initial predator population"}}}) {}
+                                                 {"q0", 1.0, "initial predator population"}},
+                                  .outputs_depend_on_time = false}) {}
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::VectorXd::Constant(1, p(q0)); }
   void derivatives(double, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
     dx(0) = p(delta) * u(0) * x(0) - p(gamma) * x(0);

@@ -60,7 +60,8 @@ class Zone final : public ModelBase<Zone> {
                                              {"T_amp", 5.0, "daily outside amplitude [°C]"},
                                              {"day", 86400.0, "period of the outside temperature [s]"},
                                              {"T0", 18.0, "initial temperature [°C]"}},
-                              .feedthrough = {{0, 0}}}) {}
+                              .feedthrough = {{0, 0}},
+                              .outputs_depend_on_time = false}) {}
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(T0), -1.0); }  // heater off
   void derivatives(double t, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
     const double outside = p(T_mean) + p(T_amp) * std::sin(2.0 * std::numbers::pi * t / p(day));
@@ -99,7 +100,8 @@ class Supply final : public ModelBase<Supply> {
                                                {"T_w_low", 50.0, "boiler on below [°C]"},
                                                {"T_w_high", 60.0, "boiler off above [°C]"},
                                                {"tau_b", 20.0, "relay time constant [s]"},
-                                               {"T_w0", 55.0, "initial water temperature [°C]"}}}) {}
+                                               {"T_w0", 55.0, "initial water temperature [°C]"}},
+                                .outputs_depend_on_time = false}) {}
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(T_w0), 1.0); }  // boiler on
   void derivatives(double, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {
     dx(0) = (relay_on(x(1)) * p(P_boiler) - u.sum() - p(k_loss) * (x(0) - p(T_room))) / p(C_w);

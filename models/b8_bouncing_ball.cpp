@@ -24,7 +24,8 @@ class BouncingBall final : public ModelBase<BouncingBall> {
                                              {"g", 9.81, "gravity [m/s²]"},
                                              {"e", 0.8, "coefficient of restitution"},
                                              {"t_kick", 1.5, "time of the kick [s] (time event)"},
-                                             {"dv_kick", 1.0, "velocity added by the kick [m/s]"}}}) {}
+                                             {"dv_kick", 1.0, "velocity added by the kick [m/s]"}},
+                              .outputs_depend_on_time = false}) {}
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(h0), p(v0)); }
   void derivatives(double, ConstVectorRef x, ConstVectorRef, VectorRef dx) const override {
     dx(0) = x(1);

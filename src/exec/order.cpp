@@ -79,6 +79,25 @@ void PlainBatch::add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, 
   entry.inputs = u.size();
   entry.y = y.data();
   entry.outputs = y.size();
+  entry.polynomials = nullptr;
+  entry.dy = nullptr;
+  entry.restore = false;
+}
+
+PlainBatch::Entry& PlainBatch::add_polynomial(int system, double h, const InputPolynomials& inputs,
+                                              Eigen::Ref<Eigen::VectorXd> y) {
+  Entry& entry = entries_.at(count_++);
+  entry.system = system;
+  entry.h = h;
+  entry.u = nullptr;
+  entry.inputs = inputs.rows();
+  entry.y = y.data();
+  entry.outputs = y.size();
+  entry.inputs_held = false;
+  entry.polynomials = &inputs;
+  entry.dy = nullptr;
+  entry.restore = false;
+  return entry;
 }
 
 void PlainBatch::to_orders(Batch& orders) const {
@@ -88,10 +107,15 @@ void PlainBatch::to_orders(Batch& orders) const {
     const Entry& entry = entries_[i];
     Order& order = orders.order(entry.system);
     order.set_inputs = true;
-    order.inputs.setZero(entry.inputs, kInputCoefficients);
-    order.inputs.col(0) = Eigen::Map<const Eigen::VectorXd>(entry.u, entry.inputs);
+    if (entry.polynomials != nullptr) {
+      order.restore = entry.restore;
+      order.inputs = *entry.polynomials;
+    } else {
+      order.inputs.setZero(entry.inputs, kInputCoefficients);
+      order.inputs.col(0) = Eigen::Map<const Eigen::VectorXd>(entry.u, entry.inputs);
+    }
     order.step = entry.h;
-    order.read_order = 0;
+    order.read_order = entry.dy != nullptr ? 1 : 0;
   }
 }
 
@@ -100,8 +124,28 @@ void PlainBatch::take_replies(const Batch& orders) {
     Entry& entry = entries_[i];
     const Reply& reply = orders.reply(entry.system);
     entry.result = reply.result;
-    if (entry.result.ok()) Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs) = reply.outputs.col(0);
+    if (!entry.result.ok()) continue;
+    Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs) = reply.outputs.col(0);
+    if (entry.dy != nullptr) Eigen::Map<Eigen::VectorXd>(entry.dy, entry.outputs) = reply.outputs.col(1);
   }
+}
+
+void carry_out_polynomial(SystemHost& host, PlainBatch::Entry& entry) {
+  System& system = *host.system;
+  if (entry.restore) system.restore_state(host.snapshot);
+  system.set_inputs(*entry.polynomials);
+  StepResult result = system.do_step(entry.h);
+  if (result.ok()) {  // the reads of carry_out(Order): a non-finite output fails the entry, naming it
+    const Eigen::Map<Eigen::VectorXd> y(entry.y, entry.outputs);
+    system.outputs(y);
+    if (!all_finite(y)) result = system.non_finite_output(y, 0);
+  }
+  if (result.ok() && entry.dy != nullptr) {
+    const Eigen::Map<Eigen::VectorXd> dy(entry.dy, entry.outputs);
+    system.output_derivatives(1, dy);
+    if (!all_finite(dy)) result = system.non_finite_output(dy, 1);
+  }
+  if (!result.ok() || !entry.result.ok()) entry.result = std::move(result);  // (a success holds no reason)
 }
 
 namespace {

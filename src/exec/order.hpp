@@ -96,12 +96,15 @@ class Batch {
   mutable bool sorted_ = true;
 };
 
-/// The explicit schemes' batch (methods/explicit_coupling.hpp): each entry's system takes its inputs u
-/// held constant, steps by h and reports its outputs y — System::step_constant — with no order,
-/// polynomial or reply matrix in between. An entry of h = 0 takes its inputs and reports its outputs
-/// without a step (System::settle_constant: settling direct feedthrough at a communication point).
-/// u and y point into the method's stacked vectors. An
-/// executor whose systems live elsewhere carries the entries out as orders (as_orders / take_replies).
+/// The hot loops' batch: each entry's system takes its inputs, steps by h and reports its outputs,
+/// with no order or reply matrix in between.
+///   - The explicit schemes (methods/explicit_coupling.hpp): inputs u held constant —
+///     System::step_constant. An entry of h = 0 takes its inputs and reports its outputs without a
+///     step (System::settle_constant: settling direct feedthrough at a communication point).
+///   - The C¹ methods (MISSILES, IFOSMONDI): input polynomials, read in place (add_polynomial) —
+///     optionally restore → set_inputs → do_step(h) → outputs, and first derivatives when dy is set.
+/// u, y and dy point into the method's stacked vectors. An executor whose systems live elsewhere
+/// carries the entries out as orders (to_orders / take_replies).
 class PlainBatch {
  public:
   struct Entry {
@@ -113,7 +116,11 @@ class PlainBatch {
     /// The system holds u already (settled with these values at this communication point): the
     /// step does not set them again (System::step_held).
     bool inputs_held = false;
-    StepResult result;  ///< filled by the executor
+    /// The inputs over the step as polynomials (then u is unused); h > 0.
+    const InputPolynomials* polynomials = nullptr;
+    double* dy = nullptr;  ///< with polynomials: the first output derivatives are read here too
+    bool restore = false;  ///< with polynomials: back to the system's snapshot first (rollback)
+    StepResult result;     ///< filled by the executor
   };
   /// Room for `entries` entries of systems numbered below `systems` (no allocation afterwards). A
   /// Gauss–Seidel sweep has a batch of one entry per system: sizing each by the systems would take
@@ -121,6 +128,9 @@ class PlainBatch {
   void resize(std::size_t entries, int systems);
   void clear() { count_ = 0; }
   void add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y);
+  /// An entry whose system steps by h > 0 with `inputs` (kept by the caller until the batch is
+  /// carried out) and reports its outputs into y; set dy and restore on the entry returned.
+  Entry& add_polynomial(int system, double h, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y);
   /// Every entry steps by h.
   void set_step(double h) {
     for (std::size_t i = 0; i < count_; ++i) entries_[i].h = h;
@@ -150,8 +160,15 @@ struct SystemHost {
       estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
 };
 
+/// Carries out a PlainBatch entry with polynomial inputs (restore, set_inputs, do_step, the reads).
+void carry_out_polynomial(SystemHost& host, PlainBatch::Entry& entry);
+
 /// Carries out one PlainBatch entry on its system (System::step_constant; inline: the hot loop's call).
 inline void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
+  if (entry.polynomials != nullptr) {
+    carry_out_polynomial(host, entry);
+    return;
+  }
   const Eigen::Map<const Eigen::VectorXd> u(entry.u, entry.inputs);
   const Eigen::Map<Eigen::VectorXd> y(entry.y, entry.outputs);
   StepResult result = entry.h == 0.0      ? host.system->settle_constant(u, y)

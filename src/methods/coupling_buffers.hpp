@@ -14,6 +14,10 @@
 
 namespace cosima::methods {
 
+/// Makes the held (discrete, non-Real) inputs of system s constant over the step at their value at
+/// its start: extrapolation, Hermite and Taylor polynomials apply to continuous Reals only.
+void hold_discrete_inputs(const model::ModularModel& model, int s, InputPolynomials& polynomials);
+
 class CouplingBuffers {
  public:
   void resize(const model::ModularModel& model);
@@ -36,6 +40,12 @@ class CouplingBuffers {
                                   const Eigen::Ref<const Eigen::VectorXd>& d2);
   /// An order for system s that hands over polynomials(s), its held inputs held (see below).
   exec::Order& order_with_inputs(const model::ModularModel& model, int s);
+  /// polynomials(s) with its held inputs held, in place: what a PlainBatch entry hands over
+  /// (exec::PlainBatch::add_polynomial). For a caller that rebuilds them before each step (hermite()).
+  const InputPolynomials& held_polynomials(const model::ModularModel& model, int s) {
+    hold_discrete_inputs(model, s, polynomials(s));
+    return polynomials(s);
+  }
   /// Copies the outputs (and first derivatives, when read) of the batch's replies into y (and dy).
   void gather_replies(const model::ModularModel& model, Eigen::VectorXd* dy = nullptr);
   [[nodiscard]] InputPolynomials& polynomials(int s) { return polynomials_[static_cast<std::size_t>(s)]; }
@@ -59,10 +69,6 @@ class CouplingBuffers {
   HermiteKind map_kind_ = HermiteKind::constant;
   double map_h_ = 1.0;
 };
-
-/// Makes the held (discrete, non-Real) inputs of system s constant over the step at their value at
-/// its start: extrapolation, Hermite and Taylor polynomials apply to continuous Reals only.
-void hold_discrete_inputs(const model::ModularModel& model, int s, InputPolynomials& polynomials);
 
 /// Whether some connected input differs from what its source's output gives now (ũ ≠ Φᵀ ỹ): a
 /// settling sweep changed an output that feeds back.

@@ -40,6 +40,9 @@ void Ifosmondi::initialize(model::ModularModel& model, double t_start) {
   du_start_.setZero(n);
   x_.setZero(2 * n);
   dy_.setZero(model.total_outputs());
+  y_trial_.setZero(model.total_outputs());
+  dy_trial_.setZero(model.total_outputs());
+  plain_.resize(static_cast<std::size_t>(model.system_count()), model.system_count());
   estimated_.assign(static_cast<std::size_t>(model.system_count()), false);
   estimates_.assign(static_cast<std::size_t>(model.system_count()), exec::Reply{});
   buffers_.batch.clear();
@@ -83,9 +86,9 @@ nonlinear::NonlinearResult Ifosmondi::solve_interface(const nonlinear::Residual&
 }
 
 bool Ifosmondi::failed(const model::ModularModel& model) {
-  for (int s = 0; s < model.system_count(); ++s) {
-    if (!buffers_.batch.orders()[static_cast<std::size_t>(s)].active) continue;
-    const StepResult& result = buffers_.batch.reply(s).result;
+  for (std::size_t i = 0; i < plain_.size(); ++i) {
+    const int s = plain_[i].system;
+    const StepResult& result = plain_[i].result;
     if (result.ok()) continue;
     if (result.status == StepResult::Status::terminated) {
       failure_ = result.reason;
@@ -102,18 +105,24 @@ bool Ifosmondi::evaluate(model::ModularModel& model, HermiteKind kind, double h,
                          const Eigen::Ref<const Eigen::VectorXd>& u_end,
                          const Eigen::Ref<const Eigen::VectorXd>& du_end) {
   // the rollback systems integrate for real from their snapshot at t_N, all in one batch
-  buffers_.batch.clear();
+  plain_.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     if (estimated(s)) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end);
-    exec::Order& order = buffers_.order_with_inputs(model, s);
-    order.restore = true;
-    order.step = h;
-    order.read_order = 1;
+    const int offset = model.output_offset(s), count = model.system(s).output_count();
+    exec::PlainBatch::Entry& entry =
+        plain_.add_polynomial(s, h, buffers_.held_polynomials(model, s), y_trial_.segment(offset, count));
+    entry.dy = dy_trial_.data() + offset;
+    entry.restore = true;
   }
-  executor().execute(buffers_.batch);
+  executor().execute(plain_);
   if (failed(model)) return false;
-  buffers_.gather_replies(model, &dy_);
+  for (std::size_t i = 0; i < plain_.size(); ++i) {
+    const int offset = model.output_offset(plain_[i].system);
+    const auto count = static_cast<Eigen::Index>(plain_[i].outputs);
+    buffers_.y.segment(offset, count) = y_trial_.segment(offset, count);
+    dy_.segment(offset, count) = dy_trial_.segment(offset, count);
+  }
   // the others are estimated (COSTARICA update 3)
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;

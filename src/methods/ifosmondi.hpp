@@ -100,7 +100,7 @@ class Ifosmondi final : public CouplingMethod {
   /// COSTARICA updates 1 (with the inputs at t_N, once per step) and 2 (for step size h); false
   /// (failure_) when an estimator cannot be built.
   bool prepare_estimators(const model::ModularModel& model, double h, const Eigen::VectorXd* u_now);
-  /// Whether an order of the last batch failed; sets failure_.
+  /// Whether an entry of plain_ failed; sets failure_.
   bool failed(const model::ModularModel& model);
   [[nodiscard]] bool estimated(int s) const { return estimated_[static_cast<std::size_t>(s)]; }
   /// Under tolerance: whether the converged step [t, t + h) is kept (its error in trial_error_), or
@@ -114,6 +114,8 @@ class Ifosmondi final : public CouplingMethod {
   std::vector<exec::Reply> estimates_;  ///< their estimator operators for the current step (update 2)
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
   Eigen::VectorXd x_, dy_, du_, last_x_;
+  exec::PlainBatch plain_;                         ///< the rollback systems' integrations of an evaluation
+  Eigen::VectorXd y_trial_, dy_trial_;             ///< their outputs, into buffers_.y and dy_ once all succeeded
   Eigen::VectorXd y_real_;                         ///< the real outputs at the step's end (coupling error)
   Eigen::VectorXd weights_;                        ///< of eq. 27, with step_weighted_derivatives
   double horizon_ = 0.0;                           ///< t_stop − t_start (0: unknown, no scaling)

@@ -68,6 +68,7 @@ void Missiles::initialize(model::ModularModel& model, double t_start) {
     if (model.system(s).input_count() > 0) buffers_.batch.order(s).configure_estimator = options_.estimator;
   }
   executor().execute(buffers_.batch);
+  plain_.resize(static_cast<std::size_t>(model.system_count()), model.system_count());
   const Eigen::Index unknowns = 2 * static_cast<Eigen::Index>(model.total_outputs());
   rhs_.setZero(unknowns);
   solution_.setZero(unknowns);
@@ -209,10 +210,9 @@ void Missiles::estimate(model::ModularModel& model, double h, bool first, bool k
   executor().execute(buffers_.batch);
 }
 
-bool Missiles::stopped(const model::ModularModel& model, int s, double t, StepReport& report) const {
-  const StepResult& result = buffers_.batch.reply(s).result;
+bool Missiles::stopped(const StepResult& result, const System& system, double t, StepReport& report) {
   if (result.status != StepResult::Status::terminated) {
-    throw_if_failed(result, model.system(s), t);
+    throw_if_failed(result, system, t);
     return false;
   }
   report.terminated = true;
@@ -239,16 +239,17 @@ std::string Missiles::solve_interface(model::ModularModel& model, HermiteKind ki
 }
 
 void Missiles::integrate(model::ModularModel& model, HermiteKind kind, double h) {
-  // one real integration per system with inputs, all in one batch
-  buffers_.batch.clear();
+  // one real integration per system with inputs, all in one batch; the systems without inputs are
+  // exact in buffers_.y already
+  y_real_ = buffers_.y;
+  plain_.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     if (model.system(s).input_count() == 0) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end_, du_end_);
-    exec::Order& order = buffers_.order_with_inputs(model, s);
-    order.step = h;
-    order.read_order = 0;
+    plain_.add_polynomial(s, h, buffers_.held_polynomials(model, s),
+                          y_real_.segment(model.output_offset(s), model.system(s).output_count()));
   }
-  executor().execute(buffers_.batch);
+  executor().execute(plain_);
 }
 
 double Missiles::solve_within_tolerance(model::ModularModel& model, double t, double h, StepReport& report) {
@@ -259,7 +260,9 @@ double Missiles::solve_within_tolerance(model::ModularModel& model, double t, do
     report.h = h;
     // a real integration that failed throws; one whose system asked to stop ends the step
     for (int s = 0; s < model.system_count(); ++s) {
-      if (model.system(s).input_count() == 0 && stopped(model, s, t, report)) return 0.0;
+      if (model.system(s).input_count() == 0 && stopped(buffers_.batch.reply(s).result, model.system(s), t, report)) {
+        return 0.0;
+      }
     }
     const std::string failure = solve_interface(model, kind, t, h);
     if (!control_.enabled() && !failure.empty()) throw Error(failure);
@@ -287,23 +290,20 @@ StepReport Missiles::step(model::ModularModel& model, double t, double h_max) {
   integrate(model, kind, h);
   std::fill(jumped_.begin(), jumped_.end(), 0);
   bool any_jump = false;
-  for (const int s : buffers_.batch.active()) {
-    if (stopped(model, s, t, report)) return report;
-    const exec::Reply& reply = buffers_.batch.reply(s);
-    const int offset = model.output_offset(s);
-    const auto estimate = buffers_.y.segment(offset, model.system(s).output_count());
-    report.estimate_gap = std::max(report.estimate_gap, (reply.outputs.col(0) - estimate).lpNorm<Eigen::Infinity>());
-    if (jumps_.estimate_jumped(reply.outputs.col(0), estimate, offset)) {
+  for (std::size_t i = 0; i < plain_.size(); ++i) {
+    const int s = plain_[i].system;
+    if (stopped(plain_[i].result, model.system(s), t, report)) return report;
+    const int offset = model.output_offset(s), count = model.system(s).output_count();
+    const auto real = y_real_.segment(offset, count);
+    const auto estimate = buffers_.y.segment(offset, count);
+    report.estimate_gap = std::max(report.estimate_gap, (real - estimate).lpNorm<Eigen::Infinity>());
+    if (jumps_.estimate_jumped(real, estimate, offset)) {
       jumped_[static_cast<std::size_t>(s)] = 1;
       any_jump = true;
     }
-    jumps_.observe_segment(reply.outputs.col(0), offset);
+    jumps_.observe_segment(real, offset);
   }
   if (!std::isfinite(report.estimate_gap)) throw Error(fmt::format("missiles: non-finite outputs at t = {}", t + h));
-  y_real_ = buffers_.y;  // the systems without inputs are exact; the others' real outputs replace their estimates
-  for (const int s : buffers_.batch.active()) {
-    y_real_.segment(model.output_offset(s), model.system(s).output_count()) = buffers_.batch.reply(s).outputs.col(0);
-  }
   if (control_.enabled()) {  // the next step also answers for the estimates' gap, known now
     const double gap = coupling_error_.step_error(h, u_start_, u_end_, y_real_, false, options_.control.tolerance,
                                                   options_.control.atol);

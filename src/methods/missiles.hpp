@@ -72,11 +72,13 @@ class Missiles final : public CouplingMethod {
   /// Steps 1–3 for h, retried shorter while the error control rejects them; the step taken, or 0
   /// when a system without inputs asked to stop (then `report` says why).
   double solve_within_tolerance(model::ModularModel& model, double t, double h, StepReport& report);
-  /// Whether system s's reply ends the run (its step throws when it failed); fills `report` then.
-  bool stopped(const model::ModularModel& model, int s, double t, StepReport& report) const;
+  /// Whether a system's step result ends the run (it throws when the step failed); fills `report` then.
+  static bool stopped(const StepResult& result, const System& system, double t, StepReport& report);
   /// Steps 2–3 for h: the interface of eq. 53 into buffers_.y, dy_, u_end_, du_end_; why it failed
   /// (an estimator, or a singular matrix), empty when solved.
   std::string solve_interface(model::ModularModel& model, HermiteKind kind, double t, double h);
+  /// Every system with inputs integrates the step on the solved interface (plain_), its real
+  /// outputs into y_real_ over the estimates.
   void integrate(model::ModularModel& model, HermiteKind kind, double h);
   /// Assembles eq. 53 for step h with interface kind `kind` into rhs_ and, below sparse_above
   /// unknowns, dense_ (else triplets_).
@@ -90,6 +92,7 @@ class Missiles final : public CouplingMethod {
 
   Options options_;
   CouplingBuffers buffers_;
+  exec::PlainBatch plain_;  ///< the real integrations of a step
   Eigen::VectorXd u_start_, du_start_, u_end_, du_end_;
   Eigen::VectorXd rhs_, solution_, dy_;
   Eigen::VectorXd y_real_;  ///< the real outputs at the step's end (coupling error)

@@ -179,6 +179,26 @@ TEST(BenchmarkModels, DeclaredFeedthroughMatchesTheOutputJacobian) {
   }
 }
 
+// A model that declares its outputs independent of t gets no g_t (NativeSystem::add_output_time_slope):
+// its outputs must then be bitwise the same at every t for the same x and u.
+TEST(BenchmarkModels, OutputsDeclaredIndependentOfTimeAreSo) {
+  int declared = 0;
+  for (const auto& entry : models::catalog()) {
+    const auto model = models::make_model(entry.name);
+    if (model->outputs_depend_on_time()) continue;
+    ++declared;
+    const Eigen::VectorXd x = model->initial_state() + Eigen::VectorXd::LinSpaced(model->state_count(), 0.1, 0.3);
+    const Eigen::VectorXd u = Eigen::VectorXd::LinSpaced(model->input_count(), 0.2, 0.7);
+    Eigen::VectorXd y0(model->output_count()), y(model->output_count());
+    model->outputs(0.5, x, u, y0);
+    for (const double t : {0.5 + 6e-6, 1.0, 3600.0, 43200.0}) {
+      model->outputs(t, x, u, y);
+      for (int o = 0; o < model->output_count(); ++o) EXPECT_EQ(y(o), y0(o)) << entry.name << " y" << o << " t " << t;
+    }
+  }
+  EXPECT_GE(declared, 5);  // the LTI models and B3, B7, B8
+}
+
 TEST(BenchmarkModels, UnknownParameterIsNamedWithTheValidOnes) {
   auto model = models::make_model("b1.damper");
   try {

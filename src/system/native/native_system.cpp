@@ -230,33 +230,14 @@ void NativeSystem::output_derivatives_afresh(int order, Eigen::Ref<Eigen::Vector
   update_jacobians();
   const double s = t_ - input_origin_;
   if (order == 1) {
-    // y' = g_x f + g_u u' + g_t. Outputs are right-continuous in t (a switch at t_s is in effect
-    // at t_s, like y(t) itself), so g_t is the second-order forward difference
-    //   g_t ≈ (−3 g(t) + 4 g(t + δ) − g(t + 2δ)) / (2δ);
-    // a central difference would straddle a switch at t and return a spike. A switch within 2δ
-    // ahead (one the model does not announce) would too: there the second difference is not small
-    // against the first, and the output is taken to have no explicit slope (a jump has none).
-    // x' is f(x), or the slope of a piecewise-linear numerical solution (forward Euler reports its
-    // own, seed 004 eq. 46–47).
+    // y' = g_x f + g_u u' + g_t. x' is f(x), or the slope of a piecewise-linear numerical solution
+    // (forward Euler reports its own, seed 004 eq. 46–47).
     const Eigen::VectorXd& u = current_inputs();
     if (!integrator_->last_slope(dx_)) model_->derivatives(t_, x_, u, dx_);
-    // δ on the time scale of 1 s, not of |t|: the window in which a switch ahead spoils the
-    // difference stays 6e-6 s late in a run (it was 6e-4 s at t = 100); 1e3·ε·|t| keeps t + δ ≠ t
-    constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
-    const double dt = std::max(std::cbrt(kEpsilon), 1e3 * kEpsilon * std::abs(t_));
-    model_->outputs(t_ + dt, x_, u, y_plus_);
-    model_->outputs(t_ + 2.0 * dt, x_, u, y_plus2_);
-    model_->outputs(t_, x_, u, y_now_);
     evaluate_polynomials(inputs_, s, 1, du_);
     multiply(dy, jacobians_.C, dx_);  // (plain sums, no temporaries: core/small_matrix.hpp)
     multiply_add(dy, jacobians_.D, du_, 1.0);
-    for (Eigen::Index k = 0; k < dy.size(); ++k) {
-      const double first = y_plus_(k) - y_now_(k), second = y_plus2_(k) - 2.0 * y_plus_(k) + y_now_(k);
-      const double round_off =
-          64.0 * kEpsilon * std::max({std::abs(y_now_(k)), std::abs(y_plus_(k)), std::abs(y_plus2_(k))});
-      if (std::abs(second) > 0.5 * std::abs(first) + round_off) continue;  // a switch ahead
-      dy(k) += (4.0 * y_plus_(k) - y_plus2_(k) - 3.0 * y_now_(k)) / (2.0 * dt);
-    }
+    if (model_->outputs_depend_on_time()) add_output_time_slope(dy);
     return;
   }
   evaluate_polynomials(inputs_, s, order, du_);
@@ -279,6 +260,30 @@ void NativeSystem::output_derivatives_afresh(int order, Eigen::Ref<Eigen::Vector
   }
   evaluate_polynomials(inputs_, s, order, du_);
   dy = jacobians_.C * xk + jacobians_.D * du_;
+}
+
+void NativeSystem::add_output_time_slope(Eigen::Ref<Eigen::VectorXd> dy) const {
+  // Outputs are right-continuous in t (a switch at t_s is in effect at t_s, like y(t) itself), so
+  // g_t is the second-order forward difference
+  //   g_t ≈ (−3 g(t) + 4 g(t + δ) − g(t + 2δ)) / (2δ);
+  // a central difference would straddle a switch at t and return a spike. A switch within 2δ
+  // ahead (one the model does not announce) would too: there the second difference is not small
+  // against the first, and the output is taken to have no explicit slope (a jump has none).
+  // δ on the time scale of 1 s, not of |t|: the window in which a switch ahead spoils the
+  // difference stays 6e-6 s late in a run (it was 6e-4 s at t = 100); 1e3·ε·|t| keeps t + δ ≠ t
+  const Eigen::VectorXd& u = current_inputs();
+  constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+  const double dt = std::max(std::cbrt(kEpsilon), 1e3 * kEpsilon * std::abs(t_));
+  model_->outputs(t_ + dt, x_, u, y_plus_);
+  model_->outputs(t_ + 2.0 * dt, x_, u, y_plus2_);
+  model_->outputs(t_, x_, u, y_now_);
+  for (Eigen::Index k = 0; k < dy.size(); ++k) {
+    const double first = y_plus_(k) - y_now_(k), second = y_plus2_(k) - 2.0 * y_plus_(k) + y_now_(k);
+    const double round_off =
+        64.0 * kEpsilon * std::max({std::abs(y_now_(k)), std::abs(y_plus_(k)), std::abs(y_plus2_(k))});
+    if (std::abs(second) > 0.5 * std::abs(first) + round_off) continue;  // a switch ahead
+    dy(k) += (4.0 * y_plus_(k) - y_plus2_(k) - 3.0 * y_now_(k)) / (2.0 * dt);
+  }
 }
 
 StateId NativeSystem::do_save_state(StateId overwrite) {

@@ -114,6 +114,8 @@ class NativeSystem final : public System {
   void update_jacobians() const;
   /// compute_output_derivatives without the cache.
   void output_derivatives_afresh(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
+  /// Adds g_t, the outputs' explicit slope in time, to dy (a forward difference; see the .cpp).
+  void add_output_time_slope(Eigen::Ref<Eigen::VectorXd> dy) const;
   /// Whether `next`, from time() on, is the function of time the inputs already were.
   [[nodiscard]] bool inputs_continue(const InputPolynomials& next) const;
   /// Handles an event at t_; a failure or the model's request to terminate as a StepResult.

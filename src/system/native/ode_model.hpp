@@ -63,6 +63,10 @@ class OdeModel {
     bool linear_time_invariant = false;
     /// f alone is affine with constant A, B, e (g may depend on t or be non-linear).
     bool linear_dynamics = false;
+    /// g reads t (∂g/∂t may be non-zero). A model whose outputs(t, x, u) ignores t declares false:
+    /// its output slope y' = g_x f + g_u u' then needs no finite difference in t. Implied false
+    /// by linear_time_invariant.
+    bool outputs_depend_on_time = true;
     /// Port kinds when not all continuous Reals (empty: all continuous Real).
     std::vector<PortInfo> input_info, output_info;
   };
@@ -85,6 +89,9 @@ class OdeModel {
   [[nodiscard]] int input_count() const { return static_cast<int>(structure_->inputs.size()); }
   [[nodiscard]] int output_count() const { return static_cast<int>(structure_->outputs.size()); }
   [[nodiscard]] bool output_depends_on_input(int output, int input) const;
+  [[nodiscard]] bool outputs_depend_on_time() const {
+    return structure_->outputs_depend_on_time && !structure_->linear_time_invariant;
+  }
   [[nodiscard]] bool has_linear_dynamics() const {
     return structure_->linear_dynamics || structure_->linear_time_invariant;
   }
