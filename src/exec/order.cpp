@@ -82,6 +82,7 @@ void PlainBatch::add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, 
   entry.polynomials = nullptr;
   entry.dy = nullptr;
   entry.restore = false;
+  entry.estimate = nullptr;
 }
 
 PlainBatch::Entry& PlainBatch::add_polynomial(int system, double h, const InputPolynomials& inputs,
@@ -97,7 +98,20 @@ PlainBatch::Entry& PlainBatch::add_polynomial(int system, double h, const InputP
   entry.polynomials = &inputs;
   entry.dy = nullptr;
   entry.restore = false;
+  entry.estimate = nullptr;
   return entry;
+}
+
+void PlainBatch::add_estimate(int system, const double* u_now, Eigen::Index inputs, double h, Reply& into) {
+  Entry& entry = entries_.at(count_++);
+  entry.system = system;
+  entry.h = 0.0;
+  entry.inputs = inputs;
+  entry.outputs = 0;
+  entry.polynomials = nullptr;
+  entry.estimate = &into;
+  entry.estimate_u_now = u_now;
+  entry.estimate_h = h;
 }
 
 void PlainBatch::to_orders(Batch& orders) const {
@@ -106,6 +120,13 @@ void PlainBatch::to_orders(Batch& orders) const {
   for (std::size_t i = 0; i < count_; ++i) {
     const Entry& entry = entries_[i];
     Order& order = orders.order(entry.system);
+    if (entry.estimate != nullptr) {
+      order.estimate_begin = entry.estimate_u_now != nullptr;
+      if (order.estimate_begin)
+        order.estimate_u_now = Eigen::Map<const Eigen::VectorXd>(entry.estimate_u_now, entry.inputs);
+      order.estimate_h = entry.estimate_h;
+      continue;
+    }
     order.set_inputs = true;
     if (entry.polynomials != nullptr) {
       order.restore = entry.restore;
@@ -124,13 +145,24 @@ void PlainBatch::take_replies(const Batch& orders) {
     Entry& entry = entries_[i];
     const Reply& reply = orders.reply(entry.system);
     entry.result = reply.result;
+    if (entry.estimate != nullptr) {
+      take_estimate(reply, *entry.estimate);
+      continue;
+    }
     if (!entry.result.ok()) continue;
     Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs) = reply.outputs.col(0);
     if (entry.dy != nullptr) Eigen::Map<Eigen::VectorXd>(entry.dy, entry.outputs) = reply.outputs.col(1);
   }
 }
 
-void carry_out_polynomial(SystemHost& host, PlainBatch::Entry& entry) {
+void carry_out_c1(SystemHost& host, PlainBatch::Entry& entry) {
+  if (entry.estimate != nullptr) {
+    Reply& reply = *entry.estimate;
+    reply.result.reset();
+    estimator_updates(host, entry.estimate_u_now, entry.inputs, entry.estimate_h, reply);
+    if (!reply.result.ok() || !entry.result.ok()) entry.result = reply.result;
+    return;
+  }
   System& system = *host.system;
   if (entry.restore) system.restore_state(host.snapshot);
   system.set_inputs(*entry.polynomials);
@@ -231,21 +263,37 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
   reply.event_pending = system.event_pending();
   if (!read_back(host, order, reply)) return;
   if (order.estimate_begin || order.estimate_h > 0.0) {
-    if (!host.estimator) throw Error(fmt::format("system '{}': no estimator configured", system.name()));
-    if (order.estimate_begin) host.estimator->begin_step(system, order.estimate_u_now);
-    if (order.estimate_h > 0.0) {
-      reply.estimate_ok = host.estimator->prepare(system, order.estimate_h);
-      if (!reply.estimate_ok) {
-        reply.result = StepResult::failure(host.estimator->reason());
-        return;
-      }
-      // what update 3 reads (and what the protocol carries): G_V, G_D; P and R are in K_V, K_D
-      assign(reply.response.GV, host.estimator->response().GV);
-      assign(reply.response.GD, host.estimator->response().GD);
-      assign(reply.constant_value, host.estimator->constant_value());
-      assign(reply.constant_derivative, host.estimator->constant_derivative());
-    }
+    estimator_updates(host, order.estimate_begin ? order.estimate_u_now.data() : nullptr, order.estimate_u_now.size(),
+                      order.estimate_h, reply);
   }
+}
+
+void estimator_updates(SystemHost& host, const double* u_now, Eigen::Index inputs, double h, Reply& reply) {
+  System& system = *host.system;
+  reply.estimate_ok = true;
+  if (!host.estimator) throw Error(fmt::format("system '{}': no estimator configured", system.name()));
+  if (u_now != nullptr) host.estimator->begin_step(system, Eigen::Map<const Eigen::VectorXd>(u_now, inputs));
+  if (h <= 0.0) return;
+  reply.estimate_ok = host.estimator->prepare(system, h);
+  if (!reply.estimate_ok) {
+    reply.result = StepResult::failure(host.estimator->reason());
+    return;
+  }
+  // what update 3 reads (and what the protocol carries): G_V, G_D; P and R are in K_V, K_D
+  assign(reply.response.GV, host.estimator->response().GV);
+  assign(reply.response.GD, host.estimator->response().GD);
+  assign(reply.constant_value, host.estimator->constant_value());
+  assign(reply.constant_derivative, host.estimator->constant_derivative());
+}
+
+void take_estimate(const Reply& from, Reply& into) {
+  into.result = from.result;
+  into.estimate_ok = from.estimate_ok;
+  if (!from.estimate_ok) return;
+  assign(into.response.GV, from.response.GV);
+  assign(into.response.GD, from.response.GD);
+  assign(into.constant_value, from.constant_value);
+  assign(into.constant_derivative, from.constant_derivative);
 }
 
 void estimate_from(const Reply& reply, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,

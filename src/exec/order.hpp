@@ -103,6 +103,8 @@ class Batch {
 ///     step (System::settle_constant: settling direct feedthrough at a communication point).
 ///   - The C¹ methods (MISSILES, IFOSMONDI): input polynomials, read in place (add_polynomial) —
 ///     optionally restore → set_inputs → do_step(h) → outputs, and first derivatives when dy is set.
+///   - COSTARICA's updates 1 and 2 on the system's estimator, no step (add_estimate): what an order
+///     of estimate_begin / estimate_h does, into a Reply of the caller's.
 /// u, y and dy point into the method's stacked vectors. An executor whose systems live elsewhere
 /// carries the entries out as orders (to_orders / take_replies).
 class PlainBatch {
@@ -120,7 +122,12 @@ class PlainBatch {
     const InputPolynomials* polynomials = nullptr;
     double* dy = nullptr;  ///< with polynomials: the first output derivatives are read here too
     bool restore = false;  ///< with polynomials: back to the system's snapshot first (rollback)
-    StepResult result;     ///< filled by the executor
+    /// Set: the estimator's updates instead of a step, their operators into *estimate
+    /// (Reply::estimate_ok, response, constant_value, constant_derivative).
+    Reply* estimate = nullptr;
+    const double* estimate_u_now = nullptr;  ///< update 1 with these `inputs` inputs (nullptr: none)
+    double estimate_h = 0.0;                 ///< update 2 for this step
+    StepResult result;                       ///< filled by the executor
   };
   /// Room for `entries` entries of systems numbered below `systems` (no allocation afterwards). A
   /// Gauss–Seidel sweep has a batch of one entry per system: sizing each by the systems would take
@@ -131,6 +138,9 @@ class PlainBatch {
   /// An entry whose system steps by h > 0 with `inputs` (kept by the caller until the batch is
   /// carried out) and reports its outputs into y; set dy and restore on the entry returned.
   Entry& add_polynomial(int system, double h, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y);
+  /// An entry of the estimator's update 1 with inputs u_now (nullptr: none; `inputs` entries, kept
+  /// by the caller) and update 2 for h, into `into`.
+  void add_estimate(int system, const double* u_now, Eigen::Index inputs, double h, Reply& into);
   /// Every entry steps by h.
   void set_step(double h) {
     for (std::size_t i = 0; i < count_; ++i) entries_[i].h = h;
@@ -160,13 +170,14 @@ struct SystemHost {
       estimator;  ///< from its linearization, or by probing (output_estimator.hpp)
 };
 
-/// Carries out a PlainBatch entry with polynomial inputs (restore, set_inputs, do_step, the reads).
-void carry_out_polynomial(SystemHost& host, PlainBatch::Entry& entry);
+/// Carries out a PlainBatch entry with polynomial inputs (restore, set_inputs, do_step, the reads)
+/// or of estimator updates.
+void carry_out_c1(SystemHost& host, PlainBatch::Entry& entry);
 
 /// Carries out one PlainBatch entry on its system (System::step_constant; inline: the hot loop's call).
 inline void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
-  if (entry.polynomials != nullptr) {
-    carry_out_polynomial(host, entry);
+  if (entry.polynomials != nullptr || entry.estimate != nullptr) {
+    carry_out_c1(host, entry);
     return;
   }
   const Eigen::Map<const Eigen::VectorXd> u(entry.u, entry.inputs);
@@ -180,6 +191,13 @@ inline void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
 /// Carries out one order on the system of `host` (the one implementation every executor uses).
 /// Failures of the step are returned in reply.result; contract violations throw Error.
 void carry_out(SystemHost& host, const Order& order, Reply& reply);
+
+/// COSTARICA's update 1 (when u_now is given: `inputs` values) and update 2 (when h > 0) on the
+/// estimator of `host`, the operators into reply (estimate_ok; when false, result says why).
+void estimator_updates(SystemHost& host, const double* u_now, Eigen::Index inputs, double h, Reply& reply);
+/// An estimate's part of a reply (result, estimate_ok and the operators), copied without allocating
+/// once sized.
+void take_estimate(const Reply& from, Reply& into);
 
 /// ŷ = G_V vec(Ξ̌) + K_V, ŷ' = G_D vec(Ξ̌) + K_D from an estimator's reply (update 3).
 void estimate_from(const Reply& reply, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,

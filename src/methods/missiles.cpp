@@ -69,6 +69,8 @@ void Missiles::initialize(model::ModularModel& model, double t_start) {
   }
   executor().execute(buffers_.batch);
   plain_.resize(static_cast<std::size_t>(model.system_count()), model.system_count());
+  estimators_.resize(static_cast<std::size_t>(model.system_count()), model.system_count());
+  estimates_.assign(static_cast<std::size_t>(model.system_count()), exec::Reply{});
   const Eigen::Index unknowns = 2 * static_cast<Eigen::Index>(model.total_outputs());
   rhs_.setZero(unknowns);
   solution_.setZero(unknowns);
@@ -98,7 +100,7 @@ void Missiles::assemble(const model::ModularModel& model, HermiteKind kind, doub
 
 void Missiles::assemble_system(const model::ModularModel& model, int s, const Eigen::Matrix4d& hermite) {
   const int n_out = model.total_outputs();
-  const exec::Reply& estimator = buffers_.batch.reply(s);  // COSTARICA updates 1–2 of this step
+  const exec::Reply& estimator = estimate_of(model, s);  // COSTARICA updates 1–2 of this step
   const estimator::LinearResponse& response = estimator.response;
   const int out_offset = model.output_offset(s), in_offset = model.input_offset(s);
   const int outputs = model.system(s).output_count(), inputs = model.system(s).input_count();
@@ -190,24 +192,26 @@ bool Missiles::solve() {
 void Missiles::estimate(model::ModularModel& model, double h, bool first, bool keep_snapshot) {
   // COSTARICA updates 1–2 on every system with inputs, where it lives; the others integrate the step
   buffers_.batch.clear();
+  estimators_.clear();
   for (int s = 0; s < model.system_count(); ++s) {
+    const int inputs = model.system(s).input_count();
+    if (inputs > 0) {
+      const double* u_now = first ? u_start_.data() + model.input_offset(s) : nullptr;  // update 1 once per t_N
+      estimators_.add_estimate(s, u_now, inputs, h, estimates_[static_cast<std::size_t>(s)]);
+      continue;
+    }
     exec::Order& order = buffers_.batch.order(s);
-    if (model.system(s).input_count() == 0) {
-      order.restore = !first;
-      order.save = first && keep_snapshot;
-      order.step = h;
-      order.read_order = 1;
-      continue;
-    }
-    order.estimate_begin = first;
-    if (!first) {
-      order.estimate_h = h;
-      continue;
-    }
-    order.estimate_u_now = u_start_.segment(model.input_offset(s), model.system(s).input_count());
-    order.estimate_h = h;
+    order.restore = !first;
+    order.save = first && keep_snapshot;
+    order.step = h;
+    order.read_order = 1;
   }
-  executor().execute(buffers_.batch);
+  if (!buffers_.batch.active().empty()) executor().execute(buffers_.batch);
+  if (estimators_.size() > 0) executor().execute(estimators_);
+}
+
+const exec::Reply& Missiles::estimate_of(const model::ModularModel& model, int s) const {
+  return model.system(s).input_count() == 0 ? buffers_.batch.reply(s) : estimates_[static_cast<std::size_t>(s)];
 }
 
 bool Missiles::stopped(const StepResult& result, const System& system, double t, StepReport& report) {
@@ -223,9 +227,9 @@ bool Missiles::stopped(const StepResult& result, const System& system, double t,
 
 std::string Missiles::solve_interface(model::ModularModel& model, HermiteKind kind, double t, double h) {
   for (int s = 0; s < model.system_count(); ++s) {
-    if (!buffers_.batch.reply(s).estimate_ok) {
+    if (!estimate_of(model, s).estimate_ok) {
       return fmt::format("missiles: estimator of system '{}' at t = {}: {}", model.system(s).name(), t,
-                         buffers_.batch.reply(s).result.reason);
+                         estimate_of(model, s).result.reason);
     }
   }
   const int n_out = model.total_outputs();

@@ -72,6 +72,8 @@ class Missiles final : public CouplingMethod {
   /// Steps 1–3 for h, retried shorter while the error control rejects them; the step taken, or 0
   /// when a system without inputs asked to stop (then `report` says why).
   double solve_within_tolerance(model::ModularModel& model, double t, double h, StepReport& report);
+  /// What system s's step 1 gave: its estimator's operators, or (without inputs) its real outputs.
+  [[nodiscard]] const exec::Reply& estimate_of(const model::ModularModel& model, int s) const;
   /// Whether a system's step result ends the run (it throws when the step failed); fills `report` then.
   static bool stopped(const StepResult& result, const System& system, double t, StepReport& report);
   /// Steps 2–3 for h: the interface of eq. 53 into buffers_.y, dy_, u_end_, du_end_; why it failed
@@ -92,7 +94,9 @@ class Missiles final : public CouplingMethod {
 
   Options options_;
   CouplingBuffers buffers_;
-  exec::PlainBatch plain_;  ///< the real integrations of a step
+  exec::PlainBatch plain_;              ///< the real integrations of a step
+  exec::PlainBatch estimators_;         ///< COSTARICA's updates of the systems with inputs
+  std::vector<exec::Reply> estimates_;  ///< their operators (update 2), by system
   Eigen::VectorXd u_start_, du_start_, u_end_, du_end_;
   Eigen::VectorXd rhs_, solution_, dy_;
   Eigen::VectorXd y_real_;  ///< the real outputs at the step's end (coupling error)
