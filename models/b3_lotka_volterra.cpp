@@ -7,12 +7,23 @@
 #include <cmath>
 
 #include "core/polynomial.hpp"
+#include "core/small_matrix.hpp"
 #include "models/b_models.hpp"
 #include "models/model_base.hpp"
 
 namespace cosima::models {
 
 namespace {
+
+/// A = a, B = b, C = 1, D = 0 (one state, its output, one input), written in place: the estimators
+/// linearize both species at every macro-step.
+void set_scalar_linearization(Linearization& out, double a, double b) {
+  for (Eigen::MatrixXd* m : {&out.A, &out.B, &out.C, &out.D}) ensure_shape(*m, 1, 1);
+  out.A(0, 0) = a;
+  out.B(0, 0) = b;
+  out.C(0, 0) = 1.0;
+  out.D(0, 0) = 0.0;
+}
 
 class Prey final : public ModelBase<Prey> {
  public:
@@ -35,10 +46,7 @@ class Prey final : public ModelBase<Prey> {
   }
   void outputs(double, ConstVectorRef x, ConstVectorRef, VectorRef y) const override { y(0) = x(0); }
   bool jacobians(double, ConstVectorRef x, ConstVectorRef u, Linearization& out) const override {
-    out.A = Eigen::MatrixXd::Constant(1, 1, p(alpha) - p(beta) * u(0));
-    out.B = Eigen::MatrixXd::Constant(1, 1, -p(beta) * x(0));
-    out.C = Eigen::MatrixXd::Identity(1, 1);
-    out.D = Eigen::MatrixXd::Zero(1, 1);
+    set_scalar_linearization(out, p(alpha) - p(beta) * u(0), -p(beta) * x(0));
     return true;
   }
 };
@@ -64,10 +72,7 @@ class Predator final : public ModelBase<Predator> {
   }
   void outputs(double, ConstVectorRef x, ConstVectorRef, VectorRef y) const override { y(0) = x(0); }
   bool jacobians(double, ConstVectorRef x, ConstVectorRef u, Linearization& out) const override {
-    out.A = Eigen::MatrixXd::Constant(1, 1, p(delta) * u(0) - p(gamma));
-    out.B = Eigen::MatrixXd::Constant(1, 1, p(delta) * x(0));
-    out.C = Eigen::MatrixXd::Identity(1, 1);
-    out.D = Eigen::MatrixXd::Zero(1, 1);
+    set_scalar_linearization(out, p(delta) * u(0) - p(gamma), p(delta) * x(0));
     return true;
   }
 };
