@@ -176,7 +176,7 @@ void carry_out_c1(SystemHost& host, PlainBatch::Entry& entry);
 
 /// Carries out one PlainBatch entry on its system (System::step_constant; inline: the hot loop's call).
 inline void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
-  if (entry.polynomials != nullptr || entry.estimate != nullptr) {
+  if (entry.polynomials != nullptr || entry.estimate != nullptr) [[unlikely]] {  // (keeps the constant path inlined)
     carry_out_c1(host, entry);
     return;
   }
