@@ -29,7 +29,8 @@ class Mass final : public ModelBase<Mass> {
                                              {"D_SD", 1.0, "damper rating [N/(m/s)]"},
                                              {"v_L0", 0.0, "initial velocity [m/s]"},
                                              {"x_L0", 0.0, "initial position [m]"}},
-                              .feedthrough = {{0, 0}, {0, 1}}}) {}
+                              .feedthrough = {{0, 0}, {0, 1}},
+                              .outputs_depend_on_time = false}) {}
 
   [[nodiscard]] Eigen::VectorXd initial_state() const override { return Eigen::Vector2d(p(v_L0), p(x_L0)); }
   void derivatives(double t, ConstVectorRef x, ConstVectorRef u, VectorRef dx) const override {

@@ -32,8 +32,9 @@ class Executor {
   /// done. Orders of different systems may run concurrently. A failure thrown by an order is
   /// rethrown here once the batch is done — the one of the lowest system index.
   virtual void execute(Batch& batch) = 0;
-  /// Carries out every entry of a PlainBatch (System::step_constant), with execute's contract; a
-  /// thrown failure is the one of the first entry. The default carries the entries out as orders.
+  /// Carries out every entry of a PlainBatch (exec/order.hpp: constant or polynomial inputs, or
+  /// estimator updates), with execute's contract; a thrown failure is the one of the first entry.
+  /// The default carries the entries out as orders.
   virtual void execute(PlainBatch& batch);
   /// Whether the model's System objects are the real systems in this process (false for MPI,
   /// where they are proxies): methods that need the systems' internals (monolithic) check this.

@@ -71,44 +71,46 @@ void PlainBatch::resize(std::size_t entries, int systems) {
   systems_ = systems;
 }
 
-void PlainBatch::add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+PlainBatch::Entry& PlainBatch::next_entry(int system) {
+  // what says which kind an entry is, and what only some kinds set; each add* sets the rest (the
+  // result is kept: carry_out replaces it by a failure, or a failure by success)
   Entry& entry = entries_.at(count_++);
   entry.system = system;
-  entry.h = h;
-  entry.u = u.data();
-  entry.inputs = u.size();
-  entry.y = y.data();
-  entry.outputs = y.size();
-  entry.polynomials = nullptr;
-  entry.dy = nullptr;
-  entry.restore = false;
-  entry.estimate = nullptr;
-}
-
-PlainBatch::Entry& PlainBatch::add_polynomial(int system, double h, const InputPolynomials& inputs,
-                                              Eigen::Ref<Eigen::VectorXd> y) {
-  Entry& entry = entries_.at(count_++);
-  entry.system = system;
-  entry.h = h;
   entry.u = nullptr;
-  entry.inputs = inputs.rows();
-  entry.y = y.data();
-  entry.outputs = y.size();
+  entry.y = nullptr;
   entry.inputs_held = false;
-  entry.polynomials = &inputs;
+  entry.polynomials = nullptr;
   entry.dy = nullptr;
   entry.restore = false;
   entry.estimate = nullptr;
   return entry;
 }
 
+void PlainBatch::add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+  Entry& entry = next_entry(system);
+  entry.h = h;
+  entry.u = u.data();
+  entry.inputs = u.size();
+  entry.y = y.data();
+  entry.outputs = y.size();
+}
+
+PlainBatch::Entry& PlainBatch::add_polynomial(int system, double h, const InputPolynomials& inputs,
+                                              Eigen::Ref<Eigen::VectorXd> y) {
+  Entry& entry = next_entry(system);
+  entry.h = h;
+  entry.inputs = inputs.rows();
+  entry.y = y.data();
+  entry.outputs = y.size();
+  entry.polynomials = &inputs;
+  return entry;
+}
+
 void PlainBatch::add_estimate(int system, const double* u_now, Eigen::Index inputs, double h, Reply& into) {
-  Entry& entry = entries_.at(count_++);
-  entry.system = system;
+  Entry& entry = next_entry(system);
   entry.h = 0.0;
   entry.inputs = inputs;
   entry.outputs = 0;
-  entry.polynomials = nullptr;
   entry.estimate = &into;
   entry.estimate_u_now = u_now;
   entry.estimate_h = h;
@@ -166,7 +168,7 @@ void carry_out_c1(SystemHost& host, PlainBatch::Entry& entry) {
   System& system = *host.system;
   if (entry.restore) system.restore_state(host.snapshot);
   system.set_inputs(*entry.polynomials);
-  StepResult result = system.do_step(entry.h);
+  StepResult result = entry.h > 0.0 ? system.do_step(entry.h) : StepResult{};  // h = 0: no step, as an order's
   if (result.ok()) {  // the reads of carry_out(Order): a non-finite output fails the entry, naming it
     const Eigen::Map<Eigen::VectorXd> y(entry.y, entry.outputs);
     system.outputs(y);
@@ -273,7 +275,7 @@ void estimator_updates(SystemHost& host, const double* u_now, Eigen::Index input
   reply.estimate_ok = true;
   if (!host.estimator) throw Error(fmt::format("system '{}': no estimator configured", system.name()));
   if (u_now != nullptr) host.estimator->begin_step(system, Eigen::Map<const Eigen::VectorXd>(u_now, inputs));
-  if (h <= 0.0) return;
+  if (!(h > 0.0)) return;  // as an order of estimate_h ≤ 0 or NaN
   reply.estimate_ok = host.estimator->prepare(system, h);
   if (!reply.estimate_ok) {
     reply.result = StepResult::failure(host.estimator->reason());

@@ -118,7 +118,8 @@ class PlainBatch {
     /// The system holds u already (settled with these values at this communication point): the
     /// step does not set them again (System::step_held).
     bool inputs_held = false;
-    /// The inputs over the step as polynomials (then u is unused); h > 0.
+    /// The inputs over the step as polynomials (then u is unused); h = 0: no step, as an order of
+    /// step 0. A failed entry may have written y (and dy): the caller reads them only on success.
     const InputPolynomials* polynomials = nullptr;
     double* dy = nullptr;  ///< with polynomials: the first output derivatives are read here too
     bool restore = false;  ///< with polynomials: back to the system's snapshot first (rollback)
@@ -149,13 +150,16 @@ class PlainBatch {
   [[nodiscard]] Entry& operator[](std::size_t i) { return entries_[i]; }
   [[nodiscard]] const Entry& operator[](std::size_t i) const { return entries_[i]; }
 
-  /// The entries as the orders of `orders` (ZOH inputs, the step, outputs read), for executors that
-  /// speak orders; `orders` is sized for the systems at its first use.
+  /// The entries as the orders of `orders` (their inputs, restore, step and reads, or estimator
+  /// updates), for executors that speak orders; `orders` is sized for the systems at its first use.
   void to_orders(Batch& orders) const;
-  /// Results and outputs back from the replies of to_orders().
+  /// Results, outputs, derivatives and estimates back from the replies of to_orders().
   void take_replies(const Batch& orders);
 
  private:
+  /// The next entry, its kind (and what only some kinds set) cleared; each add* sets the rest.
+  Entry& next_entry(int system);
+
   std::vector<Entry> entries_;
   std::size_t count_ = 0;
   int systems_ = 0;
@@ -174,7 +178,8 @@ struct SystemHost {
 /// or of estimator updates.
 void carry_out_c1(SystemHost& host, PlainBatch::Entry& entry);
 
-/// Carries out one PlainBatch entry on its system (System::step_constant; inline: the hot loop's call).
+/// Carries out one PlainBatch entry on its system (System::step_constant, step_held or
+/// settle_constant; carry_out_c1 for the others; inline: the hot loop's call).
 inline void carry_out(SystemHost& host, PlainBatch::Entry& entry) {
   if (entry.polynomials != nullptr || entry.estimate != nullptr) [[unlikely]] {  // (keeps the constant path inlined)
     carry_out_c1(host, entry);

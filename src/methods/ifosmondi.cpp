@@ -43,6 +43,7 @@ void Ifosmondi::initialize(model::ModularModel& model, double t_start) {
   y_trial_.setZero(model.total_outputs());
   dy_trial_.setZero(model.total_outputs());
   plain_.resize(static_cast<std::size_t>(model.system_count()), model.system_count());
+  estimators_.resize(static_cast<std::size_t>(model.system_count()), model.system_count());
   estimated_.assign(static_cast<std::size_t>(model.system_count()), false);
   estimates_.assign(static_cast<std::size_t>(model.system_count()), exec::Reply{});
   buffers_.batch.clear();
@@ -164,29 +165,22 @@ double Ifosmondi::integrate_estimated(model::ModularModel& model, HermiteKind ki
 }
 
 bool Ifosmondi::prepare_estimators(const model::ModularModel& model, double h, const Eigen::VectorXd* u_now) {
-  // COSTARICA update 1 (once per t_N, when u_now is given) and update 2 (per step size)
-  buffers_.batch.clear();
-  bool any = false;
+  // COSTARICA update 1 (once per t_N, when u_now is given) and update 2 (per step size), into estimates_
+  estimators_.clear();
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
-    exec::Order& order = buffers_.batch.order(s);
-    if (u_now != nullptr) {
-      order.estimate_begin = true;
-      order.estimate_u_now = u_now->segment(model.input_offset(s), model.system(s).input_count());
-    }
-    order.estimate_h = h;
-    any = true;
+    const double* u = u_now != nullptr ? u_now->data() + model.input_offset(s) : nullptr;
+    estimators_.add_estimate(s, u, model.system(s).input_count(), h, estimates_[static_cast<std::size_t>(s)]);
   }
-  if (!any) return true;
-  executor().execute(buffers_.batch);
-  for (int s = 0; s < model.system_count(); ++s) {
-    if (!estimated(s)) continue;
-    const exec::Reply& reply = buffers_.batch.reply(s);
-    if (!reply.estimate_ok) {
-      failure_ = fmt::format("COSTARICA estimator of system '{}': {}", model.system(s).name(), reply.result.reason);
+  if (estimators_.size() == 0) return true;
+  executor().execute(estimators_);
+  for (std::size_t i = 0; i < estimators_.size(); ++i) {
+    const int s = estimators_[i].system;
+    const exec::Reply& estimate = estimates_[static_cast<std::size_t>(s)];
+    if (!estimate.estimate_ok) {
+      failure_ = fmt::format("COSTARICA estimator of system '{}': {}", model.system(s).name(), estimate.result.reason);
       return false;
     }
-    estimates_[static_cast<std::size_t>(s)] = reply;
   }
   return true;
 }

@@ -115,6 +115,7 @@ class Ifosmondi final : public CouplingMethod {
   Eigen::VectorXd u_start_, du_start_;  ///< interface values and derivatives at t_N
   Eigen::VectorXd x_, dy_, du_, last_x_;
   exec::PlainBatch plain_;                         ///< the rollback systems' integrations of an evaluation
+  exec::PlainBatch estimators_;                    ///< the estimated systems' COSTARICA updates
   Eigen::VectorXd y_trial_, dy_trial_;             ///< their outputs, into buffers_.y and dy_ once all succeeded
   Eigen::VectorXd y_real_;                         ///< the real outputs at the step's end (coupling error)
   Eigen::VectorXd weights_;                        ///< of eq. 27, with step_weighted_derivatives

@@ -34,6 +34,22 @@ identical b4-fmus-missiles "$examples/b4_two_mass_fmu.json" -- --method missiles
 identical b3-fmus-variables "$examples/b3_lotka_volterra_fmu.json" -- --stop 0.5 \
   --set 'output.variables=["prey.p", "prey.alpha", "predator.*"]'
 
+# the processes executor speaks orders too: the C¹ methods' plain entries (polynomial inputs,
+# estimator updates) reach it through PlainBatch::to_orders
+processes_identical() {  # processes_identical NAME SCENARIO -- cosima run options...
+  local name=$1 scenario=$2
+  shift 3
+  "$cosima" run "$scenario" "$@" --out seq.csv --quiet >"$work/out" 2>&1 || { echo "FAIL $name (sequential):"; cat "$work/out"; failures=$((failures + 1)); return; }
+  timeout 120 "$cosima" run "$scenario" "$@" --executor processes:2 --out proc.csv --quiet >"$work/out" 2>&1 \
+    || { echo "FAIL $name (processes):"; cat "$work/out"; failures=$((failures + 1)); return; }
+  if cmp -s seq.csv proc.csv; then echo "ok   $name"; else echo "FAIL $name: results differ"; failures=$((failures + 1)); fi
+}
+processes_identical processes-ring-missiles "$examples/oscillator_ring_8.json" -- --method missiles
+processes_identical processes-ring-jfm "$examples/oscillator_ring_8.json" -- --method ifosmondi-jfm
+processes_identical processes-ring-hybrid-costarica "$examples/oscillator_ring_8.json" -- --method ifosmondi-jfm \
+  --set systems.osc3.rollback=false
+processes_identical processes-b4-fmus-missiles "$examples/b4_two_mass_fmu.json" -- --method missiles --stop 0.2
+
 # FMI 3.0 64-bit integers near 2^64, exact through the workers (a step counter, a constant, a parameter),
 # and a String connection
 cat > wide.json <<JSON

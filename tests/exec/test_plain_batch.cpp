@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -40,17 +41,24 @@ void carry_out_as_order(const exec::PlainBatch& plain, exec::PlainBatch& replies
   replies_into.take_replies(orders);
 }
 
+/// Two systems alike, one carried out in place, one through orders, each with its batch.
+class PlainBatchC1 : public ::testing::Test {
+ protected:
+  PlainBatchC1() {
+    a.resize(1, 1);
+    b.resize(1, 1);
+  }
+  HostedPrey in_place, as_orders;
+  exec::PlainBatch a, b;
+};
+
 InputPolynomials cubic(double value) {
   InputPolynomials p(1, kInputCoefficients);
   p << value, 0.3, -0.2, 0.1;
   return p;
 }
 
-TEST(PlainBatchC1, PolynomialEntriesGiveTheNumbersOfTheirOrders) {
-  HostedPrey in_place, as_orders;
-  exec::PlainBatch a, b;
-  a.resize(1, 1);
-  b.resize(1, 1);
+TEST_F(PlainBatchC1, PolynomialEntriesGiveTheNumbersOfTheirOrders) {
   Eigen::VectorXd y_a(1), dy_a(1), y_b(1), dy_b(1);
   for (int k = 0; k < 6; ++k) {
     const InputPolynomials u = cubic(0.5 + 0.1 * k);
@@ -73,11 +81,7 @@ TEST(PlainBatchC1, PolynomialEntriesGiveTheNumbersOfTheirOrders) {
   }
 }
 
-TEST(PlainBatchC1, AFailedStepIsReportedAsItsOrderReportsIt) {
-  HostedPrey in_place, as_orders;
-  exec::PlainBatch a, b;
-  a.resize(1, 1);
-  b.resize(1, 1);
+TEST_F(PlainBatchC1, AFailedStepIsReportedAsItsOrderReportsIt) {
   Eigen::VectorXd y_a = Eigen::VectorXd::Constant(1, 7.0), y_b = y_a;
   const InputPolynomials u = cubic(std::numeric_limits<double>::quiet_NaN());
   a.add_polynomial(0, 0.01, u, y_a);
@@ -87,15 +91,11 @@ TEST(PlainBatchC1, AFailedStepIsReportedAsItsOrderReportsIt) {
   EXPECT_FALSE(a[0].result.ok());
   EXPECT_EQ(a[0].result.status, b[0].result.status);
   EXPECT_EQ(a[0].result.reason, b[0].result.reason);
-  EXPECT_EQ(y_a(0), 7.0);  // a failed entry writes no outputs
+  EXPECT_EQ(y_a(0), 7.0);  // a failed step writes no outputs
   EXPECT_EQ(y_b(0), 7.0);
 }
 
-TEST(PlainBatchC1, EstimateEntriesGiveTheOperatorsOfTheirOrders) {
-  HostedPrey in_place, as_orders;
-  exec::PlainBatch a, b;
-  a.resize(1, 1);
-  b.resize(1, 1);
+TEST_F(PlainBatchC1, EstimateEntriesGiveTheOperatorsOfTheirOrders) {
   exec::Reply reply_a, reply_b;
   Eigen::VectorXd y(1);
   for (int k = 0; k < 6; ++k) {
@@ -125,6 +125,23 @@ TEST(PlainBatchC1, EstimateEntriesGiveTheOperatorsOfTheirOrders) {
       hosted->system->outputs(y);
     }
   }
+}
+
+TEST_F(PlainBatchC1, AFailedEstimateIsReportedAsItsOrderReportsIt) {
+  // an infinite step: the φ-functions of hA are not finite, update 2 fails naming why
+  exec::Reply reply_a, reply_b;
+  const Eigen::VectorXd u_now = Eigen::VectorXd::Constant(1, 0.4);
+  const double h = std::numeric_limits<double>::infinity();
+  a.add_estimate(0, u_now.data(), 1, h, reply_a);
+  b.add_estimate(0, u_now.data(), 1, h, reply_b);
+  exec::carry_out(in_place.host, a[0]);
+  carry_out_as_order(b, b, as_orders);
+  EXPECT_FALSE(reply_a.estimate_ok);
+  EXPECT_FALSE(reply_b.estimate_ok);
+  EXPECT_FALSE(a[0].result.ok());
+  EXPECT_EQ(a[0].result.reason, b[0].result.reason);
+  EXPECT_EQ(reply_a.result.reason, reply_b.result.reason);
+  EXPECT_NE(reply_a.result.reason.find("not finite"), std::string::npos) << reply_a.result.reason;
 }
 
 }  // namespace
