@@ -157,6 +157,33 @@ void PlainBatch::take_replies(const Batch& orders) {
   }
 }
 
+namespace {
+
+/// Reads d^order y / dt^order (order 0: the outputs) into out; a non-finite entry fails `result`,
+/// naming it — a non-finite output is the producing system's fault: said here, not where it is read.
+template <class Vector>  // a Map or a column, read in place
+[[gnu::always_inline]] inline bool read_checked(const System& system, int order, Vector&& out, StepResult& result) {
+  if (order == 0) {
+    system.outputs(out);
+  } else {
+    system.output_derivatives(order, out);
+  }
+  if (!all_finite(out)) result = system.non_finite_output(out, order);
+  return result.ok();
+}
+
+/// G_V, G_D (what update 3 reads, and what the protocol carries; P and R are in K_V, K_D), K_V, K_D
+/// into a reply.
+void assign_operators(Reply& into, const estimator::LinearResponse& response, const Eigen::VectorXd& constant_value,
+                      const Eigen::VectorXd& constant_derivative) {
+  assign(into.response.GV, response.GV);
+  assign(into.response.GD, response.GD);
+  assign(into.constant_value, constant_value);
+  assign(into.constant_derivative, constant_derivative);
+}
+
+}  // namespace
+
 void carry_out_c1(SystemHost& host, PlainBatch::Entry& entry) {
   if (entry.estimate != nullptr) {
     Reply& reply = *entry.estimate;
@@ -169,15 +196,9 @@ void carry_out_c1(SystemHost& host, PlainBatch::Entry& entry) {
   if (entry.restore) system.restore_state(host.snapshot);
   system.set_inputs(*entry.polynomials);
   StepResult result = entry.h > 0.0 ? system.do_step(entry.h) : StepResult{};  // h = 0: no step, as an order's
-  if (result.ok()) {  // the reads of carry_out(Order): a non-finite output fails the entry, naming it
-    const Eigen::Map<Eigen::VectorXd> y(entry.y, entry.outputs);
-    system.outputs(y);
-    if (!all_finite(y)) result = system.non_finite_output(y, 0);
-  }
-  if (result.ok() && entry.dy != nullptr) {
-    const Eigen::Map<Eigen::VectorXd> dy(entry.dy, entry.outputs);
-    system.output_derivatives(1, dy);
-    if (!all_finite(dy)) result = system.non_finite_output(dy, 1);
+  if (result.ok() && read_checked(system, 0, Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs), result) &&
+      entry.dy != nullptr) {
+    read_checked(system, 1, Eigen::Map<Eigen::VectorXd>(entry.dy, entry.outputs), result);
   }
   if (!result.ok() || !entry.result.ok()) entry.result = std::move(result);  // (a success holds no reason)
 }
@@ -190,14 +211,8 @@ bool read_back(SystemHost& host, const Order& order, Reply& reply) {
   System& system = *host.system;
   if (order.read_order >= 0) {
     reply.outputs.resize(system.output_count(), order.read_order + 1);
-    system.outputs(reply.outputs.col(0));
-    for (int k = 1; k <= order.read_order; ++k) system.output_derivatives(k, reply.outputs.col(k));
-    // a non-finite output is the producing system's fault: say so here, not where it is read
-    if (!all_finite(reply.outputs)) {
-      for (int k = 0; k <= order.read_order; ++k) {
-        reply.result = system.non_finite_output(reply.outputs.col(k), k);
-        if (!reply.result.ok()) return false;
-      }
+    for (int k = 0; k <= order.read_order; ++k) {
+      if (!read_checked(system, k, reply.outputs.col(k), reply.result)) return false;
     }
   }
   if (order.read_states) {
@@ -281,21 +296,14 @@ void estimator_updates(SystemHost& host, const double* u_now, Eigen::Index input
     reply.result = StepResult::failure(host.estimator->reason());
     return;
   }
-  // what update 3 reads (and what the protocol carries): G_V, G_D; P and R are in K_V, K_D
-  assign(reply.response.GV, host.estimator->response().GV);
-  assign(reply.response.GD, host.estimator->response().GD);
-  assign(reply.constant_value, host.estimator->constant_value());
-  assign(reply.constant_derivative, host.estimator->constant_derivative());
+  assign_operators(reply, host.estimator->response(), host.estimator->constant_value(),
+                   host.estimator->constant_derivative());
 }
 
 void take_estimate(const Reply& from, Reply& into) {
   into.result = from.result;
   into.estimate_ok = from.estimate_ok;
-  if (!from.estimate_ok) return;
-  assign(into.response.GV, from.response.GV);
-  assign(into.response.GD, from.response.GD);
-  assign(into.constant_value, from.constant_value);
-  assign(into.constant_derivative, from.constant_derivative);
+  if (from.estimate_ok) assign_operators(into, from.response, from.constant_value, from.constant_derivative);
 }
 
 void estimate_from(const Reply& reply, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,
