@@ -15,6 +15,8 @@
 
 #include <Eigen/Dense>
 
+#include "core/vector_view.hpp"
+
 namespace cosima::estimator {
 
 enum class ControlReconstruction : std::uint8_t { zoh, foh, flexible };
@@ -27,7 +29,7 @@ class ControlPart {
 
   void reset(Eigen::Index outputs, ControlReconstruction reconstruction);
   /// Records y_C at the communication point t (t strictly after the previous one).
-  void record(double t, const Eigen::Ref<const Eigen::VectorXd>& y_c);
+  void record(double t, ConstVectorView y_c);
   /// ŷ_C and ŷ'_C at t_last + h.
   void extrapolate(double h, Eigen::Ref<Eigen::VectorXd> value, Eigen::Ref<Eigen::VectorXd> derivative) const;
   /// Orders used by the last extrapolation (flexible: per output).
@@ -35,17 +37,28 @@ class ControlPart {
 
  private:
   static constexpr int kHistory = kMaxOrder + 2;  ///< the fit of order p, plus one sample to test it
-  /// Order-p polynomial through samples newest−offset−p … newest−offset, value and slope at t, for output i
-  /// (the slope 0 unless with_slope: the order selection needs values only).
-  [[nodiscard]] std::array<double, 2> polynomial_at(Eigen::Index i, int p, int offset, double t, bool with_slope) const;
-  /// polynomial_at at a compile-time order: its loops unroll.
+  /// The Lagrange basis through samples newest−offset … newest−offset−p at a time, and its slope.
+  struct Basis {
+    std::array<double, kMaxOrder + 1> value{}, slope{};
+  };
+  /// At a compile-time order, its loops unrolled; the slope only if Slope.
   template <int P, bool Slope>
-  [[nodiscard]] std::array<double, 2> lagrange_at(Eigen::Index i, int offset, double t) const;
+  void lagrange_basis(int offset, double t, Basis& basis) const;
+  /// Σ_a weights[a] · sample newest−offset−a of output i, a = 0 … P: the polynomial's value.
+  template <int P>
+  [[nodiscard]] double combine(const std::array<double, kMaxOrder + 1>& weights, Eigen::Index i, int offset) const;
+  /// Output i's extrapolation of order P at t, the basis computed unless known.
+  template <int P>
+  void extrapolate_output(Eigen::Index i, double t, bool& known, double& value, double& derivative) const;
+  /// The order of output i's extrapolation (−1: no sample yet).
+  [[nodiscard]] int order_of(Eigen::Index i) const;
 
   ControlReconstruction reconstruction_ = ControlReconstruction::flexible;
   std::array<double, kHistory> times_{};  ///< times_[0] newest
   Eigen::Matrix<double, Eigen::Dynamic, kHistory> samples_;
   int count_ = 0;
+  std::array<Basis, kMaxOrder + 1> fit_{};         ///< flexible: the order-p fit at times_[0], of order p
+  mutable std::array<Basis, kMaxOrder + 1> at_{};  ///< extrapolate's basis of each order
   mutable Eigen::VectorXi orders_;
 };
 

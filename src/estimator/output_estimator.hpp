@@ -29,7 +29,7 @@ class OutputEstimator {
   /// Sizes the workspaces for this system and forgets any history (start of a run, after a jump).
   virtual void reset(const System& system) = 0;
   /// Update 1 at the system's current time t_N; u_now are its inputs at t_N.
-  virtual void begin_step(System& system, const Eigen::Ref<const Eigen::VectorXd>& u_now) = 0;
+  virtual void begin_step(System& system, ConstVectorView u_now) = 0;
   /// Update 2 for a step of size h; the system is at t_N before and after. False with reason().
   virtual bool prepare(System& system, double h) = 0;
   [[nodiscard]] virtual const LinearResponse& response() const = 0;

@@ -34,7 +34,7 @@ void ProbeEstimator::reset(const System& system) {
   perturbed_.setZero(inputs, kInputCoefficients);
 }
 
-void ProbeEstimator::begin_step(System& /*system*/, const Eigen::Ref<const Eigen::VectorXd>& u_now) { u_now_ = u_now; }
+void ProbeEstimator::begin_step(System& /*system*/, ConstVectorView u_now) { u_now_ = u_now; }
 
 bool ProbeEstimator::probe(System& system, double h, const InputPolynomials& inputs, Eigen::VectorXd& y,
                            Eigen::VectorXd& dy) {

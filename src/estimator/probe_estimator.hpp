@@ -16,7 +16,7 @@ namespace cosima::estimator {
 class ProbeEstimator final : public OutputEstimator {
  public:
   void reset(const System& system) override;
-  void begin_step(System& system, const Eigen::Ref<const Eigen::VectorXd>& u_now) override;
+  void begin_step(System& system, ConstVectorView u_now) override;
   bool prepare(System& system, double h) override;
   [[nodiscard]] const LinearResponse& response() const override { return response_; }
   [[nodiscard]] const Eigen::VectorXd& constant_value() const override { return constant_value_; }

@@ -23,7 +23,7 @@ void StepEstimator::reset(const System& system) {
   constant_derivative_.setZero(system.output_count());
 }
 
-void StepEstimator::begin_step(System& system, const Eigen::Ref<const Eigen::VectorXd>& u_now) {
+void StepEstimator::begin_step(System& system, ConstVectorView u_now) {
   const Linearization& lin = system.linearize();
   // entrywise equal (exact reuse only); else all four are taken
   if (!(same(lin.A, lin_.A) && same(lin.B, lin_.B) && same(lin.C, lin_.C) && same(lin.D, lin_.D))) {

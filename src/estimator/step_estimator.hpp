@@ -42,7 +42,7 @@ class StepEstimator final : public OutputEstimator {
   /// Sizes the workspaces for this system and forgets the control history (start of a run).
   void reset(const System& system) override;
   /// Update 1 at the system's current time t_N; u_now are its inputs at t_N.
-  void begin_step(System& system, const Eigen::Ref<const Eigen::VectorXd>& u_now) override;
+  void begin_step(System& system, ConstVectorView u_now) override;
   /// Update 2 for a step of size h. False with reason() when the inverse Laplace failed.
   bool prepare(double h);
   bool prepare(System& /*system*/, double h) override { return prepare(h); }

@@ -86,7 +86,7 @@ PlainBatch::Entry& PlainBatch::next_entry(int system) {
   return entry;
 }
 
-void PlainBatch::add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+void PlainBatch::add(int system, double h, ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y) {
   Entry& entry = next_entry(system);
   entry.h = h;
   entry.u = u.data();

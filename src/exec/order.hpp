@@ -20,6 +20,7 @@
 #include <Eigen/Dense>
 
 #include "core/polynomial.hpp"
+#include "core/vector_view.hpp"
 #include "estimator/step_estimator.hpp"
 #include "model/modular_model.hpp"
 #include "system/system.hpp"
@@ -135,7 +136,7 @@ class PlainBatch {
   /// memory quadratic in their number.
   void resize(std::size_t entries, int systems);
   void clear() { count_ = 0; }
-  void add(int system, double h, Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y);
+  void add(int system, double h, ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y);
   /// An entry whose system steps by h > 0 with `inputs` (kept by the caller until the batch is
   /// carried out) and reports its outputs into y; set dy and restore on the entry returned.
   Entry& add_polynomial(int system, double h, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y);

@@ -44,10 +44,8 @@ const InputPolynomials& CouplingBuffers::zoh(const model::ModularModel& model, i
 }
 
 const InputPolynomials& CouplingBuffers::hermite(const model::ModularModel& model, int s, HermiteKind kind, double h,
-                                                 const Eigen::Ref<const Eigen::VectorXd>& v1,
-                                                 const Eigen::Ref<const Eigen::VectorXd>& d1,
-                                                 const Eigen::Ref<const Eigen::VectorXd>& v2,
-                                                 const Eigen::Ref<const Eigen::VectorXd>& d2) {
+                                                 ConstVectorView v1, ConstVectorView d1, ConstVectorView v2,
+                                                 ConstVectorView d2) {
   InputPolynomials& p = polynomials(s);
   const Eigen::Matrix4d& map = hermite_map_of(kind, h);
   const int offset = model.input_offset(s);

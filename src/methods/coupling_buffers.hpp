@@ -8,6 +8,7 @@
 
 #include "core/hermite.hpp"
 #include "core/polynomial.hpp"
+#include "core/vector_view.hpp"
 #include "exec/executor.hpp"
 #include "methods/sweep_plan.hpp"
 #include "model/modular_model.hpp"
@@ -34,10 +35,7 @@ class CouplingBuffers {
   /// inputs (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
   /// (Refs: a head or tail of a stacked vector is read in place, not copied.)
   const InputPolynomials& hermite(const model::ModularModel& model, int s, HermiteKind kind, double h,
-                                  const Eigen::Ref<const Eigen::VectorXd>& v1,
-                                  const Eigen::Ref<const Eigen::VectorXd>& d1,
-                                  const Eigen::Ref<const Eigen::VectorXd>& v2,
-                                  const Eigen::Ref<const Eigen::VectorXd>& d2);
+                                  ConstVectorView v1, ConstVectorView d1, ConstVectorView v2, ConstVectorView d2);
   /// An order for system s that hands over polynomials(s), its held inputs held (see below).
   exec::Order& order_with_inputs(const model::ModularModel& model, int s);
   /// polynomials(s) with its held inputs held, in place: what a PlainBatch entry hands over

@@ -48,7 +48,7 @@ void CouplingErrorMonitor::configure(const model::ModularModel& model, double t_
   tracked_ = true;
 }
 
-void CouplingErrorMonitor::set_start_outputs(const Eigen::Ref<const Eigen::VectorXd>& y) {
+void CouplingErrorMonitor::set_start_outputs(ConstVectorView y) {
   if (!tracked_) return;
   for (std::size_t c = 0; c < links_.size(); ++c)
     totals_[c].start = links_[c].scale * y(links_[c].output) + links_[c].offset;
@@ -108,10 +108,8 @@ CouplingErrorMonitor::Ends CouplingErrorMonitor::ends(const Totals& totals, doub
   return {.mean_square = (d0 * d0 + d0 * d1 + d1 * d1) * (1.0 / 3.0), .d0 = d0, .d1 = d1};  // δ linear over the step
 }
 
-double CouplingErrorMonitor::step_error(double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
-                                        const Eigen::Ref<const Eigen::VectorXd>& u_end,
-                                        const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite, double tol,
-                                        double atol) {
+double CouplingErrorMonitor::step_error(double h, ConstVectorView u_start, ConstVectorView u_end, ConstVectorView y_end,
+                                        bool hermite, double tol, double atol) {
   double worst = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t c = 0; c < links_.size(); ++c) {
     const Link& link = links_[c];
@@ -140,9 +138,8 @@ double CouplingErrorMonitor::step_error(double h, const Eigen::Ref<const Eigen::
   return worst;
 }
 
-void CouplingErrorMonitor::record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
-                                  const Eigen::Ref<const Eigen::VectorXd>& u_end,
-                                  const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite) {
+void CouplingErrorMonitor::record(double t, double h, ConstVectorView u_start, ConstVectorView u_end,
+                                  ConstVectorView y_end, bool hermite) {
   if (!tracked_) return;
   if (t + h >= next_window_at_) advance_window(t + h);
   const double* const u0 = u_start.data();

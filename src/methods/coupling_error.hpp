@@ -33,6 +33,7 @@
 
 #include <Eigen/Dense>
 
+#include "core/vector_view.hpp"
 #include "model/modular_model.hpp"
 
 namespace cosima::methods {
@@ -71,7 +72,7 @@ class CouplingErrorMonitor {
   [[nodiscard]] bool tracked() const { return tracked_; }
   void set_accuracy(const AccuracyOptions& options) { options_ = options; }
   /// ỹ at the coming step's start, when the method changed it since the last record().
-  void set_start_outputs(const Eigen::Ref<const Eigen::VectorXd>& y);
+  void set_start_outputs(ConstVectorView y);
   /// After a discontinuity: the outputs at the next step's start are right limits not recorded.
   void forget_start() {
     start_known_ = false;
@@ -79,13 +80,11 @@ class CouplingErrorMonitor {
   }
   /// An accepted step [t, t + h]: the stacked inputs at its start and end as the systems used them,
   /// and the stacked outputs at its end.
-  void record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
-              const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end) {
+  void record(double t, double h, ConstVectorView u_start, ConstVectorView u_end, ConstVectorView y_end) {
     record(t, h, u_start, u_end, y_end, false);
   }
   /// The same for inputs that were cubic Hermite interpolants between their values at the ends.
-  void record_hermite(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
-                      const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end) {
+  void record_hermite(double t, double h, ConstVectorView u_start, ConstVectorView u_end, ConstVectorView y_end) {
     record(t, h, u_start, u_end, y_end, true);
   }
   /// The normalized error of an attempted step [t, t + h] (methods/error_control.hpp): the largest
@@ -99,10 +98,8 @@ class CouplingErrorMonitor {
   /// largest |T(y)| seen, at the step's start and at the ends of every attempt (kept when the attempt is rejected, so
   /// that a signal rising from 0 is judged against the size it reached, not against 0). A connection with no weight (a
   /// signal still 0, no atol) is not judged; NaN when none is. Records no defect.
-  [[nodiscard]] double step_error(double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
-                                  const Eigen::Ref<const Eigen::VectorXd>& u_end,
-                                  const Eigen::Ref<const Eigen::VectorXd>& y_end, bool hermite, double tol,
-                                  double atol);
+  [[nodiscard]] double step_error(double h, ConstVectorView u_start, ConstVectorView u_end, ConstVectorView y_end,
+                                  bool hermite, double tol, double atol);
   /// max over connections of RMS/scale on the last recorded step (NaN before any); computed when asked.
   [[nodiscard]] double last_step() const;
   [[nodiscard]] CouplingErrorReport report(const model::ModularModel& model) const;
@@ -123,9 +120,7 @@ class CouplingErrorMonitor {
     double last = 0.0;               ///< the last step's mean square of δ
     std::array<double, 4> past{};    ///< the input's values at the last four communication points
   };
-  void record(double t, double h, const Eigen::Ref<const Eigen::VectorXd>& u_start,
-              const Eigen::Ref<const Eigen::VectorXd>& u_end, const Eigen::Ref<const Eigen::VectorXd>& y_end,
-              bool hermite);
+  void record(double t, double h, ConstVectorView u_start, ConstVectorView u_end, ConstVectorView y_end, bool hermite);
   /// δ at a step's ends (d0 = 0 when the start is not known) and its mean square, δ linear between.
   struct Ends {
     double mean_square, d0, d1;

@@ -102,9 +102,8 @@ bool Ifosmondi::failed(const model::ModularModel& model) {
   return false;
 }
 
-bool Ifosmondi::evaluate(model::ModularModel& model, HermiteKind kind, double h,
-                         const Eigen::Ref<const Eigen::VectorXd>& u_end,
-                         const Eigen::Ref<const Eigen::VectorXd>& du_end) {
+bool Ifosmondi::evaluate(model::ModularModel& model, HermiteKind kind, double h, ConstVectorView u_end,
+                         ConstVectorView du_end) {
   // the rollback systems integrate for real from their snapshot at t_N, all in one batch
   plain_.clear();
   for (int s = 0; s < model.system_count(); ++s) {

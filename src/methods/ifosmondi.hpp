@@ -91,8 +91,7 @@ class Ifosmondi final : public CouplingMethod {
   /// Restores every rollback system to t_N and integrates [t_N, t_N + h) with interface
   /// polynomials of `kind` ending at (u_end, du_end); estimates the others (COSTARICA). Reads
   /// ỹ, ỹ' at t_N + h. False (failure_) when a system failed.
-  bool evaluate(model::ModularModel& model, HermiteKind kind, double h, const Eigen::Ref<const Eigen::VectorXd>& u_end,
-                const Eigen::Ref<const Eigen::VectorXd>& du_end);
+  bool evaluate(model::ModularModel& model, HermiteKind kind, double h, ConstVectorView u_end, ConstVectorView du_end);
   /// Algorithm 2, last stage: the estimated systems integrate the converged step for real.
   /// Returns the largest gap between their estimated and real outputs, and marks in jumped_ the
   /// systems whose gap is a jump.

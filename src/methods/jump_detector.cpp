@@ -19,7 +19,7 @@ void JumpDetector::observe(const Eigen::VectorXd& values) {
   scale_ = scale_.cwiseMax(values.cwiseAbs());
 }
 
-void JumpDetector::observe_segment(const Eigen::Ref<const Eigen::VectorXd>& values, Eigen::Index offset) {
+void JumpDetector::observe_segment(ConstVectorView values, Eigen::Index offset) {
   if (offset + values.size() > scale_.size()) return;
   scale_.segment(offset, values.size()) = scale_.segment(offset, values.size()).cwiseMax(values.cwiseAbs());
 }
@@ -43,8 +43,7 @@ int JumpDetector::jumped(const Vector& u0, const Vector& du0, const Vector& u1, 
   return -1;
 }
 
-bool JumpDetector::estimate_jumped(const Eigen::Ref<const Eigen::VectorXd>& real,
-                                   const Eigen::Ref<const Eigen::VectorXd>& estimate, Eigen::Index offset) {
+bool JumpDetector::estimate_jumped(ConstVectorView real, ConstVectorView estimate, Eigen::Index offset) {
   if (!options_.enabled() || offset + real.size() > typical_gap_.size()) return false;
   bool jumped = false;
   for (Eigen::Index k = 0; k < real.size(); ++k) {

@@ -28,6 +28,8 @@
 // no C¹ constraint across it (restart_at_discontinuity in methods/coupling_buffers.hpp).
 #include <Eigen/Dense>
 
+#include "core/vector_view.hpp"
+
 namespace cosima::methods {
 
 struct JumpOptions {
@@ -42,7 +44,7 @@ struct JumpOptions {
 class JumpDetector {
  public:
   /// Any vector or segment of one, without a copy (the tests run on every macro-step).
-  using Vector = Eigen::Ref<const Eigen::VectorXd>;
+  using Vector = ConstVectorView;
 
   explicit JumpDetector(JumpOptions options = {}) : options_(options) {}
 
@@ -51,14 +53,13 @@ class JumpDetector {
   void reset(const Eigen::VectorXd& values);
   /// Widens the scales with accepted values (of signals [offset, offset + size)).
   void observe(const Eigen::VectorXd& values);
-  void observe_segment(const Eigen::Ref<const Eigen::VectorXd>& values, Eigen::Index offset);
+  void observe_segment(ConstVectorView values, Eigen::Index offset);
   /// The interface test over a step of h from (u0, du0) to (u1, du1): the first signal that jumped,
   /// −1 when none (or detection is off).
   [[nodiscard]] int jumped(const Vector& u0, const Vector& du0, const Vector& u1, const Vector& du1, double h) const;
   /// The estimate test on signals [offset, offset + size) after a step: whether a gap |real −
   /// estimate| is a jump; the others update the typical gaps.
-  bool estimate_jumped(const Eigen::Ref<const Eigen::VectorXd>& real, const Eigen::Ref<const Eigen::VectorXd>& estimate,
-                       Eigen::Index offset);
+  bool estimate_jumped(ConstVectorView real, ConstVectorView estimate, Eigen::Index offset);
   /// Whether a step of h at t is short enough to have located a jump inside it.
   [[nodiscard]] bool located(double t, double h) const;
 

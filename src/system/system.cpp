@@ -96,13 +96,13 @@ void System::set_inputs(const InputPolynomials& polynomials) {
   apply_inputs(polynomials);
 }
 
-void System::apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u) {
+void System::apply_constant_inputs(ConstVectorView u) {
   if (constant_inputs_.rows() != u.size()) constant_inputs_.setZero(u.size(), kInputCoefficients);
   constant_inputs_.col(0) = u;
   apply_inputs(constant_inputs_);
 }
 
-StepResult System::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
+StepResult System::integrate_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y) {
   apply_constant_inputs(u);
   StepResult result = integrate(h);
   if (result.ok()) outputs(y);
@@ -115,12 +115,12 @@ StepResult System::integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
   return result;
 }
 
-void System::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+void System::exchange_constant(ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y) {
   apply_constant_inputs(u);
   outputs(y);
 }
 
-StepResult System::non_finite_output(Eigen::Ref<const Eigen::VectorXd> values, int order) const {
+StepResult System::non_finite_output(ConstVectorView values, int order) const {
   for (Eigen::Index o = 0; o < values.size(); ++o) {
     if (std::isfinite(values(o))) continue;
     return StepResult::failure(fmt::format("{} '{}' is {} at t = {}",

@@ -44,6 +44,7 @@
 #include "core/position_index.hpp"
 #include "core/small_matrix.hpp"
 #include "core/tick_clock.hpp"
+#include "core/vector_view.hpp"
 #include "system/capability.hpp"
 #include "system/port.hpp"
 
@@ -195,16 +196,16 @@ class System {
   /// outputs, checked finite (a non-finite output fails the step, naming it). The same numbers as the
   /// three calls, without the polynomials: the explicit schemes' hot loop (exec/order.hpp, PlainBatch).
   /// u and y have input_count() and output_count() entries (not checked here: the caller sized them).
-  StepResult step_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y);
+  StepResult step_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y);
   /// set_inputs with u held constant and then its outputs, checked finite, without a step: a
   /// communication point settled along direct feedthrough (exec/order.hpp: a PlainBatch entry of h = 0).
-  StepResult settle_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y);
+  StepResult settle_constant(ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y);
   /// step_constant without setting the inputs: the system holds those it was last given (by
   /// settle_constant, with the same values).
   StepResult step_held(double h, Eigen::Ref<Eigen::VectorXd> y);
   /// The failure that names the first non-finite entry of `values`, the outputs (order 0) or their
   /// derivatives of `order` at time() — a non-finite output is the producing system's fault.
-  [[nodiscard]] StepResult non_finite_output(Eigen::Ref<const Eigen::VectorXd> values, int order) const;
+  [[nodiscard]] StepResult non_finite_output(ConstVectorView values, int order) const;
   /// d^order y / dt^order at time() (order ≥ 1).
   void output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
 
@@ -259,14 +260,14 @@ class System {
   [[nodiscard]] virtual int provided_output_derivative_order() const { return 0; }
   virtual void apply_inputs(const InputPolynomials& polynomials) = 0;
   /// Inputs held constant over the step; the default hands apply_inputs their constant polynomials.
-  virtual void apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u);
+  virtual void apply_constant_inputs(ConstVectorView u);
   /// step_constant's work, counted and timed by it: apply_constant_inputs, integrate and, when the
   /// step succeeded, outputs. A system may fuse them (fmi/v2/cs/fmi2_cs_system.hpp: three FMI calls in one scope).
-  virtual StepResult integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y);
+  virtual StepResult integrate_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y);
   /// step_held's work: integrate and, when the step succeeded, outputs. A system may fuse them.
   virtual StepResult integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y);
   /// settle_constant's work: apply_constant_inputs, then outputs. A system may fuse them.
-  virtual void exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y);
+  virtual void exchange_constant(ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y);
   virtual StepResult integrate(double h) = 0;
   virtual void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
   virtual StateId do_save_state(StateId overwrite);
@@ -318,7 +319,7 @@ StepResult System::counted(Work&& work) {
   return result;
 }
 
-inline StepResult System::step_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) {
+inline StepResult System::step_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y) {
   StepResult result = counted([&] { return integrate_constant(u, h, y); });
   if (result.ok() && !all_finite(y)) result = non_finite_output(y, 0);
   return result;  // one named result: returned in place, not moved
@@ -330,7 +331,7 @@ inline StepResult System::step_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
   return result;
 }
 
-inline StepResult System::settle_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+inline StepResult System::settle_constant(ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y) {
   exchange_constant(u, y);
   return all_finite(y) ? StepResult::success() : non_finite_output(y, 0);
 }

@@ -77,7 +77,8 @@ TEST(Integrators, ForwardEulerTakesOneStepPerCallByDefault) {
   const Eigen::VectorXd x0 = x;
   ASSERT_TRUE(euler->advance(StepRhs(model, u, 0.0), 0.0, 0.1, x).ok());
   Eigen::VectorXd dx(2);
-  model.derivatives(0.0, x0, Eigen::VectorXd::Constant(1, u(0, 0)), dx);
+  const Eigen::VectorXd u0 = Eigen::VectorXd::Constant(1, u(0, 0));
+  model.derivatives(0.0, x0, u0, dx);
   EXPECT_EQ(x, x0 + 0.1 * dx);
   EXPECT_EQ(euler->rhs_evaluations(), 1);
 }

@@ -170,7 +170,8 @@ TEST(BenchmarkModels, DeclaredFeedthroughMatchesTheOutputJacobian) {
   for (const auto& entry : models::catalog()) {
     const auto model = models::make_model(entry.name);
     Linearization lin;
-    finite_difference_jacobians(*model, 0.5, model->initial_state(), Eigen::VectorXd::Ones(model->input_count()), lin);
+    const Eigen::VectorXd ones = Eigen::VectorXd::Ones(model->input_count());
+    finite_difference_jacobians(*model, 0.5, model->initial_state(), ones, lin);
     for (int o = 0; o < model->output_count(); ++o) {
       for (int i = 0; i < model->input_count(); ++i) {
         if (lin.D(o, i) != 0.0) {

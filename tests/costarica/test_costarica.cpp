@@ -126,7 +126,8 @@ EstimatorErrors random_lti_errors(const estimator::EstimatorOptions& options, in
     system.set_inputs(now);
     estimator::StepEstimator estimator(options);
     estimator.reset(system);
-    estimator.begin_step(system, xi.col(0));
+    const Eigen::VectorXd u_now = xi.col(0);
+    estimator.begin_step(system, u_now);
     EXPECT_TRUE(estimator.prepare(h)) << estimator.reason();
     Eigen::VectorXd y(system.output_count()), dy(system.output_count());
     estimator.estimate(xi, y, dy);
@@ -226,8 +227,8 @@ TEST(Costarica, ControlPartReconstructions) {
   Eigen::VectorXd v(1), d(1);
   const double times[] = {0.0, 0.1, 0.25, 0.3, 0.5};
   for (double t : times) {
-    for (estimator::ControlPart* part : {&zoh, &foh, &flexible})
-      part->record(t, Eigen::VectorXd::Constant(1, quadratic(t)));
+    const Eigen::VectorXd sample = Eigen::VectorXd::Constant(1, quadratic(t));
+    for (estimator::ControlPart* part : {&zoh, &foh, &flexible}) part->record(t, sample);
   }
   zoh.extrapolate(0.2, v, d);
   EXPECT_DOUBLE_EQ(v(0), quadratic(0.5));  // eq. 13
@@ -244,8 +245,8 @@ TEST(Costarica, ControlPartReconstructions) {
   // a jump: no order predicted it, the flexible rule falls back to ZOH
   estimator::ControlPart jump;
   jump.reset(1, estimator::ControlReconstruction::flexible);
-  for (double t : {0.0, 1.0, 2.0}) jump.record(t, Eigen::VectorXd::Constant(1, 0.0));
-  jump.record(3.0, Eigen::VectorXd::Constant(1, 1000.0));
+  for (double t : {0.0, 1.0, 2.0}) jump.record(t, Eigen::VectorXd(Eigen::VectorXd::Constant(1, 0.0)));
+  jump.record(3.0, Eigen::VectorXd(Eigen::VectorXd::Constant(1, 1000.0)));
   jump.extrapolate(1.0, v, d);
   EXPECT_EQ(jump.orders()(0), 0);
   EXPECT_DOUBLE_EQ(v(0), 1000.0);
@@ -275,7 +276,7 @@ TEST(Costarica, ToughCaseEstimateIsTheZeroOrderHold) {
     for (int n = 0; n < 50; ++n) {
       system.outputs(y_n);
       system.state_derivatives(a);
-      estimator.begin_step(system, inputs.col(0));
+      estimator.begin_step(system, Eigen::VectorXd(inputs.col(0)));
       ASSERT_TRUE(estimator.prepare(h));
       estimator.estimate(inputs, y, dy);
       const double expected = affine ? y_n(0) + h * a(0) : y_n(0);
@@ -385,19 +386,21 @@ TEST(Costarica, TheJumpDetectorSeesJumpsAndNotResolvedOscillations) {
   const Eigen::VectorXd estimate = Eigen::VectorXd::Constant(1, 10.0);
   for (int step = 0; step < 20; ++step) {
     const double drift = 0.5 * (1.0 + 0.3 * std::sin(step));  // 5 % of the scale, varying
-    EXPECT_FALSE(gaps.estimate_jumped(estimate + Eigen::VectorXd::Constant(1, drift), estimate, 0)) << step;
+    const Eigen::VectorXd drifted = estimate + Eigen::VectorXd::Constant(1, drift);
+    EXPECT_FALSE(gaps.estimate_jumped(drifted, estimate, 0)) << step;
   }
   methods::JumpDetector exact;  // an exact estimator (gaps at round-off) and a jump of 2 % of the scale
   exact.reset(Eigen::VectorXd::Constant(1, 10.0));
-  EXPECT_FALSE(exact.estimate_jumped(estimate + Eigen::VectorXd::Constant(1, 1e-14), estimate, 0));
-  EXPECT_TRUE(exact.estimate_jumped(estimate + Eigen::VectorXd::Constant(1, 0.2), estimate, 0));
+  EXPECT_FALSE(exact.estimate_jumped(Eigen::VectorXd(estimate + Eigen::VectorXd::Constant(1, 1e-14)), estimate, 0));
+  EXPECT_TRUE(exact.estimate_jumped(Eigen::VectorXd(estimate + Eigen::VectorXd::Constant(1, 0.2)), estimate, 0));
   // location: a bisection on the values once a jump is suspected
   methods::JumpDetector locator;
   locator.reset(Eigen::VectorXd::Zero(1));
-  locator.suspect(0, Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 4.0), 1.0, 1.0);
+  const auto value = [](double v) { return Eigen::VectorXd(Eigen::VectorXd::Constant(1, v)); };
+  locator.suspect(0, value(0.0), value(4.0), 1.0, 1.0);
   EXPECT_TRUE(locator.locating());
-  EXPECT_EQ(locator.contains(Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 3.0)), 0);
-  EXPECT_EQ(locator.contains(Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, 1.0)), -1);
+  EXPECT_EQ(locator.contains(value(0.0), value(3.0)), 0);
+  EXPECT_EQ(locator.contains(value(0.0), value(1.0)), -1);
   EXPECT_EQ(locator.close_suspicion(), 1.0);
   EXPECT_FALSE(locator.locating());
 }

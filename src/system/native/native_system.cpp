@@ -68,7 +68,7 @@ const Eigen::VectorXd& NativeSystem::current_inputs() const {
   return u_;
 }
 
-void NativeSystem::set_state(double t, const Eigen::Ref<const Eigen::VectorXd>& x) {
+void NativeSystem::set_state(double t, ConstVectorView x) {
   ++state_version_;
   t_ = t;
   x_ = x;

@@ -85,7 +85,7 @@ class NativeSystem final : public System {
   /// Current input values u(time()).
   [[nodiscard]] const Eigen::VectorXd& current_inputs() const;
   /// Overwrites the state (used by the monolithic reference, which integrates all systems as one).
-  void set_state(double t, const Eigen::Ref<const Eigen::VectorXd>& x);
+  void set_state(double t, ConstVectorView x);
 
  protected:
   [[nodiscard]] CapabilitySet provided_capabilities() const override;

@@ -17,12 +17,13 @@
 
 #include <Eigen/Dense>
 
+#include "core/vector_view.hpp"
 #include "system/system.hpp"
 
 namespace cosima {
 
 using VectorRef = Eigen::Ref<Eigen::VectorXd>;
-using ConstVectorRef = Eigen::Ref<const Eigen::VectorXd>;
+using ConstVectorRef = ConstVectorView;  ///< core/vector_view.hpp: no fallback copy to free per call
 
 /// Why an event is handled (several causes may coincide).
 struct EventCause {

@@ -70,14 +70,13 @@ void Fmi2CsSystem::apply_inputs(const InputPolynomials& polynomials) {
   }
 }
 
-void Fmi2CsSystem::apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u) {
+void Fmi2CsSystem::apply_constant_inputs(ConstVectorView u) {
   if (input_derivatives_.held()) return System::apply_constant_inputs(u);  // zero the derivatives the FMU holds
   const ForeignCallScope in = fmu_.enter("fmi2SetXXX", t_);
   fmu_.set_inputs(u, Fmi2Instance::Inputs::all);
 }
 
-StepResult Fmi2CsSystem::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h,
-                                            Eigen::Ref<Eigen::VectorXd> y) {
+StepResult Fmi2CsSystem::integrate_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y) {
   if (!one_call_ports_ || input_derivatives_.held()) return System::integrate_constant(u, h, y);
   ForeignCallScope in = fmu_.enter("fmi2SetReal", t_);
   const fmi2Component c = fmu_.component();
@@ -92,7 +91,7 @@ StepResult Fmi2CsSystem::integrate_constant(Eigen::Ref<const Eigen::VectorXd> u,
   return result;  // one named result: returned in place, not moved
 }
 
-void Fmi2CsSystem::exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) {
+void Fmi2CsSystem::exchange_constant(ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y) {
   if (!one_call_ports_ || input_derivatives_.held()) {
     System::exchange_constant(u, y);
     return;

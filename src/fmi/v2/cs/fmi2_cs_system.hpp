@@ -62,12 +62,12 @@ class Fmi2CsSystem final : public System {
     return description().co_simulation->max_output_derivative_order;
   }
   void apply_inputs(const InputPolynomials& polynomials) override;
-  void apply_constant_inputs(Eigen::Ref<const Eigen::VectorXd> u) override;
+  void apply_constant_inputs(ConstVectorView u) override;
   StepResult integrate(double h) override;
   /// fmi2SetReal, fmi2DoStep, fmi2GetReal straight on the stacked vectors when every port is a Real
   /// in one batch (FmuInstance::inputs_as_one_real_batch), in one foreign-call scope.
-  StepResult integrate_constant(Eigen::Ref<const Eigen::VectorXd> u, double h, Eigen::Ref<Eigen::VectorXd> y) override;
-  void exchange_constant(Eigen::Ref<const Eigen::VectorXd> u, Eigen::Ref<Eigen::VectorXd> y) override;
+  StepResult integrate_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y) override;
+  void exchange_constant(ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y) override;
   StepResult integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) override;
   void compute_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const override;
   StateId do_save_state(StateId overwrite) override;
