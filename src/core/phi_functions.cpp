@@ -49,10 +49,10 @@ void product(Eigen::MatrixXd& out, const Eigen::MatrixXd& a, const Eigen::Matrix
 void add_scaled(double& out, double c, double x) { out += c * x; }
 void add_scaled(Eigen::MatrixXd& out, double c, const Eigen::MatrixXd& x) { out += c * x; }
 
-/// φ_0..φ_p(2^s Z) for the scaled Z with ‖Z‖₁ = norm ≤ 1 (the header's steps 2 and 3).
+/// φ_0..φ_p(2^s Z) for the scaled Z with ‖Z‖₁ = norm ≤ 1 (the header's steps 2 and 3), in phi[0..p]
+/// or next[0..p] (the squarings alternate between them): returns the one that holds them.
 template <class T>
-void scaled_taylor_and_squaring(const T& z, double norm, int squarings, std::vector<T>& phi, std::vector<T>& next) {
-  const int p = static_cast<int>(phi.size()) - 1;
+T* scaled_taylor_and_squaring(const T& z, double norm, int squarings, int p, T* phi, T* next) {
   const auto inverse_factorial = [](int j) { return kInverseFactorial[static_cast<std::size_t>(j)]; };
   // degree m: the first neglected term's bound ‖Z‖^{m+1}/(m+1+p)! under u/(2 p!) (the tail is at
   // most twice its first term for ‖Z‖ ≤ 1)
@@ -62,28 +62,29 @@ void scaled_taylor_and_squaring(const T& z, double norm, int squarings, std::vec
     ++m;
     bound *= norm / (m + 1 + p);
   }
-  auto& top = phi[static_cast<std::size_t>(p)];
-  auto& work = next[static_cast<std::size_t>(p)];
-  set_identity(top, inverse_factorial(m + p));  // Horner: φ_p = Σ_{i ≤ m} Z^i/(i+p)!
+  T* top = &phi[p];
+  T* work = &next[p];
+  set_identity(*top, inverse_factorial(m + p));  // Horner: φ_p = Σ_{i ≤ m} Z^i/(i+p)!
   for (int i = m - 1; i >= 0; --i) {
-    product(work, z, top);
-    add_identity(work, inverse_factorial(i + p));
+    product(*work, z, *top);
+    add_identity(*work, inverse_factorial(i + p));
     std::swap(top, work);
   }
+  if (top != &phi[p]) std::swap(phi[p], next[p]);
   for (int j = p - 1; j >= 0; --j) {  // φ_j = Z φ_{j+1} + I/j!
-    const auto at = static_cast<std::size_t>(j);
-    product(phi[at], z, phi[at + 1]);
-    add_identity(phi[at], inverse_factorial(j));
+    product(phi[j], z, phi[j + 1]);
+    add_identity(phi[j], inverse_factorial(j));
   }
   for (int squaring = 0; squaring < squarings; ++squaring) {  // the doubling formula (header, step 3)
     for (int k = 0; k <= p; ++k) {
-      auto& doubled = next[static_cast<std::size_t>(k)];
-      product(doubled, phi[0], phi[static_cast<std::size_t>(k)]);
-      for (int j = 1; j <= k; ++j) add_scaled(doubled, inverse_factorial(k - j), phi[static_cast<std::size_t>(j)]);
+      T& doubled = next[k];
+      product(doubled, phi[0], phi[k]);
+      for (int j = 1; j <= k; ++j) add_scaled(doubled, inverse_factorial(k - j), phi[j]);
       doubled *= kHalfPower[static_cast<std::size_t>(k)];
     }
     std::swap(phi, next);
   }
+  return phi;
 }
 
 }  // namespace
@@ -105,8 +106,6 @@ void PhiFunctions::compute(const Eigen::MatrixXd& A, double h, int max_order) {
     next_.resize(matrices);
     for (auto& phi : phi_) phi.resize(n, n);
     for (auto& next : next_) next.resize(n, n);
-    scalar_phi_.resize(n == 1 ? blocks : 0);
-    scalar_next_.resize(n == 1 ? blocks : 0);
   }
   if (n == 0) return;
   // ‖hA‖₁
@@ -119,14 +118,19 @@ void PhiFunctions::compute(const Eigen::MatrixXd& A, double h, int max_order) {
   if (norm > 1.0) std::frexp(norm, &squarings);
   const double scale = squarings == 0 ? h : std::ldexp(h, -squarings);
   const double scaled_norm = squarings == 0 ? norm : std::ldexp(norm, -squarings);
-  if (n == 1) {
-    scaled_taylor_and_squaring(scale * A(0, 0), scaled_norm, squarings, scalar_phi_, scalar_next_);
-    for (std::size_t j = 0; j < blocks; ++j) all_(0, static_cast<Eigen::Index>(j)) = scalar_phi_[j];
+  if (n == 1) {                                   // in scalars, on the stack
+    std::array<double, kMaxOrder + 1> phi, next;  // every entry read is written first
+    const double* result =
+        scaled_taylor_and_squaring(scale * A(0, 0), scaled_norm, squarings, max_order, phi.data(), next.data());
+    for (int j = 0; j <= max_order; ++j) all_.data()[j] = result[j];
     return;
   }
   z_.noalias() = scale * A;
-  scaled_taylor_and_squaring(z_, scaled_norm, squarings, phi_, next_);
-  for (std::size_t j = 0; j < blocks; ++j) all_.middleCols(static_cast<Eigen::Index>(j) * n, n) = phi_[j];
+  const Eigen::MatrixXd* result =
+      scaled_taylor_and_squaring(z_, scaled_norm, squarings, max_order, phi_.data(), next_.data());
+  for (std::size_t j = 0; j < blocks; ++j) {
+    all_.middleCols(static_cast<Eigen::Index>(j) * n, n) = result[static_cast<std::ptrdiff_t>(j)];
+  }
 }
 
 double PhiFunctions::monomial_scale(int k) const {

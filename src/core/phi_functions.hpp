@@ -40,8 +40,7 @@ class PhiFunctions {
   Eigen::Index n_ = 0;
   std::vector<Eigen::MatrixXd> phi_, next_;  ///< workspaces: φ_j, and the squaring's new values
   Eigen::MatrixXd z_;
-  std::vector<double> scalar_phi_, scalar_next_;  ///< the same for one state
-  Eigen::Index sized_n_ = -1;                     ///< the workspaces' size
+  Eigen::Index sized_n_ = -1;  ///< the workspaces' size
   std::size_t sized_blocks_ = 0;
   double h_ = 0.0;
 };

@@ -9,12 +9,14 @@
 //                             overflow with an integer division even when nothing changes.
 //   all_finite                one branch-free pass: Eigen's allFinite() evaluates (m − m) == (m − m).
 //   same / assign             entrywise equality (−0 == 0) and dst = src, as plain loops.
+//   fixed_view                a matrix's storage at a compile-time shape, for the above to unroll.
 //   SmallLu                   the partial-pivoting LU of a dense matrix: plain loops up to kFixedLu rows
 //                             (the 4 × 4 of MISSILES' eq. 53 for two one-output systems), bitwise
 //                             Eigen's; Eigen's dynamic PartialPivLU beyond.
 // None of them allocates once dst has its shape.
 #include <array>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 #include <Eigen/Dense>
@@ -70,6 +72,18 @@ inline void product(Dst& dst, const Lhs& a, const Rhs& b, bool accumulate, doubl
 }
 }  // namespace detail
 
+/// m's storage seen as a fixed-size Rows × Cols matrix (m has that shape: the caller checked). The
+/// operations of this header on it unroll, with no shape test left; the arithmetic is the same.
+template <int Rows, int Cols, class Matrix>
+inline auto fixed_view(Matrix& m) {
+  using Fixed = Eigen::Matrix<double, Rows, Cols>;
+  if constexpr (std::is_const_v<std::remove_pointer_t<decltype(m.data())>>) {
+    return Eigen::Map<const Fixed>(m.data());
+  } else {
+    return Eigen::Map<Fixed>(m.data());
+  }
+}
+
 /// Whether every entry of every matrix is finite, without a branch per entry: 0·x is ±0 for a
 /// finite x and NaN for an infinite or NaN one, so their sum is 0 exactly when all are finite.
 template <class... Matrices>
@@ -83,8 +97,8 @@ inline bool all_finite(const Matrices&... matrices) {
 }
 
 /// Same shape and entrywise equal (−0 == 0, NaN ≠ NaN).
-template <class Matrix>
-inline bool same(const Matrix& a, const Matrix& b) {
+template <class MatrixA, class MatrixB>
+inline bool same(const MatrixA& a, const MatrixB& b) {
   if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
   for (Eigen::Index i = 0; i < a.size(); ++i) {
     if (!(a.data()[i] == b.data()[i])) return false;
@@ -93,8 +107,8 @@ inline bool same(const Matrix& a, const Matrix& b) {
 }
 
 /// dst = src, without Eigen's assignment machinery once dst has src's shape.
-template <class Matrix>
-inline void assign(Matrix& dst, const Matrix& src) {
+template <class Dst, class Src>
+inline void assign(Dst&& dst, const Src& src) {
   ensure_shape(dst, src.rows(), src.cols());
   for (Eigen::Index i = 0; i < src.size(); ++i) dst.data()[i] = src.data()[i];
 }

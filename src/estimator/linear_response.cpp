@@ -47,7 +47,11 @@ bool LinearResponseBuilder::compute(const Linearization& lin, double h, LinearRe
   } else {
     stehfest(lin, h, out);
   }
-  const bool finite = all_finite(out.GV, out.GD, out.PV, out.PD, out.RV, out.RD);
+  const bool scalar = out.GV.size() == kInputCoefficients && out.PV.size() == 1;  // one state, input, output
+  const bool finite = scalar ? all_finite(fixed_view<1, kInputCoefficients>(out.GV),
+                                          fixed_view<1, kInputCoefficients>(out.GD), fixed_view<1, 1>(out.PV),
+                                          fixed_view<1, 1>(out.PD), fixed_view<1, 1>(out.RV), fixed_view<1, 1>(out.RD))
+                             : all_finite(out.GV, out.GD, out.PV, out.PD, out.RV, out.RD);
   if (!finite) {
     reason_ = fmt::format("{} inverse Laplace transform not finite at h = {}",
                           options_.method == InverseLaplace::exact ? "exact" : "Gaver–Stehfest", h);

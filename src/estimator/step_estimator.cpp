@@ -1,5 +1,7 @@
 #include "estimator/step_estimator.hpp"
 
+#include <limits>
+
 #include "core/small_matrix.hpp"
 
 namespace cosima::estimator {
@@ -11,9 +13,32 @@ void StepEstimator::require_capabilities(const System& system, std::string_view 
 
 StepEstimator::StepEstimator(EstimatorOptions options) : options_(options), builder_(options.response) {}
 
+namespace {
+
+/// The estimator's matrices as its products take them: as they are, or — for a system of one state,
+/// one input and one output (Scalar) — as 1 × 1 views of their storage (core/small_matrix.hpp).
+template <bool Scalar, class Matrix>
+decltype(auto) shaped(Matrix& m) {
+  if constexpr (Scalar) {
+    return fixed_view<1, 1>(m);
+  } else {
+    return (m);
+  }
+}
+
+bool is_scalar(const Linearization& lin) {
+  return lin.A.size() == 1 && lin.B.size() == 1 && lin.C.size() == 1 && lin.D.size() == 1;
+}
+
+}  // namespace
+
 void StepEstimator::reset(const System& system) {
   control_.reset(system.output_count(), options_.control);
   response_current_ = false;
+  scalar_ = system.state_count() == 1 && system.input_count() == 1 && system.output_count() == 1;
+  for (Eigen::MatrixXd* m : {&lin_.A, &lin_.B, &lin_.C, &lin_.D}) {  // unlike any linearization: taken at update 1
+    m->setConstant(scalar_ ? 1 : 0, scalar_ ? 1 : 0, std::numeric_limits<double>::quiet_NaN());
+  }
   x_.setZero(system.state_count());
   f_c_.setZero(system.state_count());
   y_c_.setZero(system.output_count());
@@ -25,25 +50,37 @@ void StepEstimator::reset(const System& system) {
 
 void StepEstimator::begin_step(System& system, ConstVectorView u_now) {
   const Linearization& lin = system.linearize();
+  scalar_step_ = scalar_ && is_scalar(lin);
+  if (scalar_step_) {
+    update_1<true>(system, lin, u_now);
+  } else {
+    update_1<false>(system, lin, u_now);
+  }
+}
+
+template <bool Scalar>
+void StepEstimator::update_1(System& system, const Linearization& lin, ConstVectorView u_now) {
+  const auto s = [](auto& m) -> decltype(auto) { return shaped<Scalar>(m); };
   // entrywise equal (exact reuse only); else all four are taken
-  if (!(same(lin.A, lin_.A) && same(lin.B, lin_.B) && same(lin.C, lin_.C) && same(lin.D, lin_.D))) {
-    assign(lin_.A, lin.A);
-    assign(lin_.B, lin.B);
-    assign(lin_.C, lin.C);
-    assign(lin_.D, lin.D);
+  if (!(same(s(lin.A), s(lin_.A)) && same(s(lin.B), s(lin_.B)) && same(s(lin.C), s(lin_.C)) &&
+        same(s(lin.D), s(lin_.D)))) {
+    assign(s(lin_.A), s(lin.A));
+    assign(s(lin_.B), s(lin.B));
+    assign(s(lin_.C), s(lin.C));
+    assign(s(lin_.D), s(lin.D));
     response_current_ = false;  // the operators of update 2 are for the previous A, B, C, D
   }
   system.states(x_);
-  f_c_.setZero();
+  s(f_c_).setZero();
   // the products below are of a few states and ports: plain sums (core/small_matrix.hpp)
   if (options_.affine_term) {
     system.state_derivatives(f_c_);
-    multiply_add(f_c_, lin_.A, x_, -1.0);  // f_C = f(t_N) − A x_N − B u_N
-    multiply_add(f_c_, lin_.B, u_now, -1.0);
+    multiply_add(s(f_c_), s(lin_.A), s(x_), -1.0);  // f_C = f(t_N) − A x_N − B u_N
+    multiply_add(s(f_c_), s(lin_.B), s(u_now), -1.0);
   }
   system.outputs(y_c_);
-  multiply_add(y_c_, lin_.C, x_, -1.0);  // eq. 12: y_C,N = y_N − C x_N − D u(t_N)
-  multiply_add(y_c_, lin_.D, u_now, -1.0);
+  multiply_add(s(y_c_), s(lin_.C), s(x_), -1.0);  // eq. 12: y_C,N = y_N − C x_N − D u(t_N)
+  multiply_add(s(y_c_), s(lin_.D), s(u_now), -1.0);
   control_.record(system.time(), y_c_);
 }
 
@@ -57,13 +94,23 @@ bool StepEstimator::prepare(double h) {
     response_h_ = h;
   }
   control_.extrapolate(h, control_value_, control_derivative_);
-  multiply(constant_value_, response_.PV, x_);
-  multiply_add(constant_value_, response_.RV, f_c_, 1.0);
-  constant_value_ += control_value_;
-  multiply(constant_derivative_, response_.PD, x_);
-  multiply_add(constant_derivative_, response_.RD, f_c_, 1.0);
-  constant_derivative_ += control_derivative_;
+  if (scalar_step_) {
+    constant_terms<true>();
+  } else {
+    constant_terms<false>();
+  }
   return true;
+}
+
+template <bool Scalar>
+void StepEstimator::constant_terms() {
+  const auto s = [](auto& m) -> decltype(auto) { return shaped<Scalar>(m); };
+  multiply(s(constant_value_), s(response_.PV), s(x_));
+  multiply_add(s(constant_value_), s(response_.RV), s(f_c_), 1.0);
+  s(constant_value_) += s(control_value_);
+  multiply(s(constant_derivative_), s(response_.PD), s(x_));
+  multiply_add(s(constant_derivative_), s(response_.RD), s(f_c_), 1.0);
+  s(constant_derivative_) += s(control_derivative_);
 }
 
 void StepEstimator::estimate(const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y,

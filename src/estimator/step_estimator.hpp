@@ -56,8 +56,17 @@ class StepEstimator final : public OutputEstimator {
   [[nodiscard]] const EstimatorOptions& options() const { return options_; }
 
  private:
+  /// Update 1 and update 2's constant terms, for a system of one state, one input and one output
+  /// (Scalar: fixed-size views of the same storage, step_estimator.cpp) or of any size.
+  template <bool Scalar>
+  void update_1(System& system, const Linearization& lin, ConstVectorView u_now);
+  template <bool Scalar>
+  void constant_terms();
+
   EstimatorOptions options_;
   LinearResponseBuilder builder_;
+  bool scalar_ = false;       ///< one state, one input, one output (reset)
+  bool scalar_step_ = false;  ///< and a 1 × 1 linearization at this step's update 1
   LinearResponse response_;
   bool response_current_ = false;  ///< response_ is for lin_ (unchanged since it was computed)
   double response_h_ = 0.0;        ///< and for this step

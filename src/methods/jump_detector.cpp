@@ -21,12 +21,8 @@ void JumpDetector::observe(const Eigen::VectorXd& values) {
 
 void JumpDetector::observe_segment(ConstVectorView values, Eigen::Index offset) {
   if (offset + values.size() > scale_.size()) return;
-  scale_.segment(offset, values.size()) = scale_.segment(offset, values.size()).cwiseMax(values.cwiseAbs());
-}
-
-double JumpDetector::floor(Eigen::Index signal, double value) const {
-  const double seen = signal < scale_.size() ? scale_(signal) : 0.0;
-  return options_.tolerance * std::max(seen, std::abs(value));
+  double* scale = scale_.data() + offset;  // once per step and system: a plain loop
+  for (Eigen::Index k = 0; k < values.size(); ++k) scale[k] = std::max(scale[k], std::abs(values(k)));
 }
 
 int JumpDetector::jumped(const Vector& u0, const Vector& du0, const Vector& u1, const Vector& du1, double h) const {

@@ -26,6 +26,9 @@
 //
 // Either way the interface values fed by the system restart from its outputs after the jump, with
 // no C¹ constraint across it (restart_at_discontinuity in methods/coupling_buffers.hpp).
+#include <algorithm>
+#include <cmath>
+
 #include <Eigen/Dense>
 
 #include "core/vector_view.hpp"
@@ -79,7 +82,10 @@ class JumpDetector {
   double close_suspicion();
 
  private:
-  [[nodiscard]] double floor(Eigen::Index signal, double value) const;
+  [[nodiscard]] double floor(Eigen::Index signal, double value) const {
+    const double seen = signal < scale_.size() ? scale_(signal) : 0.0;
+    return options_.tolerance * std::max(seen, std::abs(value));
+  }
 
   struct Suspicion {
     int signal = -1;     ///< −1: none open

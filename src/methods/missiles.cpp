@@ -65,7 +65,7 @@ void Missiles::initialize(model::ModularModel& model, double t_start) {
   estimated_jumps_ = 0;
   buffers_.batch.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    if (model.system(s).input_count() > 0) buffers_.batch.order(s).configure_estimator = options_.estimator;
+    if (model.input_count(s) > 0) buffers_.batch.order(s).configure_estimator = options_.estimator;
   }
   executor().execute(buffers_.batch);
   plain_.resize(static_cast<std::size_t>(model.system_count()), model.system_count());
@@ -80,7 +80,7 @@ void Missiles::initialize(model::ModularModel& model, double t_start) {
   control_.configure(options_.control, 4.0, options_.dt);  // the Hermite interpolation error: O(h⁴)
   can_redo_ = true;
   for (int s = 0; s < model.system_count(); ++s) {
-    if (model.system(s).input_count() == 0 && !model.system(s).has(Capability::rollback)) can_redo_ = false;
+    if (model.input_count(s) == 0 && !model.system(s).has(Capability::rollback)) can_redo_ = false;
   }
 }
 
@@ -103,7 +103,7 @@ void Missiles::assemble_system(const model::ModularModel& model, int s, const Ei
   const exec::Reply& estimator = estimate_of(model, s);  // COSTARICA updates 1–2 of this step
   const estimator::LinearResponse& response = estimator.response;
   const int out_offset = model.output_offset(s), in_offset = model.input_offset(s);
-  const int outputs = model.system(s).output_count(), inputs = model.system(s).input_count();
+  const int outputs = model.output_count(s), inputs = model.input_count(s);
   double* value_rows = rhs_.data() + out_offset;  // K_V, K_D; or, with no inputs, the real outputs at t_N + h
   double* derivative_rows = rhs_.data() + n_out + out_offset;
   const bool integrated = inputs == 0;
@@ -194,7 +194,7 @@ void Missiles::estimate(model::ModularModel& model, double h, bool first, bool k
   buffers_.batch.clear();
   estimators_.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    const int inputs = model.system(s).input_count();
+    const int inputs = model.input_count(s);
     if (inputs > 0) {
       const double* u_now = first ? u_start_.data() + model.input_offset(s) : nullptr;  // update 1 once per t_N
       estimators_.add_estimate(s, u_now, inputs, h, estimates_[static_cast<std::size_t>(s)]);
@@ -211,7 +211,7 @@ void Missiles::estimate(model::ModularModel& model, double h, bool first, bool k
 }
 
 const exec::Reply& Missiles::estimate_of(const model::ModularModel& model, int s) const {
-  return model.system(s).input_count() == 0 ? buffers_.batch.reply(s) : estimates_[static_cast<std::size_t>(s)];
+  return model.input_count(s) == 0 ? buffers_.batch.reply(s) : estimates_[static_cast<std::size_t>(s)];
 }
 
 bool Missiles::stopped(const StepResult& result, const System& system, double t, StepReport& report) {
@@ -235,8 +235,8 @@ std::string Missiles::solve_interface(model::ModularModel& model, HermiteKind ki
   const int n_out = model.total_outputs();
   assemble(model, kind, h);
   if (!solve()) return fmt::format("missiles: the linear system of eq. 53 is singular at t = {} (h = {})", t, h);
-  buffers_.y = solution_.head(n_out);
-  dy_ = solution_.tail(n_out);
+  assign(buffers_.y, solution_.head(n_out));  // plain copies of a few values (core/small_matrix.hpp)
+  assign(dy_, solution_.tail(n_out));
   model.dispatch(buffers_.y, u_end_);
   model.dispatch_derivatives(dy_, du_end_);
   return {};
@@ -245,13 +245,13 @@ std::string Missiles::solve_interface(model::ModularModel& model, HermiteKind ki
 void Missiles::integrate(model::ModularModel& model, HermiteKind kind, double h) {
   // one real integration per system with inputs, all in one batch; the systems without inputs are
   // exact in buffers_.y already
-  y_real_ = buffers_.y;
+  assign(y_real_, buffers_.y);
   plain_.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    if (model.system(s).input_count() == 0) continue;
+    if (model.input_count(s) == 0) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end_, du_end_);
     plain_.add_polynomial(s, h, buffers_.held_polynomials(model, s),
-                          y_real_.segment(model.output_offset(s), model.system(s).output_count()));
+                          y_real_.segment(model.output_offset(s), model.output_count(s)));
   }
   executor().execute(plain_);
 }
@@ -264,7 +264,7 @@ double Missiles::solve_within_tolerance(model::ModularModel& model, double t, do
     report.h = h;
     // a real integration that failed throws; one whose system asked to stop ends the step
     for (int s = 0; s < model.system_count(); ++s) {
-      if (model.system(s).input_count() == 0 && stopped(buffers_.batch.reply(s).result, model.system(s), t, report)) {
+      if (model.input_count(s) == 0 && stopped(buffers_.batch.reply(s).result, model.system(s), t, report)) {
         return 0.0;
       }
     }
@@ -297,7 +297,7 @@ StepReport Missiles::step(model::ModularModel& model, double t, double h_max) {
   for (std::size_t i = 0; i < plain_.size(); ++i) {
     const int s = plain_[i].system;
     if (stopped(plain_[i].result, model.system(s), t, report)) return report;
-    const int offset = model.output_offset(s), count = model.system(s).output_count();
+    const int offset = model.output_offset(s), count = model.output_count(s);
     const auto real = y_real_.segment(offset, count);
     const auto estimate = buffers_.y.segment(offset, count);
     report.estimate_gap = std::max(report.estimate_gap, (real - estimate).lpNorm<Eigen::Infinity>());
@@ -315,8 +315,8 @@ StepReport Missiles::step(model::ModularModel& model, double t, double h_max) {
     report.at_step_floor = control_.at_floor();
   }
   coupling_error_.record_hermite(t, h, u_start_, u_end_, y_real_);
-  u_start_ = u_end_;  // C¹ inputs: the next step starts where this one ended
-  du_start_ = du_end_;
+  assign(u_start_, u_end_);  // C¹ inputs: the next step starts where this one ended
+  assign(du_start_, du_end_);
   first_step_ = false;
   if (any_jump) {  // what a jumped system feeds restarts from its real outputs at t + h
     ++estimated_jumps_;

@@ -80,6 +80,9 @@ class ModularModel {
   [[nodiscard]] int total_outputs() const { return output_offsets_.back(); }
   [[nodiscard]] int input_offset(int system) const { return input_offsets_[static_cast<std::size_t>(system)]; }
   [[nodiscard]] int output_offset(int system) const { return output_offsets_[static_cast<std::size_t>(system)]; }
+  /// A system's input and output counts, from the offsets (no call into the system).
+  [[nodiscard]] int input_count(int system) const { return input_offset(system + 1) - input_offset(system); }
+  [[nodiscard]] int output_count(int system) const { return output_offset(system + 1) - output_offset(system); }
   /// For each global input, the global output that drives it, or -1 for a constant.
   [[nodiscard]] const std::vector<int>& input_sources() const { return input_sources_; }
   /// The value of each constant input (entries of connected inputs are unused).

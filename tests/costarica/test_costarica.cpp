@@ -180,6 +180,45 @@ TEST(Costarica, OneStateOperatorsMatchTheGeneralPath) {
   }
 }
 
+TEST(Costarica, ScalarEstimatorMatchesTheGeneralPathBitwise) {
+  // StepEstimator takes 1 × 1 views for a system of one state, one input and one output: compare it
+  // with the same system given a second output (the general path), whose first output it shares.
+  std::mt19937 rng(20261128);
+  auto one_output = std::make_unique<RandomLti>(1, 1, 1, rng, 0.0);
+  auto two_outputs = std::make_unique<RandomLti>(1, 1, 2, rng, 0.0);
+  two_outputs->A = one_output->A;
+  two_outputs->B = one_output->B;
+  two_outputs->C.row(0) = one_output->C.row(0);
+  two_outputs->D.row(0) = one_output->D.row(0);
+  two_outputs->e = one_output->e;
+  two_outputs->c(0) = one_output->c(0);
+  two_outputs->x0 = one_output->x0;
+  NativeSystem scalar("scalar", std::move(one_output), make_integrator("dopri5", {}));
+  NativeSystem general("general", std::move(two_outputs), make_integrator("dopri5", {}));
+  estimator::StepEstimator scalar_estimator, general_estimator;
+  for (NativeSystem* system : {&scalar, &general}) system->initialize(0.0);
+  scalar_estimator.reset(scalar);
+  general_estimator.reset(general);
+  for (int step = 0; step < 6; ++step) {  // the control part's orders 0 … 2 come into play
+    const double h = 0.1 + 0.05 * step, u = std::sin(step);
+    const Eigen::VectorXd u_now = Eigen::VectorXd::Constant(1, u);
+    InputPolynomials held = InputPolynomials::Zero(1, kInputCoefficients);
+    held(0, 0) = u;
+    for (NativeSystem* system : {&scalar, &general}) system->set_inputs(held);
+    scalar_estimator.begin_step(scalar, u_now);
+    general_estimator.begin_step(general, u_now);
+    ASSERT_TRUE(scalar_estimator.prepare(h));
+    ASSERT_TRUE(general_estimator.prepare(h));
+    EXPECT_EQ(scalar_estimator.constant_value()(0), general_estimator.constant_value()(0)) << step;
+    EXPECT_EQ(scalar_estimator.constant_derivative()(0), general_estimator.constant_derivative()(0)) << step;
+    for (int k = 0; k < kInputCoefficients; ++k) {
+      EXPECT_EQ(scalar_estimator.response().GV(0, k), general_estimator.response().GV(0, k)) << step;
+      EXPECT_EQ(scalar_estimator.response().GD(0, k), general_estimator.response().GD(0, k)) << step;
+    }
+    for (NativeSystem* system : {&scalar, &general}) ASSERT_TRUE(system->do_step(h).ok());
+  }
+}
+
 TEST(Costarica, StehfestEstimatorAccuracyIsMeasured) {
   // The seed's numerical inversion: Gaver–Stehfest (N terms) and Richardson derivatives (eq. 42,
   // η = 0.2 h). Gaver–Stehfest is accurate for smooth, non-oscillating responses and known to be
