@@ -50,8 +50,9 @@ void CouplingErrorMonitor::configure(const model::ModularModel& model, double t_
 
 void CouplingErrorMonitor::set_start_outputs(ConstVectorView y) {
   if (!tracked_) return;
-  for (std::size_t c = 0; c < links_.size(); ++c)
-    totals_[c].start = links_[c].scale * y(links_[c].output) + links_[c].offset;
+  const Link* const links = links_.data();  // once per step: plain pointers, as record()
+  Totals* const all = totals_.data();
+  for (std::size_t c = 0; c < links_.size(); ++c) all[c].start = links[c].scale * y[links[c].output] + links[c].offset;
   start_known_ = true;
 }
 
@@ -100,12 +101,6 @@ std::pair<double, double> CouplingErrorMonitor::interior(Totals& totals, double 
   const double h4 = h * h * h * h;
   const double rms = fourth * h4 / (24.0 * std::sqrt(630.0));
   return {rms * rms, fourth * h4 / 384.0};
-}
-
-CouplingErrorMonitor::Ends CouplingErrorMonitor::ends(const Totals& totals, double u0, double u1, double y1) const {
-  const double d1 = u1 - y1;
-  const double d0 = start_known_ ? u0 - totals.start : 0.0;
-  return {.mean_square = (d0 * d0 + d0 * d1 + d1 * d1) * (1.0 / 3.0), .d0 = d0, .d1 = d1};  // δ linear over the step
 }
 
 double CouplingErrorMonitor::step_error(double h, ConstVectorView u_start, ConstVectorView u_end, ConstVectorView y_end,

@@ -138,12 +138,12 @@ void ExplicitCoupling::settle_plain(model::ModularModel& model, double t) {
       for (std::size_t i = 0; i < batch.size(); ++i) settled_[static_cast<std::size_t>(batch[i].system)] = held ? 1 : 0;
     }
   };
-  mark(false);  // until a sweep sets the inputs the step will use
   const auto run = [&](exec::PlainBatch& batch) {
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) throw_if_failed(batch[i].result, model.system(batch[i].system), t);
   };
   if (!buffers_.settle_plan.cyclic) {  // settle_in_order: each stage from the outputs so far, exact in one pass
+    mark(false);                       // until the stages set the inputs the step will use
     for (exec::PlainBatch& stage : settle_batches_) {
       for (std::size_t i = 0; i < stage.size(); ++i) model.dispatch_to(stage[i].system, buffers_.y, buffers_.u);
       run(stage);
@@ -152,13 +152,14 @@ void ExplicitCoupling::settle_plain(model::ModularModel& model, double t) {
     mark(true);
     return;
   }
+  bool held = false;  // the last sweep's outputs gave the inputs it set
   for (int sweep = 1; sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // as settle_communication_point
     run(settle_batches_[0]);
-    const bool changed = inputs_lag_outputs(model, buffers_);
-    mark(!changed);  // else the inputs move on below
-    if (!changed) break;
-    model.dispatch(buffers_.y, buffers_.u);
+    held = !inputs_lag_outputs(model, buffers_);
+    if (held) break;
+    model.dispatch(buffers_.y, buffers_.u);  // else the inputs move on
   }
+  mark(held);
 }
 
 void ExplicitCoupling::build_inputs(const model::ModularModel& model, int s, double h, double h_actual,
