@@ -39,10 +39,16 @@ LinearResponseBuilder::LinearResponseBuilder(LinearResponseOptions options) : op
 }
 
 bool LinearResponseBuilder::compute(const Linearization& lin, double h, LinearResponse& out) {
-  ensure_shape(out.GV, lin.C.rows(), kInputCoefficients * lin.B.cols());
-  ensure_shape(out.GD, lin.C.rows(), kInputCoefficients * lin.B.cols());
-  for (Eigen::MatrixXd* m : {&out.PV, &out.PD, &out.RV, &out.RD}) ensure_shape(*m, lin.C.rows(), lin.A.rows());
-  if (options_.method == InverseLaplace::exact) {
+  const Eigen::Index n_out = lin.C.rows(), n_st = lin.A.rows(), n_in = lin.B.cols();
+  ensure_shape(out.GV, n_out, kInputCoefficients * n_in);
+  ensure_shape(out.GD, n_out, kInputCoefficients * n_in);
+  ensure_shape(out.PV, n_out, n_st);
+  ensure_shape(out.PD, n_out, n_st);
+  ensure_shape(out.RV, n_out, n_st);
+  ensure_shape(out.RD, n_out, n_st);
+  if (options_.method == InverseLaplace::exact && n_st == 1) {
+    exact_one_state(lin, h, out);
+  } else if (options_.method == InverseLaplace::exact) {
     exact(lin, h, out);
   } else {
     stehfest(lin, h, out);
@@ -62,10 +68,6 @@ bool LinearResponseBuilder::compute(const Linearization& lin, double h, LinearRe
 void LinearResponseBuilder::exact(const Linearization& lin, double h, LinearResponse& out) {
   // Four products (core/small_matrix.hpp), the rest plain sums; workspaces kept: no allocation once sized.
   const Eigen::Index n_out = lin.C.rows(), n_st = lin.A.rows(), n_in = lin.B.cols();
-  if (n_st == 1) {
-    exact_one_state(lin, h, out);
-    return;
-  }
   multiply(c_a_, lin.C, lin.A);  // the _D terms: y' = C A x + C B u + C f_C + D u'
   multiply(c_b_, lin.C, lin.B);
   if (n_st > 0) {

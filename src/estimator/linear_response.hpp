@@ -54,6 +54,8 @@ class LinearResponseBuilder {
   [[nodiscard]] const LinearResponseOptions& options() const { return options_; }
 
  private:
+  /// The exact operators of seed 000 §3 from the φ-functions of hA (any n_st; compute() takes
+  /// exact_one_state for n_st = 1).
   void exact(const Linearization& lin, double h, LinearResponse& out);
   /// exact() for n_st = 1: the φ_j(hA) are scalars, the products scalings (same operations, same order).
   void exact_one_state(const Linearization& lin, double h, LinearResponse& out);

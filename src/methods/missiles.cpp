@@ -74,12 +74,18 @@ void Missiles::initialize(model::ModularModel& model, double t_start) {
   const Eigen::Index unknowns = 2 * static_cast<Eigen::Index>(model.total_outputs());
   rhs_.setZero(unknowns);
   solution_.setZero(unknowns);
+  if (dense()) {  // the assembled matrix and the one factorized last trade places (solve)
+    dense_.setZero(unknowns, unknowns);
+    factorized_dense_.setZero(unknowns, unknowns);
+  }
   first_step_ = true;
   pattern_analyzed_ = false;
   factorized_ = false;
   control_.configure(options_.control, 4.0, options_.dt);  // the Hermite interpolation error: O(h⁴)
   can_redo_ = true;
+  input_free_ = false;
   for (int s = 0; s < model.system_count(); ++s) {
+    input_free_ = input_free_ || model.input_count(s) == 0;
     if (model.input_count(s) == 0 && !model.system(s).has(Capability::rollback)) can_redo_ = false;
   }
 }
@@ -158,8 +164,8 @@ bool Missiles::solve() {
   // factorization is reused: exact, no approximation.
   if (dense()) {
     if (!factorized_ || !same(dense_, factorized_dense_)) {
-      dense_lu_.compute(dense_);  // a singular matrix shows as a non-finite solution
-      assign(factorized_dense_, dense_);
+      dense_lu_.compute(dense_);       // a singular matrix shows as a non-finite solution
+      factorized_dense_.swap(dense_);  // kept to compare; the next assemble() fills dense_ afresh
       factorized_ = true;
     }
     dense_lu_.solve(rhs_, solution_);
@@ -206,7 +212,7 @@ void Missiles::estimate(model::ModularModel& model, double h, bool first, bool k
     order.step = h;
     order.read_order = 1;
   }
-  if (!buffers_.batch.active().empty()) executor().execute(buffers_.batch);
+  if (input_free_) executor().execute(buffers_.batch);
   if (estimators_.size() > 0) executor().execute(estimators_);
 }
 
@@ -264,7 +270,8 @@ double Missiles::solve_within_tolerance(model::ModularModel& model, double t, do
     report.h = h;
     // a real integration that failed throws; one whose system asked to stop ends the step
     for (int s = 0; s < model.system_count(); ++s) {
-      if (model.input_count(s) == 0 && stopped(buffers_.batch.reply(s).result, model.system(s), t, report)) {
+      const StepResult& result = buffers_.batch.reply(s).result;
+      if (model.input_count(s) == 0 && !result.ok() && stopped(result, model.system(s), t, report)) {
         return 0.0;
       }
     }
@@ -296,7 +303,7 @@ StepReport Missiles::step(model::ModularModel& model, double t, double h_max) {
   bool any_jump = false;
   for (std::size_t i = 0; i < plain_.size(); ++i) {
     const int s = plain_[i].system;
-    if (stopped(plain_[i].result, model.system(s), t, report)) return report;
+    if (!plain_[i].result.ok() && stopped(plain_[i].result, model.system(s), t, report)) return report;
     const int offset = model.output_offset(s), count = model.output_count(s);
     const auto real = y_real_.segment(offset, count);
     const auto estimate = buffers_.y.segment(offset, count);

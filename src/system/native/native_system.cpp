@@ -58,13 +58,10 @@ void NativeSystem::exit_initialization() {
   integrator_->reset();
 }
 
-const Eigen::VectorXd& NativeSystem::current_inputs() const {
-  const double offset = t_ - input_origin_;
-  if (u_version_ != inputs_version_ || std::bit_cast<std::uint64_t>(offset) != u_offset_bits_) {
-    evaluate_polynomials(inputs_, offset, 0, u_);
-    u_offset_bits_ = std::bit_cast<std::uint64_t>(offset);
-    u_version_ = inputs_version_;
-  }
+const Eigen::VectorXd& NativeSystem::evaluate_inputs(double offset) const {
+  evaluate_polynomials(inputs_, offset, 0, u_);
+  u_offset_bits_ = std::bit_cast<std::uint64_t>(offset);
+  u_version_ = inputs_version_;
   return u_;
 }
 

@@ -9,6 +9,7 @@
 // or the step end, stopping earlier at a state or step event; the model handles the event (event
 // iteration), x is re-initialised, the integrator restarts; the macro-step ends where the master
 // asked. More than max_events_per_step events in one macro-step is chattering: an error.
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -83,7 +84,11 @@ class NativeSystem final : public System {
   /// The state x(time()) (also without Capability::state_access).
   [[nodiscard]] const Eigen::VectorXd& current_state() const { return x_; }
   /// Current input values u(time()).
-  [[nodiscard]] const Eigen::VectorXd& current_inputs() const;
+  [[nodiscard]] const Eigen::VectorXd& current_inputs() const {
+    const double offset = t_ - input_origin_;  // read several times per time: the check inline
+    if (u_version_ == inputs_version_ && std::bit_cast<std::uint64_t>(offset) == u_offset_bits_) return u_;
+    return evaluate_inputs(offset);
+  }
   /// Overwrites the state (used by the monolithic reference, which integrates all systems as one).
   void set_state(double t, ConstVectorView x);
 
@@ -118,6 +123,8 @@ class NativeSystem final : public System {
   void add_output_time_slope(Eigen::Ref<Eigen::VectorXd> dy) const;
   /// Whether `next`, from time() on, is the function of time the inputs already were.
   [[nodiscard]] bool inputs_continue(const InputPolynomials& next) const;
+  /// u_ at offset from the inputs' origin, its version and offset recorded.
+  const Eigen::VectorXd& evaluate_inputs(double offset) const;
   /// Handles an event at t_; a failure or the model's request to terminate as a StepResult.
   StepResult handle_event(const EventCause& cause, int& events_in_step, double t_step, double t_end);
 
