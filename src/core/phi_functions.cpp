@@ -101,7 +101,7 @@ void PhiFunctions::compute(const Eigen::MatrixXd& A, double h, int max_order) {
   if (sized_n_ != n || sized_blocks_ != blocks) {  // workspaces sized once per system
     sized_n_ = n;
     sized_blocks_ = blocks;
-    const std::size_t matrices = n > 1 ? blocks : 0;  // one state: the scalar ones
+    const std::size_t matrices = n > 1 ? blocks : 0;  // one state: scalars on the stack (below)
     phi_.resize(matrices);
     next_.resize(matrices);
     for (auto& phi : phi_) phi.resize(n, n);

@@ -76,6 +76,7 @@ inline void product(Dst& dst, const Lhs& a, const Rhs& b, bool accumulate, doubl
 /// operations of this header on it unroll, with no shape test left; the arithmetic is the same.
 template <int Rows, int Cols, class Matrix>
 inline auto fixed_view(Matrix& m) {
+  eigen_assert(m.rows() == Rows && m.cols() == Cols && "fixed_view: the matrix has another shape");
   using Fixed = Eigen::Matrix<double, Rows, Cols>;
   if constexpr (std::is_const_v<std::remove_pointer_t<decltype(m.data())>>) {
     return Eigen::Map<const Fixed>(m.data());

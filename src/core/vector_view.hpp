@@ -14,7 +14,9 @@ class ConstVectorView : public Eigen::Map<const Eigen::VectorXd> {
   using Base = Eigen::Map<const Eigen::VectorXd>;
 
  public:
-  /// Binds a vector expression with contiguous storage: VectorXd, a segment or column, a Map, a Ref.
+  /// Binds a vector expression with contiguous storage: VectorXd, a segment, a column of a
+  /// column-major matrix, a Map, a Ref. An expression, or a column of a row-major matrix (such as
+  /// InputPolynomials), does not compile: name a VectorXd of it.
   template <class Derived>
   ConstVectorView(const Eigen::DenseBase<Derived>& v)  // NOLINT(google-explicit-constructor): binds as Ref does
       : Base(v.derived().data(), v.size()) {

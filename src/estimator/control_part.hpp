@@ -57,7 +57,7 @@ class ControlPart {
   std::array<double, kHistory> times_{};  ///< times_[0] newest
   Eigen::Matrix<double, Eigen::Dynamic, kHistory> samples_;
   int count_ = 0;
-  std::array<Basis, kMaxOrder + 1> fit_{};         ///< flexible: the order-p fit at times_[0], of order p
+  std::array<Basis, kMaxOrder + 1> fit_{};  ///< flexible: fit_[p], order p through the older samples, at times_[0]
   mutable std::array<Basis, kMaxOrder + 1> at_{};  ///< extrapolate's basis of each order
   mutable Eigen::VectorXi orders_;
 };

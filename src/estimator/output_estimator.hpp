@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/vector_view.hpp"
 #include "estimator/linear_response.hpp"
 #include "system/system.hpp"
 

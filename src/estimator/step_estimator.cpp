@@ -50,8 +50,10 @@ void StepEstimator::reset(const System& system) {
 
 void StepEstimator::begin_step(System& system, ConstVectorView u_now) {
   const Linearization& lin = system.linearize();
-  scalar_step_ = scalar_ && is_scalar(lin);
-  if (scalar_step_) {
+  // lin_ is 1 × 1 while scalar_ holds (reset, then the scalar updates); a system whose linearization
+  // is not 1 × 1 after all goes the general way from then on
+  scalar_ = scalar_ && is_scalar(lin);
+  if (scalar_) {
     update_1<true>(system, lin, u_now);
   } else {
     update_1<false>(system, lin, u_now);
@@ -94,7 +96,7 @@ bool StepEstimator::prepare(double h) {
     response_h_ = h;
   }
   control_.extrapolate(h, control_value_, control_derivative_);
-  if (scalar_step_) {
+  if (scalar_) {
     constant_terms<true>();
   } else {
     constant_terms<false>();

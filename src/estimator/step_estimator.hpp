@@ -39,7 +39,8 @@ class StepEstimator final : public OutputEstimator {
 
   explicit StepEstimator(EstimatorOptions options = {});
 
-  /// Sizes the workspaces for this system and forgets the control history (start of a run).
+  /// Sizes the workspaces for this system and forgets the control history and the linearization
+  /// (start of a run, a restart): begin_step comes next.
   void reset(const System& system) override;
   /// Update 1 at the system's current time t_N; u_now are its inputs at t_N.
   void begin_step(System& system, ConstVectorView u_now) override;
@@ -54,6 +55,8 @@ class StepEstimator final : public OutputEstimator {
   [[nodiscard]] const Eigen::VectorXd& constant_derivative() const override { return constant_derivative_; }
   [[nodiscard]] const std::string& reason() const override { return builder_.reason(); }
   [[nodiscard]] const EstimatorOptions& options() const { return options_; }
+  /// Whether the updates take the 1 × 1 path (one state, input and output; step_estimator.cpp).
+  [[nodiscard]] bool scalar() const { return scalar_; }
 
  private:
   /// Update 1 and update 2's constant terms, for a system of one state, one input and one output
@@ -65,8 +68,7 @@ class StepEstimator final : public OutputEstimator {
 
   EstimatorOptions options_;
   LinearResponseBuilder builder_;
-  bool scalar_ = false;       ///< one state, one input, one output (reset)
-  bool scalar_step_ = false;  ///< and a 1 × 1 linearization at this step's update 1
+  bool scalar_ = false;  ///< one state, one input, one output, and a 1 × 1 linearization so far
   LinearResponse response_;
   bool response_current_ = false;  ///< response_ is for lin_ (unchanged since it was computed)
   double response_h_ = 0.0;        ///< and for this step

@@ -289,7 +289,7 @@ void estimator_updates(SystemHost& host, const double* u_now, Eigen::Index input
   System& system = *host.system;
   reply.estimate_ok = true;
   if (!host.estimator) throw Error(fmt::format("system '{}': no estimator configured", system.name()));
-  if (u_now != nullptr) host.estimator->begin_step(system, Eigen::Map<const Eigen::VectorXd>(u_now, inputs));
+  if (u_now != nullptr) host.estimator->begin_step(system, ConstVectorView(u_now, inputs));
   if (!(h > 0.0)) return;  // as an order of estimate_h ≤ 0 or NaN
   reply.estimate_ok = host.estimator->prepare(system, h);
   if (!reply.estimate_ok) {

@@ -33,7 +33,7 @@ class CouplingBuffers {
   const InputPolynomials& zoh(const model::ModularModel& model, int s);
   /// Builds polynomials(s): interface polynomials on [0, h] from the constraints of system s's
   /// inputs (slices of the stacked vectors; see core/hermite.hpp for which ones `kind` uses).
-  /// (Refs: a head or tail of a stacked vector is read in place, not copied.)
+  /// (Views: a head or tail of a stacked vector is read in place, not copied.)
   const InputPolynomials& hermite(const model::ModularModel& model, int s, HermiteKind kind, double h,
                                   ConstVectorView v1, ConstVectorView d1, ConstVectorView v2, ConstVectorView d2);
   /// An order for system s that hands over polynomials(s), its held inputs held (see below).

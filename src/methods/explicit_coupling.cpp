@@ -153,11 +153,16 @@ void ExplicitCoupling::settle_plain(model::ModularModel& model, double t) {
     return;
   }
   bool held = false;  // the last sweep's outputs gave the inputs it set
-  for (int sweep = 1; sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // as settle_communication_point
-    run(settle_batches_[0]);
-    held = !inputs_lag_outputs(model, buffers_);
-    if (held) break;
-    model.dispatch(buffers_.y, buffers_.u);  // else the inputs move on
+  try {
+    for (int sweep = 1; sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // as settle_communication_point
+      run(settle_batches_[0]);
+      held = !inputs_lag_outputs(model, buffers_);
+      if (held) break;
+      model.dispatch(buffers_.y, buffers_.u);  // else the inputs move on
+    }
+  } catch (...) {
+    mark(false);  // a failed sweep leaves no system marked as holding its inputs
+    throw;
   }
   mark(held);
 }

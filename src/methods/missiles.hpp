@@ -101,7 +101,7 @@ class Missiles final : public CouplingMethod {
   Eigen::VectorXd rhs_, solution_, dy_;
   Eigen::VectorXd y_real_;  ///< the real outputs at the step's end (coupling error)
   std::vector<Eigen::Triplet<double>> triplets_;
-  Eigen::MatrixXd dense_;
+  Eigen::MatrixXd dense_;  ///< assembled; after solve() it may hold an older matrix (swapped), refilled by assemble()
   Eigen::MatrixXd factorized_dense_;  ///< the matrix of the kept dense factorization
   SmallLu dense_lu_;
   Eigen::SparseMatrix<double> sparse_;

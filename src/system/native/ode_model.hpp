@@ -23,7 +23,9 @@
 namespace cosima {
 
 using VectorRef = Eigen::Ref<Eigen::VectorXd>;
-using ConstVectorRef = ConstVectorView;  ///< core/vector_view.hpp: no fallback copy to free per call
+/// Read-only x and u: a view of contiguous storage (core/vector_view.hpp), not an Eigen::Ref; pass a
+/// VectorXd, a segment or a Map, and name a VectorXd of an expression.
+using ConstVectorRef = ConstVectorView;
 
 /// Why an event is handled (several causes may coincide).
 struct EventCause {
