@@ -137,8 +137,8 @@ class PlainBatch {
   void resize(std::size_t entries, int systems);
   void clear() { count_ = 0; }
   void add(int system, double h, ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y);
-  /// An entry whose system steps by h > 0 with `inputs` (kept by the caller until the batch is
-  /// carried out) and reports its outputs into y; set dy and restore on the entry returned.
+  /// An entry whose system steps by h with `inputs` (kept by the caller until the batch is carried
+  /// out; h = 0: no step) and reports its outputs into y; set dy and restore on the entry returned.
   Entry& add_polynomial(int system, double h, const InputPolynomials& inputs, Eigen::Ref<Eigen::VectorXd> y);
   /// An entry of the estimator's update 1 with inputs u_now (nullptr: none; `inputs` entries, kept
   /// by the caller) and update 2 for h, into `into`.

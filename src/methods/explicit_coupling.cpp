@@ -142,26 +142,23 @@ void ExplicitCoupling::settle_plain(model::ModularModel& model, double t) {
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) throw_if_failed(batch[i].result, model.system(batch[i].system), t);
   };
-  if (!buffers_.settle_plan.cyclic) {  // settle_in_order: each stage from the outputs so far, exact in one pass
-    mark(false);                       // until the stages set the inputs the step will use
-    for (exec::PlainBatch& stage : settle_batches_) {
-      for (std::size_t i = 0; i < stage.size(); ++i) model.dispatch_to(stage[i].system, buffers_.y, buffers_.u);
-      run(stage);
-    }
-    model.dispatch(buffers_.y, buffers_.u);  // the same inputs for the settled systems: their sources come first
-    mark(true);
-    return;
-  }
-  bool held = false;  // the last sweep's outputs gave the inputs it set
+  bool held = false;  // the systems hold the inputs that their settled outputs give
   try {
-    for (int sweep = 1; sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // as settle_communication_point
-      run(settle_batches_[0]);
+    if (!buffers_.settle_plan.cyclic) {  // settle_in_order: each stage from the outputs so far, exact in one pass
+      for (exec::PlainBatch& stage : settle_batches_) {
+        for (std::size_t i = 0; i < stage.size(); ++i) model.dispatch_to(stage[i].system, buffers_.y, buffers_.u);
+        run(stage);
+      }
+      model.dispatch(buffers_.y, buffers_.u);  // the same inputs for the settled systems: their sources come first
+      held = true;
+    }
+    for (int sweep = 1; !held && sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // a loop: sweeps
+      run(settle_batches_[0]);  // as settle_communication_point
       held = !inputs_lag_outputs(model, buffers_);
-      if (held) break;
-      model.dispatch(buffers_.y, buffers_.u);  // else the inputs move on
+      if (!held) model.dispatch(buffers_.y, buffers_.u);  // the inputs move on
     }
   } catch (...) {
-    mark(false);  // a failed sweep leaves no system marked as holding its inputs
+    mark(false);  // a failed settling leaves no system marked as holding its inputs
     throw;
   }
   mark(held);

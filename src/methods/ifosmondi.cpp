@@ -109,7 +109,7 @@ bool Ifosmondi::evaluate(model::ModularModel& model, HermiteKind kind, double h,
   for (int s = 0; s < model.system_count(); ++s) {
     if (estimated(s)) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end);
-    const int offset = model.output_offset(s), count = model.system(s).output_count();
+    const int offset = model.output_offset(s), count = model.output_count(s);
     exec::PlainBatch::Entry& entry =
         plain_.add_polynomial(s, h, buffers_.held_polynomials(model, s), y_trial_.segment(offset, count));
     entry.dy = dy_trial_.data() + offset;
@@ -126,7 +126,7 @@ bool Ifosmondi::evaluate(model::ModularModel& model, HermiteKind kind, double h,
   // the others are estimated (COSTARICA update 3)
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
-    const int offset = model.output_offset(s), count = model.system(s).output_count();
+    const int offset = model.output_offset(s), count = model.output_count(s);
     exec::estimate_from(estimates_[static_cast<std::size_t>(s)],
                         buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end, du_end),
                         buffers_.y.segment(offset, count), dy_.segment(offset, count));
@@ -153,10 +153,10 @@ double Ifosmondi::integrate_estimated(model::ModularModel& model, HermiteKind ki
     const exec::Reply& reply = buffers_.batch.reply(s);
     throw_if_failed(reply.result, model.system(s), t);  // no rollback: the step cannot be retried
     const int offset = model.output_offset(s);
-    const auto estimate = buffers_.y.segment(offset, model.system(s).output_count());
+    const auto estimate = buffers_.y.segment(offset, model.output_count(s));
     const double system_gap = (reply.outputs.col(0) - estimate).lpNorm<Eigen::Infinity>();
     gap = std::isnan(gap) ? system_gap : std::max(gap, system_gap);
-    y_real_.segment(offset, model.system(s).output_count()) = reply.outputs.col(0);
+    y_real_.segment(offset, model.output_count(s)) = reply.outputs.col(0);
     if (output_jumps_.estimate_jumped(reply.outputs.col(0), estimate, offset)) jumped_[static_cast<std::size_t>(s)] = 1;
     output_jumps_.observe_segment(reply.outputs.col(0), offset);
   }
@@ -169,7 +169,7 @@ bool Ifosmondi::prepare_estimators(const model::ModularModel& model, double h, c
   for (int s = 0; s < model.system_count(); ++s) {
     if (!estimated(s)) continue;
     const double* u = u_now != nullptr ? u_now->data() + model.input_offset(s) : nullptr;
-    estimators_.add_estimate(s, u, model.system(s).input_count(), h, estimates_[static_cast<std::size_t>(s)]);
+    estimators_.add_estimate(s, u, model.input_count(s), h, estimates_[static_cast<std::size_t>(s)]);
   }
   if (estimators_.size() == 0) return true;
   executor().execute(estimators_);

@@ -83,9 +83,7 @@ void Missiles::initialize(model::ModularModel& model, double t_start) {
   factorized_ = false;
   control_.configure(options_.control, 4.0, options_.dt);  // the Hermite interpolation error: O(h⁴)
   can_redo_ = true;
-  input_free_ = false;
   for (int s = 0; s < model.system_count(); ++s) {
-    input_free_ = input_free_ || model.input_count(s) == 0;
     if (model.input_count(s) == 0 && !model.system(s).has(Capability::rollback)) can_redo_ = false;
   }
 }
@@ -199,6 +197,7 @@ void Missiles::estimate(model::ModularModel& model, double h, bool first, bool k
   // COSTARICA updates 1–2 on every system with inputs, where it lives; the others integrate the step
   buffers_.batch.clear();
   estimators_.clear();
+  bool integrations = false;  // some system has no inputs
   for (int s = 0; s < model.system_count(); ++s) {
     const int inputs = model.input_count(s);
     if (inputs > 0) {
@@ -206,13 +205,14 @@ void Missiles::estimate(model::ModularModel& model, double h, bool first, bool k
       estimators_.add_estimate(s, u_now, inputs, h, estimates_[static_cast<std::size_t>(s)]);
       continue;
     }
+    integrations = true;
     exec::Order& order = buffers_.batch.order(s);
     order.restore = !first;
     order.save = first && keep_snapshot;
     order.step = h;
     order.read_order = 1;
   }
-  if (input_free_) executor().execute(buffers_.batch);
+  if (integrations) executor().execute(buffers_.batch);
   if (estimators_.size() > 0) executor().execute(estimators_);
 }
 
@@ -221,6 +221,7 @@ const exec::Reply& Missiles::estimate_of(const model::ModularModel& model, int s
 }
 
 bool Missiles::stopped(const StepResult& result, const System& system, double t, StepReport& report) {
+  if (result.ok()) return false;
   if (result.status != StepResult::Status::terminated) {
     throw_if_failed(result, system, t);
     return false;
@@ -270,8 +271,7 @@ double Missiles::solve_within_tolerance(model::ModularModel& model, double t, do
     report.h = h;
     // a real integration that failed throws; one whose system asked to stop ends the step
     for (int s = 0; s < model.system_count(); ++s) {
-      const StepResult& result = buffers_.batch.reply(s).result;
-      if (model.input_count(s) == 0 && !result.ok() && stopped(result, model.system(s), t, report)) {
+      if (model.input_count(s) == 0 && stopped(buffers_.batch.reply(s).result, model.system(s), t, report)) {
         return 0.0;
       }
     }
@@ -303,7 +303,7 @@ StepReport Missiles::step(model::ModularModel& model, double t, double h_max) {
   bool any_jump = false;
   for (std::size_t i = 0; i < plain_.size(); ++i) {
     const int s = plain_[i].system;
-    if (!plain_[i].result.ok() && stopped(plain_[i].result, model.system(s), t, report)) return report;
+    if (stopped(plain_[i].result, model.system(s), t, report)) return report;
     const int offset = model.output_offset(s), count = model.output_count(s);
     const auto real = y_real_.segment(offset, count);
     const auto estimate = buffers_.y.segment(offset, count);

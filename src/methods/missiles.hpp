@@ -117,7 +117,6 @@ class Missiles final : public CouplingMethod {
   ErrorControl control_;
   double trial_error_ = 0.0;  ///< the kept step's error on the estimated interface
   bool can_redo_ = false;     ///< every system without inputs has rollback (a rejected step can be redone)
-  bool input_free_ = false;   ///< some system has no inputs (it integrates in step 1's batch of orders)
 };
 
 }  // namespace cosima::methods

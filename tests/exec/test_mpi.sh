@@ -13,14 +13,17 @@ mpirun=(mpirun --oversubscribe -n 3)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 cd "$work" || exit 1
 
-identical() {  # identical NAME SCENARIO -- cosima run options...
-  local name=$1 scenario=$2
-  shift 3
+same_as_sequential() {  # same_as_sequential EXECUTOR NAME SCENARIO -- cosima run options...
+  local executor=$1 name=$2 scenario=$3 out=${1%%:*}.csv  # mpi.csv, processes.csv
+  shift 4
+  local launch=()
+  [ "$executor" = mpi ] && launch=("${mpirun[@]}")
   "$cosima" run "$scenario" "$@" --out seq.csv --quiet >"$work/out" 2>&1 || { echo "FAIL $name (sequential):"; cat "$work/out"; failures=$((failures + 1)); return; }
-  timeout 120 "${mpirun[@]}" "$cosima" run "$scenario" "$@" --executor mpi --out mpi.csv --quiet >"$work/out" 2>&1 \
-    || { echo "FAIL $name (mpi):"; cat "$work/out"; failures=$((failures + 1)); return; }
-  if cmp -s seq.csv mpi.csv; then echo "ok   $name"; else echo "FAIL $name: results differ"; failures=$((failures + 1)); fi
+  timeout 120 "${launch[@]}" "$cosima" run "$scenario" "$@" --executor "$executor" --out "$out" --quiet >"$work/out" 2>&1 \
+    || { echo "FAIL $name ($executor):"; cat "$work/out"; failures=$((failures + 1)); return; }
+  if cmp -s seq.csv "$out"; then echo "ok   $name"; else echo "FAIL $name: results differ"; failures=$((failures + 1)); fi
 }
+identical() { same_as_sequential mpi "$@"; }  # identical NAME SCENARIO -- options: under MPI
 
 for method in jacobi gauss-seidel ifosmondi-jfm missiles; do
   identical "chain-$method" "$examples/oscillator_chain_8.json" -- --method "$method"
@@ -36,14 +39,7 @@ identical b3-fmus-variables "$examples/b3_lotka_volterra_fmu.json" -- --stop 0.5
 
 # the processes executor speaks orders too: the C¹ methods' plain entries (polynomial inputs,
 # estimator updates) reach it through PlainBatch::to_orders
-processes_identical() {  # processes_identical NAME SCENARIO -- cosima run options...
-  local name=$1 scenario=$2
-  shift 3
-  "$cosima" run "$scenario" "$@" --out seq.csv --quiet >"$work/out" 2>&1 || { echo "FAIL $name (sequential):"; cat "$work/out"; failures=$((failures + 1)); return; }
-  timeout 120 "$cosima" run "$scenario" "$@" --executor processes:2 --out proc.csv --quiet >"$work/out" 2>&1 \
-    || { echo "FAIL $name (processes):"; cat "$work/out"; failures=$((failures + 1)); return; }
-  if cmp -s seq.csv proc.csv; then echo "ok   $name"; else echo "FAIL $name: results differ"; failures=$((failures + 1)); fi
-}
+processes_identical() { same_as_sequential processes:2 "$@"; }
 processes_identical processes-ring-missiles "$examples/oscillator_ring_8.json" -- --method missiles
 processes_identical processes-ring-jfm "$examples/oscillator_ring_8.json" -- --method ifosmondi-jfm
 processes_identical processes-ring-hybrid-costarica "$examples/oscillator_ring_8.json" -- --method ifosmondi-jfm \
