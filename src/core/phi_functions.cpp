@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -13,8 +14,9 @@
 namespace cosima {
 namespace {
 
-constexpr int kMaxOrder = 20;  ///< max_order accepted (the estimators use 4)
-constexpr int kMaxTerms = 40;  ///< Taylor terms beyond the first; ‖Z‖₁ ≤ 1 needs at most ~20
+constexpr int kMaxOrder = 20;      ///< max_order accepted (the estimators use 4)
+constexpr int kUnrolledOrder = 4;  ///< the estimators' order: its one-state path unrolls
+constexpr int kMaxTerms = 40;      ///< Taylor terms beyond the first; ‖Z‖₁ ≤ 1 needs at most ~20
 
 constexpr std::array<double, kMaxOrder + kMaxTerms + 1> kInverseFactorial = [] {
   std::array<double, kMaxOrder + kMaxTerms + 1> table{};
@@ -50,9 +52,11 @@ void add_scaled(double& out, double c, double x) { out += c * x; }
 void add_scaled(Eigen::MatrixXd& out, double c, const Eigen::MatrixXd& x) { out += c * x; }
 
 /// φ_0..φ_p(2^s Z) for the scaled Z with ‖Z‖₁ = norm ≤ 1 (the header's steps 2 and 3), in phi[0..p]
-/// or next[0..p] (the squarings alternate between them): returns the one that holds them.
-template <class T>
-T* scaled_taylor_and_squaring(const T& z, double norm, int squarings, int p, T* phi, T* next) {
+/// or next[0..p] (the squarings alternate between them): returns the one that holds them. Order is
+/// int, or std::integral_constant for an order known at compile time (its loops unroll; same operations).
+template <class T, class Order>
+T* scaled_taylor_and_squaring(const T& z, double norm, int squarings, Order order, T* phi, T* next) {
+  const int p = order;
   const auto inverse_factorial = [](int j) { return kInverseFactorial[static_cast<std::size_t>(j)]; };
   // degree m: the first neglected term's bound ‖Z‖^{m+1}/(m+1+p)! under u/(2 p!) (the tail is at
   // most twice its first term for ‖Z‖ ≤ 1)
@@ -87,6 +91,15 @@ T* scaled_taylor_and_squaring(const T& z, double norm, int squarings, int p, T* 
   return phi;
 }
 
+/// One state: φ_0..φ_p(2^s z) as scalars on the stack, into out[0..p].
+template <class Order>
+void scalar_phi(double z, double norm, int squarings, Order order, double* out) {
+  std::array<double, kMaxOrder + 1> phi, next;  // every entry read is written first
+  const double* result = scaled_taylor_and_squaring(z, norm, squarings, order, phi.data(), next.data());
+  const int p = order;
+  for (int j = 0; j <= p; ++j) out[j] = result[j];
+}
+
 }  // namespace
 
 void PhiFunctions::compute(const Eigen::MatrixXd& A, double h, int max_order) {
@@ -118,11 +131,12 @@ void PhiFunctions::compute(const Eigen::MatrixXd& A, double h, int max_order) {
   if (norm > 1.0) std::frexp(norm, &squarings);
   const double scale = squarings == 0 ? h : std::ldexp(h, -squarings);
   const double scaled_norm = squarings == 0 ? norm : std::ldexp(norm, -squarings);
-  if (n == 1) {                                   // in scalars, on the stack
-    std::array<double, kMaxOrder + 1> phi, next;  // every entry read is written first
-    const double* result =
-        scaled_taylor_and_squaring(scale * A(0, 0), scaled_norm, squarings, max_order, phi.data(), next.data());
-    for (int j = 0; j <= max_order; ++j) all_.data()[j] = result[j];
+  if (n == 1 && max_order == kUnrolledOrder) {
+    scalar_phi(scale * A(0, 0), scaled_norm, squarings, std::integral_constant<int, kUnrolledOrder>{}, all_.data());
+    return;
+  }
+  if (n == 1) {
+    scalar_phi(scale * A(0, 0), scaled_norm, squarings, max_order, all_.data());
     return;
   }
   z_.noalias() = scale * A;

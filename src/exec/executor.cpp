@@ -36,16 +36,6 @@ void LocalExecutor::run(Batch& batch, int s) {
   }
 }
 
-void LocalExecutor::run(PlainBatch& batch, std::size_t i) {
-  PlainBatch::Entry& entry = batch[i];
-  try {
-    carry_out(hosts_[static_cast<std::size_t>(entry.system)], entry);
-  } catch (...) {
-    failures_[static_cast<std::size_t>(entry.system)] = std::current_exception();
-    any_failure_.store(true, std::memory_order_relaxed);
-  }
-}
-
 void LocalExecutor::rethrow_failure(const PlainBatch& batch) {
   if (!any_failure_.load(std::memory_order_relaxed)) return;
   any_failure_.store(false, std::memory_order_relaxed);

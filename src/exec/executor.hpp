@@ -57,8 +57,16 @@ class LocalExecutor : public Executor {
  protected:
   /// Runs order s, storing a thrown failure instead of propagating it.
   void run(Batch& batch, int s);
-  /// Runs entry i, storing a thrown failure instead of propagating it.
-  void run(PlainBatch& batch, std::size_t i);
+  /// Runs entry i, storing a thrown failure instead of propagating it (inline: the hot loops' call).
+  void run(PlainBatch& batch, std::size_t i) {
+    PlainBatch::Entry& entry = batch[i];
+    try {
+      carry_out(hosts_[static_cast<std::size_t>(entry.system)], entry);
+    } catch (...) {
+      failures_[static_cast<std::size_t>(entry.system)] = std::current_exception();
+      any_failure_.store(true, std::memory_order_relaxed);
+    }
+  }
   /// Rethrows the first stored failure of the batch (lowest system index) and forgets all of them.
   void rethrow_failure(const Batch& batch);
   /// Rethrows the stored failure of the first entry that has one and forgets all of them.

@@ -71,51 +71,6 @@ void PlainBatch::resize(std::size_t entries, int systems) {
   systems_ = systems;
 }
 
-PlainBatch::Entry& PlainBatch::next_entry(int system) {
-  // what says which kind an entry is, and what only some kinds set; each add* sets the rest (the
-  // result is kept: carry_out replaces it by a failure, or a failure by success)
-  Entry& entry = entries_.at(count_++);
-  entry.system = system;
-  entry.u = nullptr;
-  entry.y = nullptr;
-  entry.inputs_held = false;
-  entry.polynomials = nullptr;
-  entry.dy = nullptr;
-  entry.restore = false;
-  entry.estimate = nullptr;
-  return entry;
-}
-
-void PlainBatch::add(int system, double h, ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y) {
-  Entry& entry = next_entry(system);
-  entry.h = h;
-  entry.u = u.data();
-  entry.inputs = u.size();
-  entry.y = y.data();
-  entry.outputs = y.size();
-}
-
-PlainBatch::Entry& PlainBatch::add_polynomial(int system, double h, const InputPolynomials& inputs,
-                                              Eigen::Ref<Eigen::VectorXd> y) {
-  Entry& entry = next_entry(system);
-  entry.h = h;
-  entry.inputs = inputs.rows();
-  entry.y = y.data();
-  entry.outputs = y.size();
-  entry.polynomials = &inputs;
-  return entry;
-}
-
-void PlainBatch::add_estimate(int system, const double* u_now, Eigen::Index inputs, double h, Reply& into) {
-  Entry& entry = next_entry(system);
-  entry.h = 0.0;
-  entry.inputs = inputs;
-  entry.outputs = 0;
-  entry.estimate = &into;
-  entry.estimate_u_now = u_now;
-  entry.estimate_h = h;
-}
-
 void PlainBatch::to_orders(Batch& orders) const {
   if (orders.orders().size() != static_cast<std::size_t>(systems_)) orders.resize(systems_);
   orders.clear();

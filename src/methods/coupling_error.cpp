@@ -12,6 +12,14 @@ namespace {
 /// A step ending on a tenth's end belongs to that tenth, not the next.
 constexpr double kShrink = 1.0 - 1e-12;
 
+/// Drops the oldest of four samples and appends `newest` (std::rotate's result, without its loop).
+void push_back_sample(std::array<double, 4>& samples, double newest) {
+  samples[0] = samples[1];
+  samples[1] = samples[2];
+  samples[2] = samples[3];
+  samples[3] = newest;
+}
+
 /// RMS of a defect whose square integrates to `square` over `time`.
 double rms_of(double square, double time) { return time > 0.0 ? std::sqrt(square / time) : 0.0; }
 
@@ -96,8 +104,7 @@ double CouplingErrorMonitor::fourth_derivative(const Totals& totals, double h, d
 
 std::pair<double, double> CouplingErrorMonitor::interior(Totals& totals, double h, double u1) const {
   const double fourth = fourth_derivative(totals, h, u1);
-  std::rotate(totals.past.begin(), totals.past.begin() + 1, totals.past.end());
-  totals.past[3] = u1;
+  push_back_sample(totals.past, u1);
   const double h4 = h * h * h * h;
   const double rms = fourth * h4 / (24.0 * std::sqrt(630.0));
   return {rms * rms, fourth * h4 / 384.0};
@@ -165,8 +172,7 @@ void CouplingErrorMonitor::record(double t, double h, ConstVectorView u_start, C
   recorded_ = true;
   if (hermite) {
     if (past_count_ == 0) past_times_[3] = t;
-    std::rotate(past_times_.begin(), past_times_.begin() + 1, past_times_.end());
-    past_times_[3] = t + h;
+    push_back_sample(past_times_, t + h);
     past_count_ = std::min(std::max(past_count_, 1) + 1, 4);  // the first step brings its start too
   }
   time_ += h;
