@@ -15,13 +15,13 @@
 namespace cosima {
 
 namespace detail {
-constinit thread_local ForeignCall t_foreign_call;
+constinit thread_local const ForeignCall* t_foreign_call = nullptr;
 ForeignCall* g_foreign_call_mirror = nullptr;
 }  // namespace detail
 
 namespace {
 
-using detail::t_foreign_call;
+constexpr ForeignCall kNoForeignCall{};
 
 std::array<std::atomic<EmergencyFlushable*>, 16> g_streams{};
 std::atomic<bool> g_installed{false};
@@ -156,7 +156,7 @@ extern "C" void on_fatal_signal(int signal) {
   std::size_t at = append(line, sizeof line, 0, "cosima: fatal: ");
   at = append(line, sizeof line, at, signal_name(signal));
   at = append(line, sizeof line, at, " ");
-  at += describe_foreign_call(t_foreign_call, line + at, sizeof line - at);
+  at += describe_foreign_call(current_foreign_call(), line + at, sizeof line - at);
   bool streams = false;
   for (auto& slot : g_streams) streams = streams || slot.load() != nullptr;
   at = append(line, sizeof line, at, streams ? "; results written so far are on disk\n" : "\n");
@@ -169,10 +169,10 @@ extern "C" void on_fatal_signal(int signal) {
 
 extern "C" void on_exit_foreign_call() {
   // an exit() from inside an FMU would end the run as if it had succeeded
-  if (t_foreign_call.function == nullptr) return;
+  if (current_foreign_call().function == nullptr) return;
   char line[1024];
   std::size_t at = append(line, sizeof line, 0, "cosima: error: the FMU called exit() ");
-  at += describe_foreign_call(t_foreign_call, line + at, sizeof line - at);
+  at += describe_foreign_call(current_foreign_call(), line + at, sizeof line - at);
   at = append(line, sizeof line, at, "\n");
   write_line(line);
   line[at > 0 ? at - 1 : 0] = '\0';
@@ -189,7 +189,9 @@ void forget_emergency_flushes() noexcept {
   g_stats.store(nullptr);
 }
 
-const ForeignCall& current_foreign_call() { return t_foreign_call; }
+const ForeignCall& current_foreign_call() noexcept {
+  return detail::t_foreign_call != nullptr ? *detail::t_foreign_call : kNoForeignCall;
+}
 
 std::size_t describe_foreign_call(const ForeignCall& call, char* buffer, std::size_t size) noexcept {
   if (size == 0) return 0;

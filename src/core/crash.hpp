@@ -23,42 +23,48 @@ struct ForeignCall {
 };
 
 namespace detail {
-/// The foreign call in flight on this thread, and the shared slot that mirrors it in a child process
-/// (mirror_foreign_calls); defined in crash.cpp, inline here because a scope opens three times per
-/// system and macro-step.
-extern constinit thread_local ForeignCall t_foreign_call;
+/// The innermost foreign call in flight on this thread (nullptr: none), which lives in its
+/// ForeignCallScope on this thread's stack, and the shared slot that mirrors it in a child process
+/// (mirror_foreign_calls); defined in crash.cpp, inline here because a scope opens up to three times
+/// per system and macro-step.
+extern constinit thread_local const ForeignCall* t_foreign_call;
 extern ForeignCall* g_foreign_call_mirror;
 }  // namespace detail
 
-/// Marks the calling thread as inside a foreign function for its lifetime (nests: restores the outer).
+/// Marks the calling thread as inside a foreign function for its lifetime (nests: the outer call is
+/// current again when it ends). The record stays in the scope; the thread's pointer names it, so
+/// that opening a scope costs a few stores. The handlers of crash.cpp read it on the same thread
+/// (a signal handler runs on the thread that faulted; an exit() from an FMU does not unwind).
 class ForeignCallScope {
  public:
   ForeignCallScope(const char* system, const char* file, const char* function, double time) noexcept
-      : previous_(detail::t_foreign_call) {
-    detail::t_foreign_call = {system, file, function, time};
+      : call_{system, file, function, time}, outer_(detail::t_foreign_call) {
+    detail::t_foreign_call = &call_;
     if (detail::g_foreign_call_mirror != nullptr) {
       detail::g_foreign_call_mirror->time = time;
       detail::g_foreign_call_mirror->function = function;
     }
   }
   ~ForeignCallScope() {
-    detail::t_foreign_call = previous_;
-    if (detail::g_foreign_call_mirror != nullptr) detail::g_foreign_call_mirror->function = previous_.function;
+    detail::t_foreign_call = outer_;
+    if (detail::g_foreign_call_mirror != nullptr)
+      detail::g_foreign_call_mirror->function = outer_ != nullptr ? outer_->function : nullptr;
   }
   /// The next call of the same foreign code, in the same scope.
   void now(const char* function) noexcept {
-    detail::t_foreign_call.function = function;
+    call_.function = function;
     if (detail::g_foreign_call_mirror != nullptr) detail::g_foreign_call_mirror->function = function;
   }
   ForeignCallScope(const ForeignCallScope&) = delete;
   ForeignCallScope& operator=(const ForeignCallScope&) = delete;
 
  private:
-  ForeignCall previous_;
+  ForeignCall call_;
+  const ForeignCall* outer_;
 };
 
 /// The foreign call in flight on this thread (function == nullptr: none).
-const ForeignCall& current_foreign_call();
+const ForeignCall& current_foreign_call() noexcept;
 
 /// A stream with bytes not yet on disk, saved by the handler on a fatal signal.
 class EmergencyFlushable {

@@ -244,8 +244,7 @@ std::string restart_c1_interface(model::ModularModel& model, exec::Executor& exe
   return std::move(restart.terminated);
 }
 
-void throw_if_failed(const StepResult& result, const System& system, double t) {
-  if (result.status != StepResult::Status::failed) return;
+void throw_step_failure(const StepResult& result, const System& system, double t) {
   throw Error(fmt::format("step from t = {} failed in system '{}': {}", t, system.name(), result.reason));
 }
 

@@ -83,8 +83,13 @@ bool inputs_lag_outputs(const model::ModularModel& model, const CouplingBuffers&
 int settle_communication_point(model::ModularModel& model, exec::Executor& executor, CouplingBuffers& buffers,
                                int max_sweeps, const std::vector<char>* due = nullptr);
 
-/// Throws Error with the system's reason when a step failed.
-void throw_if_failed(const StepResult& result, const System& system, double t);
+/// Throws Error with the system's reason (the step from t failed).
+[[noreturn]] void throw_step_failure(const StepResult& result, const System& system, double t);
+/// Throws Error with the system's reason when a step failed (inline: a check per system and step).
+inline void throw_if_failed(const StepResult& result, const System& system, double t) {
+  if (result.status == StepResult::Status::failed) [[unlikely]]
+    throw_step_failure(result, system, t);
+}
 
 struct EventRestart {
   bool derivatives_known = true;  ///< false: some restarted du are unknown (0)

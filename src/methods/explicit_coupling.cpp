@@ -243,7 +243,11 @@ StepReport ExplicitCoupling::step_plain(model::ModularModel& model, double t, do
     }
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (!accept(model, batch[i].system, batch[i].result, t, report)) return report;
+      if (batch[i].result.ok()) [[likely]] {  // accept()'s outcome for a success, inline
+        fresh_[static_cast<std::size_t>(batch[i].system)] = 1;
+      } else if (!accept(model, batch[i].system, batch[i].result, t, report)) {
+        return report;
+      }
     }
   }
   return report;
