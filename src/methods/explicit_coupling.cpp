@@ -84,6 +84,10 @@ void ExplicitCoupling::initialize(model::ModularModel& model, double t_start) {
   settle_batches_.clear();
   if (!plain) return;
   compile_settling(model);
+  compile_steps(model);
+}
+
+void ExplicitCoupling::compile_steps(const model::ModularModel& model) {
   const bool jacobi = options_.scheme == Scheme::jacobi;
   plain_batches_.resize(jacobi ? 1 : sequence_.size());
   for (std::size_t k = 0; k < sequence_.size(); ++k) {
@@ -93,6 +97,15 @@ void ExplicitCoupling::initialize(model::ModularModel& model, double t_start) {
     batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
               buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
   }
+  held_in_batch_ = false;  // as add() leaves the entries
+  if (!jacobi) return;
+  std::vector<char> settled_system(static_cast<std::size_t>(model.system_count()), 0);
+  for (const exec::PlainBatch& settle : settle_batches_) {
+    for (std::size_t i = 0; i < settle.size(); ++i) settled_system[static_cast<std::size_t>(settle[i].system)] = 1;
+  }
+  settles_.resize(plain_batches_[0].size());
+  for (std::size_t k = 0; k < settles_.size(); ++k)
+    settles_[k] = settled_system[static_cast<std::size_t>(plain_batches_[0][k].system)];
 }
 
 void ExplicitCoupling::configure_control(const model::ModularModel& model) {
@@ -112,7 +125,7 @@ void ExplicitCoupling::configure_control(const model::ModularModel& model) {
 }
 
 void ExplicitCoupling::compile_settling(const model::ModularModel& model) {
-  settled_.assign(static_cast<std::size_t>(model.system_count()), 0);
+  settled_ = false;
   if (!model.has_feedthrough()) return;
   const auto add = [&](exec::PlainBatch& batch, int s) {
     batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
@@ -133,35 +146,26 @@ void ExplicitCoupling::compile_settling(const model::ModularModel& model) {
 
 void ExplicitCoupling::settle_plain(model::ModularModel& model, double t) {
   model.dispatch(buffers_.y, buffers_.u);
-  const auto mark = [&](bool held) {
-    for (const exec::PlainBatch& batch : settle_batches_) {
-      for (std::size_t i = 0; i < batch.size(); ++i) settled_[static_cast<std::size_t>(batch[i].system)] = held ? 1 : 0;
-    }
-  };
+  settled_ = false;  // a failed settling leaves no system holding its inputs
   const auto run = [&](exec::PlainBatch& batch) {
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) throw_if_failed(batch[i].result, model.system(batch[i].system), t);
   };
-  bool held = false;  // the systems hold the inputs that their settled outputs give
-  try {
-    if (!buffers_.settle_plan.cyclic) {  // settle_in_order: each stage from the outputs so far, exact in one pass
-      for (exec::PlainBatch& stage : settle_batches_) {
-        for (std::size_t i = 0; i < stage.size(); ++i) model.dispatch_to(stage[i].system, buffers_.y, buffers_.u);
-        run(stage);
-      }
-      model.dispatch(buffers_.y, buffers_.u);  // the same inputs for the settled systems: their sources come first
-      held = true;
+  bool held = false;                   // the systems hold the inputs that their settled outputs give
+  if (!buffers_.settle_plan.cyclic) {  // settle_in_order: each stage from the outputs so far, exact in one pass
+    for (exec::PlainBatch& stage : settle_batches_) {
+      for (std::size_t i = 0; i < stage.size(); ++i) model.dispatch_to(stage[i].system, buffers_.y, buffers_.u);
+      run(stage);
     }
-    for (int sweep = 1; !held && sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // a loop: sweeps
-      run(settle_batches_[0]);  // as settle_communication_point
-      held = !inputs_lag_outputs(model, buffers_);
-      if (!held) model.dispatch(buffers_.y, buffers_.u);  // the inputs move on
-    }
-  } catch (...) {
-    mark(false);  // a failed settling leaves no system marked as holding its inputs
-    throw;
+    model.dispatch(buffers_.y, buffers_.u);  // the same inputs for the settled systems: their sources come first
+    held = true;
   }
-  mark(held);
+  for (int sweep = 1; !held && sweep <= settle_sweeps_ && stop_requested() == 0; ++sweep) {  // a loop: sweeps
+    run(settle_batches_[0]);  // as settle_communication_point
+    held = !inputs_lag_outputs(model, buffers_);
+    if (!held) model.dispatch(buffers_.y, buffers_.u);  // the inputs move on
+  }
+  settled_ = held;
 }
 
 void ExplicitCoupling::build_inputs(const model::ModularModel& model, int s, double h, double h_actual,
@@ -237,9 +241,10 @@ StepReport ExplicitCoupling::step_plain(model::ModularModel& model, double t, do
       model.exchange_wide_into(sequence_[b]);
     }
     batch.set_step(span);
-    if (plain_batches_.size() == 1 && !settle_batches_.empty()) {  // Jacobi: the settled systems hold their inputs
-      for (std::size_t i = 0; i < batch.size(); ++i)
-        batch[i].inputs_held = settled_[static_cast<std::size_t>(batch[i].system)] != 0;
+    if (plain_batches_.size() == 1 && !settle_batches_.empty() && settled_ != held_in_batch_) {
+      // Jacobi: the settled systems hold their inputs (the entries change only when that does)
+      for (std::size_t i = 0; i < batch.size(); ++i) batch[i].inputs_held = settled_ && settles_[i] != 0;
+      held_in_batch_ = settled_;
     }
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) {

@@ -90,6 +90,8 @@ class ExplicitCoupling final : public CouplingMethod {
   /// Compiles settle_batches_ from buffers_.settle_plan: a batch per stage, or one batch of every
   /// system swept up to settle_sweeps_ times when the feedthrough forms a loop.
   void compile_settling(const model::ModularModel& model);
+  /// plain_batches_ (and settles_), after compile_settling.
+  void compile_steps(const model::ModularModel& model);
   /// polynomials(s) over a step of `h_actual` on the communication step k_s·h of system s; inputs
   /// whose source is marked in `fresh` take the source's current output as ZOH (Gauss–Seidel).
   void build_inputs(const model::ModularModel& model, int s, double h, double h_actual, const std::vector<char>* fresh);
@@ -103,8 +105,12 @@ class ExplicitCoupling final : public CouplingMethod {
   /// With plain_batches_ and direct feedthrough: the settling of a communication point, compiled
   /// (entries of h = 0 over the same slices of buffers_.u and .y).
   std::vector<exec::PlainBatch> settle_batches_;
-  /// Jacobi after settle_plain: system s holds the inputs it steps on (they did not change since)
-  std::vector<char> settled_;
+  /// After settle_plain: the settled systems hold the inputs they step on (they did not change since)
+  bool settled_ = false;
+  /// Jacobi: entry k of plain_batches_[0] is a system that settle_plain settles, and the settled_
+  /// its entries' inputs_held were last set from
+  std::vector<char> settles_;
+  bool held_in_batch_ = false;
   extrapolation::ChopolyCache chopoly_;
   std::vector<extrapolation::SignalExtrapolator> extrapolators_;  ///< one per global input
   std::vector<int> sequence_;                                     ///< system indices in stepping order
