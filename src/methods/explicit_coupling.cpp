@@ -268,9 +268,12 @@ void ExplicitCoupling::commit(double t, double h) {
 }
 
 StepReport ExplicitCoupling::step(model::ModularModel& model, double t, double h_max) {
-  if (control_.enabled()) return step_controlled(model, t, h_max);
-  StepReport report = attempt(model, t, h_max);
-  if (report.h > 0.0) commit(t, h_max);
+  return control_.enabled() ? step_controlled(model, t, h_max) : step_fixed(model, t, h_max);
+}
+
+StepReport ExplicitCoupling::step_fixed(model::ModularModel& model, double t, double h) {
+  StepReport report = attempt(model, t, h);  // the one named result: built in the caller's slot, not moved
+  if (report.h > 0.0) commit(t, h);
   return report;
 }
 

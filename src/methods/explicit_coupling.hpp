@@ -71,6 +71,8 @@ class ExplicitCoupling final : public CouplingMethod {
   [[nodiscard]] const Eigen::VectorXd& inputs_at_end() const { return plain_batches_.empty() ? u_end_ : buffers_.u; }
   /// Records the completed step [t, t + h) (coupling error) and moves the base grid on.
   void commit(double t, double h);
+  /// The step of a fixed grid: an attempt, committed.
+  StepReport step_fixed(model::ModularModel& model, double t, double h);
   /// The step under tolerance: attempts judged by the error control, the rejected ones undone.
   StepReport step_controlled(model::ModularModel& model, double t, double h);
   /// Every system back to (restore) or saving (save) its snapshot at t_N, with ỹ and ũ there.

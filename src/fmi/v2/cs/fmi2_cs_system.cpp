@@ -78,6 +78,10 @@ void Fmi2CsSystem::apply_constant_inputs(ConstVectorView u) {
 
 StepResult Fmi2CsSystem::integrate_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y) {
   if (!one_call_ports_ || input_derivatives_.held()) return System::integrate_constant(u, h, y);
+  return fused_step_constant(u, h, y);  // (a call: its one named result is built in our caller's slot)
+}
+
+StepResult Fmi2CsSystem::fused_step_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y) {
   ForeignCallScope in = fmu_.enter("fmi2SetReal", t_);
   const fmi2Component c = fmu_.component();
   if (u.size() > 0)
@@ -88,7 +92,7 @@ StepResult Fmi2CsSystem::integrate_constant(ConstVectorView u, double h, Eigen::
     in.now("fmi2GetReal");
     fmu_.check(f_.get_real(c, real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()), "fmi2GetReal");
   }
-  return result;  // one named result: returned in place, not moved
+  return result;  // the one named result: built in place (no early return of another object)
 }
 
 void Fmi2CsSystem::exchange_constant(ConstVectorView u, Eigen::Ref<Eigen::VectorXd> y) {
@@ -107,6 +111,10 @@ void Fmi2CsSystem::exchange_constant(ConstVectorView u, Eigen::Ref<Eigen::Vector
 
 StepResult Fmi2CsSystem::integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
   if (!one_call_ports_ || input_derivatives_.held()) return System::integrate_held(h, y);
+  return fused_step_held(h, y);
+}
+
+StepResult Fmi2CsSystem::fused_step_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
   ForeignCallScope in = fmu_.enter("fmi2DoStep", t_);
   StepResult result = call_do_step(h);
   if (result.ok() && y.size() > 0) {

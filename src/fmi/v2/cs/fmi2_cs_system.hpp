@@ -80,6 +80,10 @@ class Fmi2CsSystem final : public System {
  private:
   /// fmi2DoStep and its outcome, inside a foreign-call scope the caller opened.
   StepResult call_do_step(double h);
+  /// integrate_constant's and integrate_held's fused paths: one named result each, which the
+  /// compiler builds in the caller's slot (beside an early return of another object it would move).
+  StepResult fused_step_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y);
+  StepResult fused_step_held(double h, Eigen::Ref<Eigen::VectorXd> y);
 
   Fmi2Instance fmu_;
   std::vector<FmuInstance::TypedPorts> watched_;  ///< the variables a recorder reads
