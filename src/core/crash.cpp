@@ -189,7 +189,7 @@ void forget_emergency_flushes() noexcept {
   g_stats.store(nullptr);
 }
 
-const ForeignCall& current_foreign_call() noexcept {
+ForeignCall current_foreign_call() noexcept {
   return detail::t_foreign_call != nullptr ? *detail::t_foreign_call : kNoForeignCall;
 }
 

@@ -11,6 +11,7 @@
 // terminated early, kills the child processes, removes the temporary directories, and re-raises
 // the signal so the process dies of it. An exit() from inside a foreign call is reported and turned into exit
 // status 70. Everything here is async-signal-safe on the signal path: no allocation, no stdio.
+#include <atomic>
 #include <cstddef>
 
 namespace cosima {
@@ -39,6 +40,7 @@ class ForeignCallScope {
  public:
   ForeignCallScope(const char* system, const char* file, const char* function, double time) noexcept
       : call_{system, file, function, time}, outer_(detail::t_foreign_call) {
+    std::atomic_signal_fence(std::memory_order_release);  // a signal handler sees the record filled in
     detail::t_foreign_call = &call_;
     if (detail::g_foreign_call_mirror != nullptr) {
       detail::g_foreign_call_mirror->time = time;
@@ -46,6 +48,7 @@ class ForeignCallScope {
     }
   }
   ~ForeignCallScope() {
+    std::atomic_signal_fence(std::memory_order_release);
     detail::t_foreign_call = outer_;
     if (detail::g_foreign_call_mirror != nullptr)
       detail::g_foreign_call_mirror->function = outer_ != nullptr ? outer_->function : nullptr;
@@ -63,8 +66,8 @@ class ForeignCallScope {
   const ForeignCall* outer_;
 };
 
-/// The foreign call in flight on this thread (function == nullptr: none).
-const ForeignCall& current_foreign_call() noexcept;
+/// The foreign call in flight on this thread (function == nullptr: none), copied.
+ForeignCall current_foreign_call() noexcept;
 
 /// A stream with bytes not yet on disk, saved by the handler on a fatal signal.
 class EmergencyFlushable {

@@ -12,6 +12,7 @@
 #include "exec/executor.hpp"
 #include "methods/sweep_plan.hpp"
 #include "model/modular_model.hpp"
+#include "system/system.hpp"
 
 namespace cosima::methods {
 

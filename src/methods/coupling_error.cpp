@@ -12,7 +12,7 @@ namespace {
 /// A step ending on a tenth's end belongs to that tenth, not the next.
 constexpr double kShrink = 1.0 - 1e-12;
 
-/// Drops the oldest of four samples and appends `newest` (std::rotate's result, without its loop).
+/// Shifts four samples left by one, dropping the oldest, and puts `newest` last.
 void push_back_sample(std::array<double, 4>& samples, double newest) {
   samples[0] = samples[1];
   samples[1] = samples[2];

@@ -93,12 +93,10 @@ void ExplicitCoupling::compile_steps(const model::ModularModel& model) {
   for (std::size_t k = 0; k < sequence_.size(); ++k) {
     exec::PlainBatch& batch = plain_batches_[jacobi ? 0 : k];
     if (batch.size() == 0) batch.resize(jacobi ? sequence_.size() : 1, model.system_count());
-    const int s = sequence_[k];
-    batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
-              buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
+    add_entry(batch, model, sequence_[k]);
   }
-  held_in_batch_ = false;  // as add() leaves the entries
-  if (!jacobi) return;
+  held_in_batch_ = false;                  // as add() leaves the entries
+  if (plain_batches_.size() != 1) return;  // step_plain's test: Jacobi, or Gauss–Seidel of one system
   std::vector<char> settled_system(static_cast<std::size_t>(model.system_count()), 0);
   for (const exec::PlainBatch& settle : settle_batches_) {
     for (std::size_t i = 0; i < settle.size(); ++i) settled_system[static_cast<std::size_t>(settle[i].system)] = 1;
@@ -127,21 +125,22 @@ void ExplicitCoupling::configure_control(const model::ModularModel& model) {
 void ExplicitCoupling::compile_settling(const model::ModularModel& model) {
   settled_ = false;
   if (!model.has_feedthrough()) return;
-  const auto add = [&](exec::PlainBatch& batch, int s) {
-    batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
-              buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
-  };
   if (buffers_.settle_plan.cyclic) {  // zoh_sweep: every system at once
     settle_batches_.resize(1);
     settle_batches_[0].resize(static_cast<std::size_t>(model.system_count()), model.system_count());
-    for (int s = 0; s < model.system_count(); ++s) add(settle_batches_[0], s);
+    for (int s = 0; s < model.system_count(); ++s) add_entry(settle_batches_[0], model, s);
     return;
   }
   for (const auto& stage : buffers_.settle_plan.stages) {
     exec::PlainBatch& batch = settle_batches_.emplace_back();
     batch.resize(stage.size(), model.system_count());
-    for (const int s : stage) add(batch, s);
+    for (const int s : stage) add_entry(batch, model, s);
   }
+}
+
+void ExplicitCoupling::add_entry(exec::PlainBatch& batch, const model::ModularModel& model, int s) {
+  batch.add(s, 0.0, buffers_.u.segment(model.input_offset(s), model.system(s).input_count()),
+            buffers_.y.segment(model.output_offset(s), model.system(s).output_count()));
 }
 
 void ExplicitCoupling::settle_plain(model::ModularModel& model, double t) {
@@ -207,8 +206,8 @@ std::string ExplicitCoupling::handle_discontinuity(model::ModularModel& model, d
   return terminated;
 }
 
-bool ExplicitCoupling::accept(const model::ModularModel& model, int s, const StepResult& result, double t,
-                              StepReport& report) {
+bool ExplicitCoupling::accept_unusual(const model::ModularModel& model, int s, const StepResult& result, double t,
+                                      StepReport& report) {
   throw_if_failed(result, model.system(s), t);
   if (result.status == StepResult::Status::terminated) {
     report.terminated = true;
@@ -248,11 +247,7 @@ StepReport ExplicitCoupling::step_plain(model::ModularModel& model, double t, do
     }
     executor().execute(batch);
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (batch[i].result.ok()) [[likely]] {  // accept()'s outcome for a success, inline
-        fresh_[static_cast<std::size_t>(batch[i].system)] = 1;
-      } else if (!accept(model, batch[i].system, batch[i].result, t, report)) {
-        return report;
-      }
+      if (!accept(model, batch[i].system, batch[i].result, t, report)) return report;
     }
   }
   return report;

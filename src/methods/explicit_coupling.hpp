@@ -82,8 +82,17 @@ class ExplicitCoupling final : public CouplingMethod {
   /// The step by orders (polynomial inputs, multi-rate).
   StepReport step_orders(model::ModularModel& model, double t, double h_max);
   /// Takes the outcome of system s's step (throws on a failure; a system asking to stop ends the
-  /// run); false when the run ends at t_N, without that step.
-  bool accept(const model::ModularModel& model, int s, const StepResult& result, double t, StepReport& report);
+  /// run); false when the run ends at t_N, without that step. Inline: a success is a store.
+  bool accept(const model::ModularModel& model, int s, const StepResult& result, double t, StepReport& report) {
+    if (!result.ok()) [[unlikely]]
+      return accept_unusual(model, s, result, t, report);
+    fresh_[static_cast<std::size_t>(s)] = 1;
+    return true;
+  }
+  /// accept() of a step that did not succeed plainly (failed, or asked to stop).
+  bool accept_unusual(const model::ModularModel& model, int s, const StepResult& result, double t, StepReport& report);
+  /// An entry of h = 0 for system s over its slices of buffers_.u and .y.
+  void add_entry(exec::PlainBatch& batch, const model::ModularModel& model, int s);
 
   /// The step as plain_batches_.
   StepReport step_plain(model::ModularModel& model, double t, double h_max);
@@ -109,9 +118,9 @@ class ExplicitCoupling final : public CouplingMethod {
   std::vector<exec::PlainBatch> settle_batches_;
   /// After settle_plain: the settled systems hold the inputs they step on (they did not change since)
   bool settled_ = false;
-  /// Jacobi: entry k of plain_batches_[0] is a system that settle_plain settles, and the settled_
-  /// its entries' inputs_held were last set from
+  /// With one plain batch: entry k of plain_batches_[0] is a system that settle_plain settles
   std::vector<char> settles_;
+  /// With one plain batch: the settled_ its entries' inputs_held were last set from
   bool held_in_batch_ = false;
   extrapolation::ChopolyCache chopoly_;
   std::vector<extrapolation::SignalExtrapolator> extrapolators_;  ///< one per global input

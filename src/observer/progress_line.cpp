@@ -53,8 +53,12 @@ void ProgressLine::on_step(const model::ModularModel& /*model*/, double t, const
   draw(t, now - began_);
 }
 
-void ProgressLine::on_end(const model::ModularModel& /*model*/, double /*t*/) {
-  if (terminal_ && updates_ > 0) {
+void ProgressLine::on_end(const model::ModularModel& /*model*/, double t) {
+  if (!terminal_) {  // a file or pipe keeps its lines: the last says where and how fast the run ended
+    draw(t, seconds_now() - began_);
+    return;
+  }
+  if (updates_ > 0) {
     std::fputs("\r\x1b[K", stream_);  // the summary follows; the line has done its work
     std::fflush(stream_);
   }

@@ -1,7 +1,7 @@
 #pragma once
 // A live progress line on stderr: simulated time, percentage, macro-steps per second and the time
 // left, redrawn a few times per second. On a terminal it rewrites one line ('\r'); elsewhere
-// (--progress into a file or pipe) it writes a line per update, once a second.
+// (--progress into a file or pipe) it writes a line per update, once a second, and one at the end.
 //
 // Cost in the loop: the clock is read only every `stride_` steps, and the stride adapts so that it
 // is read about a hundred times a second, whatever a macro-step costs.

@@ -90,9 +90,9 @@ if grep -q "steps/s" quiet.out; then echo "FAIL progress despite --quiet:"; cat 
 "$cosima" "${long[@]}" >plain.out 2>&1
 if grep -q "steps/s" plain.out; then echo "FAIL progress into a file without --progress"; failures=$((failures + 1)); else
   echo "ok   no-progress-off-terminal"; fi
-# off a terminal the line comes every second: a run of several seconds, whatever this machine's speed
-longer=(run "$b3" --dt "$long_dt" --stop 100 --set output.interval=0.1 --out long.csv)
-check progress-forced 0 "steps/s  ETA" -- "$cosima" "${longer[@]}" --progress --quiet
+# off a terminal a line every second and one at the end: a short run has its last line
+check progress-forced 0 "t = 30 / 30  100.0 %  [0-9.e+]+ steps/s  ETA 0 s" -- "$cosima" "${long[@]}" --progress --quiet
+check progress-forced-short 0 "t = 0.1 / 0.1  100.0 %" -- "$cosima" run "$b3" --stop 0.1 --out short.csv --progress --quiet
 
 # "did you mean": commands, flags, methods, method options, scenario keys, systems, ports, recorded variables
 check suggest-command 2 "unknown command 'rnu' .*did you mean 'run'[?]" -- "$cosima" rnu "$b3"

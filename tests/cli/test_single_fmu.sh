@@ -34,6 +34,14 @@ check record-no-match 1 "output variable pattern 'm1.zz\*' matches no variable o
 check record-unknown 1 "system 'm1' has no output, state or variable 'c11'; did you mean 'c1'" -- \
   "$cosima" run record.json --set 'output.variables=["m1.c11"]' --out x.csv
 
+# one FMU whose output declares a dependency on its input, alone (the input at its start value 1):
+# settled at each communication point, then stepped; x = exp((1.5 - 1)·t) exactly per step
+for method in jacobi gauss-seidel; do
+  "$cosima" run "$fmus/cosima_test_lotka.fmu" --method "$method" --stop 0.01 --dt 1e-3 --set output.interval=0.01 \
+    --set systems.cosima_test_lotka.parameters.a=1.5 --out "lotka_$method.csv" --quiet 2>/dev/null
+  check "feedthrough-alone-$method" 0 "^0.01,1.00501252085940" -- tail -1 "lotka_$method.csv"
+done
+
 # an FMU with a DefaultExperiment (stop 20, step 1e-2): its experiment, nothing guessed
 check vanderpol-alone 0 "time +\[0, 20\] with dt = 0.01" -- "$cosima" run "$fmus/cosima_test_vanderpol.fmu" --out v.csv --stats v.json
 check vanderpol-columns 0 "^time,cosima_test_vanderpol[.]" -- head -1 v.csv
