@@ -74,13 +74,16 @@ static void release_returned(fmu_instance *inst) {
   inst->n_returned = 0;
 }
 
+int fmu_restore_start(fmu_instance *inst, int idx) {
+  const fmu_variable *v = &MODEL.variables[idx];
+  inst->values[idx].r = v->start;
+  if (v->type != FMU_REAL) inst->values[idx].i = (int)v->start; /* a Real start (1e300) fits no int */
+  return v->type != FMU_STRING || fmu_set_string(inst, idx, v->start_string ? v->start_string : "");
+}
+
 static int set_start_values(fmu_instance *inst) {
-  for (int k = 0; k < MODEL.n_variables; ++k) {
-    const fmu_variable *v = &MODEL.variables[k];
-    inst->values[k].r = v->start;
-    if (v->type != FMU_REAL) inst->values[k].i = (int)v->start; /* a Real start (1e300) fits no int */
-    if (v->type == FMU_STRING && !fmu_set_string(inst, k, v->start_string ? v->start_string : "")) return 0;
-  }
+  for (int k = 0; k < MODEL.n_variables; ++k)
+    if (!fmu_restore_start(inst, k)) return 0;
   return 1;
 }
 
@@ -199,6 +202,10 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fm
   inst->stop_time_defined = stopTimeDefined;
   inst->stop_time = stopTime;
   inst->experiment_set_up = 1;
+  if (MODEL.setup_experiment && MODEL.setup_experiment(inst) != 0) {
+    inst->state = ST_ERROR;
+    return fmi2Error;
+  }
   return fmi2OK;
 }
 
@@ -213,6 +220,7 @@ fmi2Status fmi2EnterInitializationMode(fmi2Component c) {
 
 fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
   ENTER("fmi2ExitInitializationMode", ST_INIT)
+  if (MODEL.exit_initialization) MODEL.exit_initialization(inst);
   inst->state = ST_STEP_COMPLETE;
   return fmi2OK;
 }

@@ -14,6 +14,10 @@
 
 #include "fmi2.h"
 
+#ifdef __cplusplus
+extern "C" { /* a model written in C++ (cpp_streams) */
+#endif
+
 typedef enum { FMU_REAL, FMU_INTEGER, FMU_BOOLEAN, FMU_STRING, FMU_ENUMERATION } fmu_type;
 typedef enum { FMU_PARAMETER, FMU_CALCULATED_PARAMETER, FMU_INPUT, FMU_OUTPUT, FMU_LOCAL } fmu_causality;
 typedef enum { FMU_CONSTANT, FMU_FIXED, FMU_TUNABLE, FMU_DISCRETE, FMU_CONTINUOUS } fmu_variability;
@@ -59,6 +63,13 @@ typedef struct {
   fmi2Status (*do_step)(fmu_instance *inst, double t, double h);
   /* optional: called first in fmi2FreeInstance */
   void (*free_instance)(fmu_instance *inst);
+  /* optional: the model's part of fmi2SetupExperiment, after the common checks, with time and stop time set
+     (an exporter's habit there, e.g. restoring start values with fmu_restore_start); nonzero = fail (log why
+     first) */
+  int (*setup_experiment)(fmu_instance *inst);
+  /* optional: the model's part of fmi2ExitInitializationMode, in Initialization Mode still (an exporter's
+     habit there, e.g. changing a parameter itself) */
+  void (*exit_initialization)(fmu_instance *inst);
 } fmu_model;
 
 /* Each FMU defines exactly this object. */
@@ -90,6 +101,8 @@ void fmu_log(fmu_instance *inst, fmi2Status status, const char *format, ...) __a
 /* Allocation with the importer's allocateMemory/freeMemory. */
 char *fmu_strdup(fmu_instance *inst, const char *s);
 int fmu_set_string(fmu_instance *inst, int idx, const char *s); /* 0 on allocation failure */
+/* Variable idx back to its start value (as fmi2Instantiate sets it); 0 on allocation failure (String). */
+int fmu_restore_start(fmu_instance *inst, int idx);
 
 /* fmuResourceLocation ("file:///abs/dir" or "file:/abs/dir", percent-encoded) -> "/abs/dir", allocated
    with fmu_strdup, without trailing '/'; NULL (and an error logged) for anything else. */
@@ -98,5 +111,9 @@ char *fmu_resource_directory(fmu_instance *inst, const char *uri);
 #define FMU_R(inst, idx) ((inst)->values[idx].r)
 #define FMU_I(inst, idx) ((inst)->values[idx].i)
 #define FMU_S(inst, idx) ((inst)->values[idx].s)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

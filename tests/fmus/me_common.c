@@ -16,9 +16,9 @@
 #define SNAPSHOT_MAGIC 0x4d455354u
 
 #define ME_ALIVE (ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE | ME_TERMINATED)
-#define CS_ALIVE (ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE | ME_TERMINATED)
+#define CS_ALIVE (ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE | ME_STEP_FAILED | ME_TERMINATED)
 #define ME_READABLE (ME_INITIALIZATION_MODE | ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE | ME_TERMINATED)
-#define CS_READABLE (ME_INITIALIZATION_MODE | ME_STEP_COMPLETE | ME_TERMINATED)
+#define CS_READABLE (ME_INITIALIZATION_MODE | ME_STEP_COMPLETE | ME_STEP_FAILED | ME_TERMINATED)
 
 /* the interface(s) a function belongs to */
 enum { IF_ME = 1, IF_CS = 2, IF_BOTH = 3 };
@@ -30,6 +30,7 @@ static const char *mode_name(unsigned mode) {
     case ME_EVENT_MODE: return "Event Mode";
     case ME_CONTINUOUS_TIME_MODE: return "Continuous-Time Mode";
     case ME_STEP_COMPLETE: return "stepComplete";
+    case ME_STEP_FAILED: return "stepFailed";
     case ME_TERMINATED: return "terminated";
     default: return "error";
   }
@@ -112,13 +113,13 @@ fmi2Status runtime_enter(fmi2Component c, const char *fn, shared_states states, 
     [SHARED_ALIVE] = {IF_BOTH, ME_ALIVE, CS_ALIVE},
     [SHARED_READABLE] = {IF_BOTH, ME_READABLE, CS_READABLE},
     [SHARED_CS_INPUTS] = {IF_CS, 0, ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE},
-    [SHARED_CS_STEPPED] = {IF_CS, 0, ME_STEP_COMPLETE | ME_TERMINATED},  /* no stepFailed */
+    [SHARED_CS_STEPPED] = {IF_CS, 0, ME_STEP_COMPLETE | ME_STEP_FAILED | ME_TERMINATED},
     [SHARED_CS_PENDING] = {IF_CS, 0, 0},
   };
   ENTER(fn, allowed[states].iface, allowed[states].me_allowed, allowed[states].cs_allowed)
-  /* a Co-Simulation slave never asks to terminate (fmi2GetBooleanStatus) */
+  /* a Co-Simulation slave asks to terminate (fmi2GetBooleanStatus) only if its do_step says so */
   *shared = (shared_instance){&inst->cb, inst->name, &inst->log_mask, &inst->s.mode, ME_ERROR, MODEL.model_identifier,
-                              inst->s.last_successful_time, 0};
+                              inst->s.last_successful_time, inst->s.terminated};
   return fmi2OK;
 }
 
@@ -306,7 +307,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
 }
 
 fmi2Status fmi2Terminate(fmi2Component c) {
-  ENTER("fmi2Terminate", IF_BOTH, ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE, ME_STEP_COMPLETE)
+  ENTER("fmi2Terminate", IF_BOTH, ME_EVENT_MODE | ME_CONTINUOUS_TIME_MODE, ME_STEP_COMPLETE | ME_STEP_FAILED)
   inst->s.mode = ME_TERMINATED;
   return fmi2OK;
 }
@@ -320,7 +321,7 @@ fmi2Status fmi2Reset(fmi2Component c) {
 /* ---- variable access ----------------------------------------------------------------------------- */
 
 static const char *type_name(me_type type) {
-  static const char *const names[] = {"Real", "Integer", "Boolean"};
+  static const char *const names[] = {"Real", "Integer", "Boolean", "String"};
   return names[type];
 }
 
@@ -330,8 +331,7 @@ static int find_variable(fmi2ValueReference vr) {
   return -1;
 }
 
-/* Common checks of fmi2GetXXX/fmi2SetXXX: arrays, value references and their types (-1: String, which
-   no variable has). */
+/* Common checks of fmi2GetXXX/fmi2SetXXX: arrays, value references and their types. */
 static fmi2Status resolve(me_instance *inst, const char *fn, int type, const fmi2ValueReference vr[], size_t nvr,
                           const void *value) {
   if (nvr == 0) return fmi2OK;
@@ -373,8 +373,12 @@ fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 }
 
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[]) {
-  GET_PRELUDE("fmi2GetString", -1)
-  return fmi2OK;  /* not reached: no String variables */
+  GET_PRELUDE("fmi2GetString", ME_STRING)
+  for (size_t k = 0; k < nvr; ++k) {
+    const char *text = inst->values[find_variable(vr[k])].s;
+    value[k] = text ? text : "";
+  }
+  return fmi2OK;
 }
 
 /* NULL if v may be set in the current state, else why not: footnotes of the table in 3.2.3 (and of 4.2.4
@@ -446,7 +450,13 @@ fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[]) {
   ENTER("fmi2SetString", IF_BOTH, ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_EVENT_MODE,
         ME_INSTANTIATED | ME_INITIALIZATION_MODE | ME_STEP_COMPLETE)
-  return resolve(inst, "fmi2SetString", -1, vr, nvr, value);  /* no String variables */
+  fmi2Status resolved = resolve(inst, "fmi2SetString", ME_STRING, vr, nvr, value);
+  if (resolved != fmi2OK || nvr == 0) return resolved;
+  /* String variables are computed by the model only */
+  const me_variable *v = &MODEL.variables[find_variable(vr[0])];
+  const char *why = not_settable(inst, v);
+  return fail(inst, "fmi2SetString: cannot set %s (vr %u) in %s: %s", v->name, vr[0], mode_name(inst->s.mode),
+              why ? why : "its text is computed by the model");
 }
 
 /* ---- Model Exchange: time, states, events (3.2) ---------------------------------------------------- */
@@ -638,6 +648,11 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
     return fail(inst, "%s", problem);
   compute(inst);
   fmi2Status status = model_status(inst, MODEL.do_step(inst, t, h));
-  if (status <= fmi2Warning) inst->s.time = inst->s.last_successful_time = t + h;
+  if (status <= fmi2Warning) {
+    inst->s.time = inst->s.last_successful_time = t + h;
+  } else if (status == fmi2Discard) {  /* the model has set the time it reached */
+    inst->s.last_successful_time = inst->s.time;
+    inst->s.mode = ME_STEP_FAILED;
+  }
   return status;
 }

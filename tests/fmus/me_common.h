@@ -3,7 +3,8 @@
  * logging, value access and FMU states. Each FMU describes its variables and behaviour in one
  * `me_model_definition` and is linked with me_common.c and fmu_shared.c (not with fmu_common.c). An FMU may also
  * provide Co-Simulation (me_model.do_step): an instance then follows the state machine of the interface
- * it was instantiated with (section 3.2.3 or 4.2.4; CS without asynchronous steps, never stepFailed).
+ * it was instantiated with (section 3.2.3 or 4.2.4; CS without asynchronous steps; stepFailed only after a
+ * do_step that returns fmi2Discard).
  *
  * Strictness, as in fmu_common.h: a call the standard forbids in the current state, an array of the
  * wrong length (nx, nz), an unknown value reference or one of another type, setting a variable that its
@@ -19,7 +20,9 @@
 
 #include "fmi2.h"
 
-typedef enum { ME_REAL, ME_INTEGER, ME_BOOLEAN } me_type;
+/* ME_STRING: read-only text that the model's compute() points at (static storage of the model); such a
+   variable can never be set (fmi2SetString fails) */
+typedef enum { ME_REAL, ME_INTEGER, ME_BOOLEAN, ME_STRING } me_type;
 typedef enum { ME_PARAMETER, ME_CALCULATED_PARAMETER, ME_INPUT, ME_OUTPUT, ME_LOCAL } me_causality;
 typedef enum { ME_CONSTANT, ME_FIXED, ME_TUNABLE, ME_DISCRETE, ME_CONTINUOUS } me_variability;
 /* ME_NO_INITIAL: inputs (start required, initial not allowed: table of 2.2.7) */
@@ -38,8 +41,9 @@ typedef struct {
 } me_variable;
 
 typedef struct {
-  double r;  /* Real */
-  int i;     /* Integer, Boolean */
+  double r;       /* Real */
+  int i;          /* Integer, Boolean */
+  const char *s;  /* String: set by compute() (NULL reads as "") */
 } me_value;
 
 /* fmi2NewDiscreteStates: what the common code tells the model, and what the model answers. The common
@@ -79,7 +83,9 @@ typedef struct {
   /* optional: the model's part of fmi2CompletedIntegratorStep */
   fmi2Status (*completed_integrator_step)(me_instance *inst, int *enter_event_mode);
   /* non-NULL: <CoSimulation> is declared too, and this is the model's part of fmi2DoStep (after the
-     common checks; on fmi2OK the common code sets time = t + h) */
+     common checks; on fmi2OK the common code sets time = t + h). On fmi2Discard the model has set ME_TIME
+     to where it got (fmi2LastSuccessfulTime) and, if it ends the simulation, s.terminated
+     (fmi2GetBooleanStatus(fmi2Terminated)); the instance goes to stepFailed (4.2.4). */
   fmi2Status (*do_step)(me_instance *inst, double t, double h);
 } me_model;
 
@@ -95,6 +101,7 @@ enum {
   ME_STEP_COMPLETE = 1u << 4, /* Co-Simulation instances */
   ME_TERMINATED = 1u << 5,
   ME_ERROR = 1u << 6,
+  ME_STEP_FAILED = 1u << 7,   /* Co-Simulation instances, after fmi2DoStep returned fmi2Discard */
 };
 
 /* Everything fmi2GetFMUstate copies (with the values of all variables). */
@@ -113,6 +120,7 @@ typedef struct {
   int next_event_time_defined;   /* as last returned by fmi2NewDiscreteStates */
   double next_event_time;
   double last_successful_time;   /* Co-Simulation */
+  int terminated;                /* Co-Simulation: fmi2GetBooleanStatus(fmi2Terminated), set by the model */
   double data[ME_N_DATA];        /* the model's own discrete state */
 } me_status;
 
@@ -133,6 +141,7 @@ void me_log(me_instance *inst, fmi2Status status, const char *format, ...) __att
 
 #define ME_R(inst, idx) ((inst)->values[idx].r)
 #define ME_I(inst, idx) ((inst)->values[idx].i)
+#define ME_S(inst, idx) ((inst)->values[idx].s)
 #define ME_TIME(inst) ((inst)->s.time)
 #define ME_DATA(inst, k) ((inst)->s.data[k])
 /* instantiated or Initialization Mode: calculated start values still follow the parameters */

@@ -126,6 +126,8 @@ static void set_start_values(fmi1_instance *inst) {
   inst->event_states_changed = 0;
   inst->stop_time_defined = 0;
   inst->stop_time = 0.0;
+  inst->terminate_requested = 0;
+  memset(inst->data, 0, sizeof inst->data);
 }
 
 static void free_instance(fmi1_instance *inst) {
@@ -249,7 +251,7 @@ static const char *type_name(int type) {
     case FMI1_REAL: return "Real";
     case FMI1_INTEGER: return "Integer";
     case FMI1_BOOLEAN: return "Boolean";
-    default: return "String";
+    default: return "String"; /* FMI1_STRING */
   }
 }
 
@@ -260,15 +262,14 @@ static int find_variable(int type, fmiValueReference vr) {
   return -1;
 }
 
-/* Common checks of fmiGetXXX/fmiSetXXX: arrays and value references of `type` (-1: String, which no
-   variable has). */
+/* Common checks of fmiGetXXX/fmiSetXXX: arrays and value references of `type`. */
 static fmiStatus resolve(fmi1_instance *inst, const char *fn, int type, const fmiValueReference vr[], size_t nvr,
                          const void *value) {
   if (nvr == 0) return fmiOK;
   if (!vr || !value) return fail(inst, "%s: vr or value is NULL, with nvr = %zu", fn, nvr);
   for (size_t k = 0; k < nvr; ++k) {
     if (find_variable(type, vr[k]) >= 0) continue;
-    for (int other = FMI1_REAL; other <= FMI1_BOOLEAN; ++other) {
+    for (int other = FMI1_REAL; other <= FMI1_STRING; ++other) {
       const int i = find_variable(other, vr[k]);
       if (i >= 0)
         return fail(inst, "Illegal call sequence: %s: no %s variable has value reference %u (%s, vr %u, is %s)", fn,
@@ -306,8 +307,12 @@ fmiStatus fmiGetBoolean(fmiComponent c, const fmiValueReference vr[], size_t nvr
 }
 
 fmiStatus fmiGetString(fmiComponent c, const fmiValueReference vr[], size_t nvr, fmiString value[]) {
-  GET_PRELUDE("fmiGetString", -1)
-  return fmiOK; /* not reached: no String variables */
+  GET_PRELUDE("fmiGetString", FMI1_STRING)
+  for (size_t k = 0; k < nvr; ++k) {
+    const char *text = inst->values[find_variable(FMI1_STRING, vr[k])].s;
+    value[k] = text ? text : "";
+  }
+  return fmiOK;
 }
 
 /* NULL if v may be set now, else why not */
@@ -365,8 +370,9 @@ fmiStatus fmiSetBoolean(fmiComponent c, const fmiValueReference vr[], size_t nvr
 }
 
 fmiStatus fmiSetString(fmiComponent c, const fmiValueReference vr[], size_t nvr, const fmiString value[]) {
-  ENTER("fmiSetString", FMI1_INSTANTIATED | FMI1_INITIALIZED)
-  return resolve(inst, "fmiSetString", -1, vr, nvr, value); /* no String variables */
+  SET_PRELUDE("fmiSetString", FMI1_STRING, NULL, NULL, NULL)
+  /* not reached: a String variable has no start value and is no input (its text is computed by the model) */
+  return fail(inst, "fmiSetString: String variables of %s cannot be set", IDENTIFIER);
 }
 
 /* ---- Model Exchange -------------------------------------------------------------------------------- */
@@ -397,6 +403,15 @@ static fmiStatus check_no_open_iteration(fmi1_instance *inst, const char *fn) {
   return fmiOK;
 }
 
+/* After terminateSimulation = fmiTrue (fmiInitialize/fmiEventUpdate) the simulation does not go on: only
+   fmiGetXXX, fmiSetTime to the same time, fmiGetContinuousStates... and fmiTerminate. */
+static fmiStatus check_not_terminating(fmi1_instance *inst, const char *fn) {
+  if (inst->terminate_requested)
+    return fail(inst, "Illegal call sequence: %s at t = %.17g: the model returned terminateSimulation = fmiTrue, "
+                      "fmiTerminate must be called", fn, inst->time);
+  return fmiOK;
+}
+
 /* No step completed, nor event handled, past the time event announced by fmiInitialize/fmiEventUpdate. */
 static fmiStatus check_time_event(fmi1_instance *inst, const char *fn) {
   const double t_next = inst->next_event_time;
@@ -422,6 +437,7 @@ fmiStatus fmiSetTime(fmiComponent c, fmiReal time) {
   if (!isfinite(time)) return fail(inst, "fmiSetTime: time = %g is not finite", time);
   if (inst->state == FMI1_INITIALIZED) {
     if (time != inst->time) CHECK(check_no_open_iteration(inst, "fmiSetTime"))
+    if (time != inst->time) CHECK(check_not_terminating(inst, "fmiSetTime"))
     if (time < inst->time_floor)
       return fail(inst, "Illegal call sequence: fmiSetTime(%.17g): before t = %.17g of the last "
                         "fmiCompletedIntegratorStep, fmiEventUpdate or fmiInitialize", time, inst->time_floor);
@@ -434,6 +450,7 @@ fmiStatus fmiSetContinuousStates(fmiComponent c, const fmiReal x[], size_t nx) {
   ENTER("fmiSetContinuousStates", FMI1_INITIALIZED)
   CHECK_NX("fmiSetContinuousStates", x, nx)
   CHECK(check_no_open_iteration(inst, "fmiSetContinuousStates"))
+  CHECK(check_not_terminating(inst, "fmiSetContinuousStates"))
   for (int k = 0; k < MODEL.nx; ++k) inst->values[MODEL.states[k]].r = x[k];
   return fmiOK;
 }
@@ -442,6 +459,7 @@ fmiStatus fmiCompletedIntegratorStep(fmiComponent c, fmiBoolean *callEventUpdate
   ENTER("fmiCompletedIntegratorStep", FMI1_INITIALIZED)
   if (!callEventUpdate) return fail(inst, "fmiCompletedIntegratorStep: callEventUpdate is NULL");
   CHECK(check_no_open_iteration(inst, "fmiCompletedIntegratorStep"))
+  CHECK(check_not_terminating(inst, "fmiCompletedIntegratorStep"))
   CHECK(check_time_event(inst, "fmiCompletedIntegratorStep"))
   inst->time_floor = inst->time;
   *callEventUpdate = fmiFalse;
@@ -463,10 +481,11 @@ fmiStatus fmiInitialize(fmiComponent c, fmiBoolean toleranceControlled, fmiReal 
   inst->time_floor = inst->time;
   inst->upcoming_time_event = event.upcoming_time_event;
   inst->next_event_time = event.upcoming_time_event ? event.next_event_time : 0.0;
+  inst->terminate_requested = event.terminate;
   eventInfo->iterationConverged = fmiTrue;
   eventInfo->stateValueReferencesChanged = fmiFalse;
   eventInfo->stateValuesChanged = fmiFalse;
-  eventInfo->terminateSimulation = fmiFalse;
+  eventInfo->terminateSimulation = event.terminate ? fmiTrue : fmiFalse;
   eventInfo->upcomingTimeEvent = inst->upcoming_time_event ? fmiTrue : fmiFalse;
   eventInfo->nextEventTime = inst->next_event_time;
   fmi1_log(inst, fmiOK, "fmiInitialize at t = %.17g", inst->time);
@@ -503,6 +522,7 @@ fmiStatus fmiEventUpdate(fmiComponent c, fmiBoolean intermediateResults, fmiEven
   if (!is_boolean(intermediateResults))
     return fail(inst, "fmiEventUpdate: intermediateResults = %d is neither fmiTrue nor fmiFalse", intermediateResults);
   if (!eventInfo) return fail(inst, "fmiEventUpdate: eventInfo is NULL");
+  CHECK(check_not_terminating(inst, "fmiEventUpdate"))
   CHECK(check_time_event(inst, "fmiEventUpdate"))
   compute(inst);
   double before[FMI1_MAX_STATES];
@@ -516,6 +536,7 @@ fmiStatus fmiEventUpdate(fmiComponent c, fmiBoolean intermediateResults, fmiEven
     }
     compute(inst);
     inst->event_iteration++;
+    if (event.terminate) event.converged = 1; /* the iteration ends with the simulation */
     if (event.converged || intermediateResults) break;
     if (inst->event_iteration >= MAX_EVENT_ITERATIONS)
       return fail(inst, "fmiEventUpdate at t = %.17g: no convergence in %d iterations", inst->time,
@@ -529,10 +550,11 @@ fmiStatus fmiEventUpdate(fmiComponent c, fmiBoolean intermediateResults, fmiEven
   inst->time_floor = inst->time;
   inst->upcoming_time_event = event.upcoming_time_event;
   inst->next_event_time = event.upcoming_time_event ? event.next_event_time : 0.0;
+  inst->terminate_requested = event.terminate;
   eventInfo->iterationConverged = event.converged ? fmiTrue : fmiFalse;
   eventInfo->stateValueReferencesChanged = fmiFalse;
   eventInfo->stateValuesChanged = changed ? fmiTrue : fmiFalse;
-  eventInfo->terminateSimulation = fmiFalse;
+  eventInfo->terminateSimulation = event.terminate ? fmiTrue : fmiFalse;
   eventInfo->upcomingTimeEvent = inst->upcoming_time_event ? fmiTrue : fmiFalse;
   eventInfo->nextEventTime = inst->next_event_time;
   return fmiOK;
@@ -637,6 +659,9 @@ fmiStatus fmiDoStep(fmiComponent c, fmiReal currentCommunicationPoint, fmiReal c
                     fmiBoolean newStep) {
   ENTER("fmiDoStep", FMI1_INITIALIZED)
   const double t = currentCommunicationPoint, h = communicationStepSize, time = inst->time;
+  if (inst->terminate_requested)
+    return fail(inst, "Illegal call sequence: fmiDoStep: the slave ended the simulation at t = %.17g (its last "
+                      "fmiDoStep returned fmiDiscard with fmiLastSuccessfulTime = %.17g)", time, time);
   if (!is_boolean(newStep)) return fail(inst, "fmiDoStep: newStep = %d is neither fmiTrue nor fmiFalse", newStep);
   if (!newStep)
     return fail(inst, "fmiDoStep: newStep = fmiFalse repeats a rejected step, which this slave cannot do "

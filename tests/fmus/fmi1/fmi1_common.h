@@ -38,6 +38,10 @@
  *     announced by fmiInitialize/fmiEventUpdate (within 1e-12 relative); after an fmiEventUpdate with
  *     intermediateResults that returned iterationConverged = fmiFalse, fmiEventUpdate must come again before
  *     fmiSetTime (to another time), fmiSetContinuousStates, fmiCompletedIntegratorStep or fmiTerminate.
+ *   - the end of the simulation that the model asks for: after terminateSimulation = fmiTrue (fmiInitialize,
+ *     fmiEventUpdate) only fmiGetXXX, fmiSetTime to the same time and fmiTerminate; after a Co-Simulation
+ *     slave's fmiDoStep returned fmiDiscard to end the simulation (fmiLastSuccessfulTime = where it ended;
+ *     FMI 1.0 has no fmiTerminated status), no further fmiDoStep.
  *   - Co-Simulation steps: currentCommunicationPoint equal to the slave's time (within 1e-12 relative),
  *     communicationStepSize > 0 (canHandleEvents="false"), newStep = fmiTrue (canRejectSteps="false": a
  *     rejected step cannot be repeated), not past tStop of fmiInitializeSlave; fmiSetRealInputDerivatives,
@@ -70,7 +74,9 @@
 #error "compile with exactly one of COSIMA_FMI1_ME (Model Exchange) and COSIMA_FMI1_CS (Co-Simulation)"
 #endif
 
-typedef enum { FMI1_REAL, FMI1_INTEGER, FMI1_BOOLEAN } fmi1_type; /* no String variables */
+/* FMI1_STRING: read-only text that the model's compute() points at (static storage of the model); such a
+   variable has no start value and can never be set (fmiSetString fails) */
+typedef enum { FMI1_REAL, FMI1_INTEGER, FMI1_BOOLEAN, FMI1_STRING } fmi1_type;
 typedef enum { FMI1_INPUT, FMI1_OUTPUT, FMI1_INTERNAL } fmi1_causality;
 typedef enum { FMI1_CONSTANT, FMI1_PARAMETER, FMI1_DISCRETE, FMI1_CONTINUOUS } fmi1_variability;
 
@@ -87,8 +93,9 @@ typedef struct {
 } fmi1_variable;
 
 typedef struct {
-  double r; /* Real */
-  int i;    /* Integer, Boolean */
+  double r;      /* Real */
+  int i;         /* Integer, Boolean */
+  const char *s; /* String: set by compute() (NULL reads as "") */
 } fmi1_value;
 
 /* fmiInitialize and each iteration of fmiEventUpdate (Model Exchange): what the runtime tells the model,
@@ -98,11 +105,12 @@ typedef struct {
   int converged;           /* out, preset 1: 0 asks for another iteration (iterationConverged) */
   int upcoming_time_event; /* out, preset 0 */
   double next_event_time;  /* out */
+  int terminate;           /* out, preset 0: terminateSimulation (then only fmiGetXXX and fmiTerminate) */
 } fmi1_event;
 
 typedef struct fmi1_instance fmi1_instance;
 
-enum { FMI1_MAX_STATES = 4 }; /* nx <= FMI1_MAX_STATES */
+enum { FMI1_MAX_STATES = 4, FMI1_N_DATA = 4 }; /* nx <= FMI1_MAX_STATES */
 
 typedef struct {
   const char *guid;
@@ -123,7 +131,9 @@ typedef struct {
   /* Model Exchange, optional: one iteration of fmiEventUpdate (log why on failure) */
   fmiStatus (*event_update)(fmi1_instance *inst, fmi1_event *event);
   /* Co-Simulation, required: the model's part of fmiDoStep, after the checks and compute(); on fmiOK the
-     runtime sets time = t + h */
+     runtime sets time = t + h. On fmiDiscard the model has set the time it reached (fmiLastSuccessfulTime)
+     and, if it ends the simulation there, terminate_requested (FMI 1.0 has no fmiTerminated status: every
+     later fmiDoStep then fails) */
   fmiStatus (*do_step)(fmi1_instance *inst, double t, double h);
 } fmi1_model;
 
@@ -152,6 +162,10 @@ struct fmi1_instance {
   int stop_time_defined;
   double stop_time;
   fmi1_value *values; /* one per variable, in the order of fmi1_model_definition.variables */
+  /* the model asked to end the simulation (terminateSimulation, or fmiDiscard of a Co-Simulation slave that
+     ends there): Model Exchange allows then only fmiGetXXX, fmiSetTime to the same time and fmiTerminate */
+  int terminate_requested;
+  double data[FMI1_N_DATA]; /* the model's own discrete state, zero at instantiation and fmiResetSlave */
 };
 
 /* Log through the importer's logger; fmiOK/fmiWarning/fmiDiscard only with loggingOn. */
@@ -159,6 +173,8 @@ void fmi1_log(fmi1_instance *inst, fmiStatus status, const char *format, ...) __
 
 #define FMI1_R(inst, idx) ((inst)->values[idx].r)
 #define FMI1_I(inst, idx) ((inst)->values[idx].i)
+#define FMI1_S(inst, idx) ((inst)->values[idx].s)
 #define FMI1_TIME(inst) ((inst)->time)
+#define FMI1_DATA(inst, k) ((inst)->data[k])
 
 #endif
