@@ -34,6 +34,10 @@ const std::vector<Factory>& factories() {
       {{"state_space", "x' = A x + B u, y = C x + D u: 2 states, array ports u[2], y[2] (FMI 3.0 arrays)"},
        make_state_space},
       {{"scaling.oscillator", "one mass of a chain or ring of coupled oscillators (scaling runs)"}, make_oscillator},
+      {{"sum:2",
+        "out = in0 + in1; \"sum:N\" adds N inputs, \"sum:NxD\" N vectors of D (in{i}_{j} → out{j}): OSP's Sum "
+        "and VectorSum"},
+       [] { return make_sum("sum:2"); }},
   };
   return list;
 }
@@ -49,6 +53,7 @@ const std::vector<ModelEntry>& catalog() {
 }
 
 std::unique_ptr<OdeModel> make_model(std::string_view name) {
+  if (is_sum_model(name)) return make_sum(name);
   for (const auto& f : factories()) {
     if (f.entry.name == name) return f.make();
   }

@@ -17,7 +17,6 @@ packages=(
   libgtest-dev libgmock-dev  # tests
   gnuplot-nox            # plots: cosima plot, docs/
   libcli11-dev           # the command line (src/cli/)
-  libmatio-dev           # MATLAB v4 results (--out x.mat)
   python3-scipy          # tests: MAT results read back with scipy.io.loadmat
   python3-matplotlib     # cosima.plot() in Python (optional for users; its test needs it)
   pybind11-dev python3-dev python3-numpy  # the Python module (python/), run by Debian's /usr/bin/python3

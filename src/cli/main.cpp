@@ -85,6 +85,7 @@ struct RunArguments {
   std::vector<std::string> start_values;  ///< of an FMU run on its own
   std::optional<std::string> interface;   ///< of an FMU run on its own: cs or me
   std::string input;                      ///< of an FMU run on its own: a CSV driving its inputs
+  std::string ssd;                        ///< the SSD of an SSP package or folder (default SystemStructure.ssd)
   bool quiet = false, progress = false, strict_inputs = false;
 };
 
@@ -170,7 +171,8 @@ cosima::scenario::Scenario load_run_scenario(const RunArguments& arguments) {
                                     cosima::scenario::fmu_system_name(arguments.scenario_file), *arguments.interface));
   }
   cosima::scenario::Scenario scenario = cosima::scenario::load_scenario(
-      arguments.scenario_file, overrides, {.start_values = arguments.start_values, .input = arguments.input});
+      arguments.scenario_file, overrides, {.start_values = arguments.start_values, .input = arguments.input},
+      arguments.ssd);
   if (const std::string level = arguments.log_level.value_or(scenario.log_level); !level.empty()) {
     cosima::set_log_level(*cosima::parse_log_level(level));
   }
@@ -369,9 +371,14 @@ struct Commands {
 void add_run_command(CLI::App& app, Commands& c) {
   RunArguments& run = c.run;
   CLI::App* command = c.run_command =
-      app.add_subcommand("run", "Run a scenario (JSON, or an SSP package .ssp), or one FMU on its own.");
-  command->add_option("scenario", run.scenario_file, "Scenario file: JSON or .ssp, or an FMU run on its own (.fmu)")
+      app.add_subcommand("run",
+                         "Run a scenario (JSON, an SSP package .ssp, an OSP OspSystemStructure.xml), or one "
+                         "FMU on its own.");
+  command
+      ->add_option("scenario", run.scenario_file,
+                   "Scenario file: JSON, .ssp, .ssd, OspSystemStructure.xml, or an FMU run on its own (.fmu)")
       ->required();
+  command->add_option("--ssd", run.ssd, "The SSD of an SSP package or folder to run (default SystemStructure.ssd)");
   command->add_option("--method", run.method, "Coupling method (see below); overrides the scenario's");
   command->add_option("--dt", run.dt, "Macro-step (δt_ref of the variable-step methods)")->check(kFinitePositive);
   command->add_option("--stop", run.stop, "Stop time")->check(kFinite);

@@ -1,5 +1,7 @@
 #include "io/json.hpp"
 
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -10,6 +12,33 @@
 namespace cosima::io {
 
 namespace {
+
+constexpr double kInt64Min = -9223372036854775808.0;
+
+/// Whether a JSON number's text denotes exactly -2^63 = -9223372036854775808 (in any spelling:
+/// "-9223372036854775808", "-9.223372036854775808e18", "-92233720368547758080e-1"). The values
+/// within 1024 of it round to the same double: a 64-bit integer variable would take -2^63 for them.
+bool denotes_int64_min(std::string_view text) {
+  if (text.empty() || text.front() != '-') return false;
+  std::string digits;  // the significant digits, without the point
+  int exponent = 0;    // of the first digit kept: value = 0.DIGITS × 10^exponent
+  std::size_t at = 1;
+  bool point = false;
+  for (; at < text.size() && text[at] != 'e' && text[at] != 'E'; ++at) {
+    const char c = text[at];
+    if (c == '.') {
+      point = true;
+    } else if (c != '0' || !digits.empty()) {
+      digits.push_back(c);
+      if (!point) ++exponent;
+    } else if (point) {
+      --exponent;  // a leading zero after the point
+    }
+  }
+  if (at < text.size()) exponent += std::stoi(std::string(text.substr(at + 1)));
+  while (!digits.empty() && digits.back() == '0') digits.pop_back();
+  return digits == "9223372036854775808" && exponent == 19;
+}
 
 /// A DOM builder for nlohmann's SAX parser, with the checks: nesting depth, and duplicate keys found
 /// by the object's own index as the key is inserted (nlohmann's builder overwrites them; its callback
@@ -29,7 +58,15 @@ class CheckedDom {
   bool boolean(bool v) { return value(v) != nullptr; }
   bool number_integer(number_integer_t v) { return value(v) != nullptr; }
   bool number_unsigned(number_unsigned_t v) { return value(v) != nullptr; }
-  bool number_float(number_float_t v, const string_t& /*text*/) { return value(v) != nullptr; }
+  bool number_float(number_float_t v, const string_t& text) {
+    if (v == kInt64Min && !denotes_int64_min(text)) {  // -9223372036854775809 would read as -2^63
+      throw Error(
+          fmt::format("{}: the number {} is below -9223372036854775808 (-2^63) but reads as it in a double; "
+                      "cosima takes no value other than the one written",
+                      what_, text));
+    }
+    return value(v) != nullptr;
+  }
   bool string(string_t& v) { return value(std::move(v)) != nullptr; }
   bool binary(binary_t& v) { return value(Json::binary(std::move(v))) != nullptr; }
   bool start_object(std::size_t /*elements*/) { return open(Json::value_t::object); }

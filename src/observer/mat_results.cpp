@@ -1,30 +1,31 @@
 #include "observer/mat_results.hpp"
 
-#include <matio.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
-#include <memory>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/output_file.hpp"
 
 namespace cosima::observer {
 
 namespace {
 
-struct MatCloser {
-  void operator()(mat_t* mat) const { Mat_Close(mat); }
-};
-using MatFile = std::unique_ptr<mat_t, MatCloser>;
+// MAT v4 type codes: 1000·M + 100·O + 10·P + T, M = 0 (IEEE little-endian), O = 0
+constexpr std::int32_t kDouble = 0;  // P = 0, T = 0
+constexpr std::int32_t kInt32 = 20;  // P = 2, T = 0
+constexpr std::int32_t kText = 51;   // P = 5 (uint8), T = 1
+
+static_assert(std::endian::native == std::endian::little, "MAT v4 is written with M = 0 (little-endian)");
 
 /// The strings as the columns of a char matrix (L × n, column-major: one string after the other),
 /// each padded with blanks to the longest.
-std::vector<char> char_columns(const std::vector<std::string>& texts, std::size_t& length) {
+std::vector<char> char_columns(std::span<const std::string> texts, std::size_t& length) {
   length = 1;
   for (const std::string& text : texts) length = std::max(length, text.size());
   std::vector<char> data(length * texts.size(), ' ');
@@ -33,7 +34,7 @@ std::vector<char> char_columns(const std::vector<std::string>& texts, std::size_
 }
 
 /// The strings as the rows of a char matrix (n × L, column-major), padded with blanks.
-std::vector<char> char_rows(const std::vector<std::string>& texts, std::size_t& length) {
+std::vector<char> char_rows(std::span<const std::string> texts, std::size_t& length) {
   const std::vector<char> columns = char_columns(texts, length);
   std::vector<char> data(columns.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -42,51 +43,92 @@ std::vector<char> char_rows(const std::vector<std::string>& texts, std::size_t& 
   return data;
 }
 
-void write_variable(mat_t* mat, const char* name, matio_classes kind, matio_types type, std::size_t rows,
-                    std::size_t columns, void* data, const std::string& file) {
-  std::size_t dims[2] = {rows, columns};
-  matvar_t* variable = Mat_VarCreate(name, kind, type, 2, dims, data, MAT_F_DONT_COPY_DATA);
-  if (variable == nullptr) throw Error(fmt::format("cannot write '{}': libmatio refused '{}'", file, name));
-  const int status = Mat_VarWrite(mat, variable, MAT_COMPRESSION_NONE);
-  Mat_VarFree(variable);
-  if (status != 0) throw Error(fmt::format("error while writing '{}': {}", file, std::strerror(errno)));
+/// One matrix: header, name, then `bytes` of elements (column-major).
+std::string matrix(std::int32_t type, std::size_t rows, std::size_t columns, const char* name, const void* data,
+                   std::size_t bytes) {
+  const std::size_t name_length = std::strlen(name) + 1;
+  const std::array<std::int32_t, 5> header = {type, static_cast<std::int32_t>(rows), static_cast<std::int32_t>(columns),
+                                              0, static_cast<std::int32_t>(name_length)};
+  std::string out(reinterpret_cast<const char*>(header.data()), sizeof header);
+  out.append(name, name_length);
+  out.append(static_cast<const char*>(data), bytes);
+  return out;
+}
+
+/// A MAT file's path: a file, not standard output.
+const std::filesystem::path& mat_path(const std::filesystem::path& path) {
+  if (path == "-") throw Error("MAT results need a file: --out - writes CSV only");
+  return path;
 }
 
 }  // namespace
 
-void write_mat_results(const std::filesystem::path& path, const MatResults& results) {
-  if (path == "-") throw Error("MAT results need a file: --out - writes CSV only");
-  OutputFile file(path);
-  MatFile mat(Mat_CreateVer(file.path().c_str(), nullptr, MAT_FT_MAT4));
-  if (!mat) throw Error(fmt::format("cannot write '{}': {}", file.name(), std::strerror(errno)));
-  const std::size_t n = results.names.size() + 1, points = results.times.size();
+MatTrajectory::MatTrajectory(const std::filesystem::path& path, std::span<const std::string> names,
+                             std::span<const std::string> descriptions)
+    : file_(mat_path(path)), variables_(names.size() + 1), column_(variables_) {
   std::size_t length = 0;
-  std::vector<char> aclass = char_rows({"Atrajectory", "1.1", "", "binTrans"}, length);
-  write_variable(mat.get(), "Aclass", MAT_C_CHAR, MAT_T_UINT8, 4, length, aclass.data(), file.name());
-  std::vector<std::string> names = {"time"}, descriptions = {"Time in [s]"};
-  names.insert(names.end(), results.names.begin(), results.names.end());
-  descriptions.insert(descriptions.end(), results.descriptions.begin(), results.descriptions.end());
-  descriptions.resize(n);
-  std::vector<char> name = char_columns(names, length);
-  write_variable(mat.get(), "name", MAT_C_CHAR, MAT_T_UINT8, length, n, name.data(), file.name());
-  std::vector<char> description = char_columns(descriptions, length);
-  write_variable(mat.get(), "description", MAT_C_CHAR, MAT_T_UINT8, length, n, description.data(), file.name());
-  std::vector<std::int32_t> info(4 * n);
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::int32_t column[4] = {j == 0 ? 0 : 2, static_cast<std::int32_t>(j + 1), 0, -1};
-    std::copy(column, column + 4, &info[4 * j]);
+  std::string head;
+  const std::array<std::string, 4> aclass_rows = {"Atrajectory", "1.1", "", "binTrans"};
+  const std::vector<char> aclass = char_rows(aclass_rows, length);
+  head += matrix(kText, 4, length, "Aclass", aclass.data(), aclass.size());
+  std::vector<std::string> all_names = {"time"}, all_descriptions = {"Time in [s]"};
+  all_names.insert(all_names.end(), names.begin(), names.end());
+  all_descriptions.insert(all_descriptions.end(), descriptions.begin(), descriptions.end());
+  all_descriptions.resize(variables_);
+  const std::vector<char> name = char_columns(all_names, length);
+  head += matrix(kText, length, variables_, "name", name.data(), name.size());
+  const std::vector<char> description = char_columns(all_descriptions, length);
+  head += matrix(kText, length, variables_, "description", description.data(), description.size());
+  std::vector<std::int32_t> info(4 * variables_);
+  for (std::size_t j = 0; j < variables_; ++j) {
+    const std::array<std::int32_t, 4> column = {j == 0 ? 0 : 2, static_cast<std::int32_t>(j + 1), 0, -1};
+    std::copy(column.begin(), column.end(), &info[4 * j]);
   }
-  write_variable(mat.get(), "dataInfo", MAT_C_INT32, MAT_T_INT32, 4, n, info.data(), file.name());
-  double span[2] = {points > 0 ? results.times.front() : 0.0, points > 0 ? results.times.back() : 0.0};
-  write_variable(mat.get(), "data_1", MAT_C_DOUBLE, MAT_T_DOUBLE, 1, 2, span, file.name());
-  std::vector<double> data(n * points);
-  for (std::size_t k = 0; k < points; ++k) {
-    data[k * n] = results.times[k];
-    std::copy_n(&results.values[k * (n - 1)], n - 1, &data[k * n + 1]);
+  head += matrix(kInt32, 4, variables_, "dataInfo", info.data(), info.size() * sizeof(std::int32_t));
+  const std::array<double, 2> span = {0.0, 0.0};
+  head += matrix(kDouble, 1, 2, "data_1", span.data(), sizeof span);
+  start_time_at_ = static_cast<long>(head.size() - sizeof span);
+  columns_at_ = static_cast<long>(head.size() + 2 * sizeof(std::int32_t));
+  head += matrix(kDouble, variables_, 0, "data_2", nullptr, 0);
+  file_.write(head);
+  end_ = static_cast<long>(head.size());
+}
+
+void MatTrajectory::write_at(long offset, const void* data, std::size_t bytes) {
+  const char* at = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t written = ::pwrite(file_.fd(), at, bytes, offset);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) throw Error(fmt::format("error while writing '{}': {}", file_.name(), std::strerror(errno)));
+    at += written;
+    offset += written;
+    bytes -= static_cast<std::size_t>(written);
   }
-  write_variable(mat.get(), "data_2", MAT_C_DOUBLE, MAT_T_DOUBLE, n, points, data.data(), file.name());
-  mat.reset();
-  file.publish();
+}
+
+void MatTrajectory::append(double t, std::span<const double> values) {
+  if (points_ == 0) first_time_ = t;
+  column_[0] = t;
+  std::copy(values.begin(), values.end(), column_.begin() + 1);
+  write_at(end_, column_.data(), column_.size() * sizeof(double));
+  end_ += static_cast<long>(column_.size() * sizeof(double));
+  ++points_;
+}
+
+void MatTrajectory::finish() {
+  const std::array<double, 2> span = {first_time_, column_[0]};
+  write_at(start_time_at_, span.data(), sizeof span);
+  const auto columns = static_cast<std::int32_t>(points_);
+  write_at(columns_at_, &columns, sizeof columns);
+  file_.publish();
+}
+
+void write_mat_results(const std::filesystem::path& path, const MatResults& results) {
+  MatTrajectory file(path, results.names, results.descriptions);
+  const std::size_t n = results.names.size();
+  for (std::size_t k = 0; k < results.times.size(); ++k)
+    file.append(results.times[k], results.values.subspan(k * n, n));
+  file.finish();
 }
 
 }  // namespace cosima::observer

@@ -20,6 +20,7 @@
 #include "fmi/common/fmu_archive.hpp"
 #include "io/csv.hpp"
 #include "io/json.hpp"
+#include "ssp/osp_reader.hpp"
 #include "ssp/ssp_reader.hpp"
 
 namespace cosima::scenario {
@@ -675,27 +676,42 @@ void guess_single_fmu_stop(ScenarioDocument& read, const std::filesystem::path& 
 
 }  // namespace
 
-ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
-  if (ssp::is_ssd(file)) {
-    ssp::SspImport ssd = ssp::read_ssd(file);
+ScenarioDocument read_scenario_document(const std::filesystem::path& file, const std::string& ssd_name) {
+  if (ssp::is_ssd(file) || (!ssd_name.empty() && std::filesystem::is_directory(file))) {
+    ssp::SspImport ssd = ssp::read_ssd(file, ssd_name);
     return {std::move(ssd.document), std::move(ssd.resources)};
+  }
+  const auto no_ssd_name = [&] {
+    if (!ssd_name.empty())
+      throw Error(fmt::format("scenario '{}': --ssd '{}' picks an SSD of an SSP package (.ssp) or folder",
+                              file.string(), ssd_name));
+  };
+  if (ssp::is_osp_configuration(file)) {  // OspSystemStructure.xml (libcosim)
+    no_ssd_name();
+    return {ssp::read_osp(file).document, nullptr};
   }
   if (std::filesystem::is_directory(file)) {
     throw Error(
-        fmt::format("scenario '{}' is a directory without a SystemStructure.ssd; give a scenario .json, "
-                    ".fmu, .ssp or .ssd file",
+        fmt::format("scenario '{}' is a directory without a SystemStructure.ssd or OspSystemStructure.xml; give a "
+                    "scenario .json, .fmu, .ssp, .ssd or OspSystemStructure.xml file",
                     file.string()));
   }
-  if (is_fmu_file(file)) return fmu_scenario_document(file);
+  if (is_fmu_file(file)) {
+    no_ssd_name();
+    return fmu_scenario_document(file);
+  }
   if (ssp::is_ssp_file(file)) {
-    ssp::SspImport package = ssp::read_ssp(file);
+    ssp::SspImport package = ssp::read_ssp(file, ssd_name);
     return {std::move(package.document), std::move(package.resources)};
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open scenario '{}'", file.string()));
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   io::Json document = io::parse_json(text, fmt::format("scenario '{}'", file.string()));
-  if (!document.is_object() || !document.contains("ssp")) return {std::move(document), nullptr};
+  if (!document.is_object() || !document.contains("ssp")) {
+    no_ssd_name();
+    return {std::move(document), nullptr};
+  }
   // an SSP as the base, the JSON's other keys on top
   if (!document["ssp"].is_string()) throw Error(fmt::format("scenario '{}': 'ssp' must be a file name", file.string()));
   const std::filesystem::path package_file = file.parent_path() / document["ssp"].get<std::string>();
@@ -703,7 +719,7 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
     throw Error(fmt::format("scenario '{}': 'ssp' names '{}', which is not an .ssp package", file.string(),
                             package_file.string()));
   }
-  ssp::SspImport package = ssp::read_ssp(package_file);
+  ssp::SspImport package = ssp::read_ssp(package_file, ssd_name);
   document.erase("ssp");
   if (document.contains("connections") && document["connections"].is_array() &&
       package.document.contains("connections")) {
@@ -716,8 +732,8 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file) {
 }
 
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides,
-                       const FmuRunOptions& fmu_run) {
-  ScenarioDocument read = read_scenario_document(file);
+                       const FmuRunOptions& fmu_run, const std::string& ssd_name) {
+  ScenarioDocument read = read_scenario_document(file, ssd_name);
   if ((!fmu_run.start_values.empty() || !fmu_run.input.empty()) && !is_fmu_file(file)) {
     throw Error(
         fmt::format("start values and input files are for an FMU run on its own (cosima run X.fmu); in "

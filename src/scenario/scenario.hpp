@@ -146,12 +146,14 @@ bool is_fmu_file(const std::filesystem::path& file);
 /// The system name of an FMU run on its own: the file's stem, each character that is not a letter,
 /// digit or '_' replaced by '_' ("Van der Pol.fmu" → "Van_der_Pol").
 std::string fmu_system_name(const std::filesystem::path& fmu);
-/// The document of a scenario file: JSON; an SSP package (.ssp, or a zip: ssp::read_ssp); or JSON
-/// naming one with "ssp" (relative to the JSON file) — the package's document with the JSON's other
-/// keys merged on top (a JSON merge patch; its "connections" are added to the package's).
-ScenarioDocument read_scenario_document(const std::filesystem::path& file);
-/// Reads, overrides and parses a scenario file (read_scenario_document). `fmu_run` applies to an
-/// FMU run on its own and is an Error for any other scenario.
+/// The document of a scenario file: JSON; an SSP package (.ssp, or a zip: ssp::read_ssp); an SSD or a
+/// folder holding one (ssp::read_ssd); an OSP configuration (OspSystemStructure.xml: ssp::read_osp); or
+/// JSON naming a package with "ssp" (relative to the JSON file) — the package's document with the
+/// JSON's other keys merged on top (a JSON merge patch; its "connections" are added to the package's).
+/// `ssd_name` picks an SSD other than SystemStructure.ssd in a package or folder (an Error elsewhere).
+ScenarioDocument read_scenario_document(const std::filesystem::path& file, const std::string& ssd_name = {});
+/// Reads, overrides and parses a scenario file (read_scenario_document, `ssd_name` as there). `fmu_run`
+/// applies to an FMU run on its own and is an Error for any other scenario.
 /// What an FMU run on its own takes besides overrides (FMPy's options).
 struct FmuRunOptions {
   /// "NAME=VALUE" (VALUE as in apply_override): variables set whatever their names hold (dots, brackets)
@@ -161,7 +163,7 @@ struct FmuRunOptions {
   std::filesystem::path input;
 };
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides = {},
-                       const FmuRunOptions& fmu_run = {});
+                       const FmuRunOptions& fmu_run = {}, const std::string& ssd_name = {});
 
 /// One system of the scenario, as specified: a built-in model with its integrator, or an FMU;
 /// parameters set, withheld capabilities withheld.

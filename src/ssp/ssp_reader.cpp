@@ -17,10 +17,12 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/wide_integer.hpp"
 #include "fmi/common/description_reader.hpp"
 #include "fmi/common/fmu_archive.hpp"
 #include "io/json.hpp"
+#include "ssp/osp_reader.hpp"
 
 namespace cosima::ssp {
 
@@ -227,12 +229,16 @@ class SsdReader {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [order, connection] : connections) document["connections"].push_back(std::move(connection));
     if (!inputs.empty()) document["inputs"] = std::move(inputs);
+    osp_settings(top, root_node, document);
     if (const std::optional<io::Json> settings = scenario_annotation(root_node)) document.merge_patch(*settings);
     return document;
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("{}: {}", source_, what)); }
+  [[nodiscard]] const char* not_found() const {
+    return resources_.confined ? "is not in the package" : "is not found beside the SSD";
+  }
 
   double number(std::string_view text, const std::string& where) const {
     const std::optional<double> value = fmi::description::to_double(text);
@@ -400,7 +406,7 @@ class SsdReader {
     const std::string source = node.attribute("source").value();
     const std::string path = package_path(source, component.describe());
     const std::optional<std::filesystem::path> file = resources_.file ? resources_.file(path) : std::nullopt;
-    if (!file) fail(fmt::format("{}: source '{}' is not in the package", component.describe(), source));
+    if (!file) fail(fmt::format("{}: source '{}' {}", component.describe(), source, not_found()));
     component.fmu = *file;
     if (component.csv) {
       components_.push_back(&component);
@@ -467,10 +473,14 @@ class SsdReader {
     const bool has_scheme = uri.find(':') < first_separator;
     bool climbs = false;
     for (const auto& part : std::filesystem::path(decoded)) climbs = climbs || part == "..";
-    if (has_scheme || uri.find_first_of("?#") != std::string::npos || decoded.empty() || decoded.front() == '/' ||
-        climbs || decoded.find('\0') != std::string::npos) {
-      fail(fmt::format("{}: source '{}' is not a relative path inside the package", user, uri));
+    if (has_scheme || uri.find_first_of("?#") != std::string::npos || decoded.empty() ||
+        decoded.find('\0') != std::string::npos) {
+      fail(fmt::format("{}: source '{}' is not a relative path{}", user, uri,
+                       resources_.confined ? " inside the package" : " or a file path"));
     }
+    // a bare SSD's sources are files the user names: they may leave its folder
+    if (resources_.confined && (decoded.front() == '/' || climbs))
+      fail(fmt::format("{}: source '{}' is not a relative path inside the package", user, uri));
     return std::filesystem::path(decoded).lexically_normal().string();
   }
 
@@ -724,7 +734,7 @@ class SsdReader {
                       std::string_view root) const {
     const std::string path = package_path(source, user);
     const std::optional<std::string> text = resources_.text ? resources_.text(path) : std::nullopt;
-    if (!text) fail(fmt::format("{}: source '{}' is not in the package", user, source));
+    if (!text) fail(fmt::format("{}: source '{}' {}", user, source, not_found()));
     const pugi::xml_parse_result parsed = file.load_buffer(text->data(), text->size());
     if (!parsed)
       fail(fmt::format("'{}' is not well-formed XML: {} (at byte {})", source, parsed.description(), parsed.offset));
@@ -925,6 +935,82 @@ class SsdReader {
     return std::nullopt;
   }
 
+  // --- OSP's annotations (libcosim's SSP reading) ---
+
+  /// The elements inside the com.opensimulationplatform annotations of `owner`.
+  static std::vector<pugi::xml_node> osp_annotations(const pugi::xml_node& owner) {
+    std::vector<pugi::xml_node> found;
+    for (const pugi::xml_node& annotation : children(child(owner, "Annotations"), "Annotation")) {
+      if (annotation.attribute("type").value() != kOspAnnotation) continue;
+      for (const pugi::xml_node& c : annotation.children()) {
+        if (c.type() == pugi::node_element) found.push_back(c);
+      }
+    }
+    return found;
+  }
+
+  void warn_unread(const pugi::xml_node& element, const std::string& where) const {
+    log(LogLevel::warning, fmt::format("{}: the {} annotation of {} holds <{}>, which cosima does not read: ignored",
+                                       source_, kOspAnnotation, where, element.name()));
+  }
+
+  /// The base step of osp:FixedStepAlgorithm in the DefaultExperiment's annotations, if any.
+  std::optional<double> osp_base_step(const pugi::xml_node& top) const {
+    std::optional<double> base;
+    for (const pugi::xml_node& e : osp_annotations(child(top, "DefaultExperiment"))) {
+      if (local_name(e) != "Algorithm") {
+        warn_unread(e, "the DefaultExperiment");
+        continue;
+      }
+      for (const pugi::xml_node& algorithm : children(e, "FixedStepAlgorithm")) {
+        base = number(algorithm.attribute("baseStepSize").value(), "osp:FixedStepAlgorithm baseStepSize");
+        if (!(*base > 0.0)) fail(fmt::format("osp:FixedStepAlgorithm baseStepSize = {} must be positive", *base));
+        if (algorithm.attribute("numWorkerThreads")) {
+          log(LogLevel::warning, fmt::format("{}: osp:FixedStepAlgorithm numWorkerThreads ignored (cosima run "
+                                             "--executor threads:N)",
+                                             source_));
+        }
+      }
+      for (const pugi::xml_node& other : e.children()) {
+        if (other.type() == pugi::node_element && local_name(other) != "FixedStepAlgorithm")
+          fail(fmt::format("the {} annotation names algorithm <{}>: cosima runs osp:FixedStepAlgorithm (as Jacobi)",
+                           kOspAnnotation, other.name()));
+      }
+    }
+    return base;
+  }
+
+  /// OSP's settings (annotation com.opensimulationplatform): osp:FixedStepAlgorithm's baseStepSize
+  /// → method.dt, each component's osp:StepSizeHint → method.rates (a whole multiple of it).
+  void osp_settings(const pugi::xml_node& top, const pugi::xml_node& root_system, io::Json& document) const {
+    for (const pugi::xml_node& e : osp_annotations(top)) warn_unread(e, "the SSD");
+    for (const pugi::xml_node& e : osp_annotations(root_system)) warn_unread(e, "the root system");
+    const std::optional<double> base = osp_base_step(top);
+    if (base) document["method"]["dt"] = *base;
+    for (const Element* component : components_) {
+      for (const pugi::xml_node& e : osp_annotations(component->node)) {
+        if (local_name(e) != "StepSizeHint") {
+          warn_unread(e, component->describe());
+          continue;
+        }
+        const double hint = number(e.attribute("value").value(), component->describe() + ": osp:StepSizeHint");
+        if (!base) {
+          log(LogLevel::warning, fmt::format("{}: osp:StepSizeHint of {} ignored: no osp:FixedStepAlgorithm gives "
+                                             "a base step",
+                                             source_, component->describe()));
+          continue;
+        }
+        const std::optional<long long> rate = step_rate(hint, *base);
+        if (!rate)
+          fail(
+              fmt::format("{}: osp:StepSizeHint {} is not a whole multiple of the baseStepSize {}: cosima steps a "
+                          "system every k base steps (method.rates)",
+                          component->describe(), hint, *base));
+        if (*rate != 1) document["method"]["rates"][component->path] = *rate;
+      }
+    }
+  }
+
   const SsdResources& resources_;
   std::string source_;
   Units units_;
@@ -952,40 +1038,85 @@ io::Json parse_ssd(std::string_view ssd, const SsdResources& resources, const st
 
 namespace {
 
-/// The SSD `ssd_name` of the package whose files are under `root` (unpacked, or a folder as it is).
+/// The SSD files at `root` (a package's root, or a folder), sorted.
+std::vector<std::string> ssds_under(const std::filesystem::path& root) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(root, error)) {
+    std::string extension = entry.path().extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (extension == ".ssd" && entry.is_regular_file(error)) found.push_back(entry.path().filename().string());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+/// The file name of the SSD that `name` picks at `root` (empty: SystemStructure.ssd; ".ssd" added when
+/// missing); refused, listing the SSDs there, when there is none such.
+std::string chosen_ssd(const std::filesystem::path& root, const std::string& name, const std::string& source) {
+  std::string file = name.empty() ? std::string("SystemStructure.ssd") : name;
+  if (file.find_first_of("/\\") != std::string::npos || file == "." || file == "..")
+    throw Error(fmt::format("{}: --ssd '{}' names an SSD at the package's root by its file name", source, name));
+  if (!file.ends_with(".ssd")) file += ".ssd";
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(root / file, error)) {
+    std::string known;
+    for (const std::string& ssd : ssds_under(root)) known += (known.empty() ? "" : ", ") + ssd;
+    throw Error(fmt::format("{} has no {} (SSDs: {})", source, name.empty() ? file : fmt::format("SSD '{}'", name),
+                            known.empty() ? "none" : known));
+  }
+  return file;
+}
+
+/// The SSD `ssd_name` whose files are under `root` (a package unpacked, a folder as it is, or a bare
+/// SSD's folder, whose sources may leave it: not `confined`).
 SspImport read_ssd_under(const std::filesystem::path& root, const std::string& ssd_name, const std::string& source,
-                         std::shared_ptr<const void> owner) {
+                         std::shared_ptr<const void> owner, bool confined) {
   const std::optional<std::string> ssd = read_text_file(root / ssd_name);
   if (!ssd) throw Error(fmt::format("{} has no {}", source, ssd_name));
   SsdResources resources;
   resources.text = [&](const std::string& path) { return read_text_file(root / path); };
   resources.file = [&](const std::string& path) -> std::optional<std::filesystem::path> {
     if (!std::filesystem::is_regular_file(root / path)) return std::nullopt;
-    return root / path;
+    return (root / path).lexically_normal();
   };
   resources.description = [](const std::filesystem::path& fmu) {
     return std::make_shared<const fmi::ModelDescription>(fmi::read_model_description(fmu));
   };
+  resources.confined = confined;
   return {parse_ssd(*ssd, resources, source), std::move(owner)};
+}
+
+/// How errors name an SSD of a package or folder: "SSP 'x.ssp'", and the SSD when it is not the default.
+std::string ssd_source(const std::string& kind, const std::filesystem::path& where, const std::string& ssd) {
+  const std::string source = fmt::format("{} '{}'", kind, where.string());
+  return ssd == "SystemStructure.ssd" ? source : fmt::format("{} ({})", source, ssd);
 }
 
 }  // namespace
 
-SspImport read_ssp(const std::filesystem::path& ssp) {
+SspImport read_ssp(const std::filesystem::path& ssp, const std::string& ssd_name) {
   auto directory = std::make_shared<fmi::TemporaryDirectory>("cosima-ssp");
   fmi::unpack_zip(ssp, directory->path(), {},
                   "SSP");  // SSP 1.0 Packaging: a zip, entries checked as an FMU's
   const std::filesystem::path root = directory->path();
-  return read_ssd_under(root, "SystemStructure.ssd", fmt::format("SSP '{}'", ssp.string()), std::move(directory));
+  const std::string ssd = chosen_ssd(root, ssd_name, fmt::format("SSP '{}'", ssp.string()));
+  return read_ssd_under(root, ssd, ssd_source("SSP", ssp, ssd), std::move(directory), true);
 }
 
-SspImport read_ssd(const std::filesystem::path& ssd) {
+SspImport read_ssd(const std::filesystem::path& ssd, const std::string& ssd_name) {
   if (std::filesystem::is_directory(ssd)) {  // (absolute: the FMU paths of the document are used as they are)
-    return read_ssd_under(std::filesystem::absolute(ssd), "SystemStructure.ssd",
-                          fmt::format("SSP folder '{}'", ssd.string()), nullptr);
+    const std::filesystem::path root = std::filesystem::absolute(ssd);
+    const std::string file = chosen_ssd(root, ssd_name, fmt::format("SSP folder '{}'", ssd.string()));
+    return read_ssd_under(root, file, ssd_source("SSP folder", ssd, file), nullptr, true);
+  }
+  if (!ssd_name.empty()) {
+    throw Error(fmt::format("SSD '{}': --ssd '{}' picks an SSD of an SSP package or folder, and this is one SSD",
+                            ssd.string(), ssd_name));
   }
   const std::filesystem::path folder = std::filesystem::absolute(ssd).parent_path();
-  return read_ssd_under(folder, ssd.filename().string(), fmt::format("SSD '{}'", ssd.string()), nullptr);
+  return read_ssd_under(folder, ssd.filename().string(), fmt::format("SSD '{}'", ssd.string()), nullptr, false);
 }
 
 bool is_ssd(const std::filesystem::path& file) {

@@ -23,6 +23,11 @@
 //   ssd:DefaultExperiment                                 → start, stop.
 //   ssc:Annotation type="org.cosima.scenario" on the root system: a JSON object merged onto the
 //       document (JSON merge patch): what SSP does not carry (method, output, integrator, ...).
+//   ssc:Annotation type="com.opensimulationplatform" (libcosim's, ssp/osp_reader.hpp): in
+//       ssd:DefaultExperiment, osp:Algorithm/osp:FixedStepAlgorithm baseStepSize → method.dt (the
+//       default macro-step; --dt and the org.cosima.scenario annotation override it); in a component,
+//       osp:StepSizeHint value → method.rates.COMPONENT (a whole multiple of the base step, else
+//       refused). Another algorithm is refused; any other OSP element is warned about and ignored.
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -55,6 +60,9 @@ struct SsdResources {
   /// ignored (SSP 1.0, SSD ParameterBindings) — and their units with the FMU's UnitDefinitions. nullptr (or no
   /// function): unknown, every bound name is applied and only the SSD's own units take part.
   std::function<std::shared_ptr<const fmi::ModelDescription>(const std::filesystem::path& fmu)> description;
+  /// Whether relative URIs must stay inside the package (no "..", no absolute path): true for a package
+  /// and a folder; false for a bare .ssd, whose sources are files the user names, as a scenario's.
+  bool confined = true;
 };
 
 /// The scenario document of an SSD given as text; `source` names it in errors ("SSP 'x.ssp'").
@@ -69,13 +77,16 @@ struct SspImport {
 };
 
 /// Unpacks an .ssp (entries checked and bounded as FMUs are, fmi/common/fmu_archive.hpp) into a private
-/// temporary directory and reads its SystemStructure.ssd. Nothing stays on disk when it throws.
-SspImport read_ssp(const std::filesystem::path& ssp);
+/// temporary directory and reads its SystemStructure.ssd, or the SSD at its root that `ssd_name` names
+/// (a file name, with or without .ssd: `cosima run x.ssp --ssd NAME`; an unknown one is refused with
+/// the package's SSDs listed). Nothing stays on disk when it throws.
+SspImport read_ssp(const std::filesystem::path& ssp, const std::string& ssd_name = {});
 
-/// Reads an SSD as it lies on disk: a bare .ssd file, its resources (FMUs, .ssv, .ssm) relative to
-/// its folder, or a folder holding SystemStructure.ssd (an unpacked package). Relative URIs are
-/// checked to stay inside that folder, as they are inside a package. Nothing is unpacked.
-SspImport read_ssd(const std::filesystem::path& ssd);
+/// Reads an SSD as it lies on disk: a folder holding SystemStructure.ssd or the SSD `ssd_name` (an
+/// unpacked package: relative URIs are checked to stay inside it), or a bare .ssd file, whose
+/// resources (FMUs, .ssv, .ssm) are relative to its folder and may lie outside it (../fmus/a.fmu), as
+/// any file the user names. Nothing is unpacked.
+SspImport read_ssd(const std::filesystem::path& ssd, const std::string& ssd_name = {});
 /// Whether a scenario path is an SSD: the extension .ssd, or a folder with a SystemStructure.ssd.
 bool is_ssd(const std::filesystem::path& file);
 

@@ -190,18 +190,6 @@ TEST(UnconnectedInputs, AParameterNamingAnInputDrivesIt) {
   EXPECT_DOUBLE_EQ(r.results->column("b.y").front(), 2.0);  // b.u at its start value 0
 }
 
-#if !defined(__SANITIZE_ADDRESS__)
-TEST(OwnSymbols, AnFmuWithItsOwnCopyOfASundialsSymbolRunsInProcessAndAsAProcess) {
-  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 0.2, "method": {"type": "jacobi", "dt": 0.1}})");
-  doc["systems"]["bundled"] = {{"fmu", fmu("cosima_test_bundled")}};
-  EXPECT_EQ(run(doc, {}).results->column("bundled.own_copy").back(), 1.0);
-  const scenario::Scenario scenario = scenario::parse_scenario(doc, "inline.json");
-  const exec::SystemCatalog catalog = scenario::system_catalog(scenario);
-  exec::ProcessExecutor processes(catalog, exec::ProcessOptions{});
-  EXPECT_EQ(run(doc, {}, &processes).results->column("bundled.own_copy").back(), 1.0);
-}
-#endif
-
 TEST(DeclaredIsNotProven, AnFmuThatRefusesTheEventModeItDeclaresRunsWithoutIt) {
   io::Json doc = io::Json::parse(R"({"start": 0, "stop": 2, "method": {"type": "jacobi", "dt": 0.1}})");
   doc["systems"]["e"] = {{"fmu", fmu("cosima_fmi3_events_refused")}};

@@ -320,32 +320,100 @@ void FmuInstance::set_parameter(const std::string& parameter, double value, doub
                                 description().element_name(v, 0),
                                 description().element_name(v, description().element_count(v) - 1)));
       }
-      const ForeignCallScope in = enter("fmi3SetXXX", t);
       check_value(description().port_info(v, flat), value, fmt::format("{}: parameter '{}'", where(), parameter));
-      set_element(v, flat, value);
+      give({.variable = &v, .element = flat, .is_element = true, .number = value}, t);
       return;
     }
   }
   const ScalarVariable& v = settable(parameter);
-  const ForeignCallScope in = enter(api_.set_values, t);
   if (v.type == VariableType::string || v.type == VariableType::binary) {
     throw Error(fmt::format("{}: parameter '{}' is a {}; give it a text, not {}", where(), parameter,
                             description().type_name(v.type), value));
   }
   check_value(description().port_info(v), value, fmt::format("{}: parameter '{}'", where(), parameter));
-  set_scalar(v, value);
+  give({.variable = &v, .number = value}, t);
 }
 
 void FmuInstance::set_string_parameter(const std::string& parameter, const std::string& value, double t) {
   const ScalarVariable& v = settable(parameter);
-  const ForeignCallScope in = enter(api_.set_string, t);
   if (v.type != VariableType::string && v.type != VariableType::binary) {  // an Enumeration by item name
     const double number =
         description().port_info(v).enumeration_value(value, fmt::format("{}: parameter '{}'", where(), parameter));
     set_parameter(parameter, number, t);
     return;
   }
-  set_text(v, nullptr, value);
+  give({.variable = &v, .text = value}, t);
+}
+
+void FmuInstance::give(GivenValue value, double t) {
+  if (!initialized_ && !in_initialization_) {
+    given_.push_back(std::move(value));
+    return;
+  }
+  const ForeignCallScope in = enter(value.text ? api_.set_string : api_.set_values, t);
+  apply(value);
+}
+
+void FmuInstance::apply(const GivenValue& value) {
+  const ScalarVariable& v = *value.variable;
+  if (value.text) {
+    set_text(v, nullptr, *value.text);
+  } else if (value.wide) {
+    set_wide(v, *value.wide);
+  } else if (value.is_element) {
+    set_element(v, value.element, value.number);
+  } else {
+    set_scalar(v, value.number);
+  }
+}
+
+void FmuInstance::apply_given_values(double t) {
+  for (const GivenValue& value : given_) {
+    const ForeignCallScope in = enter(value.text ? api_.set_string : api_.set_values, t);
+    apply(value);
+  }
+}
+
+std::optional<std::string> FmuInstance::changed_value(const GivenValue& given) const {
+  const ScalarVariable& v = *given.variable;
+  if (given.text) {
+    const Port port{v.value_reference, v.type, description().port_info(v), 0,
+                    static_cast<int>(&v - description().variables.data())};
+    std::string now = get_text(port);
+    if (now == *given.text) return std::nullopt;
+    return fmt::format("\"{}\"", now);
+  }
+  if (given.wide) {
+    const WideInteger now = get_wide(v);
+    if (now.text() == given.wide->text()) return std::nullopt;
+    return now.text();
+  }
+  Eigen::VectorXd now(1);
+  for (const TypedPorts& batch : variable_batches({v.name})) get_typed(batch, now);
+  double expected = given.number;
+  if (v.type == VariableType::float32) expected = static_cast<float>(expected);  // what the FMU can hold
+  if (v.type == VariableType::boolean) expected = expected != 0.0 ? 1.0 : 0.0;
+  if (now(0) == expected || (std::isnan(now(0)) && std::isnan(expected))) return std::nullopt;
+  return fmt::format("{}", now(0));
+}
+
+void FmuInstance::check_given_values() const {
+  for (const GivenValue& given : given_) {
+    const ScalarVariable& v = *given.variable;
+    // an input is the master's to set; an approximate start (initial="approx", FMI 1.0 fixed="false") is a
+    // guess the FMU may improve in Initialization Mode; an array element is read back with its array
+    if (v.causality == "input" || v.initial == "approx" || given.is_element) continue;
+    const ForeignCallScope in = enter("GetXXX (the values given, read back)", start_time_);
+    const std::optional<std::string> now = changed_value(given);
+    if (!now) continue;
+    const std::string set = given.text   ? fmt::format("\"{}\"", *given.text)
+                            : given.wide ? given.wide->text()
+                                         : fmt::format("{}", given.number);
+    log(LogLevel::warning,
+        fmt::format("{}: {} '{}' was given {} but reads {} after initialization: the FMU changed "
+                    "it, and the run used the FMU's value",
+                    where(), v.causality == "parameter" ? "parameter" : "start value of", v.name, set, *now));
+  }
 }
 
 std::string FmuInstance::string_output(int output, double t) const {
@@ -452,8 +520,7 @@ void FmuInstance::set_wide_parameter(const std::string& name, WideInteger value,
   }
   (void)settable(name);
   check_wide(*v, description().port_info(*v), value, "parameter");
-  const ForeignCallScope in = enter(api_.set_values, t);
-  set_wide(*v, value);
+  give({.variable = v, .wide = value}, t);
 }
 
 void FmuInstance::set_wide_input(int input, WideInteger value, double t) {

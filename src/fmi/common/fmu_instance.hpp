@@ -202,12 +202,26 @@ class FmuInstance {
   void set_wide_input(int input, WideInteger value, double t);
 
   // --- lifecycle -----------------------------------------------------------------------------------
-  /// Into Initialization Mode (FMI 2.0: fmi2SetupExperiment first) at t_start, with the tolerance
-  /// when given: inputs may then be set and outputs read as initial values.
+  // The values given before initialization (set_parameter, set_string_parameter, set_wide_parameter)
+  // are checked when given and kept; the FMU receives them inside enter_initialization, where each
+  // version's call order puts them — the order of FMPy, libcosim and OMSimulator:
+  //   FMI 1.0 ME   fmiInstantiateModel → fmiSetXXX → fmiSetTime → fmiInitialize
+  //   FMI 1.0 CS   fmiInstantiateSlave → fmiSetXXX → fmiInitializeSlave
+  //   FMI 2.0      fmi2Instantiate → fmi2SetupExperiment → fmi2SetXXX → fmi2EnterInitializationMode
+  //   FMI 3.0      fmi3Instantiate… → fmi3SetXXX → fmi3EnterInitializationMode
+  // (some exporters, 20-sim among them, restore their parameters' defaults in fmi2SetupExperiment).
+  // exit_initialization reads every scalar value given back: one the FMU changed is a warning
+  // naming the variable, the value given and the value read.
+  /// Into Initialization Mode at t_start, with the tolerance when given, the values given so far
+  /// applied in the version's call order: inputs may then be set and outputs read as initial values.
   virtual void enter_initialization(double t_start, std::optional<double> tolerance) = 0;
-  /// Out of Initialization Mode. Model Exchange then is in Event Mode; Co-Simulation in Step Mode
-  /// (FMI 3.0 with event mode: the initial event iteration is done here, then Step Mode).
-  virtual void exit_initialization() = 0;
+  /// Out of Initialization Mode (leave_initialization), then the values given read back. Model
+  /// Exchange then is in Event Mode; Co-Simulation in Step Mode (FMI 3.0 with event mode: the
+  /// initial event iteration is done here, then Step Mode).
+  void exit_initialization() {
+    leave_initialization();
+    check_given_values();
+  }
   /// Both, with nothing exchanged between.
   void initialize(double t_start, std::optional<double> tolerance) {
     enter_initialization(t_start, tolerance);
@@ -286,6 +300,12 @@ class FmuInstance {
   /// After set_inputs has set `which` inputs from u: a version's hook (FMI 1.0 initializes again when
   /// the inputs changed in Initialization Mode).
   virtual void inputs_set(PortValues /*u*/, Inputs /*which*/) {}
+  /// The version's exit from Initialization Mode (exit_initialization).
+  virtual void leave_initialization() = 0;
+  /// Hands the FMU the values given before initialization, in the order given; a version's
+  /// enter_initialization calls it at its place in the call order (FMI 1.0 again at each
+  /// re-initialization). Each is checked when given: what fails here is the FMU's call, named.
+  void apply_given_values(double t);
   /// Lays out ports, batches, feedthrough and states; called by the derived constructor (it needs access_type).
   void lay_out();
   /// The typed calls a binary may lack (null when it does), for require_calls.
@@ -344,6 +364,25 @@ class FmuInstance {
     std::vector<double> seed, column;
   };
   mutable LinearizationWork linearization_work_;
+  /// A value given before initialization: to apply (apply_given_values) and to read back.
+  struct GivenValue {
+    const ScalarVariable* variable = nullptr;
+    std::size_t element = 0;  ///< of an array variable (FMI 3.0); the variable is scalar otherwise
+    bool is_element = false;
+    double number = 0.0;
+    std::optional<std::string> text;  ///< a String (or Binary) value
+    std::optional<WideInteger> wide;  ///< a 64-bit integer value, exactly
+  };
+  std::vector<GivenValue> given_;
+  /// Keeps `value` for apply_given_values, or — once the FMU takes values (in or after
+  /// Initialization Mode) — hands it over now.
+  void give(GivenValue value, double t);
+  void apply(const GivenValue& value);
+  /// After initialization: each scalar value given (not an input: the master sets those) read back;
+  /// one that differs is a warning naming it.
+  void check_given_values() const;
+  /// The value of `given`'s variable now, as text, when it is not the value given; nullopt when it is.
+  [[nodiscard]] std::optional<std::string> changed_value(const GivenValue& given) const;
   bool initialized_ = false;
   bool in_initialization_ = false;
   mutable double last_time_ = 0.0;

@@ -10,23 +10,17 @@ namespace cosima::fmi {
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
-/// An FMU's references bind inside its own library and its dependencies first (RTLD_DEEPBIND): an
-/// FMU that carries its own copy of SUNDIALS, LAPACK or zlib calls that copy, not cosima's, whose
-/// libraries are in the global scope. The sanitizers refuse RTLD_DEEPBIND (their interceptors would
-/// be bypassed), so a sanitized build loads FMUs without it.
-constexpr int kFmuOpenFlags = RTLD_NOW | RTLD_LOCAL | (kSanitized ? 0 : RTLD_DEEPBIND);
+/// How an FMU's library is opened (FMI 2.0 §2.1.1 gives the importer no more to go on). RTLD_LOCAL:
+/// its symbols stay its own, so two FMUs may export the same names. No RTLD_DEEPBIND: an FMU written
+/// in C++ must share the process's one libstdc++ — the executable holds copy relocations of
+/// libstdc++'s objects (std::cout, the streams' vtables), and a deep-bound library would use
+/// libstdc++'s own, never-constructed copies (SIGSEGV at its first output). An FMU that bundles a
+/// library cosima uses too still binds to its own copy wherever cosima keeps that library out of the
+/// global scope: SUNDIALS is linked statically and not exported, PETSc and MPI are plugins opened
+/// RTLD_LOCAL (core/plugin.hpp). What the global scope holds — the C and C++ runtimes, which every
+/// process shares, and the few libraries tests/house/check_global_scope.sh allows — an FMU's
+/// references bind to first, as in any importer's process.
+constexpr int kFmuOpenFlags = RTLD_NOW | RTLD_LOCAL;
 
 }  // namespace
 

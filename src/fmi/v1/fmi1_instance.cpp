@@ -189,6 +189,7 @@ VariableType Fmi1Instance::access_type(VariableType type) const {
 void Fmi1Instance::enter_initialization(double t_start, std::optional<double> tolerance) {
   t_start_ = t_start;
   tolerance_ = tolerance;
+  apply_given_values(t_start);
   initialize_now();
   set_in_initialization(true, t_start);
 }
@@ -221,20 +222,16 @@ void Fmi1Instance::initialize_again() {
                                    where()));
   release();
   instantiate();
-  replaying_ = true;
-  for (const auto& [variable, value] : parameters_) set_scalar(*variable, value);
-  for (const auto& [variable, text] : text_parameters_) set_text(*variable, nullptr, text);
-  replaying_ = false;
+  apply_given_values(t_start_);
   for (const TypedPorts& batch : input_batches(Inputs::all)) set_typed(batch, inputs_now_);
   initialize_now();
 }
 
-void Fmi1Instance::exit_initialization() { set_in_initialization(false, start_time()); }
+void Fmi1Instance::leave_initialization() { set_in_initialization(false, start_time()); }
 
 // --- values --------------------------------------------------------------------------------------
 
 void Fmi1Instance::set_scalar(const ScalarVariable& v, double value) {
-  if (!replaying_ && initializations_ == 0) parameters_.emplace_back(&v, value);
   const fmi1ValueReference vr = v.value_reference;
   if (v.negated_alias) value = -value;
   switch (access_type(v.type)) {
@@ -259,9 +256,8 @@ void Fmi1Instance::set_element(const ScalarVariable& v, std::size_t /*element*/,
   throw Error(fmt::format("{}: '{}' is not an array (FMI 1.0 has none)", where(), v.name));
 }
 
-void Fmi1Instance::set_text(const ScalarVariable& v, const Port* port, const std::string& value) {
+void Fmi1Instance::set_text(const ScalarVariable& v, const Port* /*port*/, const std::string& value) {
   if (f_.set_string == nullptr) throw Error(fmt::format("{}: binary lacks fmiSetString", where()));
-  if (!replaying_ && initializations_ == 0 && port == nullptr) text_parameters_.emplace_back(&v, value);
   const fmi1String text = value.c_str();
   check(f_.set_string(component_, &v.value_reference, 1, &text), "fmiSetString");
 }

@@ -62,7 +62,6 @@ class Fmi1Instance final : public FmuInstance {
 
   void get_reals(const std::vector<unsigned int>& vrs, Eigen::Ref<Eigen::VectorXd> values) const override;
   void enter_initialization(double t_start, std::optional<double> tolerance) override;
-  void exit_initialization() override;
 
   [[nodiscard]] bool can_save_state() const override { return false; }
   int save_state(int overwrite, double t) override;
@@ -82,6 +81,7 @@ class Fmi1Instance final : public FmuInstance {
   StepCompletion completed_integrator_step(bool no_set_state_prior) override;
 
  protected:
+  void leave_initialization() override;
   [[nodiscard]] VariableType access_type(VariableType type) const override;
   void reserve_scratch(std::size_t count) const override;
   void get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const override;
@@ -113,10 +113,6 @@ class Fmi1Instance final : public FmuInstance {
   bool model_exchange_ = false;
   double t_start_ = 0.0;
   std::optional<double> tolerance_;
-  /// The values given by set_parameter / set_string_parameter, replayed by initialize_again.
-  std::vector<std::pair<const ScalarVariable*, double>> parameters_;
-  std::vector<std::pair<const ScalarVariable*, std::string>> text_parameters_;
-  bool replaying_ = false;  ///< initialize_again is giving the parameters again: not recorded twice
   /// The inputs by port as last set (start values before), and as they were at the last initialization.
   Eigen::VectorXd inputs_now_, initialized_with_;
   int initializations_ = 0;

@@ -111,12 +111,13 @@ void Fmi2Instance::enter_initialization(double t_start, std::optional<double> to
   check(f_.setup_experiment(component_, tolerance ? fmi2True : fmi2False, tolerance.value_or(0.0), t_start, fmi2False,
                             0.0),
         "fmi2SetupExperiment");
+  apply_given_values(t_start);  // after fmi2SetupExperiment, which some FMUs reset their parameters in
   in.now("fmi2EnterInitializationMode");
   check(f_.enter_initialization_mode(component_), "fmi2EnterInitializationMode");
   set_in_initialization(true, t_start);
 }
 
-void Fmi2Instance::exit_initialization() {
+void Fmi2Instance::leave_initialization() {
   const ForeignCallScope in = enter("fmi2ExitInitializationMode", start_time());
   check(f_.exit_initialization_mode(component_), "fmi2ExitInitializationMode");
   set_in_initialization(false, start_time());

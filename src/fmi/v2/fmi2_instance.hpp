@@ -36,9 +36,8 @@ class Fmi2Instance final : public FmuInstance {
   using FmuInstance::record;
 
   void get_reals(const std::vector<unsigned int>& vrs, Eigen::Ref<Eigen::VectorXd> values) const override;
-  /// fmi2SetupExperiment, fmi2EnterInitializationMode, fmi2ExitInitializationMode.
+  /// fmi2SetupExperiment, the values given (FmuInstance), fmi2EnterInitializationMode.
   void enter_initialization(double t_start, std::optional<double> tolerance) override;
-  void exit_initialization() override;
 
   [[nodiscard]] bool can_save_state() const override;
   int save_state(int overwrite, double t) override;
@@ -57,6 +56,7 @@ class Fmi2Instance final : public FmuInstance {
   StepCompletion completed_integrator_step(bool no_set_state_prior) override;
 
  protected:
+  void leave_initialization() override;
   [[nodiscard]] VariableType access_type(VariableType type) const override;
   void reserve_scratch(std::size_t count) const override;
   void get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const override;

@@ -279,13 +279,14 @@ T* Fmi3Instance::scratch(std::size_t n) const {
 }
 
 void Fmi3Instance::enter_initialization(double t_start, std::optional<double> tolerance) {
+  apply_given_values(t_start);
   const ForeignCallScope in = enter("fmi3EnterInitializationMode", t_start);
   check(f_.enter_initialization_mode(instance_, tolerance.has_value(), tolerance.value_or(0.0), t_start, false, 0.0),
         "fmi3EnterInitializationMode");
   set_in_initialization(true, t_start);
 }
 
-void Fmi3Instance::exit_initialization() {
+void Fmi3Instance::leave_initialization() {
   const ForeignCallScope in = enter("fmi3ExitInitializationMode", start_time());
   check(f_.exit_initialization_mode(instance_), "fmi3ExitInitializationMode");
   set_in_initialization(false, start_time());

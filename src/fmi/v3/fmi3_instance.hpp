@@ -109,7 +109,6 @@ class Fmi3Instance final : public fmi::FmuInstance {
   void get_reals(const std::vector<unsigned int>& vrs, Eigen::Ref<Eigen::VectorXd> values) const override;
   /// fmi3EnterInitializationMode, fmi3ExitInitializationMode.
   void enter_initialization(double t_start, std::optional<double> tolerance) override;
-  void exit_initialization() override;
 
   [[nodiscard]] bool can_save_state() const override;
   int save_state(int overwrite, double t) override;
@@ -134,6 +133,7 @@ class Fmi3Instance final : public fmi::FmuInstance {
   void get_output_derivatives(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
 
  protected:
+  void leave_initialization() override;
   [[nodiscard]] fmi::VariableType access_type(fmi::VariableType type) const override;
   void get_typed(const TypedPorts& batch, Eigen::Ref<Eigen::VectorXd> y) const override;
   void set_typed(const TypedPorts& batch, fmi::PortValues u) override;
