@@ -210,12 +210,46 @@ void print_summary(std::ostream& summary, const cosima::scenario::Scenario& scen
   if (arguments.stats_file) summary << "stats      " << *arguments.stats_file << '\n';
 }
 
+/// Whether mpirun started this process as a rank other than 0 (which serves its systems and writes no
+/// file of the run's).
+bool mpi_worker_rank() {
+  for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    if (const char* rank = std::getenv(variable); rank != nullptr && std::string_view(rank) != "0") return true;
+  }
+  return false;
+}
+
+/// The launch of the run (core of command_run): a failure to start it — a system its process cannot
+/// build, under processes or MPI — still leaves the stats file saying why, as a failed run does.
+cosima::api::Launch launch_run(const RunArguments& arguments) {
+  try {
+    return {load_run_scenario(arguments), {.executor = arguments.executor_spec, .fmu_timeout = arguments.fmu_timeout}};
+  } catch (const Error& e) {
+    if (arguments.stats_file && !mpi_worker_rank()) {
+      try {
+        cosima::OutputFile stats(*arguments.stats_file);
+        write_failed_stats(stats, e.what());
+      } catch (const Error& unwritable) {  // the run's own error is the one to report
+        std::cerr << fmt::format("cosima: the stats of the failed run could not be written either: {}\n",
+                                 unwritable.what());
+      }
+    }
+    throw;
+  }
+}
+
 int command_run(const RunArguments& arguments) {
   if (arguments.fmu_timeout && !cosima::api::executor_isolates(arguments.executor_spec)) {
     throw UsageError("--fmu-timeout needs --executor processes (an FMU in this process cannot be stopped)");
   }
-  cosima::api::Launch launch(load_run_scenario(arguments),
-                             {.executor = arguments.executor_spec, .fmu_timeout = arguments.fmu_timeout});
+  // the outputs given are checked before anything is read or written (results_file checks the default
+  // results name once the scenario is known)
+  refuse_clashing_paths({{"--out", arguments.out.value_or("")},
+                         {"--stats", arguments.stats_file.value_or("")},
+                         {"--steps", arguments.steps_file.value_or("")},
+                         {"--plot", arguments.plot_file.value_or("")}},
+                        arguments.scenario_file);
+  cosima::api::Launch launch = launch_run(arguments);
   if (launch.served()) return 0;  // an MPI worker, done serving
   if (!launch.method_choice().empty()) std::cerr << "cosima: " << launch.method_choice() << '\n';
   const cosima::scenario::Scenario& scenario = launch.scenario();

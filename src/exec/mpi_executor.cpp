@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/plugin.hpp"
 #include "exec/mpi_transport.hpp"
 #include "exec/protocol.hpp"
@@ -182,6 +183,7 @@ void serve(const SystemCatalog& catalog, int rank, int ranks) {
 }  // namespace
 
 void serve_mpi_worker(const SystemCatalog& catalog, int rank, int ranks) {
+  forward_warnings();  // the replies carry them to rank 0, whose stats list them
   try {
     serve(catalog, rank, ranks);
   } catch (const std::exception& e) {

@@ -106,7 +106,7 @@ void PlainBatch::take_replies(const Batch& orders) {
       take_estimate(reply, *entry.estimate);
       continue;
     }
-    if (!entry.result.ok()) continue;
+    if (!entry.result.reached_end()) continue;
     Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs) = reply.outputs.col(0);
     if (entry.dy != nullptr) Eigen::Map<Eigen::VectorXd>(entry.dy, entry.outputs) = reply.outputs.col(1);
   }
@@ -124,7 +124,7 @@ template <class Vector>  // a Map or a column, read in place
     system.output_derivatives(order, out);
   }
   if (!all_finite(out)) result = system.non_finite_output(out, order);
-  return result.ok();
+  return result.reached_end();
 }
 
 /// G_V, G_D (what update 3 reads, and what the protocol carries; P and R are in K_V, K_D), K_V, K_D
@@ -151,7 +151,7 @@ void carry_out_c1(SystemHost& host, PlainBatch::Entry& entry) {
   if (entry.restore) system.restore_state(host.snapshot);
   system.set_inputs(*entry.polynomials);
   StepResult result = entry.h > 0.0 ? system.do_step(entry.h) : StepResult{};  // h = 0: no step, as an order's
-  if (result.ok() && read_checked(system, 0, Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs), result) &&
+  if (result.reached_end() && read_checked(system, 0, Eigen::Map<Eigen::VectorXd>(entry.y, entry.outputs), result) &&
       entry.dy != nullptr) {
     read_checked(system, 1, Eigen::Map<Eigen::VectorXd>(entry.dy, entry.outputs), result);
   }
@@ -219,11 +219,11 @@ void carry_out(SystemHost& host, const Order& order, Reply& reply) {
   if (order.step > 0.0) {
     reply.result = system.do_step(order.step);
     reply.time = system.time();
-    if (!reply.result.ok()) return;
+    if (!reply.result.reached_end()) return;
   }
   if (order.handle_events) {  // a discontinuity: an event pending here, or a jump the method detected
     reply.result = system.handle_pending_events();
-    if (!reply.result.ok()) {
+    if (!reply.result.reached_end()) {
       reply.time = system.time();
       return;
     }

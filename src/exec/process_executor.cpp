@@ -19,6 +19,7 @@
 
 #include "core/cleanup.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace cosima::exec {
 
@@ -103,6 +104,7 @@ bool next_request(ShmMailbox& mailbox, int socket, std::vector<char>& in) {
                              ShmMailbox& mailbox, const std::string& tmp, ForeignCall* call, int* system_in_flight) {
   forget_emergency_flushes();  // the parent's result streams are the parent's
   own_fatal_signals();
+  forward_warnings();  // the replies carry them to the parent, whose stats list them
   mirror_foreign_calls(call);
   std::signal(SIGINT, SIG_IGN);  // Ctrl-C reaches the whole group: the parent decides when to stop
   setenv("TMPDIR", tmp.c_str(), 1);

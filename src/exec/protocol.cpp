@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace cosima::exec {
 
@@ -113,13 +114,17 @@ void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const Syst
                  const std::string& failure) {
   w.put(failure);
   w.put(static_cast<std::uint8_t>(reply.result.status));
+  w.put(static_cast<std::uint8_t>(reply.result.step_completed));
   w.put(reply.result.reason);
   w.put(reply.time);
   w.put(static_cast<std::int64_t>(system.integrations()));
   w.put(system.integration_seconds());
   w.put(reply.next_event);
   w.put(static_cast<std::uint8_t>(reply.event_pending));
-  if (!failure.empty() || !reply.result.ok()) return;
+  const std::vector<std::string> warnings = take_forwarded_warnings();  // logged while serving
+  w.put(static_cast<std::int32_t>(warnings.size()));
+  for (const std::string& warning : warnings) w.put(warning);
+  if (!failure.empty() || !reply.result.reached_end()) return;
   if (o.read_order >= 0) w.put_matrix(reply.outputs);
   if (o.read_states) w.put_matrix(reply.states);
   if (o.read_variables) w.put_matrix(reply.variables);
@@ -139,15 +144,17 @@ void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const Syst
 std::string read_reply(wire::Reader& r, const Order& o, Reply& reply, Counters& counters) {
   std::string failure = r.get_string();
   reply.result.status = static_cast<StepResult::Status>(r.get<std::uint8_t>());
+  reply.result.step_completed = r.get<std::uint8_t>() != 0;
   reply.result.reason = r.get_string();
   reply.time = r.get<double>();
   counters.integrations = r.get<std::int64_t>();
   counters.seconds = r.get<double>();
   reply.next_event = r.get<double>();
   reply.event_pending = r.get<std::uint8_t>() != 0;
+  for (auto warnings = r.get<std::int32_t>(); warnings > 0; --warnings) log(LogLevel::warning, r.get_string());
   reply.estimate_ok = true;
   if (!failure.empty()) return failure;
-  if (!reply.result.ok()) {
+  if (!reply.result.reached_end()) {
     reply.estimate_ok = o.estimate_h <= 0.0;  // an estimator failure is reported as a failed result
     return failure;
   }
@@ -356,7 +363,7 @@ void RemoteSystem::update(const Order& order, const Reply& reply, const Counters
   const bool changed = order.restore || !std::isnan(order.initialize) || order.exit_initialization ||
                        order.set_inputs || order.step > 0.0;
   if (changed) outputs_valid_ = false;
-  if (order.read_order >= 0 && reply.result.ok() && reply.outputs.cols() > 0) {
+  if (order.read_order >= 0 && reply.result.reached_end() && reply.outputs.cols() > 0) {
     outputs_ = reply.outputs.col(0);
     outputs_valid_ = true;
   }

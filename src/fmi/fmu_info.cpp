@@ -30,7 +30,12 @@ std::string variable_line(const ModelDescription& md, const ScalarVariable& v) {
   std::string line = fmt::format("  {:<24} vr={:<4} {:<28} {:<10} {:<10}", v.name, v.value_reference, type, v.causality,
                                  v.variability);
   if (v.start) line += " start=" + *v.start;
-  if (v.negated_alias) line += " (negated alias)";
+  if (const ScalarVariable* base = md.alias_base(v)) {
+    line += fmt::format(" ({} of '{}')", v.negated_alias ? "negated alias" : "alias", base->name);
+  } else if (v.alias) {
+    line += v.negated_alias ? " (negated alias)" : " (alias)";
+  }
+  if (v.duplicate_of >= 0) line += fmt::format(" (declared again: variable {} counts)", v.duplicate_of + 1);
   if (!v.unit.empty()) line += fmt::format(" [{}]", v.unit);
   if (!v.description.empty()) line += fmt::format(" \"{}\"", v.description);
   return line + "\n";

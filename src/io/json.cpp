@@ -1,5 +1,6 @@
 #include "io/json.hpp"
 
+#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -146,8 +147,11 @@ Json parse_json(std::string_view text, const std::string& what) {
 }
 
 std::optional<Json> parse_json_if_json(std::string_view text, const std::string& what) {
-  if (!Json::accept(text)) return std::nullopt;
-  return parse_json(text, what);
+  if (Json::accept(text)) return parse_json(text, what);
+  // a number JSON writes but a double cannot hold ("1e400") is that number, out of range: not a text
+  static const std::regex kNumber(R"(\s*-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?\s*)");
+  if (std::regex_match(text.begin(), text.end(), kNumber)) return parse_json(text, what);  // throws, naming it
+  return std::nullopt;
 }
 
 }  // namespace cosima::io

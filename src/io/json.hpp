@@ -21,7 +21,8 @@ inline constexpr int kMaxJsonDepth = 256;
 
 /// Parses `text`; throws Error "WHAT is not valid JSON: …" / "WHAT: …" naming the fault and where.
 Json parse_json(std::string_view text, const std::string& what);
-/// `text` parsed when it is JSON (with parse_json's checks, which throw), nullopt when it is not.
+/// `text` parsed when it is JSON (with parse_json's checks, which throw), nullopt when it is not; a
+/// number beyond a double's range ("1e400") throws, naming it, rather than read as a text.
 std::optional<Json> parse_json_if_json(std::string_view text, const std::string& what);
 
 /// A JSON value as text for a message; bytes that are not UTF-8 are replaced, never thrown on.

@@ -187,6 +187,16 @@ void ModularModel::set_constant_input(std::string_view input, double value) {
   finalized_ = false;
 }
 
+void ModularModel::set_constant_input(std::string_view input, bool value) {
+  const PortRef to = resolve(input, false);
+  const PortInfo& info = system(to.system).input_info(to.port);
+  if (info.kind != PortKind::boolean) {
+    throw Error(fmt::format("constant input '{}' ({}) is given {}, a Boolean value; give it a number", input,
+                            describe(info), value));
+  }
+  set_constant_input(input, value ? 1.0 : 0.0);
+}
+
 void ModularModel::set_constant_input(std::string_view input, const std::string& text) {
   const PortRef to = resolve(input, false);
   const PortInfo& info = system(to.system).input_info(to.port);

@@ -52,6 +52,8 @@ class ModularModel {
   void connect(std::string_view output, std::string_view input, bool convert = false, LinearTransform transform = {});
   /// Drives an input ("system.port") by a constant, checked against the input's type and range.
   void set_constant_input(std::string_view input, double value);
+  /// Drives a Boolean input by true or false; any other input refuses them by name.
+  void set_constant_input(std::string_view input, bool value);
   /// Drives a String input by a constant text.
   void set_constant_input(std::string_view input, const std::string& text);
   /// Drives an input by a 64-bit integer, exactly where the input is one (PortInfo::wide); another

@@ -106,6 +106,20 @@ void check_array_shapes(const SystemSpec& spec, const fmi::ModelDescription& md)
   }
 }
 
+/// true/false given to an FMU variable: 1/0 for a Boolean, refused by name for any other type (a
+/// Real or an Integer given true is a slip, not a value).
+double boolean_for(const SystemSpec& spec, const fmi::ModelDescription& md, const std::string& name, bool value) {
+  const std::size_t open = name.find('[');
+  const int at = md.find(open == std::string::npos ? name : name.substr(0, open));
+  const fmi::VariableType type = at >= 0 ? md.variables[static_cast<std::size_t>(at)].type : fmi::VariableType::boolean;
+  if (type != fmi::VariableType::boolean) {
+    const bool text = type == fmi::VariableType::string || type == fmi::VariableType::binary;
+    throw Error(fmt::format("system '{}': parameter '{}' ({}) is given {}, a Boolean value; give it {}", spec.name,
+                            name, md.type_name(type), value, text ? "a text" : "a number"));
+  }
+  return value ? 1.0 : 0.0;  // (a name the FMU lacks is refused by set_parameter)
+}
+
 /// SystemSpec "fmu": an FMU of any version, through the interface chosen (fmi/fmu_factory.hpp).
 std::unique_ptr<System> build_fmu_system(const SystemSpec& spec) {
   const fmi::ModelDescription md = fmi::read_model_description(spec.fmu);
@@ -128,6 +142,8 @@ std::unique_ptr<System> build_fmu_system(const SystemSpec& spec) {
       system->set_string_parameter(parameter, *text);
     else if (const auto* whole = std::get_if<WideInteger>(&value))
       system->set_wide_parameter(parameter, *whole);
+    else if (const auto* flag = std::get_if<bool>(&value))
+      system->set_parameter(parameter, boolean_for(spec, md, parameter, *flag));
     else
       system->set_parameter(parameter, std::get<double>(value));
   }
@@ -148,6 +164,9 @@ std::unique_ptr<System> build_native_system(const SystemSpec& spec) {
       if (std::holds_alternative<std::string>(value)) {
         throw Error(
             fmt::format("parameter '{}' is a number; \"{}\" is a text", parameter, std::get<std::string>(value)));
+      }
+      if (const auto* flag = std::get_if<bool>(&value)) {
+        throw Error(fmt::format("parameter '{}' is a number; {} is a Boolean value", parameter, *flag));
       }
       if (const auto* whole = std::get_if<WideInteger>(&value))
         ode->set_wide_parameter(parameter, *whole);

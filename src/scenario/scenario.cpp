@@ -91,10 +91,10 @@ class ObjectReader {
   const std::filesystem::path& file_;
 };
 
-/// A parameter or constant input: a number, true/false (1/0), or a text. An integer that a double
-/// does not hold (beyond 2^53) stays exact, as a WideInteger.
+/// A parameter or constant input: a number, true/false (a Boolean's only: kept as bool), or a text.
+/// An integer that a double does not hold (beyond 2^53) stays exact, as a WideInteger.
 ScalarValue scalar_value(const io::Json& value, const ObjectReader& reader, const std::string& path) {
-  if (value.is_boolean()) return value.get<bool>() ? 1.0 : 0.0;
+  if (value.is_boolean()) return value.get<bool>();
   if (value.is_number_unsigned() || value.is_number_integer()) {
     const WideInteger whole = value.is_number_unsigned() ? WideInteger::of(value.get<std::uint64_t>())
                                                          : WideInteger::of(value.get<std::int64_t>());
@@ -651,11 +651,14 @@ void drive_from_csv(io::Json& document, const std::filesystem::path& file, const
                               column, file.string(), input_names.empty() ? "none" : join(input_names),
                               did_you_mean(column, std::vector<std::string>(input_names.begin(), input_names.end()))));
     }
-    const bool continuous =
-        input->second->type == fmi::VariableType::real && input->second->variability == "continuous";
-    if (!continuous) interpolation[column] = "hold";
-    document["connections"].push_back(
-        io::Json::array({fmt::format("{}.{}", source, column), fmt::format("{}.{}", system, column)}));
+    const fmi::VariableType type = input->second->type;
+    const bool real = type == fmi::VariableType::real || type == fmi::VariableType::float32;
+    if (!real || input->second->variability != "continuous") interpolation[column] = "hold";
+    // the table's numbers take the input's type, as FMPy casts each column (an Integer, Boolean or
+    // Enumeration input takes whole values, checked at each step)
+    document["connections"].push_back({{"from", fmt::format("{}.{}", source, column)},
+                                       {"to", fmt::format("{}.{}", system, column)},
+                                       {"convert", !real}});
   }
   document["systems"][source] = {{"csv", std::filesystem::absolute(csv).string()}, {"interpolation", interpolation}};
 }

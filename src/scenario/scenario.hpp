@@ -55,9 +55,9 @@
 
 namespace cosima::scenario {
 
-/// A parameter or constant input as written: a number (Booleans as 1/0), a text, or an integer that a
+/// A parameter or constant input as written: a number, true/false (for Booleans), a text, or an integer that a
 /// double does not hold exactly (beyond 2^53: FMI 3.0's Int64 and UInt64 take it exactly).
-using ScalarValue = std::variant<double, std::string, WideInteger>;
+using ScalarValue = std::variant<double, std::string, WideInteger, bool>;
 
 struct ConnectionSpec {
   std::string from, to;

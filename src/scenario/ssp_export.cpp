@@ -198,6 +198,10 @@ class SsdWriter {
       parameter.append_child("ssv:Integer").append_attribute("value") = whole->text().c_str();
       return;
     }
+    if (const auto* flag = std::get_if<bool>(&value)) {
+      parameter.append_child("ssv:Boolean").append_attribute("value") = *flag ? "true" : "false";
+      return;
+    }
     const double number = std::get<double>(value);
     std::string text = number_text(number);
     if (type == "Boolean") {

@@ -147,6 +147,21 @@ void finish(RunStatistics& stats, const model::ModularModel& model, const method
   for (const std::string& warning : stats.coupling_error.warnings) log(LogLevel::warning, warning);
 }
 
+/// A step a system ended before its end (fmi2Terminated / fmiDiscard at fmiLastSuccessfulTime t_e,
+/// StepResult::step_completed false): the run ends at t_N, the last communication point every system
+/// reached — unless every system now stands at one time t_e > t_N (one system alone, as FMPy and fmusim
+/// run an FMU), whose values are then the run's last row: the step becomes t_e − t_N.
+bool stopped_together(const model::ModularModel& model, double t, double tiny, methods::StepReport& report) {
+  if (model.system_count() == 0) return false;
+  const double t_e = model.system(0).time();
+  if (!(t_e > t + tiny)) return false;
+  for (int s = 1; s < model.system_count(); ++s) {
+    if (model.system(s).time() != t_e) return false;
+  }
+  report.h = t_e - t;
+  return true;
+}
+
 /// The systems that may announce events: asked about them at every step.
 std::vector<const System*> announcing_systems(const model::ModularModel& model) {
   std::vector<const System*> announcing;
@@ -206,7 +221,7 @@ RunStatistics simulate(model::ModularModel& model, methods::CouplingMethod& meth
         stats.interrupted_by = signal;
         stats.termination_reason = fmt::format("interrupted by {} at t = {}", stop_signal_name(signal), t);
       }
-      if (report.h == 0.0) break;  // else the step completed before the system asked to stop: keep it
+      if (report.h == 0.0 && !stopped_together(model, t, tiny, report)) break;  // else the step is kept
     }
     ++stats.macro_steps;
     t = report.h == t_next - t ? t_next : t + report.h;

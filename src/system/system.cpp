@@ -105,13 +105,13 @@ void System::apply_constant_inputs(ConstVectorView u) {
 StepResult System::integrate_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y) {
   apply_constant_inputs(u);
   StepResult result = integrate(h);
-  if (result.ok()) outputs(y);
+  if (result.reached_end()) outputs(y);
   return result;
 }
 
 StepResult System::integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
   StepResult result = integrate(h);
-  if (result.ok()) outputs(y);
+  if (result.reached_end()) outputs(y);
   return result;
 }
 

@@ -64,6 +64,11 @@ struct StepResult {
   bool step_completed = false;
 
   [[nodiscard]] bool ok() const { return status == Status::ok; }
+  /// The step reached its end: it succeeded, or the system asks to stop right there. Its outputs are
+  /// then those at the step's end, read as after any successful step (every executor alike).
+  [[nodiscard]] bool reached_end() const {
+    return status == Status::ok || (status == Status::terminated && step_completed);
+  }
   static StepResult success() { return {}; }
   /// *this = success(), keeping the reason's buffer.
   void reset() {
@@ -321,13 +326,13 @@ StepResult System::counted(Work&& work) {
 
 inline StepResult System::step_constant(ConstVectorView u, double h, Eigen::Ref<Eigen::VectorXd> y) {
   StepResult result = counted([&] { return integrate_constant(u, h, y); });
-  if (result.ok() && !all_finite(y)) result = non_finite_output(y, 0);
+  if (result.reached_end() && !all_finite(y)) result = non_finite_output(y, 0);
   return result;  // one named result: returned in place, not moved
 }
 
 inline StepResult System::step_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
   StepResult result = counted([&] { return integrate_held(h, y); });
-  if (result.ok() && !all_finite(y)) result = non_finite_output(y, 0);
+  if (result.reached_end() && !all_finite(y)) result = non_finite_output(y, 0);
   return result;
 }
 

@@ -97,7 +97,8 @@ if [ -d "$references/fmi2" ]; then
   # its Integer, Boolean and Enumeration inputs; IFOSMONDI ends where Stair asks to terminate (t = 9)
   check missiles-held-inputs 0 "macro-steps" -- "$cosima" run "$references/fmi2/Feedthrough.fmu" --method missiles --out fm.csv
   check ifosmondi-terminate 0 "run ended early: .*asked to terminate" -- "$cosima" run "$references/fmi2/Stair.fmu" --method ifosmondi --out si.csv
-  check ifosmondi-terminate-rows 0 "^8[.]8[0-9]*,9$" -- tail -1 si.csv
+  # ... with its values there (the FMU alone: the row of fmi2LastSuccessfulTime), as its reference results end
+  check ifosmondi-terminate-rows 0 "^9,10$" -- tail -1 si.csv
 else
   echo "skip reference FMUs: $references is not here (a clone without ../shared)"
 fi

@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "core/log.hpp"
 #include "exec/process_executor.hpp"
 #include "fmi/common/model_description.hpp"
 #include "fmi/fmu_info.hpp"
@@ -141,7 +143,7 @@ TEST(Fmi1Description, InfoShowsTheVersionAndTheNegatedAliases) {
   const std::string info = fmi::describe_fmu(fmu("cosima_test_fmi1_mass1_me"));
   EXPECT_NE(info.find("(FMI 1.0, "), std::string::npos) << info;
   EXPECT_NE(info.find("states      2"), std::string::npos) << info;
-  EXPECT_NE(info.find("(negated alias)"), std::string::npos) << info;
+  EXPECT_NE(info.find("(negated alias of "), std::string::npos) << info;
 }
 
 // --- Co-Simulation -------------------------------------------------------------------------------
@@ -239,6 +241,121 @@ TEST(Fmi1, TheBallBouncesAtItsStateEventAndMeetsItsTimeEvent) {
     EXPECT_NEAR(h[k], exact, 1e-5) << "t = " << t;
     EXPECT_EQ(bounces[k], t < t1 ? 0.0 : 1.0) << "t = " << t;
     EXPECT_EQ(phase[k], t < 0.5 ? 0.0 : 1.0) << "t = " << t;
+  }
+}
+
+// --- exporters' FMI 1.0 event models (tests/fmus/event_counter, event_values, duplicate, stop) -----
+
+/// One FMU alone over [0, stop] at dt, through `interface`, every output recorded.
+scenario::ScenarioRun run_alone(const std::string& name, const std::string& interface, double stop, double dt,
+                                exec::Executor* executor = nullptr) {
+  io::Json doc = io::Json::object();
+  doc["start"] = 0.0;
+  doc["stop"] = stop;
+  doc["method"] = {{"type", "jacobi"}, {"dt", dt}};
+  doc["systems"]["s"] = {{"fmu", fmu(name)}, {"interface", interface}};
+  return run(doc, {}, executor);
+}
+
+/// Every column and row of two runs equal (numbers and texts).
+void expect_same_rows(const scenario::ScenarioRun& a, const scenario::ScenarioRun& b, const std::string& what) {
+  ASSERT_EQ(a.results->labels(), b.results->labels()) << what;
+  ASSERT_EQ(a.results->times(), b.results->times()) << what;
+  for (std::size_t c = 0; c < a.results->labels().size(); ++c) {
+    for (std::size_t r = 0; r < a.results->times().size(); ++r) {
+      if (a.results->is_text(c)) {
+        EXPECT_EQ(a.results->text(r, c), b.results->text(r, c))
+            << what << ' ' << a.results->labels()[c] << " row " << r;
+      } else {
+        EXPECT_EQ(a.results->value(r, c), b.results->value(r, c))
+            << what << ' ' << a.results->labels()[c] << " row " << r;
+      }
+    }
+  }
+}
+
+// ME §2.6: fmiInitialize's eventInfo says the initial event iteration converged, so no fmiEventUpdate
+// follows it (one would add 1: the counter read 2 at t = 0 and the run ended at t = 11)
+TEST(Fmi1Events, TheCounterCountsOnlyItsTimeEventsAndEndsTheRunAt12AsItsFmi2BuildDoes) {
+  const scenario::ScenarioRun me1 = run_alone("cosima_test_fmi1_counter_me", "me", 15.0, 1.0);
+  const scenario::ScenarioRun me2 = run_alone("cosima_test_event_counter", "me", 15.0, 1.0);
+  const std::vector<double> counter = me1.results->column("s.counter");
+  ASSERT_EQ(counter.size(), 13u);  // t = 0 … 12
+  for (std::size_t k = 0; k < counter.size(); ++k) EXPECT_EQ(counter[k], std::min(k + 1, std::size_t{12})) << k;
+  EXPECT_TRUE(me1.stats.terminated_early);
+  expect_same_rows(me1, me2, "FMI 1.0 ME vs FMI 2.0 ME");
+  // Co-Simulation: FMI 1.0 has no fmiTerminated; a slave that discards the step ends the run at
+  // fmiLastSuccessfulTime (it failed the run before)
+  const scenario::ScenarioRun cs1 = run_alone("cosima_test_fmi1_counter_cs", "cs", 15.0, 1.0);
+  const scenario::ScenarioRun cs2 = run_alone("cosima_test_event_counter", "cs", 15.0, 1.0);
+  expect_same_rows(cs1, cs2, "FMI 1.0 CS vs FMI 2.0 CS");
+  EXPECT_EQ(cs1.results->column("s.counter"), counter);
+  EXPECT_NE(cs1.stats.termination_reason.find("fmiDiscard"), std::string::npos) << cs1.stats.termination_reason;
+}
+
+// discrete states of every type and discrete inputs: an event update only at the time events
+// (event_updates counts them), aliases and negated aliases read as their variables
+TEST(Fmi1Events, DiscreteStatesOfEveryTypeAndAliasesOfInputsMatchTheFmi2Build) {
+  for (const std::string interface : {"me", "cs"}) {
+    const scenario::ScenarioRun v1 = run_alone("cosima_test_fmi1_values_" + interface, interface, 4.0, 0.5);
+    const scenario::ScenarioRun v2 = run_alone("cosima_test_event_values", interface, 4.0, 0.5);
+    expect_same_rows(v1, v2, "values, FMI 1.0 vs FMI 2.0, " + interface);
+    const std::vector<double> updates = v1.results->column("s.event_updates");
+    for (std::size_t r = 0; r < updates.size(); ++r) EXPECT_EQ(updates[r], std::floor(0.5 * r)) << interface << r;
+    EXPECT_EQ(v1.results->column("s.real_out").back(), 2.5);  // the output alias of the input real_in
+  }
+  const std::string info = fmi::describe_fmu(fmu("cosima_test_fmi1_values_me"));
+  EXPECT_NE(info.find("(alias of 'real_in')"), std::string::npos) << info;
+  EXPECT_NE(info.find("(negated alias of 'x')"), std::string::npos) << info;
+  EXPECT_NE(info.find("(alias of 'p')"), std::string::npos) << info;
+}
+
+// a name declared twice (a hand-written FMI 1.0 controller of a peer's demo): run with a warning,
+// the first declaration used; a scenario that sets that name is refused
+TEST(Fmi1Events, AnFmuDeclaringANameTwiceRunsWithAWarningAndRefusesToBeSetByIt) {
+  const scenario::ScenarioRun r = run_alone("cosima_test_fmi1_duplicate_me", "me", 3.0, 1.0);
+  EXPECT_EQ(r.results->times().size(), 4u);
+  bool warned = false;
+  for (const auto& w : logged_warnings())
+    warned = warned || w.find("'p_part' is declared twice (variables 7 and 10") != std::string::npos;
+  EXPECT_TRUE(warned);
+  io::Json doc = io::Json::parse(R"({"start": 0, "stop": 1, "method": {"type": "jacobi", "dt": 0.5}})");
+  doc["systems"]["s"] = {{"fmu", fmu("cosima_test_fmi1_duplicate_me")}, {"parameters", {{"i_part", 1.0}}}};
+  const std::string error = error_of([&] { (void)run(doc, {}); });
+  EXPECT_NE(error.find("'i_part' is declared twice"), std::string::npos) << error;
+  // a port declared twice stays refused: which one a connection means would be a guess
+  const std::string xml = R"(<?xml version="1.0"?>
+<fmiModelDescription fmiVersion="1.0" modelName="m" modelIdentifier="m" guid="{1}" numberOfContinuousStates="0">
+  <ModelVariables>
+    <ScalarVariable name="y" valueReference="0" causality="output"><Real/></ScalarVariable>
+    <ScalarVariable name="y" valueReference="1" causality="internal"><Real/></ScalarVariable>
+  </ModelVariables>
+</fmiModelDescription>)";
+  const std::string twice = error_of([&] { (void)fmi::parse_model_description(xml, "m.fmu"); });
+  EXPECT_NE(twice.find("two variables are named 'y'"), std::string::npos) << twice;
+}
+
+// the last rows of a run an FMU ends are the same under every executor
+TEST(Fmi1Events, RunsAnFmuEndsAreTheSameUnderEveryExecutor) {
+  for (const auto& [name, interface] :
+       std::vector<std::pair<std::string, std::string>>{{"cosima_test_fmi1_counter_me", "me"},
+                                                        {"cosima_test_fmi1_counter_cs", "cs"},
+                                                        {"cosima_test_event_counter", "me"},
+                                                        {"cosima_test_event_counter", "cs"},
+                                                        {"cosima_test_stop", "me"},
+                                                        {"cosima_test_fmi1_stop_cs", "cs"}}) {
+    const scenario::ScenarioRun sequential = run_alone(name, interface, 15.0, 1.0);
+    io::Json doc = io::Json::object();
+    doc["systems"]["s"] = {{"fmu", fmu(name)}, {"interface", interface}};
+    const scenario::Scenario scenario = scenario::parse_scenario(doc, "inline.json");
+    const exec::SystemCatalog catalog = scenario::system_catalog(scenario);
+    exec::ProcessExecutor processes(catalog, exec::ProcessOptions{});
+    const scenario::ScenarioRun apart = run_alone(name, interface, 15.0, 1.0, &processes);
+    expect_same_rows(sequential, apart, name + " " + interface + ": sequential vs processes");
+    EXPECT_EQ(sequential.stats.termination_reason, apart.stats.termination_reason);
+    // the FMU alone: its last row is where it stopped (12.5: between the communication points 12 and
+    // 13 — fmiLastSuccessfulTime, terminateSimulation at its time event), as fmusim and FMPy write it
+    EXPECT_EQ(sequential.results->times().back(), name.find("stop") != std::string::npos ? 12.5 : 12.0) << name;
   }
 }
 

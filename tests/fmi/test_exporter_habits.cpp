@@ -109,6 +109,11 @@ TEST(CallOrder, AParameterTheFmuChangesInInitializationIsWarnedAboutByNameWithBo
   // and none for the values it kept
   EXPECT_FALSE(warned("parameter 'u'"));
   EXPECT_FALSE(warned("start value of 'u'"));
+  // a child process's warning reaches the master's stats (the replies carry it)
+  doc["systems"]["s"]["parameters"]["k"] = 50;
+  const scenario::ScenarioRun as_process = run(doc, {}, true);
+  EXPECT_DOUBLE_EQ(as_process.results->column("s.x").back(), 10.0);
+  EXPECT_TRUE(warned("parameter 'k' was given 50 but reads 10 after initialization"));
 }
 
 TEST(CallOrder, AParameterTheFmuKeepsIsNotWarnedAbout) {
@@ -126,6 +131,18 @@ TEST(CallOrder, ACoSimulationFmuStartsAtTheScenariosStartTime) {
   EXPECT_EQ(r.results->column("s.t_parsed").front(), 2.5);  // from fmi2SetupExperiment's startTime
   EXPECT_EQ(r.results->column("s.t_parsed").back(), 3.0);
   EXPECT_EQ(r.results->times().front(), 2.5);
+}
+
+// an output that changes when its FMU leaves Initialization Mode (here: k clamped from 100 to 10,
+// y_k = k) reaches what it feeds at the start: the exchange is settled again after exit
+TEST(CallOrder, AnOutputThatChangesOnLeavingInitializationModeReachesWhatItFeedsAtTheStart) {
+  io::Json doc = one_fmu("cosima_test_changes_param", 0.0, 0.5, 0.1);
+  doc["systems"]["s"]["parameters"] = {{"k", 100}};
+  doc["systems"]["g"] = {{"fmu", fmu("cosima_test_gain")}};  // y = 0.5 u + 1, direct feedthrough
+  doc["connections"] = io::Json::array({io::Json::array({"s.y_k", "g.u"})});
+  const scenario::ScenarioRun r = run(doc);
+  EXPECT_EQ(r.results->column("s.y_k").front(), 10.0);
+  EXPECT_EQ(r.results->column("g.y").front(), 6.0);  // 0.5 · 10 + 1, not 0.5 · 100 + 1
 }
 
 }  // namespace cosima::exporter_habits

@@ -256,9 +256,19 @@ TEST(Fmi2Terminate, ACompletedStepBeforeTerminationIsKept) {
     EXPECT_EQ(r.results->column("c.count").back(), 45.0);
     EXPECT_DOUBLE_EQ(r.stats.end_time, 9.0);
   }
-  {  // terminating inside a step: the run ends at the last complete communication point
+  {  // terminating inside a step: the FMU alone ends where it stopped (fmi2LastSuccessfulTime 8.9), the
+     // step it did not complete uncounted, as fmusim and FMPy end it
     const scenario::ScenarioRun r = run(doc, {"systems.c.parameters.terminate_at=8.9"});
     EXPECT_TRUE(r.stats.terminated_early);
+    EXPECT_DOUBLE_EQ(r.results->times().back(), 8.9);
+    EXPECT_EQ(r.results->column("c.count").back(), 44.0);
+    EXPECT_DOUBLE_EQ(r.results->column("c.time_out").back(), 8.9);
+  }
+  {  // with another system beside it, which completed the step: the last point both reached, 8.8
+    io::Json two = doc;
+    two["systems"]["d"] = two["systems"]["c"];
+    two["systems"]["d"]["parameters"]["terminate_at"] = 100;
+    const scenario::ScenarioRun r = run(two, {"systems.c.parameters.terminate_at=8.9"});
     EXPECT_DOUBLE_EQ(r.results->times().back(), 8.8);
     EXPECT_EQ(r.results->column("c.count").back(), 44.0);
   }

@@ -246,6 +246,39 @@ TEST(Fmi3Types, SixtyFourBitValuesOutsideTheirTypeAreRefusedByName) {
   EXPECT_NE(what.find("parameter 'k' is given 18446744073709551615, which only a 64-bit integer variable"),
             std::string::npos)
       << what;
+  // beyond both types, whatever the spelling: -2^63 − 1 reads as -2^63 in a double, 2^64 as 2^64
+  for (const std::string below : {"-9223372036854775809", "-9.223372036854775809e18", "-9223372036854776000"}) {
+    for (const std::string path : {"systems.a.parameters.big", "inputs.a.u_Int64"}) {
+      what = error_of([&] { run(document(kCount), {path + "=" + below}); });
+      EXPECT_NE(what.find("is below -9223372036854775808 (-2^63) but reads as it in a double"), std::string::npos)
+          << path << '=' << below << ": " << what;
+      EXPECT_NE(what.find(path), std::string::npos) << what;  // the --set that gave it
+    }
+  }
+  what = error_of([] { run(document(kCount), {"systems.a.parameters.ubig=18446744073709551616"}); });
+  EXPECT_NE(what.find("'ubig' (UInt64)"), std::string::npos) << what;
+  EXPECT_NE(what.find("outside the range of its type"), std::string::npos) << what;
+  what = error_of([] { run(document(kCount), {"inputs.a.u_UInt64=18446744073709551616"}); });
+  EXPECT_NE(what.find("(system 'a'): input 'u_UInt64' (UInt64)"), std::string::npos) << what;
+  EXPECT_NE(what.find("outside the range of its type"), std::string::npos) << what;
+  EXPECT_TRUE(temp.empty());
+}
+
+// a value of the wrong kind is refused by name: true for a number, 1.5 for an integer, 1e400 (out of
+// a double's range, not a text)
+TEST(Fmi3Types, ValuesOfTheWrongKindAreRefusedByName) {
+  const PrivateTemp temp;
+  std::string what = error_of([] { run(document(kCount), {"systems.a.parameters.k=true"}); });
+  EXPECT_NE(what.find("parameter 'k' (Float64) is given true, a Boolean value"), std::string::npos) << what;
+  what = error_of([] { run(document(kCount), {"inputs.a.u_Int32=true"}); });
+  EXPECT_NE(what.find("constant input 'a.u_Int32'"), std::string::npos) << what;
+  EXPECT_NE(what.find("is given true, a Boolean value"), std::string::npos) << what;
+  what = error_of([] { run(document(kCount), {"inputs.a.u_Int32=1.5"}); });
+  EXPECT_NE(what.find("1.5 is not an integer"), std::string::npos) << what;
+  what = error_of([] { run(document(kCount), {"systems.a.parameters.k=1e400"}); });
+  EXPECT_NE(what.find("number overflow parsing '1e400' (beyond the range of a double)"), std::string::npos) << what;
+  EXPECT_EQ(what.find("String"), std::string::npos) << what;
+  EXPECT_NO_THROW(run(document(kCount), {"inputs.a.u_Boolean=true"}));  // the one kind true is for
   EXPECT_TRUE(temp.empty());
 }
 

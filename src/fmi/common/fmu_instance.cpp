@@ -50,6 +50,16 @@ FmuInstance::FmuInstance(std::string system, const std::filesystem::path& fmu, F
   if (capabilities().needs_execution_tool) {
     throw Error(fmt::format("FMU '{}' needs its execution tool (needsExecutionTool=true)", fmu.string()));
   }
+  const std::vector<ScalarVariable>& variables = description().variables;
+  for (std::size_t i = 0; i < variables.size(); ++i) {
+    if (variables[i].duplicate_of < 0) continue;
+    const ScalarVariable& first = variables[static_cast<std::size_t>(variables[i].duplicate_of)];
+    log(LogLevel::warning,
+        fmt::format("{}: '{}' is declared twice (variables {} and {}, valueReferences {} and {}; names are unique in "
+                    "FMI): the first declaration is used, and a scenario that sets it is refused",
+                    where(), first.name, variables[i].duplicate_of + 1, i + 1, first.value_reference,
+                    variables[i].value_reference));
+  }
 }
 
 FmuInstance::~FmuInstance() = default;
@@ -264,6 +274,12 @@ bool FmuInstance::output_depends_on_input(int output, int input) const {
 const ScalarVariable& FmuInstance::settable(const std::string& parameter, bool element) const {
   const int index = description().find(parameter);
   if (index < 0) throw Error(fmt::format("{} has no variable '{}'", where(), parameter));
+  if (description().declared_twice(parameter)) {
+    throw Error(
+        fmt::format("{}: '{}' is declared twice in its modelDescription.xml (see the warning): which "
+                    "declaration a value is for would be a guess",
+                    where(), parameter));
+  }
   const ScalarVariable& v = description().variables[static_cast<std::size_t>(index)];
   // FMI 2.0 §2.2.7, FMI 3.0 §2.4.7.4: before initialization, variables with initial exact/approx,
   // parameters (structural ones too) and inputs
@@ -451,13 +467,17 @@ namespace {
 
 bool is_wide(VariableType type) { return type == VariableType::int64 || type == VariableType::uint64; }
 
+/// "outside the range of its type [MIN, MAX]" of a 64-bit integer type.
+std::string outside_wide_type(VariableType type) {
+  return type == VariableType::int64 ? "outside the range of its type [-9223372036854775808, 9223372036854775807]"
+                                     : "outside the range of its type [0, 18446744073709551615]";
+}
+
 /// Why a 64-bit variable of this type and declared range cannot take the value, or "" when it can.
 /// The declared range is compared in doubles: a bound within one rounding of the value counts as met.
 std::string why_not_wide(VariableType type, const PortInfo& info, const WideInteger& value) {
-  if (type == VariableType::int64 && !value.as_int64())
-    return "outside the range of its type [-9223372036854775808, 9223372036854775807]";
-  if (type == VariableType::uint64 && !value.as_uint64())
-    return "outside the range of its type [0, 18446744073709551615]";
+  if ((type == VariableType::int64 && !value.as_int64()) || (type == VariableType::uint64 && !value.as_uint64()))
+    return outside_wide_type(type);
   const double number = value.to_double();
   if (number < info.min || number > info.max) return fmt::format("outside its range [{}, {}]", info.min, info.max);
   return {};
@@ -481,8 +501,7 @@ WideInteger FmuInstance::wide_input(double value, int input) const {
   const std::optional<WideInteger> exact = WideInteger::of_double(whole);
   if (!exact) {  // 2^64 passes the range check in doubles (UInt64's maximum rounds up to it)
     throw Error(fmt::format("{}: input '{}' ({}): {:.17g} is {}", where(), input_names_[i],
-                            description().type_name(v.type), whole,
-                            why_not_wide(v.type, inputs_[i].info, WideInteger::of(~std::uint64_t{0}))));
+                            description().type_name(v.type), whole, outside_wide_type(v.type)));
   }
   check_wide(v, inputs_[i].info, *exact, "input");
   // an input given exact values (set_wide_input) and now another double: a value the method computed
@@ -549,8 +568,8 @@ void FmuInstance::set_wide(const ScalarVariable& variable, WideInteger /*value*/
 namespace {
 
 bool recordable(const ScalarVariable& v) {
-  return v.dimensions.empty() && v.type != VariableType::string && v.type != VariableType::binary &&
-         v.type != VariableType::clock;
+  return v.duplicate_of < 0 && v.dimensions.empty() && v.type != VariableType::string &&
+         v.type != VariableType::binary && v.type != VariableType::clock;
 }
 
 }  // namespace

@@ -270,6 +270,8 @@ class FmuInstance {
   /// one `element` of it is set.
   [[nodiscard]] const ScalarVariable& settable(const std::string& name, bool element = false) const;
   [[nodiscard]] bool terminate_due() const { return initialized_ && health() == Health::ok; }
+  /// Whether the instance was initialized (Terminate may be due, as the version's rules say).
+  [[nodiscard]] bool was_initialized() const { return initialized_; }
   /// This instance's health, Fatal too when another instance of the same FMU returned Fatal.
   [[nodiscard]] Health health() const { return health_ == Health::ok && archive_->fatal() ? Health::fatal : health_; }
   [[nodiscard]] const char* file_text() const { return file_text_.c_str(); }

@@ -109,6 +109,19 @@ int ModelDescription::find(const std::string& name) const {
   return -1;
 }
 
+bool ModelDescription::declared_twice(const std::string& name) const {
+  return std::any_of(variables.begin(), variables.end(),
+                     [&](const ScalarVariable& v) { return v.duplicate_of >= 0 && v.name == name; });
+}
+
+const ScalarVariable* ModelDescription::alias_base(const ScalarVariable& alias) const {
+  if (!alias.alias) return nullptr;
+  for (const ScalarVariable& v : variables) {
+    if (!v.alias && v.duplicate_of < 0 && v.value_reference == alias.value_reference && v.type == alias.type) return &v;
+  }
+  return nullptr;
+}
+
 const SimpleType* ModelDescription::type_of(const ScalarVariable& variable) const {
   if (variable.declared_type.empty()) return nullptr;
   for (const SimpleType& type : types) {
@@ -335,7 +348,7 @@ void check_inputs_apart_from_outputs(const Reader& reader, const ModelDescriptio
   for (const ScalarVariable& v : md.variables) {
     if (v.causality != "input") continue;
     const auto it = outputs_by_reference.find({v.type, v.value_reference});
-    if (it != outputs_by_reference.end()) {
+    if (it != outputs_by_reference.end() && !v.alias && !it->second->alias) {  // FMI 1.0: an alias is one variable
       reader.fail(fmt::format("input '{}' and output '{}' share the {} valueReference {}", v.name, it->second->name,
                               to_string(v.type), v.value_reference));
     }
@@ -457,9 +470,7 @@ ScalarVariable read_variable(const pugi::xml_node& node, const Reader& reader, c
   v.name = node.attribute("name").value();
   if (v.name.empty()) reader.fail(rules.unnamed(node));
   const std::string where = fmt::format("variable '{}'", v.name);
-  if (!reading.names.insert(v.name).second) {
-    reader.fail(fmt::format("two variables are named '{}' ({})", v.name, rules.variables_section));
-  }
+  if (!reading.names.insert(v.name).second) v.duplicate_of = md.find(v.name);
   const auto vr = to_integer(node.attribute("valueReference").value(), 0, std::numeric_limits<unsigned int>::max());
   if (!vr) {
     reader.fail(fmt::format("{}: valueReference=\"{}\" is not a non-negative integer", where,
@@ -488,6 +499,20 @@ void read_variables(const pugi::xml_node& root, const Reader& reader, const Vers
   for (const pugi::xml_node node : root.child("ModelVariables").children()) {
     if (rules.variable_tag != nullptr && std::string_view(node.name()) != rules.variable_tag) continue;
     md.variables.push_back(read_variable(node, reader, rules, md, reading));
+  }
+  // a name declared twice: tolerated (the first declaration counts) unless it names a port, which
+  // connections and the results would have to choose between
+  for (const ScalarVariable& v : md.variables) {
+    if (v.duplicate_of < 0) continue;
+    const ScalarVariable& first = md.variables[static_cast<std::size_t>(v.duplicate_of)];
+    for (const ScalarVariable* port : {&first, &v}) {
+      if (port->causality == "input" || port->causality == "output") {
+        reader.fail(
+            fmt::format("two variables are named '{}' ({}), and one is an {}: which port is meant would be a "
+                        "guess",
+                        v.name, rules.variables_section, port->causality));
+      }
+    }
   }
 }
 

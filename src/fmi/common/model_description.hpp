@@ -68,6 +68,12 @@ struct ScalarVariable {
   std::string description;  ///< its `description` attribute (may be empty)
   /// FMI 1.0 alias="negatedAlias": its value is minus that of the variable its value reference names.
   bool negated_alias = false;
+  /// FMI 1.0 alias="alias" or "negatedAlias": another name of the variable of its value reference and
+  /// type, read and set through it (ME §3.5) — an output may so be an input's alias.
+  bool alias = false;
+  /// The variable declared first under the same name (0-based), when this is a second declaration
+  /// (an exporter's slip the peers tolerate): ignored, its name used by the first; -1 otherwise.
+  int duplicate_of = -1;
 };
 
 /// A SimpleType of TypeDefinitions (FMI 2.0 §2.2.3): what cosima needs of it.
@@ -156,8 +162,12 @@ struct ModelDescription {
   /// Event indicators, or a discrete variable that is not an input: the model may change state at
   /// events, which restoring continuous states alone does not undo.
   [[nodiscard]] bool may_have_discrete_state() const;
-  /// Index (0-based) of a variable by name, or -1.
+  /// Index (0-based) of a variable by name, or -1; a name declared twice finds its first declaration.
   [[nodiscard]] int find(const std::string& name) const;
+  /// Whether a name is declared more than once (ScalarVariable::duplicate_of).
+  [[nodiscard]] bool declared_twice(const std::string& name) const;
+  /// The base variable (alias="noAlias") an FMI 1.0 alias reads and sets through, or nullptr.
+  [[nodiscard]] const ScalarVariable* alias_base(const ScalarVariable& alias) const;
   /// The declared type of a variable, or nullptr.
   [[nodiscard]] const SimpleType* type_of(const ScalarVariable& variable) const;
   /// The Unit of UnitDefinitions of this name, or nullptr.
@@ -188,7 +198,9 @@ struct ModelDescription {
 /// version's differences from model_description_v1.cpp, _v2.cpp and _v3.cpp.
 /// Throws Error on malformed XML, fmiVersion not 1.0, 2.0 or 3.0, no interface, and every
 /// defect the standard forbids: a valueReference that is not a non-negative integer, an input
-/// sharing its value reference with an output of the same type, two variables of one name (§2.2.7),
+/// sharing its value reference with an output of the same type (FMI 1.0: unless one is an alias), two
+/// variables of one name where one of them is an input or an output (§2.2.7; otherwise the second
+/// declaration is ignored, ScalarVariable::duplicate_of),
 /// a modelIdentifier that is not a C identifier, a missing or unknown declaredType of an
 /// Enumeration, non-numeric start/min/max of a numeric variable, ModelStructure indices or
 /// dependencies that are not integers in range, and a Unit without a name, defined twice, or whose

@@ -139,6 +139,7 @@ void read_roles(const pugi::xml_node& node, const Reader& reader, std::string_vi
     reader.fail(fmt::format("{}: alias=\"{}\" is none of noAlias, alias, negatedAlias", where, alias));
   }
   v.negated_alias = alias == "negatedAlias";
+  v.alias = alias != "noAlias";
 }
 
 void check_type(const pugi::xml_node& element, std::string_view where, const Reader& reader,

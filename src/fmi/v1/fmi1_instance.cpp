@@ -142,14 +142,21 @@ void Fmi1Instance::name_states() {
   // an FMU that leaves them unset has states without variables (a stub is not rare)
   std::vector<unsigned int> vrs(nx, fmi1UndefinedValueReference);
   {
+    // the names are only names (the states move through fmiGet/SetContinuousStates): an FMU that does
+    // not implement the call (the Reference FMUs return fmiError, "Not implemented") runs with x[k]
     const ForeignCallScope in = enter("fmiGetStateValueReferences", 0.0);
-    check(f_.get_state_value_references(component_, vrs.data(), nx), "fmiGetStateValueReferences");
+    if (const fmi1Status status = f_.get_state_value_references(component_, vrs.data(), nx);
+        status != fmi1OK && status != fmi1Warning) {
+      log(LogLevel::info, fmt::format("{}: fmiGetStateValueReferences returned {}: its states are named x[1] … x[{}]",
+                                      where(), status_name(status), nx));
+      vrs.assign(nx, fmi1UndefinedValueReference);
+    }
   }
   std::vector<std::string> names;
   for (std::size_t k = 0; k < nx; ++k) {
     const auto named =
         std::find_if(description().variables.begin(), description().variables.end(), [&](const ScalarVariable& v) {
-          return v.value_reference == vrs[k] && v.type == VariableType::real && !v.negated_alias;
+          return v.value_reference == vrs[k] && v.type == VariableType::real && !v.alias && v.duplicate_of < 0;
         });
     names.push_back(named != description().variables.end() && vrs[k] != fmi1UndefinedValueReference
                         ? named->name
@@ -170,7 +177,9 @@ void Fmi1Instance::release() {
   const fmi1Component component = std::exchange(component_, nullptr);
   if (health() == Health::fatal) return;  // after fmiFatal: no call at all
   const ForeignCallScope in(system().c_str(), file_text(), "fmiTerminate/fmiFree…Instance", last_time());
-  if (terminate_due()) {
+  // FMI 1.0 CS: an initialized slave is terminated before it is freed, also after fmiError (the state
+  // machine allows fmiTerminateSlave from the error state); FMI 1.0 ME terminates only a healthy one
+  if (model_exchange_ ? terminate_due() : was_initialized()) {
     if (model_exchange_)
       f_.terminate(component);
     else
@@ -202,6 +211,7 @@ void Fmi1Instance::initialize_now() {
     initial_events_ = {};
     check(f_.initialize(component_, tolerance_ ? fmi1True : fmi1False, tolerance_.value_or(0.0), &initial_events_),
           "fmiInitialize");
+    initial_update_due_ = true;
   } else {  // CS §3.4: no stop time, so that a run may be extended
     const ForeignCallScope in = enter("fmiInitializeSlave", t_start_);
     check(f_.initialize_slave(component_, t_start_, fmi1False, 0.0), "fmiInitializeSlave");

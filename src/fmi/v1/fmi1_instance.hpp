@@ -116,8 +116,10 @@ class Fmi1Instance final : public FmuInstance {
   /// The inputs by port as last set (start values before), and as they were at the last initialization.
   Eigen::VectorXd inputs_now_, initialized_with_;
   int initializations_ = 0;
-  /// What fmiInitialize reported: terminateSimulation is kept until the first event update.
+  /// What fmiInitialize reported: the first update_discrete_states after it (MeModel's event iteration
+  /// on leaving initialization) when it says the iteration converged.
   fmi1EventInfo initial_events_{};
+  bool initial_update_due_ = false;
   // buffers sized once, reused at every call
   mutable std::vector<double> real_buffer_;
   mutable std::vector<fmi1Integer> int_buffer_;

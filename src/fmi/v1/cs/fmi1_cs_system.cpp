@@ -60,16 +60,29 @@ void Fmi1CsSystem::apply_inputs(const InputPolynomials& polynomials) {
 
 StepResult Fmi1CsSystem::integrate(double h) {
   const ForeignCallScope in = fmu_.enter("fmiDoStep", t_);
+  if (stopped_) return {StepResult::Status::terminated, "the FMU ended the run earlier (fmiDiscard)"};
   const fmi1Status status = f_.do_step(fmu_.component(), t_, h, fmi1True);
   if (status == fmi1OK || status == fmi1Warning) {
     t_ += h;
     return StepResult::success();
   }
-  std::string reached;
-  if (double last = t_; status == fmi1Discard && f_.get_real_status != nullptr &&
-                        f_.get_real_status(fmu_.component(), fmi1LastSuccessfulTime, &last) == fmi1OK) {
-    reached = fmt::format(" (fmiLastSuccessfulTime {})", last);
+  double last = t_;
+  if (status == fmi1Discard && f_.get_real_status != nullptr &&
+      f_.get_real_status(fmu_.component(), fmi1LastSuccessfulTime, &last) == fmi1OK) {
+    // CS §3.3: the slave computed only up to fmiLastSuccessfulTime. FMI 1.0 has no fmiTerminated
+    // status: a slave that discards a step without rollback (cosima gives none to FMI 1.0) ends the
+    // run there, its values at that time; the master calls no further fmiDoStep.
+    stopped_ = true;
+    const bool completed = last >= t_ + h - 1e-9 * std::max({1.0, std::abs(t_), h});
+    StepResult result{StepResult::Status::terminated,
+                      fmt::format("FMU '{}' discarded the step from t = {} at fmiLastSuccessfulTime = {} (fmiDiscard): "
+                                  "the run ends there{}",
+                                  file().string(), t_, last, fmu_.recent_log())};
+    t_ = completed ? t_ + h : std::max(t_, last);
+    result.step_completed = completed;
+    return result;
   }
+  const std::string reached = status == fmi1Discard ? " (fmiLastSuccessfulTime unknown)" : "";
   fmu_.record(status, "fmiDoStep");
   return StepResult::failure(fmt::format("FMU '{}': fmiDoStep(t = {}, h = {}) returned {}{}{}", file().string(), t_, h,
                                          status_name(status), reached, fmu_.recent_log()));

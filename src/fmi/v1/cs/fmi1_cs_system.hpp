@@ -64,6 +64,7 @@ class Fmi1CsSystem final : public System {
   CapabilitySet capabilities_;
   bool initialized_ = false;
   double t_ = 0.0;
+  bool stopped_ = false;  ///< the FMU discarded a step (fmiDiscard): no further fmiDoStep
   // buffers sized once, reused on every step
   mutable std::vector<double> real_buffer_;
   mutable std::vector<fmi1Integer> order_buffer_;

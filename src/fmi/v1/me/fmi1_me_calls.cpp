@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "core/error.hpp"
 
 namespace cosima::fmi {
@@ -27,11 +29,17 @@ void Fmi1Instance::get_continuous_states(Eigen::Ref<Eigen::VectorXd> x) const {
 }
 
 FmuInstance::DiscreteUpdate Fmi1Instance::update_discrete_states() {
-  // without intermediate results fmiEventUpdate iterates to convergence itself (ME §2.8)
   fmi1EventInfo info{};
-  check(f_.event_update(component_, fmi1False, &info), "fmiEventUpdate");
-  const bool terminate = info.terminateSimulation != fmi1False || initial_events_.terminateSimulation != fmi1False;
-  initial_events_.terminateSimulation = fmi1False;
+  if (std::exchange(initial_update_due_, false) && initial_events_.iterationConverged != fmi1False) {
+    // ME §2.6: fmiInitialize did the initial event iteration and says so (iterationConverged): its
+    // eventInfo is the update, and fmiEventUpdate follows only an event (a time, state or step event,
+    // or a discrete input set to a new value). An FMU counting its event updates would count one more.
+    info = initial_events_;
+  } else {
+    // without intermediate results fmiEventUpdate iterates to convergence itself (ME §2.8)
+    check(f_.event_update(component_, fmi1False, &info), "fmiEventUpdate");
+  }
+  const bool terminate = info.terminateSimulation != fmi1False;
   if (info.stateValueReferencesChanged != fmi1False) {
     throw Error(
         fmt::format("{}: fmiEventUpdate changed the states' value references (stateValueReferencesChanged); "

@@ -88,7 +88,7 @@ StepResult Fmi2CsSystem::fused_step_constant(ConstVectorView u, double h, Eigen:
     fmu_.check(f_.set_real(c, real_input_vrs_, static_cast<std::size_t>(u.size()), u.data()), "fmi2SetReal");
   in.now("fmi2DoStep");
   StepResult result = call_do_step(h);
-  if (result.ok() && y.size() > 0) {
+  if (result.reached_end() && y.size() > 0) {
     in.now("fmi2GetReal");
     fmu_.check(f_.get_real(c, real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()), "fmi2GetReal");
   }
@@ -117,7 +117,7 @@ StepResult Fmi2CsSystem::integrate_held(double h, Eigen::Ref<Eigen::VectorXd> y)
 StepResult Fmi2CsSystem::fused_step_held(double h, Eigen::Ref<Eigen::VectorXd> y) {
   ForeignCallScope in = fmu_.enter("fmi2DoStep", t_);
   StepResult result = call_do_step(h);
-  if (result.ok() && y.size() > 0) {
+  if (result.reached_end() && y.size() > 0) {
     in.now("fmi2GetReal");
     fmu_.check(f_.get_real(fmu_.component(), real_output_vrs_, static_cast<std::size_t>(y.size()), y.data()),
                "fmi2GetReal");
