@@ -82,8 +82,7 @@ MpiExecutor::MpiExecutor(const SystemCatalog& catalog, int ranks) : ranks_(ranks
   running_ = true;
   // the workers report what they built
   receive_from_workers();
-  const std::string failures =
-      decode_descriptions(receive_.data(), receive_.size(), descriptions_, [&](int s) { return place(s); });
+  const std::string failures = decode_descriptions(receive_.data(), receive_.size(), descriptions_);
   if (!failures.empty()) {
     shutdown();
     throw Error(failures);

@@ -185,8 +185,7 @@ ProcessExecutor::ProcessExecutor(const SystemCatalog& catalog, ProcessOptions op
   std::string failures;
   for (std::size_t k = 0; k < children_.size(); ++k) {
     receive(static_cast<int>(k));
-    const std::string failed =
-        decode_descriptions(buffer_.data(), buffer_.size(), descriptions_, [&](int s) { return place(s); });
+    const std::string failed = decode_descriptions(buffer_.data(), buffer_.size(), descriptions_);
     if (!failed.empty()) failures += (failures.empty() ? "" : "; ") + failed;
   }
   if (!failures.empty()) {

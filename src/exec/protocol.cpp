@@ -197,6 +197,9 @@ void put_port(wire::Writer& w, const PortInfo& info) {
   w.put(static_cast<std::uint8_t>(info.wide));
   w.put(static_cast<std::uint8_t>(info.wide_start.has_value()));
   put_wide(w, info.wide_start.value_or(WideInteger{}));
+  w.put(static_cast<std::uint8_t>(info.signal));
+  w.put(static_cast<std::int32_t>(info.item_names.size()));
+  for (const std::string& item : info.item_names) w.put(item);
 }
 
 PortInfo get_port(wire::Reader& r) {
@@ -221,6 +224,9 @@ PortInfo get_port(wire::Reader& r) {
   const bool has_wide_start = r.get<std::uint8_t>() != 0;
   const WideInteger wide_start = get_wide(r);
   if (has_wide_start) info.wide_start = wide_start;
+  info.signal = r.get<std::uint8_t>() != 0;
+  info.item_names.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  for (std::string& item : info.item_names) item = r.get_string();
   return info;
 }
 
@@ -488,8 +494,7 @@ std::pair<int, std::string> decode_replies(const char* data, std::size_t size, B
   return failure;
 }
 
-std::string decode_descriptions(const char* data, std::size_t size, std::vector<std::vector<char>>& descriptions,
-                                const std::function<std::string(int)>& place) {
+std::string decode_descriptions(const char* data, std::size_t size, std::vector<std::vector<char>>& descriptions) {
   wire::Reader r(data, size);
   std::string failures;
   while (!r.done()) {
@@ -501,7 +506,7 @@ std::string decode_descriptions(const char* data, std::size_t size, std::vector<
     if (ok)
       descriptions[static_cast<std::size_t>(s)].assign(text.begin(), text.end());
     else
-      failures += fmt::format("{}{}: {}", failures.empty() ? "" : "; ", place(s), text);
+      failures += fmt::format("{}{}", failures.empty() ? "" : "; ", text);  // as in process: the text names the system
   }
   return failures;
 }

@@ -148,9 +148,8 @@ std::pair<int, std::string> decode_replies(const char* data, std::size_t size, B
                                            const std::vector<RemoteSystem*>& proxies);
 
 /// Reads the (s, ok, description-or-error) triples of one frame into `descriptions` (by system);
-/// returns the errors, each prefixed by place(s).
-std::string decode_descriptions(const char* data, std::size_t size, std::vector<std::vector<char>>& descriptions,
-                                const std::function<std::string(int)>& place);
+/// returns the errors, as building the system in process gives them (each names its system).
+std::string decode_descriptions(const char* data, std::size_t size, std::vector<std::vector<char>>& descriptions);
 
 // --- server ---------------------------------------------------------------------------------------
 

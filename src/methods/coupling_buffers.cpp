@@ -213,6 +213,9 @@ EventRestart restart_at_discontinuity(model::ModularModel& model, exec::Executor
     exec::Order& order = buffers.batch.order(s);
     order.set_inputs = true;
     order.inputs = p;
+    // a discrete input that jumped is an event of this system now (FMI Event Mode at t): its outputs
+    // are then the right limits, as those of the systems whose events fed it
+    order.handle_events = true;
     const bool reread = du != nullptr && restarted[static_cast<std::size_t>(s)] == 0 &&
                         model.system(s).max_output_derivative_order() >= 1 && model.system(s).output_count() > 0;
     if (reread) order.read_order = 1;

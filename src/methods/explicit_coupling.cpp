@@ -77,7 +77,8 @@ void ExplicitCoupling::initialize(model::ModularModel& model, double t_start) {
   u_start_.setZero(model.total_inputs());
   u_end_.setZero(model.total_inputs());
   if (!options_.rates.empty()) coupling_error_.disable();  // a step's ends differ by system: not estimated
-  bool plain = options_.plain_steps && options_.rates.empty();
+  const bool signals = find_signal_inputs(model);
+  bool plain = options_.plain_steps && options_.rates.empty() && !signals;
   for (const extrapolation::SignalExtrapolator& extrapolator : extrapolators_) plain = plain && extrapolator.holds();
   configure_control(model);
   plain_batches_.clear();
@@ -85,6 +86,41 @@ void ExplicitCoupling::initialize(model::ModularModel& model, double t_start) {
   if (!plain) return;
   compile_settling(model);
   compile_steps(model);
+}
+
+bool ExplicitCoupling::find_signal_inputs(const model::ModularModel& model) {
+  signal_input_.assign(static_cast<std::size_t>(model.total_inputs()), 0);
+  signal_sources_.clear();
+  signal_slopes_.setZero(model.total_inputs());
+  std::vector<char> source_of_signal(static_cast<std::size_t>(model.system_count()), 0);
+  for (int g = 0; g < model.total_inputs(); ++g) {
+    const int source = model.input_sources()[static_cast<std::size_t>(g)];
+    if (source < 0 || model.input_held(g) || interpolates_[static_cast<std::size_t>(model.system_of_input(g))] == 0)
+      continue;
+    const int from = model.system_of_output(source);
+    if (!model.system(from).output_info(source - model.output_offset(from)).signal ||
+        model.system(from).max_output_derivative_order() < 1) {
+      continue;
+    }
+    signal_input_[static_cast<std::size_t>(g)] = 1;
+    if (source_of_signal[static_cast<std::size_t>(from)] == 0) signal_sources_.push_back(from);
+    source_of_signal[static_cast<std::size_t>(from)] = 1;
+  }
+  return !signal_sources_.empty();
+}
+
+void ExplicitCoupling::read_signal_slopes(const model::ModularModel& model, double t) {
+  buffers_.batch.clear();
+  for (const int s : signal_sources_) buffers_.batch.order(s).read_order = 1;
+  executor().execute(buffers_.batch);
+  Eigen::VectorXd dy = Eigen::VectorXd::Zero(model.total_outputs());
+  for (const int s : signal_sources_) {
+    const exec::Reply& reply = buffers_.batch.reply(s);
+    throw_if_failed(reply.result, model.system(s), t);
+    dy.segment(model.output_offset(s), model.system(s).output_count()) = reply.outputs.col(1);
+  }
+  model.dispatch_derivatives(dy, signal_slopes_);
+  signal_values_ = buffers_.u;  // ũ(t_N), before Gauss–Seidel dispatches outputs at t_N + h
 }
 
 void ExplicitCoupling::compile_steps(const model::ModularModel& model) {
@@ -179,6 +215,11 @@ void ExplicitCoupling::build_inputs(const model::ModularModel& model, int s, dou
     const int g = offset + static_cast<int>(j);
     const int source = model.input_sources()[static_cast<std::size_t>(g)];
     const double value = buffers_.u(g);
+    if (signal_input_[static_cast<std::size_t>(g)] != 0) {  // a known signal: its line over the step from t_N
+      p(j, 0) = signal_values_(g);
+      p(j, 1) = signal_slopes_(g);
+      continue;
+    }
     if (source < 0 || model.input_held(g) ||
         (fresh != nullptr && (*fresh)[static_cast<std::size_t>(model.system_of_output(source))] != 0)) {
       p(j, 0) = value;  // a constant, a held (discrete) input, or an output already at t_N + h
@@ -324,6 +365,7 @@ StepReport ExplicitCoupling::step_orders(model::ModularModel& model, double t, d
   for (std::size_t s = 0; s < rate_.size(); ++s) due_[s] = base_step_ % rate_[s] == 0 ? 1 : 0;
   settle_communication_point(model, executor(), buffers_, settle_sweeps_, &due_);  // ỹ(t_N), ũ = Φᵀ ỹ(t_N)
   if (model.has_feedthrough()) coupling_error_.set_start_outputs(buffers_.y);
+  if (!signal_sources_.empty()) read_signal_slopes(model, t);
   // Jacobi: the due systems in one batch (concurrently where the executor can); Gauss–Seidel: one
   // system per batch, each seeing the outputs at t_N + h of those stepped before it.
   const bool jacobi = options_.scheme == Scheme::jacobi;

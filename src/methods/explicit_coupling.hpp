@@ -106,6 +106,10 @@ class ExplicitCoupling final : public CouplingMethod {
   /// polynomials(s) over a step of `h_actual` on the communication step k_s·h of system s; inputs
   /// whose source is marked in `fresh` take the source's current output as ZOH (Gauss–Seidel).
   void build_inputs(const model::ModularModel& model, int s, double h, double h_actual, const std::vector<char>* fresh);
+  /// The known signals' inputs (signal_input_) and their sources; false when there are none.
+  bool find_signal_inputs(const model::ModularModel& model);
+  /// The slopes of the known signals at t_N into signal_slopes_ (their sources' first derivatives).
+  void read_signal_slopes(const model::ModularModel& model, double t);
 
   Options options_;
   CouplingBuffers buffers_;
@@ -127,8 +131,13 @@ class ExplicitCoupling final : public CouplingMethod {
   std::vector<int> sequence_;                                     ///< system indices in stepping order
   std::vector<int> rate_;                                         ///< k_s
   std::vector<char> due_, fresh_;
-  std::vector<char> interpolates_;        ///< system s interpolates polynomial inputs (its capability, read once)
-  std::vector<Eigen::VectorXd> pending_;  ///< outputs of a system at the end of its current step
+  std::vector<char> interpolates_;  ///< system s interpolates polynomial inputs (its capability, read once)
+  /// Inputs given as their source's line over the step (PortInfo::signal, to a system that interpolates
+  /// its inputs): by input, and the source systems whose slopes read_signal_slopes reads at t_N.
+  std::vector<char> signal_input_;
+  std::vector<int> signal_sources_;
+  Eigen::VectorXd signal_slopes_, signal_values_;  ///< by input, of signal_input_ ones, at t_N
+  std::vector<Eigen::VectorXd> pending_;           ///< outputs of a system at the end of its current step
   std::vector<double> publish_at_;
   Eigen::VectorXd u_start_, u_end_;  ///< the inputs at the step's ends as the systems used them (coupling error)
   std::int64_t base_step_ = 0;

@@ -203,7 +203,13 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
   if (kind == kSystemKinds.end()) {
     throw Error(fmt::format("system '{}' names no \"model\", \"fmu\" or \"csv\"", spec.name));
   }
-  std::unique_ptr<System> system = kind->build(spec);
+  std::unique_ptr<System> system;
+  try {
+    system = kind->build(spec);
+  } catch (const Error& e) {  // every message names the system, wherever it is built (a worker too)
+    if (std::string_view(e.what()).find("'" + spec.name + "'") != std::string_view::npos) throw;
+    throw Error(fmt::format("system '{}': {}", spec.name, e.what()));
+  }
   for (Capability c : kAllCapabilities) {
     if (spec.withheld.has(c)) system->withhold(c);
   }

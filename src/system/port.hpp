@@ -38,6 +38,10 @@ struct PortInfo {
   /// (System::wide_value, System::set_wide_input), its declared start exactly in wide_start.
   bool wide = false;
   std::optional<WideInteger> wide_start;
+  /// A known signal (a signal table's linear column, system/source/csv_source.hpp): its value and
+  /// slope at t give it exactly up to the table's next row, so a system that interpolates its inputs
+  /// is given that line over a step rather than a value held or extrapolated from the past.
+  bool signal = false;
 
   /// The value of an Enumeration item named `name`; throws Error listing the items (with the
   /// closest) when there is none, or when the port is no Enumeration. `what` names the port.

@@ -65,7 +65,7 @@ check worker-fmu-error 1 "system 'prey'.*(fmi2Error|failed)" -- timeout 120 "${m
   "$examples/b3_lotka_volterra_fmu.json" --executor mpi --dt 0.1 --stop 1 --set systems.prey.fmu=test_breaks.fmu \
   --set 'connections=[["prey.y", "predator.p"], ["predator.q", "prey.u"]]' --set 'output.variables=["predator.q"]'
 # a worker that cannot build its system: named before any step
-check worker-build-error 1 "rank 1: .*nothere.fmu" -- timeout 120 "${mpirun[@]}" "$cosima" run \
+check worker-build-error 1 "system 'prey': .*nothere.fmu" -- timeout 120 "${mpirun[@]}" "$cosima" run \
   "$examples/b3_lotka_volterra_fmu.json" --executor mpi --set systems.prey.fmu="$work/nothere.fmu"
 # one rank is not enough
 check one-rank 1 "at least one worker" -- timeout 60 mpirun -n 1 $( [ "$(id -u)" -eq 0 ] && echo --allow-run-as-root ) \

@@ -164,10 +164,15 @@ StepResult NativeSystem::integrate(double h) {
 
 StepResult NativeSystem::handle_pending_events() {
   ++state_version_;
-  if (!event_pending_) return StepResult::success();
-  event_pending_ = false;
   EventCause cause;
-  cause.time_event = true;
+  if (event_pending_) {
+    cause.time_event = true;
+  } else if (model_->discrete_inputs_changed(current_inputs())) {  // discrete inputs set at a discontinuity
+    cause.input_event = true;
+  } else {
+    return StepResult::success();
+  }
+  event_pending_ = false;
   int events = 0;
   try {
     return handle_event(cause, events, t_, t_);

@@ -54,6 +54,7 @@ CsvSource::CsvSource(std::string name, const std::filesystem::path& table,
     modes_.push_back(it != interpolation.end() ? it->second : fallback);
     PortInfo info;
     info.continuous = modes_.back() == SourceInterpolation::linear;
+    info.signal = info.continuous;
     info_.push_back(info);
   }
   // no states and no inputs: A, B empty, C and D one empty row per output (shapes the estimators use)
