@@ -34,6 +34,15 @@ check record-no-match 1 "output variable pattern 'm1.zz\*' matches no variable o
 check record-unknown 1 "system 'm1' has no output, state or variable 'c11'; did you mean 'c1'" -- \
   "$cosima" run record.json --set 'output.variables=["m1.c11"]' --out x.csv
 
+# 20-sim's habit: the FMU restores its parameters' defaults in fmi2SetupExperiment; the values of
+# --start-values and --set are set after it (the peers' call order) and are what the FMU runs with
+"$cosima" run "$fmus/cosima_test_reset_params.fmu" --stop 1 --dt 0.1 --start-values k=3 n=7 flag=true label=set u=2 \
+  --out reset.csv --quiet
+check reset-start-values 0 "^1,3,7,1,\"set\",2,(6|5[.]9999)" -- tail -1 reset.csv
+"$cosima" run "$fmus/cosima_test_reset_params.fmu" --stop 1 --dt 0.1 --out reset_set.csv --quiet \
+  --set systems.cosima_test_reset_params.parameters.k=3
+check reset-set 0 "^1,3,2,0,\"default\",1,(3|2[.]9999)" -- tail -1 reset_set.csv
+
 # one FMU whose output declares a dependency on its input, alone (the input at its start value 1):
 # settled at each communication point, then stepped; x = exp((1.5 - 1)·t) exactly per step
 for method in jacobi gauss-seidel; do

@@ -5,8 +5,12 @@
 // other than 0.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>  // mkdtemp
 #include <algorithm>
+
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -98,6 +102,41 @@ TEST(CallOrder, ParametersSetInTheScenarioSurviveAnFmuThatResetsThemInSetupExper
   expect_kept(run(bare, {"systems.s.parameters.k=3", "systems.s.parameters.n=7", "systems.s.parameters.flag=true",
                          "systems.s.parameters.label=set", "systems.s.parameters.u=2"}),
               "--set");
+}
+
+// the same through an SSP ParameterBinding (a bare SSD beside the FMU)
+TEST(CallOrder, ParametersOfAnSspParameterBindingSurviveAnFmuThatResetsThemInSetupExperiment) {
+  std::string pattern = (std::filesystem::temp_directory_path() / "cosima-habits-XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const std::filesystem::path folder = pattern;
+  std::filesystem::copy_file(fmu("cosima_test_reset_params"), folder / "reset.fmu");
+  std::ofstream(folder / "SystemStructure.ssd") << R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+    xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
+    xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues" version="1.0" name="reset">
+  <ssd:System name="root">
+    <ssd:Elements>
+      <ssd:Component name="s" type="application/x-fmu-sharedlibrary" source="reset.fmu">
+        <ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>
+          <ssv:ParameterSet version="1.0" name="p"><ssv:Parameters>
+            <ssv:Parameter name="k"><ssv:Real value="3"/></ssv:Parameter>
+            <ssv:Parameter name="n"><ssv:Integer value="7"/></ssv:Parameter>
+            <ssv:Parameter name="flag"><ssv:Boolean value="true"/></ssv:Parameter>
+            <ssv:Parameter name="label"><ssv:String value="set"/></ssv:Parameter>
+            <ssv:Parameter name="u"><ssv:Real value="2"/></ssv:Parameter>
+          </ssv:Parameters></ssv:ParameterSet>
+        </ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>
+      </ssd:Component>
+    </ssd:Elements>
+    <ssd:Annotations>
+      <ssc:Annotation type="org.cosima.scenario"><![CDATA[{"method": {"type": "jacobi", "dt": 0.1}}]]></ssc:Annotation>
+    </ssd:Annotations>
+  </ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="1"/>
+</ssd:SystemStructureDescription>
+)";
+  expect_kept(scenario::run_scenario(scenario::load_scenario(folder / "SystemStructure.ssd")), "SSP binding");
+  std::filesystem::remove_all(folder);
 }
 
 TEST(CallOrder, AParameterTheFmuChangesInInitializationIsWarnedAboutByNameWithBothValues) {
