@@ -1,6 +1,5 @@
 #include "io/json.hpp"
 
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +38,33 @@ bool denotes_int64_min(std::string_view text) {
   if (at < text.size()) exponent += std::stoi(std::string(text.substr(at + 1)));
   while (!digits.empty() && digits.back() == '0') digits.pop_back();
   return digits == "9223372036854775808" && exponent == 19;
+}
+
+/// Whether `text` is a number as JSON writes one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][-+]?[0-9]+)?, blanks
+/// around it allowed.
+bool is_json_number(std::string_view text) {
+  const auto digits = [&text](std::size_t& at) {
+    const std::size_t from = at;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+    return at > from;
+  };
+  std::size_t at = text.find_first_not_of(" \t");
+  const std::size_t end = text.find_last_not_of(" \t") + 1;
+  if (at == std::string_view::npos) return false;
+  text = text.substr(0, end);
+  if (text[at] == '-') ++at;
+  if (at < text.size() && text[at] == '0') {
+    ++at;
+  } else if (!digits(at)) {
+    return false;
+  }
+  if (at < text.size() && text[at] == '.' && !digits(++at)) return false;
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+    if (!digits(at)) return false;
+  }
+  return at == text.size();
 }
 
 /// A DOM builder for nlohmann's SAX parser, with the checks: nesting depth, and duplicate keys found
@@ -149,8 +175,7 @@ Json parse_json(std::string_view text, const std::string& what) {
 std::optional<Json> parse_json_if_json(std::string_view text, const std::string& what) {
   if (Json::accept(text)) return parse_json(text, what);
   // a number JSON writes but a double cannot hold ("1e400") is that number, out of range: not a text
-  static const std::regex kNumber(R"(\s*-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?\s*)");
-  if (std::regex_match(text.begin(), text.end(), kNumber)) return parse_json(text, what);  // throws, naming it
+  if (is_json_number(text)) return parse_json(text, what);  // throws, naming it
   return std::nullopt;
 }
 
