@@ -28,7 +28,7 @@ const std::map<std::string, std::function<cosima::io::Json(const BenchOptions&)>
       {"scaling", bench_scaling},         {"choptrey", bench_choptrey},
       {"reliability", bench_reliability}, {"me", bench_me},
       {"overhead", bench_overhead},       {"tolerance", bench_tolerance},
-      {"emulation", bench_emulation},
+      {"emulation", bench_emulation},     {"history", bench_history},
   };
   // clang-format on
   return benches;

@@ -98,5 +98,6 @@ cosima::io::Json bench_me(const BenchOptions& options);
 cosima::io::Json bench_overhead(const BenchOptions& options);
 cosima::io::Json bench_tolerance(const BenchOptions& options);
 cosima::io::Json bench_emulation(const BenchOptions& options);
+cosima::io::Json bench_history(const BenchOptions& options);
 
 }  // namespace cosima::bench

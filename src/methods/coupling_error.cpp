@@ -9,8 +9,8 @@ namespace cosima::methods {
 
 namespace {
 
-/// A step ending on a tenth's end belongs to that tenth, not the next.
-constexpr double kShrink = 1.0 - 1e-12;
+/// A step whose defect is this fraction of its signal's scale or more carried nothing of the signal.
+constexpr double kUninformed = 0.5;
 
 /// Shifts four samples left by one, dropping the oldest, and puts `newest` last.
 void push_back_sample(std::array<double, 4>& samples, double newest) {
@@ -25,10 +25,11 @@ double rms_of(double square, double time) { return time > 0.0 ? std::sqrt(square
 
 }  // namespace
 
-void CouplingErrorMonitor::configure(const model::ModularModel& model, double t_start, double t_stop,
-                                     const AccuracyOptions& options, bool check_growth) {
+void CouplingErrorMonitor::configure(const model::ModularModel& model, double /*t_start*/, double /*t_stop*/,
+                                     const AccuracyOptions& options) {
   options_ = options;
-  check_growth_ = check_growth;
+  model_ = &model;
+  diverging_.clear();
   links_.clear();
   for (int g = 0; g < model.total_inputs(); ++g) {
     const int source = model.input_sources()[static_cast<std::size_t>(g)];
@@ -46,13 +47,8 @@ void CouplingErrorMonitor::configure(const model::ModularModel& model, double t_
   totals_.assign(links_.size(), Totals{});
   start_known_ = false;
   recorded_ = false;
-  t_start_ = t_start;
-  span_ = std::max(t_stop - t_start, 0.0);
-  tenth_ = span_ / 10.0;
-  window_ = 0;
-  next_window_at_ = tenth_ > 0.0 ? window_start(1) : std::numeric_limits<double>::infinity();
   past_count_ = 0;
-  time_ = window_time_ = first_time_ = 0.0;
+  time_ = 0.0;
   tracked_ = true;
 }
 
@@ -64,31 +60,27 @@ void CouplingErrorMonitor::set_start_outputs(ConstVectorView y) {
   start_known_ = true;
 }
 
-int CouplingErrorMonitor::window_of(double t) const {
-  if (!(tenth_ > 0.0)) return 0;
-  return std::clamp(static_cast<int>(std::floor((t - t_start_) / tenth_ * kShrink)), 0, 9);
-}
-
-double CouplingErrorMonitor::window_start(int window) const { return t_start_ + window * tenth_ / kShrink; }
-
-bool CouplingErrorMonitor::grew(const Totals& totals, double window_time) const {
-  const double now = rms_of(totals.window, window_time);
-  return check_growth_ && now > options_.growth * rms_of(totals.first_tenth, first_time_) &&
-         now > options_.growth_floor * totals.signal;
-}
-
-void CouplingErrorMonitor::close_window() {
-  for (Totals& totals : totals_) {
-    if (window_ == 0) {
-      totals.first_tenth = totals.window;
-    } else if (totals.grew_in < 0 && grew(totals, window_time_)) {
-      totals.grew_in = window_;
-    }
-    totals.square += totals.window;
-    totals.window = 0.0;
+void CouplingErrorMonitor::watch_divergence(std::size_t link, double t, double mean_square) {
+  Totals& totals = totals_[link];
+  if (!(std::sqrt(mean_square) >= kUninformed * totals.signal) || !(totals.signal > 0.0)) {
+    totals.streak = 0;
+    return;
   }
-  if (window_ == 0) first_time_ = window_time_;
-  window_time_ = 0.0;
+  if (totals.streak++ == 0) {
+    totals.streak_signal = totals.signal;
+    totals.streak_time = t;
+  }
+  if (totals.streak < options_.diverging_steps || !(totals.signal >= options_.growth * totals.streak_signal) ||
+      !diverging_.empty()) {
+    return;
+  }
+  diverging_ = fmt::format(
+      "the coupling diverges: the connection {} → {} has had a defect of at least half its signal's scale on every "
+      "step since t = {:.6g} ({} steps), while the signal grew from {:.3g} to {:.3g} (an explicit scheme amplifying "
+      "its own error: a smaller step, or an iterative method such as ifosmondi-jfm; \"allow_divergence\": true runs "
+      "on)",
+      model_->output_label(links_[link].output), model_->input_label(links_[link].input), totals.streak_time,
+      totals.streak, totals.streak_signal, totals.signal);
 }
 
 double CouplingErrorMonitor::fourth_derivative(const Totals& totals, double h, double u1) const {
@@ -143,7 +135,6 @@ double CouplingErrorMonitor::step_error(double h, ConstVectorView u_start, Const
 void CouplingErrorMonitor::record(double t, double h, ConstVectorView u_start, ConstVectorView u_end,
                                   ConstVectorView y_end, bool hermite) {
   if (!tracked_) return;
-  if (t + h >= next_window_at_) advance_window(t + h);
   const double* const u0 = u_start.data();
   const double* const u1 = u_end.data();
   const double* const y = y_end.data();
@@ -155,7 +146,7 @@ void CouplingErrorMonitor::record(double t, double h, ConstVectorView u_start, C
     Totals& totals = all[c];
     const double y1 = link.scale * y[link.output] + link.offset;
     const auto [mean_square, d0, d1] = ends(totals, u0[link.input], u1[link.input], y1);
-    totals.window += mean_square * h;
+    totals.square += mean_square * h;
     totals.max = std::max(totals.max, std::max(std::abs(d0), std::abs(d1)));
     totals.signal = std::max(totals.signal, std::abs(y1));
     totals.last = mean_square;
@@ -165,7 +156,7 @@ void CouplingErrorMonitor::record(double t, double h, ConstVectorView u_start, C
     Totals& totals = all[c];
     if (past_count_ == 0) totals.past[3] = u0[links[c].input];
     const auto [square, max] = interior(totals, h, u1[links[c].input]);
-    totals.window += square * h;
+    totals.square += square * h;
     totals.last += square;
     totals.max = std::max(totals.max, max);
   }
@@ -175,17 +166,9 @@ void CouplingErrorMonitor::record(double t, double h, ConstVectorView u_start, C
     push_back_sample(past_times_, t + h);
     past_count_ = std::min(std::max(past_count_, 1) + 1, 4);  // the first step brings its start too
   }
+  for (std::size_t c = 0; c < n; ++c) watch_divergence(c, t, all[c].last);
   time_ += h;
-  window_time_ += h;
   start_known_ = true;
-}
-
-void CouplingErrorMonitor::advance_window(double t) {
-  if (const int window = window_of(t); window != window_) {
-    close_window();
-    window_ = window;
-  }
-  next_window_at_ = window_ >= 9 ? std::numeric_limits<double>::infinity() : window_start(window_ + 1);
 }
 
 double CouplingErrorMonitor::last_step() const {
@@ -203,22 +186,17 @@ CouplingErrorReport CouplingErrorMonitor::report(const model::ModularModel& mode
   if (!tracked_) return report;
   double sum_relative = 0.0;
   const ConnectionError* worst = nullptr;
-  int over = 0, growing = 0;
-  std::string grew_first;
+  int over = 0;
   for (std::size_t c = 0; c < links_.size(); ++c) {
     const Totals& totals = totals_[c];
     ConnectionError error{.output = model.output_label(links_[c].output),
                           .input = model.input_label(links_[c].input),
-                          .rms = rms_of(totals.square + totals.window, time_),
+                          .rms = rms_of(totals.square, time_),
                           .max = totals.max,
                           .scale = totals.signal};
     sum_relative += error.relative(error.rms) * error.relative(error.rms);
     report.max_relative = std::max(report.max_relative, error.relative(error.max));
     report.connections.push_back(std::move(error));
-    const bool grows = totals.grew_in >= 0 || (window_ > 0 && grew(totals, window_time_));
-    if (grows && growing++ == 0) {
-      grew_first = fmt::format("{} → {}", report.connections.back().output, report.connections.back().input);
-    }
   }
   report.rms_relative = links_.empty() ? 0.0 : std::sqrt(sum_relative / static_cast<double>(links_.size()));
   for (const ConnectionError& error : report.connections) {
@@ -234,13 +212,7 @@ CouplingErrorReport CouplingErrorMonitor::report(const model::ModularModel& mode
                     over, over > 1 ? "s" : "", over > 1 ? "" : "s", options_.threshold, worst->output, worst->input,
                     worst->relative(worst->rms), worst->scale));
   }
-  if (growing > 0) {
-    report.warnings.push_back(fmt::format(
-        "coupling error: the connection defect of {}{} grew more than {:g}× over its first tenth of the run "
-        "(accuracy.growth): the coupling may be diverging",
-        grew_first, growing > 1 ? fmt::format(" and {} more connection{}", growing - 1, growing > 2 ? "s" : "") : "",
-        options_.growth));
-  }
+  if (!diverging_.empty()) report.warnings.push_back("coupling error: " + diverging_);
   report.accuracy_warning = !report.warnings.empty();
   return report;
 }

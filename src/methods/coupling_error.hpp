@@ -14,12 +14,13 @@
 // last five communication points. Its square adds to the ends' mean square.
 // Each connection's defect is relative to its signal's scale, the largest |T_c(y_c)| seen so far.
 // Over the run: the time-RMS and the max of each connection, and of the worst one. A run warns
-// (accuracy_warning) when
-//   - some connection's relative RMS over the run exceeds `threshold`, or
-//   - some connection's RMS over a tenth of the run exceeds `growth` × its RMS over the first
-//     tenth, and `growth_floor` relative to its scale (the defect of a diverging coupling grows).
-//     Fixed-step runs only: a method that chooses its steps lengthens them where its own error
-//     estimate allows, and its defect grows with them by design.
+// (accuracy_warning) when some connection's relative RMS over the run exceeds `threshold`.
+// A coupling diverges when a connection's defect on every step of `diverging_steps` in a row is at
+// least half its signal's scale (the input carries nothing of its source: an explicit scheme
+// amplifying its own error, as Jacobi does on B1 for ρ(J_Ψ) > 1) while that signal grows `growth`
+// times: diverging() names it (the driver then stops the run with an error, or warns under
+// allow_divergence). A jump of a signal — an input table's step — is one step of large defect, and
+// a run from rest a defect small against its steps: neither is a divergence.
 // Call order, by the method: configure(model, start, stop) at initialize; per accepted step
 // optionally set_start_outputs(ỹ(t)) (after the method changed ỹ(t), e.g. by settling
 // feedthrough), then record(model, t, h, u_start, u_end, ỹ(t + h)); forget_start() after a
@@ -39,9 +40,10 @@
 namespace cosima::methods {
 
 struct AccuracyOptions {
-  double threshold = 1e-2;     ///< warn above this RMS over the run, relative to the signal's scale
-  double growth = 10.0;        ///< warn when a tenth's RMS exceeds this multiple of the first tenth's …
-  double growth_floor = 1e-3;  ///< … and this relative to the signal's scale
+  double threshold = 1e-2;        ///< warn above this RMS over the run, relative to the signal's scale
+  double growth = 100.0;          ///< diverging: the signal grows this many times …
+  int diverging_steps = 20;       ///< … over this many steps in a row whose defect is ≥ half the signal's scale
+  bool allow_divergence = false;  ///< a diverging coupling warns instead of ending the run
 };
 
 /// One connection's defect over the run.
@@ -64,9 +66,7 @@ struct CouplingErrorReport {
 
 class CouplingErrorMonitor {
  public:
-  /// `check_growth`: whether the defect's growth over the run warns (fixed-step methods).
-  void configure(const model::ModularModel& model, double t_start, double t_stop, const AccuracyOptions& options = {},
-                 bool check_growth = true);
+  void configure(const model::ModularModel& model, double t_start, double t_stop, const AccuracyOptions& options = {});
   /// Stops tracking (a method or mode whose defect is not estimated).
   void disable() { tracked_ = false; }
   [[nodiscard]] bool tracked() const { return tracked_; }
@@ -102,6 +102,8 @@ class CouplingErrorMonitor {
                                   bool hermite, double tol, double atol);
   /// max over connections of RMS/scale on the last recorded step (NaN before any); computed when asked.
   [[nodiscard]] double last_step() const;
+  /// Why the coupling diverges (the connection, its defect and growth, since when), or "" while it does not.
+  [[nodiscard]] const std::string& diverging() const { return diverging_; }
   [[nodiscard]] CouplingErrorReport report(const model::ModularModel& model) const;
 
  private:
@@ -111,13 +113,13 @@ class CouplingErrorMonitor {
     double nominal = 0.0;              ///< |T|·|nominal| of the source output (0: none declared)
   };
   struct Totals {
-    double square = 0.0;             ///< ∫ δ² dt over the closed tenths
+    double square = 0.0;             ///< ∫ δ² dt over the run
     double max = 0.0, signal = 0.0;  ///< largest |δ|, largest |T(y)|
-    double first_tenth = 0.0;        ///< ∫ δ² dt over the first tenth
-    double window = 0.0;             ///< ∫ δ² dt over the current tenth
-    int grew_in = -1;                ///< the first tenth whose RMS grew past the bound, or −1
     double start = 0.0;              ///< T(y) at the coming step's start (valid when start_known_)
     double last = 0.0;               ///< the last step's mean square of δ
+    int streak = 0;                  ///< steps in a row whose defect was ≥ half the scale
+    double streak_signal = 0.0;      ///< the scale when the streak began
+    double streak_time = 0.0;        ///< when it began
     std::array<double, 4> past{};    ///< the input's values at the last four communication points
   };
   void record(double t, double h, ConstVectorView u_start, ConstVectorView u_end, ConstVectorView y_end, bool hermite);
@@ -130,34 +132,25 @@ class CouplingErrorMonitor {
     const double d0 = start_known_ ? u0 - totals.start : 0.0;
     return {.mean_square = (d0 * d0 + d0 * d1 + d1 * d1) * (1.0 / 3.0), .d0 = d0, .d1 = d1};  // δ linear over the step
   }
+  /// After a step of `mean_square` defect ending at t: the link's streak of large defects, and
+  /// diverging_ when it grew past the bounds.
+  void watch_divergence(std::size_t link, double t, double mean_square);
   /// |y⁗| of the input from its last four communication points and u1 at the step's end (0 before four).
   [[nodiscard]] double fourth_derivative(const Totals& totals, double h, double u1) const;
   /// The Hermite interpolation error on a step of h ending with the input at u1 (RMS², max).
   [[nodiscard]] std::pair<double, double> interior(Totals& totals, double h, double u1) const;
-  /// Ends the current tenth: the first one is the growth check's reference, a later one is checked.
-  void close_window();
-  /// Whether a tenth's RMS grew past the bounds against the first tenth's.
-  [[nodiscard]] bool grew(const Totals& totals, double window_time) const;
-  /// The tenth of the run that t falls in (0…9).
-  [[nodiscard]] int window_of(double t) const;
-  /// Where tenth `window` starts (window_of changes there).
-  [[nodiscard]] double window_start(int window) const;
-  /// A step ending at t is past the current tenth: closes the tenths up to t's.
-  void advance_window(double t);
 
   bool tracked_ = false;
-  bool check_growth_ = true;
   AccuracyOptions options_;
   std::vector<Link> links_;
   std::vector<Totals> totals_;
   bool start_known_ = false;
   bool recorded_ = false;
-  double next_window_at_ = 0.0;  ///< where the current tenth ends
-  double t_start_ = 0.0, span_ = 1.0, tenth_ = 0.1;
-  int window_ = 0;
-  std::array<double, 4> past_times_{};                        ///< the last four communication points (Totals::past)
-  int past_count_ = 0;                                        ///< how many of them are known (0 after a discontinuity)
-  double time_ = 0.0, window_time_ = 0.0, first_time_ = 0.0;  ///< recorded, in the current tenth, in the first
+  std::array<double, 4> past_times_{};          ///< the last four communication points (Totals::past)
+  int past_count_ = 0;                          ///< how many of them are known (0 after a discontinuity)
+  double time_ = 0.0;                           ///< recorded
+  std::string diverging_;                       ///< the first divergence found
+  const model::ModularModel* model_ = nullptr;  ///< for the names of a diverging connection
 };
 
 }  // namespace cosima::methods

@@ -94,7 +94,7 @@ class CouplingMethod {
   /// driver calls it before initialize(), which may disable it (a method coupling exactly).
   void track_coupling_error(const model::ModularModel& model, double start, double stop,
                             const AccuracyOptions& options) {
-    coupling_error_.configure(model, start, stop, options, !chooses_step());
+    coupling_error_.configure(model, start, stop, options);
   }
   /// The driver moved the systems past a discontinuity (handle_discontinuity).
   void forget_coupling_start() { coupling_error_.forget_start(); }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -183,9 +184,23 @@ void ResultRecorder::format_row(std::string& out, double t, const double* values
 }
 
 void ResultRecorder::record(const model::ModularModel& model, double t) {
-  if (t == last_time_) return;
+  if (row_time(t) == last_time_) return;
   gather(model);
-  emit(t);
+  emit(row_time(t));
+}
+
+double ResultRecorder::row_time(double t) const {
+  if (!(options_.interval > 0.0)) return t;
+  const double k = std::nearbyint((t - start_) / options_.interval);
+  const double on_grid = start_ + k * options_.interval;
+  return std::abs(t - on_grid) <= 1e-9 * options_.interval ? on_grid : t;
+}
+
+bool ResultRecorder::event_pending(const model::ModularModel& model) {
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (model.system(s).announces_events() && model.system(s).event_pending()) return true;
+  }
+  return false;
 }
 
 void ResultRecorder::mark_wide_columns(const model::ModularModel& model) {
@@ -245,14 +260,17 @@ void ResultRecorder::emit(double t) {
   }
 }
 
-void ResultRecorder::interpolate_rows(const model::ModularModel& model, double t) {
-  gather(model);
+void ResultRecorder::interpolate_rows(const model::ModularModel& model, double t, bool event) {
+  gather(model);  // at an event: the left limits, which the rows before it lie on
   const double tolerance = 1e-9 * options_.interval;
   for (;; ++next_output_) {
     const double due = start_ + static_cast<double>(next_output_) * options_.interval;
     if (due > t + tolerance) break;
-    if (due >= t - tolerance) {  // on the output time
-      emit(t);
+    if (due >= t - tolerance) {  // on the output time: the row of t, after its event if there is one
+      if (event)
+        deferred_ = due;
+      else
+        emit(due);
       continue;
     }
     // between the previous point and t
@@ -289,8 +307,9 @@ void ResultRecorder::on_start(const model::ModularModel& model, double t) {
 }
 
 void ResultRecorder::on_step(const model::ModularModel& model, double t, const methods::StepReport& /*report*/) {
+  const bool event = event_pending(model);
   if (options_.interpolate && options_.interval > 0.0) {
-    interpolate_rows(model, t);
+    interpolate_rows(model, t, event);
     return;
   }
   if (options_.interval > 0.0) {
@@ -299,10 +318,27 @@ void ResultRecorder::on_step(const model::ModularModel& model, double t, const m
     if (t < due - 1e-9 * options_.interval) return;
     next_output_ = static_cast<std::int64_t>(std::floor((t - start_) / options_.interval + 1e-9)) + 1;
   }
+  if (event) {
+    deferred_ = row_time(t);
+    return;
+  }
   record(model, t);
 }
 
+void ResultRecorder::on_discontinuity(const model::ModularModel& model, double t) {
+  gather(model);  // the right limits: the row at t if one is due, and where the next stretch starts
+  if (deferred_) emit(*std::exchange(deferred_, std::nullopt));
+  previous_time_ = t;
+  previous_values_ = row_values_;
+  previous_slopes_ = row_slopes_;
+  previous_texts_ = row_texts_;
+}
+
 void ResultRecorder::on_end(const model::ModularModel& model, double t) {
+  if (deferred_) {  // the run ended at an event it did not handle (a system asked to stop)
+    gather(model);
+    emit(*std::exchange(deferred_, std::nullopt));
+  }
   record(model, t);
   flush();
 }

@@ -1,9 +1,11 @@
 #pragma once
 // Records chosen variables ("system.port" outputs or "system.state" states) at the communication
 // points, thinned to the first communication point at or after each output time start + k·interval
-// (interval 0: every communication point). Rows go to a CSV stream as the run goes (`time`, then
-// one column per variable; String outputs as quoted text, "" escaping "), and/or stay in memory for
-// programs that read them back (tests, benches, the Python module).
+// (interval 0: every communication point). A row on an output time is written at start + k·interval
+// as computed from k, whatever rounding the communication point's time carries; a row at an event
+// holds the values after it (the right limits), and rows interpolated before it the values before it. Rows go to a CSV
+// stream as the run goes (`time`, then one column per variable; String outputs as quoted text, "" escaping "), and/or
+// stay in memory for programs that read them back (tests, benches, the Python module).
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -41,6 +43,7 @@ class ResultRecorder final : public Observer {
 
   void on_start(const model::ModularModel& model, double t) override;
   void on_step(const model::ModularModel& model, double t, const methods::StepReport& report) override;
+  void on_discontinuity(const model::ModularModel& model, double t) override;
   void on_end(const model::ModularModel& model, double t) override;
 
   [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
@@ -78,7 +81,12 @@ class ResultRecorder final : public Observer {
   void emit(double t);
   /// on_step with interpolate: the output times in (previous point, t] as rows, then t's values
   /// become the previous point's.
-  void interpolate_rows(const model::ModularModel& model, double t);
+  void interpolate_rows(const model::ModularModel& model, double t, bool event);
+  /// The output time start + k·interval that t stands for (within 1e-9·interval), else t itself.
+  [[nodiscard]] double row_time(double t) const;
+  /// Whether a system announced an event at the communication point just reached (the driver
+  /// handles it next, then calls on_discontinuity).
+  [[nodiscard]] static bool event_pending(const model::ModularModel& model);
   /// Which output columns are interpolated by Hermite (RecorderOptions::interpolate), and their buffers.
   void mark_slope_columns(const model::ModularModel& model);
   /// One label's column (an output, a state or another variable), or Error naming what is known.
@@ -108,6 +116,7 @@ class ResultRecorder final : public Observer {
   double start_ = 0.0;
   std::int64_t next_output_ = 0;  ///< k of the next output time start + k·interval
   double last_time_ = -1e300;
+  std::optional<double> deferred_;  ///< the row at an event's time, written with the right limits
   std::int64_t rows_ = 0;
   std::unique_ptr<CsvStream> stream_;
   std::vector<double> times_;

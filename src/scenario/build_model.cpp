@@ -218,7 +218,21 @@ std::unique_ptr<System> build_system(const SystemSpec& spec) {
 
 std::unique_ptr<System> build_system(const SystemSpec& spec, const methods::CouplingMethod& method) {
   auto system = build_system(spec);
-  const CapabilitySet wanted = method.wanted(*system);
+  CapabilitySet wanted = method.wanted(*system);
+  // CVODE's BDF history cannot be saved (CVODE 6 has no API for it): under a method that rolls the
+  // system back, every step would restart it at order 1 — N restarts × rtol. Such a system integrates
+  // with ARKODE's DIRK instead, a one-step stiff method that a rollback costs nothing (docs/design.md §4).
+  if (const auto* native = dynamic_cast<const NativeSystem*>(system.get());
+      native != nullptr && wanted.has(Capability::rollback) && native->has(Capability::rollback) &&
+      native->integrator().kind() == "cvode") {
+    SystemSpec one_step = spec;
+    one_step.integrator = "arkode";
+    log(LogLevel::info, fmt::format("system '{}': {} rolls it back, so it integrates with arkode (one-step, stiff) "
+                                    "instead of cvode, whose history a rollback would lose",
+                                    spec.name, method.name()));
+    system = build_system(one_step);
+    wanted = method.wanted(*system);
+  }
   return emulate_missing(
       run_ahead_if_wanted(std::move(system), wanted), wanted,
       EmulationOptions{.substeps = spec.emulation_substeps, .derivatives = spec.emulation_derivatives});

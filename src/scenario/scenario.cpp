@@ -519,15 +519,14 @@ void parse_constant_inputs(const ObjectReader& top, Scenario& scenario) {
 
 namespace {
 
-/// "accuracy": when a run's coupling error warns (methods/coupling_error.hpp).
+/// "accuracy": when a run's coupling error warns, and when it diverges (methods/coupling_error.hpp).
 methods::AccuracyOptions parse_accuracy(const io::Json& value, const std::filesystem::path& file) {
-  const ObjectReader accuracy(value, "accuracy", file, {"threshold", "growth", "growth_floor"});
+  const ObjectReader accuracy(value, "accuracy", file, {"threshold", "growth", "diverging_steps"});
   methods::AccuracyOptions options;
   options.threshold = accuracy.number("threshold", options.threshold);
   options.growth = accuracy.number("growth", options.growth);
-  options.growth_floor = accuracy.number("growth_floor", options.growth_floor);
-  for (const auto& [key, number] : {std::pair{"threshold", options.threshold}, std::pair{"growth", options.growth},
-                                    std::pair{"growth_floor", options.growth_floor}}) {
+  options.diverging_steps = accuracy.integer("diverging_steps", options.diverging_steps, 1, 1 << 30);
+  for (const auto& [key, number] : {std::pair{"threshold", options.threshold}, std::pair{"growth", options.growth}}) {
     if (!(number > 0.0)) accuracy.fail(fmt::format("'accuracy.{}' must be positive, not {}", key, number));
   }
   return options;
@@ -538,7 +537,7 @@ methods::AccuracyOptions parse_accuracy(const io::Json& value, const std::filesy
 Scenario parse_scenario(const io::Json& document, const std::filesystem::path& file) {
   const ObjectReader top(document, "", file,
                          {"name", "description", "start", "stop", "systems", "connections", "inputs", "method",
-                          "output", "log_level", "strict_inputs", "accuracy"});
+                          "output", "log_level", "strict_inputs", "accuracy", "allow_divergence"});
   Scenario scenario;
   scenario.file = file;
   scenario.strict_inputs = top.flag("strict_inputs", false);
@@ -565,6 +564,7 @@ Scenario parse_scenario(const io::Json& document, const std::filesystem::path& f
   }
   resolve_experiment(scenario, start, stop, dt);
   if (top.has("accuracy")) scenario.run.accuracy = parse_accuracy(top.at("accuracy"), file);
+  scenario.run.accuracy.allow_divergence = top.flag("allow_divergence", false);
   if (top.has("output")) {
     const ObjectReader output(top.at("output"), "output", file, {"interval", "variables", "format"});
     if (output.has("format")) {

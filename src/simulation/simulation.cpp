@@ -227,15 +227,21 @@ RunStatistics simulate(model::ModularModel& model, methods::CouplingMethod& meth
     t = report.h == t_next - t ? t_next : t + report.h;
     if (t >= grid_point - tiny) ++grid_index;
     bool last = report.terminated;
-    if (!last && any_event_pending(announcing)) {  // a system asking to stop at its event ends the run here
-      method.forget_coupling_start();              // the outputs move to their right limits
+    const bool event = !last && any_event_pending(announcing);
+    for (observer::Observer* observer : observers) observer->on_step(model, t, report);  // left limits at an event
+    if (const std::string& diverging = method.coupling_error().diverging();
+        !diverging.empty() && !options.accuracy.allow_divergence) {
+      throw Error(fmt::format("{} at t = {:.6g}: {}", method.name(), t, diverging));  // the rows so far are on disk
+    }
+    if (event) {                       // a system asking to stop at its event ends the run here
+      method.forget_coupling_start();  // the outputs move to their right limits
       if (std::string reason = method.handle_discontinuity(model, t); !reason.empty()) {
         stats.terminated_early = true;
         stats.termination_reason = std::move(reason);
         last = true;
       }
+      for (observer::Observer* observer : observers) observer->on_discontinuity(model, t);
     }
-    for (observer::Observer* observer : observers) observer->on_step(model, t, report);
     if (last) break;
     model.exchange_at_communication_point();
   }

@@ -192,10 +192,13 @@ TEST(Fmi1, EveryExecutorGivesTheSameRun) {
 
 TEST(Fmi1, ModelExchangePairMatchesTheFmi2PairUnderEveryMethod) {
   // bitwise where neither pair rolls back; the FMI 2.0 masses roll back by their FMU state, the FMI 1.0
-  // ones have none (COSTARICA estimates them): the same solution to the methods' tolerances
+  // ones have none (COSTARICA estimates them): the same solution to the methods' tolerances. MISSILES
+  // linearizes the FMI 1.0 masses by finite differences, the FMI 2.0 ones by their directional
+  // derivatives: its estimates differ by that, and each run is 1.4e-9 / 3.1e-9 off the exact solution
+  // (CVODE keeping its history across the C¹ interface, at the masses' rtol 1e-8)
   const std::vector<std::pair<std::string, double>> methods = {
       {"jacobi", 0.0},     {"gauss-seidel", 0.0},   {"defect-jacobi", 0.0}, {"monolithic", 0.0},
-      {"ifosmondi", 1e-8}, {"ifosmondi-jfm", 1e-8}, {"missiles", 1e-10},    {"auto", 0.0}};
+      {"ifosmondi", 1e-8}, {"ifosmondi-jfm", 1e-8}, {"missiles", 5e-9},     {"auto", 0.0}};
   for (const auto& [method, bound] : methods) {
     const scenario::ScenarioRun v1 = run(dual_mass("fmi1", "me"), {"method.type=" + method});
     const scenario::ScenarioRun v2 = run(dual_mass("fmi2", "me"), {"method.type=" + method});

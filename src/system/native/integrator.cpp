@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "system/native/cvode_integrator.hpp"
 #include "system/native/dopri5.hpp"
 #include "system/native/euler.hpp"
 #include "system/native/exact_lti.hpp"
+#include "system/native/sundials_integrator.hpp"
 
 namespace cosima {
 
@@ -75,11 +75,11 @@ bool Integrator::end_of_step(const StepRhs& rhs, double t_a, double t_b, Eigen::
   return false;
 }
 
-std::string_view integrator_kinds() { return "dopri5, cvode, euler, exact"; }
+std::string_view integrator_kinds() { return "dopri5, cvode, arkode, euler, exact"; }
 
 std::unique_ptr<Integrator> make_integrator(std::string_view kind, const IntegratorOptions& options) {
   if (kind == "dopri5") return std::make_unique<Dopri5>(options);
-  if (kind == "cvode") return std::make_unique<CvodeIntegrator>(options);
+  if (kind == "cvode" || kind == "arkode") return std::make_unique<SundialsIntegrator>(kind, options);
   if (kind == "euler") return std::make_unique<ForwardEuler>(options);
   if (kind == "exact") return std::make_unique<ExactLti>();
   throw Error(fmt::format("unknown integrator '{}' (known: {})", kind, integrator_kinds()));

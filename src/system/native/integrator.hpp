@@ -8,6 +8,8 @@
 //
 //   dopri5  adaptive Dormand–Prince 5(4), dense output, rtol/atol (Hairer–Nørsett–Wanner II.4/II.6)
 //   cvode   SUNDIALS CVODE, BDF with Newton + dense LU, rtol/atol (stiff systems)
+//   arkode  SUNDIALS ARKODE, an L-stable DIRK of order 5 (one-step: a rollback keeps its order;
+//           sundials_integrator.hpp), rtol/atol (stiff systems under the methods that roll back)
 //   euler   fixed-step forward Euler: `steps_per_call` steps per call, or one step spanning
 //           `calls_per_step` calls with its slope held (seed 004 eq. 45 under defect-jacobi, which
 //           calls twice per communication step: calls_per_step = 2, one slope per step)
@@ -106,6 +108,10 @@ class Integrator {
   virtual void reset() {}
   /// The inputs were set anew (maybe only re-expanded at the current time): by default reset().
   virtual void inputs_changed() { reset(); }
+  /// The inputs were set anew, going on from the last ones with the same value and slope at the
+  /// current time (a C¹ interface: IFOSMONDI, MISSILES): by default as inputs_changed(); the SUNDIALS
+  /// integrators keep their history (a BDF restart at each communication point would cost its order).
+  virtual void inputs_continued() { inputs_changed(); }
   /// Advances x from t0 towards t1; stops earlier at a state or step event (see stop()).
   virtual StepResult advance(const StepRhs& rhs, double t0, double t1, Eigen::VectorXd& x) = 0;
   /// Where and why the last successful advance stopped.
@@ -142,7 +148,7 @@ class Integrator {
   Eigen::VectorXd z_start_, z_probe_, x_probe_;
 };
 
-/// kind: "dopri5" | "cvode" | "euler" | "exact". Throws Error naming an unknown kind.
+/// kind: "dopri5" | "cvode" | "arkode" | "euler" | "exact". Throws Error naming an unknown kind.
 std::unique_ptr<Integrator> make_integrator(std::string_view kind, const IntegratorOptions& options);
 /// The kinds make_integrator knows.
 std::string_view integrator_kinds();

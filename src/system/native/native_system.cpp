@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/slots.hpp"
 #include "core/small_matrix.hpp"
 
@@ -81,20 +82,47 @@ void NativeSystem::apply_inputs(const InputPolynomials& polynomials) {
   // inputs that go on as they were are no discontinuity: a multistep integrator (CVODE) keeps its
   // history across the communication point instead of restarting at order 1
   ++state_version_;
-  const bool same = inputs_continue(polynomials);
+  const Continuation going_on = inputs_continue(polynomials);
   inputs_ = polynomials;
   ++inputs_version_;
   input_origin_ = t_;
-  if (!same) integrator_->inputs_changed();
+  if (going_on == Continuation::c1) integrator_->inputs_continued();
+  if (going_on == Continuation::none) integrator_->inputs_changed();
 }
 
-bool NativeSystem::inputs_continue(const InputPolynomials& next) const {
-  if (next.rows() == 0) return true;
-  if (next.rows() != inputs_.rows() || next.cols() != inputs_.cols()) return false;
-  if (t_ == input_origin_) return next == inputs_;
+NativeSystem::Continuation NativeSystem::inputs_continue(const InputPolynomials& next) const {
+  if (next.rows() == 0) return Continuation::same;
+  if (next.rows() != inputs_.rows() || next.cols() != inputs_.cols()) return Continuation::none;
+  if (t_ == input_origin_) return next == inputs_ ? Continuation::same : Continuation::none;
   // held constants (the explicit schemes' ZOH) are the same function of time when their values are
   const auto constant = [](const InputPolynomials& p) { return p.rightCols(p.cols() - 1).isZero(0.0); };
-  return constant(next) && constant(inputs_) && next.col(0) == inputs_.col(0);
+  if (constant(next) && constant(inputs_)) {
+    return next.col(0) == inputs_.col(0) ? Continuation::same : Continuation::none;
+  }
+  // C¹ interfaces (IFOSMONDI, MISSILES): the new polynomials start with the value and slope the last
+  // ones end with, so the right-hand side goes on continuously and so does the integrator's history
+  // (a restart at every communication point costs a multistep method its order: N restarts × rtol)
+  const double d = t_ - input_origin_;
+  for (Eigen::Index j = 0; j < next.rows(); ++j) {
+    double value = 0.0, slope = 0.0, size = 0.0, slope_size = 0.0, power = 1.0;  // Σ c_k d^k, Σ k c_k d^(k-1)
+    for (Eigen::Index k = 0; k < inputs_.cols(); ++k, power *= d) {
+      value += inputs_(j, k) * power;
+      size += std::abs(inputs_(j, k) * power);
+      if (k + 1 < inputs_.cols()) {
+        slope += static_cast<double>(k + 1) * inputs_(j, k + 1) * power;
+        slope_size += std::abs(static_cast<double>(k + 1) * inputs_(j, k + 1) * power);
+      }
+    }
+    // the polynomial's value and slope at the step's end, as the method evaluated them: a cubic Hermite
+    // interpolant's coefficients carry the values' rounding divided by powers of d (3(v2 − v1)/d² …),
+    // so its slope is known to about eps·|v|/d
+    constexpr double kRounding = 1e-12;
+    if (std::abs(next(j, 0) - value) > kRounding * size ||
+        std::abs(next(j, 1) - slope) > kRounding * (slope_size + std::abs(value) / d)) {
+      return Continuation::none;
+    }
+  }
+  return Continuation::c1;
 }
 
 StepResult NativeSystem::integrate(double h) {

@@ -121,8 +121,10 @@ class NativeSystem final : public System {
   void output_derivatives_afresh(int order, Eigen::Ref<Eigen::VectorXd> dy) const;
   /// Adds g_t, the outputs' explicit slope in time, to dy (a forward difference; see the .cpp).
   void add_output_time_slope(Eigen::Ref<Eigen::VectorXd> dy) const;
-  /// Whether `next`, from time() on, is the function of time the inputs already were.
-  [[nodiscard]] bool inputs_continue(const InputPolynomials& next) const;
+  /// How `next`, from time() on, goes on from the inputs: the same function of time they already were,
+  /// the same value and slope at time() (a C¹ interface), or neither (a discontinuity).
+  enum class Continuation : std::uint8_t { same, c1, none };
+  [[nodiscard]] Continuation inputs_continue(const InputPolynomials& next) const;
   /// u_ at offset from the inputs' origin, its version and offset recorded.
   const Eigen::VectorXd& evaluate_inputs(double offset) const;
   /// Handles an event at t_; a failure or the model's request to terminate as a StepResult.
