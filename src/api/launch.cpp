@@ -24,7 +24,9 @@ bool executor_isolates(const std::string& spec) {
 }
 
 Launch::Launch(scenario::Scenario scenario, const LaunchOptions& options) : scenario_(std::move(scenario)) {
-  // "auto": chosen before any executor starts, so that every process builds the same method
+  // capabilities and "auto": tried and chosen before any executor starts, so that every process
+  // builds the same systems and method
+  scenario::prove_capabilities(scenario_);
   if (scenario::resolve_auto_method(scenario_)) method_choice_ = scenario_.method_choice;
   where_ = std::make_unique<Where>(scenario::system_catalog(scenario_));
   const exec::ExecutorSpec spec = exec::parse_executor_spec(options.executor);

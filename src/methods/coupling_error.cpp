@@ -109,9 +109,12 @@ double CouplingErrorMonitor::step_error(double h, ConstVectorView u_start, Const
     const Link& link = links_[c];
     Totals& totals = totals_[c];
     const double y1 = link.scale * y_end(link.output) + link.offset;
-    if (std::isfinite(y1))
-      totals.signal = std::max({totals.signal, std::abs(y1), start_known_ ? std::abs(totals.start) : 0.0});
-    const double weight = (atol >= 0.0 ? atol : tol * link.nominal) + tol * totals.signal;
+    // the attempts' scale (trial_signal) is kept apart from the run's (signal, accepted steps only)
+    if (std::isfinite(y1)) {
+      totals.trial_signal =
+          std::max({totals.trial_signal, totals.signal, std::abs(y1), start_known_ ? std::abs(totals.start) : 0.0});
+    }
+    const double weight = (atol >= 0.0 ? atol : tol * link.nominal) + tol * totals.trial_signal;
     if (!(weight > 0.0)) continue;  // no scale yet: nothing to be relative to
     // the step's own defect. Held inputs: δ linear between the ends (a Gauss–Seidel input taken from
     // the step's end has its defect at the start). Hermite inputs: δ rising linearly from 0 to the

@@ -96,7 +96,8 @@ class CouplingErrorMonitor {
   /// four communication points give y⁗, a Hermite step is judged as if its inputs were held
   /// (RMS |u(t + h) − u(t)|/√3, an O(h) bound): the first steps stay short rather than unjudged. The scale is the
   /// largest |T(y)| seen, at the step's start and at the ends of every attempt (kept when the attempt is rejected, so
-  /// that a signal rising from 0 is judged against the size it reached, not against 0). A connection with no weight (a
+  /// that a signal rising from 0 is judged against the size it reached, not against 0); it is the attempts' own: the
+  /// scale the run reports and judges divergence by counts accepted steps only. A connection with no weight (a
   /// signal still 0, no atol) is not judged; NaN when none is. Records no defect.
   [[nodiscard]] double step_error(double h, ConstVectorView u_start, ConstVectorView u_end, ConstVectorView y_end,
                                   bool hermite, double tol, double atol);
@@ -114,7 +115,8 @@ class CouplingErrorMonitor {
   };
   struct Totals {
     double square = 0.0;             ///< ∫ δ² dt over the run
-    double max = 0.0, signal = 0.0;  ///< largest |δ|, largest |T(y)|
+    double max = 0.0, signal = 0.0;  ///< largest |δ|, largest |T(y)| of the accepted steps
+    double trial_signal = 0.0;       ///< largest |T(y)| of the attempts too (step_error's scale)
     double start = 0.0;              ///< T(y) at the coming step's start (valid when start_known_)
     double last = 0.0;               ///< the last step's mean square of δ
     int streak = 0;                  ///< steps in a row whose defect was ≥ half the scale

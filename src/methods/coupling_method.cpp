@@ -21,12 +21,13 @@ CapabilitySet CouplingMethod::wanted(const System& system) const {
   return set;
 }
 
-void CouplingMethod::check_needs(const model::ModularModel& model, std::string_view hint) const {
+void CouplingMethod::check_needs(const model::ModularModel& model, std::string_view hint,
+                                 const std::function<std::vector<CapabilityNeed>(int)>& needs_of) const {
   std::string missing;
   for (int s = 0; s < model.system_count(); ++s) {
     const System& system = model.system(s);
     std::string lacks;
-    for (const CapabilityNeed& need : needs(system)) {
+    for (const CapabilityNeed& need : needs_of ? needs_of(s) : needs(system)) {
       if (system.has(need.capability)) continue;
       lacks += fmt::format("{}{} ({}){}", lacks.empty() ? "" : ", ", to_string(need.capability),
                            fmi_flag(need.capability), need.why);

@@ -11,6 +11,7 @@
 // A method reports failure as an Error carrying the reason; a system that asks to terminate ends
 // the run cleanly at the last completed time.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -107,7 +108,10 @@ class CouplingMethod {
   [[nodiscard]] double stop_time() const { return stop_time_; }
   /// Throws CapabilityError "method 'M' cannot run: system 'S' lacks C (flag)why, …; …" naming every
   /// need no system meets, followed by `hint`.
-  void check_needs(const model::ModularModel& model, std::string_view hint = {}) const;
+  /// `needs_of(s)` stands for needs(model.system(s)) where the model tells more than the system (a
+  /// system whose continuous inputs no connection drives).
+  void check_needs(const model::ModularModel& model, std::string_view hint = {},
+                   const std::function<std::vector<CapabilityNeed>(int)>& needs_of = nullptr) const;
   InitializationReport initialization_;  ///< set by initialize()
   /// Each method records its accepted steps here (CouplingErrorMonitor::record).
   CouplingErrorMonitor coupling_error_;

@@ -328,7 +328,7 @@ void register_defect_jacobi() {
                    {"n", "0", "output polynomial order, for all systems or {\"system\": n}"},
                    {"h1", "0", "the first (or fixed) step; 0: the run's dt"},
                    {"h_min", "0", "the smallest step; 0: no limit"},
-                   {"h_max", "0", "the largest step; 0: no limit"},
+                   {"h_max", "0", "the largest step; 0: no limit (unset: output.interval where the scenario sets one)"},
                    {"kp", "0.13", "proportional gain of the PI controller (eq. 39)"},
                    {"ki", "1/15", "integral gain of the PI controller (eq. 39)"},
                    {"theta_max", "2", "the largest step growth"},

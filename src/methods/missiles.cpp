@@ -14,15 +14,44 @@ namespace cosima::methods {
 
 Missiles::Missiles(Options options) : options_(options), jumps_(options.jumps) {}
 
-std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
-  if (system.input_count() == 0) {
-    std::vector<CapabilityNeed> needs = {
-        {Capability::output_derivatives, " (its K_D: it has no inputs, no estimator)"}};
-    // a step over the tolerance is redone from every system's snapshot: a system without inputs
-    // and rollback runs ahead (system/emulation/run_ahead_system.hpp)
-    if (options_.control.enabled()) needs.push_back({Capability::rollback, " (to redo a step over the tolerance)"});
-    return needs;
+namespace {
+
+/// The inputs of `system` that can take a continuous signal (continuous Real ones): the probed ones.
+int continuous_inputs(const System& system) {
+  int count = 0;
+  for (int j = 0; j < system.input_count(); ++j) {
+    if (system.input_info(j).kind == PortKind::real && system.input_info(j).continuous) ++count;
   }
+  return count;
+}
+
+bool has_continuous_input(const System& system) { return continuous_inputs(system) > 0; }
+
+/// Whether a connection drives a continuous input of system s (one the model does not hold over the step).
+bool continuously_fed(const model::ModularModel& model, int s) {
+  for (int j = 0; j < model.input_count(s); ++j) {
+    const int g = model.input_offset(s) + j;
+    if (model.input_sources()[static_cast<std::size_t>(g)] >= 0 && !model.input_held(g)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<CapabilityNeed> Missiles::stepped_first_needs(const System& system) const {
+  std::vector<CapabilityNeed> needs = {
+      {Capability::output_derivatives, " (its K_D: no continuous input, no estimator)"}};
+  // a step over the tolerance is redone from every system's snapshot: a system without inputs
+  // and rollback runs ahead (system/emulation/run_ahead_system.hpp); one with discrete inputs and
+  // no rollback leaves the steps over the tolerance as they are, warned about
+  if (options_.control.enabled() && system.input_count() == 0) {
+    needs.push_back({Capability::rollback, " (to redo a step over the tolerance)"});
+  }
+  return needs;
+}
+
+std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
+  if (!has_continuous_input(system)) return stepped_first_needs(system);
   if (estimator::estimator_kind(system) ==
       estimator::EstimatorKind::probing) {  // estimated by perturbed steps with restore
     return {{Capability::rollback, ""},
@@ -33,17 +62,21 @@ std::vector<CapabilityNeed> Missiles::needs(const System& system) const {
 }
 
 std::string Missiles::stand_in(const System& system) const {
-  if (system.input_count() == 0 || estimator::estimator_kind(system) != estimator::EstimatorKind::probing) return {};
+  if (!has_continuous_input(system) || estimator::estimator_kind(system) != estimator::EstimatorKind::probing)
+    return {};
   return fmt::format(
       "estimates it by perturbed steps with restore (it has no states and linearization): {} "
       "integrations per macro-step",
-      2 + 4 * system.input_count());
+      2 + 4 * continuous_inputs(system));
 }
 
 void Missiles::check(const model::ModularModel& model) const {
   check_needs(model,
               " (its COSTARICA estimators read states and linearizations, or probe a system that can be rolled back; "
-              "the inputs are Hermite polynomials)");
+              "the inputs are Hermite polynomials)",
+              [&](int s) {
+                return continuously_fed(model, s) ? needs(model.system(s)) : stepped_first_needs(model.system(s));
+              });
 }
 
 std::vector<std::pair<std::string, double>> Missiles::totals() const {
@@ -64,8 +97,10 @@ void Missiles::initialize(model::ModularModel& model, double t_start) {
   jumped_.assign(static_cast<std::size_t>(model.system_count()), 0);
   estimated_jumps_ = 0;
   buffers_.batch.clear();
+  stepped_first_.assign(static_cast<std::size_t>(model.system_count()), 0);
   for (int s = 0; s < model.system_count(); ++s) {
-    if (model.input_count(s) > 0) buffers_.batch.order(s).configure_estimator = options_.estimator;
+    stepped_first_[static_cast<std::size_t>(s)] = continuously_fed(model, s) ? 0 : 1;
+    if (!stepped_first(s)) buffers_.batch.order(s).configure_estimator = options_.estimator;
   }
   executor().execute(buffers_.batch);
   plain_.resize(static_cast<std::size_t>(model.system_count()), model.system_count());
@@ -84,7 +119,7 @@ void Missiles::initialize(model::ModularModel& model, double t_start) {
   control_.configure(options_.control, 4.0, options_.dt);  // the Hermite interpolation error: O(h⁴)
   can_redo_ = true;
   for (int s = 0; s < model.system_count(); ++s) {
-    if (model.input_count(s) == 0 && !model.system(s).has(Capability::rollback)) can_redo_ = false;
+    if (stepped_first(s) && !model.system(s).has(Capability::rollback)) can_redo_ = false;
   }
 }
 
@@ -104,13 +139,13 @@ void Missiles::assemble(const model::ModularModel& model, HermiteKind kind, doub
 
 void Missiles::assemble_system(const model::ModularModel& model, int s, const Eigen::Matrix4d& hermite) {
   const int n_out = model.total_outputs();
-  const exec::Reply& estimator = estimate_of(model, s);  // COSTARICA updates 1–2 of this step
+  const exec::Reply& estimator = estimate_of(s);  // COSTARICA updates 1–2 of this step
   const estimator::LinearResponse& response = estimator.response;
   const int out_offset = model.output_offset(s), in_offset = model.input_offset(s);
-  const int outputs = model.output_count(s), inputs = model.input_count(s);
+  const bool integrated = stepped_first(s);  // no G: its inputs are known over the step
+  const int outputs = model.output_count(s), inputs = integrated ? 0 : model.input_count(s);
   double* value_rows = rhs_.data() + out_offset;  // K_V, K_D; or, with no inputs, the real outputs at t_N + h
   double* derivative_rows = rhs_.data() + n_out + out_offset;
-  const bool integrated = inputs == 0;
   const double* values = integrated ? estimator.outputs.col(0).data() : estimator.constant_value.data();
   const double* derivatives = integrated ? estimator.outputs.col(1).data() : estimator.constant_derivative.data();
   for (int i = 0; i < outputs; ++i) {
@@ -194,19 +229,24 @@ bool Missiles::solve() {
 }
 
 void Missiles::estimate(model::ModularModel& model, double h, bool first, bool keep_snapshot) {
-  // COSTARICA updates 1–2 on every system with inputs, where it lives; the others integrate the step
+  // COSTARICA updates 1–2 on every system with continuous inputs, where it lives; the others
+  // integrate the step, their inputs (discrete, constant) held at their values at t_N as under Jacobi
   buffers_.batch.clear();
   estimators_.clear();
-  bool integrations = false;  // some system has no inputs
+  bool integrations = false;  // some system is stepped first
   for (int s = 0; s < model.system_count(); ++s) {
     const int inputs = model.input_count(s);
-    if (inputs > 0) {
+    if (!stepped_first(s)) {
       const double* u_now = first ? u_start_.data() + model.input_offset(s) : nullptr;  // update 1 once per t_N
       estimators_.add_estimate(s, u_now, inputs, h, estimates_[static_cast<std::size_t>(s)]);
       continue;
     }
     integrations = true;
-    exec::Order& order = buffers_.batch.order(s);
+    if (inputs > 0) {
+      assign(buffers_.u.segment(model.input_offset(s), inputs), u_start_.segment(model.input_offset(s), inputs));
+      buffers_.zoh(model, s);
+    }
+    exec::Order& order = inputs > 0 ? buffers_.order_with_inputs(model, s) : buffers_.batch.order(s);
     order.restore = !first;
     order.save = first && keep_snapshot;
     order.step = h;
@@ -216,8 +256,8 @@ void Missiles::estimate(model::ModularModel& model, double h, bool first, bool k
   if (estimators_.size() > 0) executor().execute(estimators_);
 }
 
-const exec::Reply& Missiles::estimate_of(const model::ModularModel& model, int s) const {
-  return model.input_count(s) == 0 ? buffers_.batch.reply(s) : estimates_[static_cast<std::size_t>(s)];
+const exec::Reply& Missiles::estimate_of(int s) const {
+  return stepped_first(s) ? buffers_.batch.reply(s) : estimates_[static_cast<std::size_t>(s)];
 }
 
 bool Missiles::stopped(const StepResult& result, const System& system, double t, StepReport& report) {
@@ -234,9 +274,9 @@ bool Missiles::stopped(const StepResult& result, const System& system, double t,
 
 std::string Missiles::solve_interface(model::ModularModel& model, HermiteKind kind, double t, double h) {
   for (int s = 0; s < model.system_count(); ++s) {
-    if (!estimate_of(model, s).estimate_ok) {
+    if (!estimate_of(s).estimate_ok) {
       return fmt::format("missiles: estimator of system '{}' at t = {}: {}", model.system(s).name(), t,
-                         estimate_of(model, s).result.reason);
+                         estimate_of(s).result.reason);
     }
   }
   const int n_out = model.total_outputs();
@@ -250,12 +290,12 @@ std::string Missiles::solve_interface(model::ModularModel& model, HermiteKind ki
 }
 
 void Missiles::integrate(model::ModularModel& model, HermiteKind kind, double h) {
-  // one real integration per system with inputs, all in one batch; the systems without inputs are
-  // exact in buffers_.y already
+  // one real integration per system with continuous inputs, all in one batch; the systems stepped
+  // first are exact in buffers_.y already
   assign(y_real_, buffers_.y);
   plain_.clear();
   for (int s = 0; s < model.system_count(); ++s) {
-    if (model.input_count(s) == 0) continue;
+    if (stepped_first(s)) continue;
     buffers_.hermite(model, s, kind, h, u_start_, du_start_, u_end_, du_end_);
     plain_.add_polynomial(s, h, buffers_.held_polynomials(model, s),
                           y_real_.segment(model.output_offset(s), model.output_count(s)));
@@ -271,7 +311,7 @@ double Missiles::solve_within_tolerance(model::ModularModel& model, double t, do
     report.h = h;
     // a real integration that failed throws; one whose system asked to stop ends the step
     for (int s = 0; s < model.system_count(); ++s) {
-      if (model.input_count(s) == 0 && stopped(buffers_.batch.reply(s).result, model.system(s), t, report)) {
+      if (stepped_first(s) && stopped(buffers_.batch.reply(s).result, model.system(s), t, report)) {
         return 0.0;
       }
     }

@@ -14,8 +14,10 @@
 //   4. every system integrates the step once with the Hermite inputs of the dispatched solution,
 //      which also start the next step (inputs stay C¹).
 // The gap between ŷ and the real outputs at t_N + h is reported per step (StepReport).
-// A system without inputs needs no estimate: it integrates the step first, and its outputs and
-// output derivatives at t_N + h are K_V, K_D with no G (it needs neither states nor a linearization).
+// A system that no connection feeds a continuous signal (no inputs, or only discrete or constant ones)
+// needs no estimate: it integrates the step first, its inputs held at their values at t_N as under
+// Jacobi, and its outputs and output derivatives at t_N + h are K_V, K_D with no G (it needs neither
+// states nor a linearization, and nothing of it is probed).
 // A system whose real outputs jump away from their estimate (a jump it did not announce; the estimate
 // test of methods/jump_detector.hpp) restarts the interface it feeds from its real outputs at
 // t_N + h, without the C¹ link; MISSILES has no rollback to locate the jump inside the step.
@@ -72,8 +74,13 @@ class Missiles final : public CouplingMethod {
   /// Steps 1–3 for h, retried shorter while the error control rejects them; the step taken, or 0
   /// when a system without inputs asked to stop (then `report` says why).
   double solve_within_tolerance(model::ModularModel& model, double t, double h, StepReport& report);
-  /// What system s's step 1 gave: its estimator's operators, or (without inputs) its real outputs.
-  [[nodiscard]] const exec::Reply& estimate_of(const model::ModularModel& model, int s) const;
+  /// What a system stepped first needs: its output derivatives (and, without inputs, rollback under
+  /// a tolerance).
+  [[nodiscard]] std::vector<CapabilityNeed> stepped_first_needs(const System& system) const;
+  /// Whether system s integrates each step first (no connection feeds it a continuous signal).
+  [[nodiscard]] bool stepped_first(int s) const { return stepped_first_[static_cast<std::size_t>(s)] != 0; }
+  /// What system s's step 1 gave: its estimator's operators, or (stepped first) its real outputs.
+  [[nodiscard]] const exec::Reply& estimate_of(int s) const;
   /// Whether a system's step result ends the run (it throws when the step failed); fills `report` then.
   static bool stopped(const StepResult& result, const System& system, double t, StepReport& report);
   /// Steps 2–3 for h: the interface of eq. 53 into buffers_.y, dy_, u_end_, du_end_; why it failed
@@ -112,7 +119,8 @@ class Missiles final : public CouplingMethod {
   bool first_step_ = true;
   bool pattern_analyzed_ = false;
   JumpDetector jumps_;
-  std::vector<char> jumped_;  ///< systems whose outputs jumped on the last step
+  std::vector<char> jumped_;         ///< systems whose outputs jumped on the last step
+  std::vector<char> stepped_first_;  ///< by system: stepped_first(s)
   std::int64_t estimated_jumps_ = 0;
   ErrorControl control_;
   double trial_error_ = 0.0;  ///< the kept step's error on the estimated interface

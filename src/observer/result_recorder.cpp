@@ -114,6 +114,15 @@ void ResultRecorder::mark_slope_columns(const model::ModularModel& model) {
   previous_slopes_.assign(sources_.size(), 0.0);
 }
 
+namespace {
+
+bool is_variable(const System& system, const std::string& name) {
+  const std::vector<std::string> others = system.variable_names();
+  return std::find(others.begin(), others.end(), name) != others.end();
+}
+
+}  // namespace
+
 void ResultRecorder::add_column(model::ModularModel& model, const std::string& label) {
   const auto splits = model.split_label(label);
   if (splits.empty()) throw Error(fmt::format("output variable '{}': no such system (write 'system.variable')", label));
@@ -121,8 +130,7 @@ void ResultRecorder::add_column(model::ModularModel& model, const std::string& l
   const auto found = std::find_if(splits.begin(), splits.end(), [&](const model::ModularModel::LabelSplit& split) {
     const System& system = model.system(split.system);
     if (system.output_index(split.port) >= 0 || system.state_index(split.port) >= 0) return true;
-    const std::vector<std::string> others = system.variable_names();  // listed only for the rare other variable
-    return std::find(others.begin(), others.end(), split.port) != others.end();
+    return is_variable(system, std::string(split.port));  // listed only for the rare other variable
   });
   const int s = (found != splits.end() ? *found : splits.front()).system;
   const std::string name((found != splits.end() ? *found : splits.front()).port);
@@ -139,7 +147,10 @@ void ResultRecorder::add_column(model::ModularModel& model, const std::string& l
                           .name = name});
       needs_outputs_[static_cast<std::size_t>(s)] = 1;
     }
-  } else if (const int x = system.state_index(name); x >= 0) {
+  } else if (const int x = system.state_index(name);
+             x >= 0 && (system.has(Capability::state_access) || found == splits.end() || !is_variable(system, name))) {
+    // a state the system offers no state access to (a run-ahead system, a Co-Simulation FMU under a
+    // method that withholds it) is read as the variable it is, as any other method reads it
     system.require(Capability::state_access, fmt::format("recording state '{}'", label));
     sources_.push_back({.system = s, .kind = Source::Kind::state, .index = x, .continuous = true});
     needs_states_[static_cast<std::size_t>(s)] = 1;

@@ -2,6 +2,7 @@
 // links without the numerics so that the fuzzers stay small).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <string_view>
 #include <unordered_set>
@@ -18,6 +19,7 @@
 #include "fmi/fmu_factory.hpp"
 #include "methods/coupling_method.hpp"
 #include "methods/method_choice.hpp"
+#include "methods/method_registry.hpp"
 #include "models/registry.hpp"
 #include "scenario/scenario.hpp"
 #include "system/capability_probe.hpp"
@@ -240,13 +242,36 @@ std::unique_ptr<System> build_system(const SystemSpec& spec, const methods::Coup
 
 namespace {
 
+/// Whether an interface of the FMU declares a capability that probe_declared_capabilities tries.
+bool declares_probed_capability(const fmi::ModelDescription& md) {
+  const auto common = [](const fmi::InterfaceCapabilities& c) {
+    return c.can_get_and_set_state || c.provides_directional_derivative;
+  };
+  if (md.model_exchange && common(*md.model_exchange)) return true;
+  return md.co_simulation && (common(*md.co_simulation) || md.co_simulation->can_interpolate_inputs ||
+                              md.co_simulation->max_output_derivative_order > 0);
+}
+
 /// Declared capabilities whose calls fail are withheld (emulated, or done without), each said as a
-/// warning naming the system, FMU and call (system/capability_probe.hpp).
-void withhold_failing_capabilities(Scenario& scenario) {
+/// warning naming the system, FMU and call (system/capability_probe.hpp). Only what `method` reads of
+/// a system is probed; every declared capability when the method is still to be chosen (null).
+void withhold_failing_capabilities(Scenario& scenario, const methods::CouplingMethod* method) {
+  ProbedCapabilities probed;
+  // and what the results read: the rows between the steps of a method that chooses them are Hermite
+  // interpolants where a system has output derivatives (observer/result_recorder.hpp)
+  if (method != nullptr) {
+    probed = [method, between = rows_between_steps(scenario, *method)](const System& system) {
+      CapabilitySet wanted = method->wanted(system);
+      return between ? wanted.add(Capability::output_derivatives) : wanted;
+    };
+  }
   for (SystemSpec& spec : scenario.systems) {
-    if (spec.fmu.empty()) continue;
+    // an FMU that declares nothing the probe tries is not instantiated here: an FMU that crashes as it
+    // is instantiated does so in the run, where the executor names it (in its own process under
+    // --executor processes)
+    if (spec.fmu.empty() || !declares_probed_capability(fmi::read_model_description(spec.fmu))) continue;
     const auto make = [&spec] { return build_system(spec); };
-    for (const CapabilityFailure& failure : probe_declared_capabilities(make, scenario.run.start)) {
+    for (const CapabilityFailure& failure : probe_declared_capabilities(make, scenario.run.start, probed)) {
       spec.withheld.add(failure.capability);
       log(LogLevel::warning, fmt::format("system '{}' (FMU '{}') declares {} ({}), but its call failed at "
                                          "initialization: {}; it is withheld and emulated where a method needs it",
@@ -350,10 +375,30 @@ void check_input_array_sizes(const Scenario& scenario, const model::ModularModel
 
 }  // namespace
 
+bool rows_between_steps(const Scenario& scenario, const methods::CouplingMethod& method) {
+  if (method.chooses_step()) return true;
+  const double interval = scenario.output.interval, dt = scenario.run.dt;
+  if (!(interval > 0.0) || !(dt > 0.0)) return false;
+  const double steps = std::nearbyint(interval / dt);
+  return steps < 1.0 || std::abs(steps * dt - interval) > 1e-9 * interval;
+}
+
+void prove_capabilities(Scenario& scenario) {
+  if (scenario.capabilities_proven) return;
+  scenario.capabilities_proven = true;
+  if (methods::is_auto_method(scenario.method)) {
+    withhold_failing_capabilities(scenario, nullptr);
+    return;
+  }
+  std::vector<std::string> ignored;  // said by the run that makes the method again
+  const auto method = methods::make_method(scenario.method, scenario.run.dt, ignored);
+  withhold_failing_capabilities(scenario, method.get());
+}
+
 bool resolve_auto_method(Scenario& scenario) {
   if (!methods::is_auto_method(scenario.method)) return false;
   if (scenario.systems.empty()) throw Error("method auto: the scenario has no systems");
-  withhold_failing_capabilities(scenario);
+  prove_capabilities(scenario);
   const std::string request = scenario.method["type"].get<std::string>();
   methods::MethodChoice choice;
   if (request != "auto" || !choose_monolithic(scenario, choice)) {

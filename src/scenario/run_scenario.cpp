@@ -94,8 +94,9 @@ ResultsFormat results_format(const std::filesystem::path& path, const std::strin
 
 ScenarioRun run_scenario(const Scenario& given, exec::Executor* executor, const RunOutputs& outputs) {
   Scenario resolved;
-  if (methods::is_auto_method(given.method)) {  // (the command line resolves it before the executor starts)
-    resolved = given;
+  if (!given.capabilities_proven || methods::is_auto_method(given.method)) {  // (Launch does it before the executor
+    resolved = given;                                                         // starts)
+    prove_capabilities(resolved);
     resolve_auto_method(resolved);
   }
   const Scenario& scenario = resolved.method.is_null() ? given : resolved;
@@ -111,7 +112,7 @@ ScenarioRun run_scenario(const Scenario& given, exec::Executor* executor, const 
                                 .csv = outputs.results_csv,
                                 .keep_in_memory = outputs.keep_in_memory || outputs.results_mat,
                                 .watched = outputs.watched,
-                                .interpolate = outputs.interpolate_rows && method->chooses_step()});
+                                .interpolate = outputs.interpolate_rows && rows_between_steps(scenario, *method)});
   if (outputs.results_mat) refuse_text_columns(*run.results, *outputs.results_mat);
   const bool keep_steps = outputs.keep_in_memory && outputs.keep_step_log;
   run.steps = std::make_unique<observer::StepLog>(outputs.steps_csv, keep_steps);

@@ -585,6 +585,12 @@ Scenario parse_scenario(const io::Json& document, const std::filesystem::path& f
       }
     }
   }
+  // defect-jacobi's rows between its steps are interpolated: its step grows without bound where the
+  // defect is nil (uncoupled systems), so by default it is no longer than the rows' interval
+  if (scenario.method.contains("type") && scenario.method["type"] == "defect-jacobi" &&
+      scenario.output.interval > 0.0 && !scenario.method.contains("h_max")) {
+    scenario.method["h_max"] = scenario.output.interval;
+  }
   return scenario;
 }
 

@@ -113,6 +113,8 @@ struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implici
   bool strict_inputs = false;
   io::Json method;            ///< {"type": ..., options...}
   std::string method_choice;  ///< why, when "auto" chose the method (resolve_auto_method)
+  /// The FMUs' declared capabilities were tried and those that fail withheld (prove_capabilities).
+  bool capabilities_proven = false;
   /// The values cosima chose where neither the scenario nor the FMUs gave one ("method.dt = 0.002:
   /// (stop − start)/500, …"); each was also said as a warning. In the stats as "guessed".
   std::vector<std::string> guessed;
@@ -172,6 +174,16 @@ std::unique_ptr<System> build_system(const SystemSpec& spec);
 /// (methods/method_choice.hpp), noting why in method_choice; the systems are built once for it.
 /// Returns whether it did. Every rank or process that reads the scenario resolves it the same way.
 bool resolve_auto_method(Scenario& scenario);
+/// Tries each FMU's declared capabilities that the method reads of it (all of them for "auto") on
+/// an instance of its own, and withholds those whose call fails, each said as a warning naming the
+/// system, FMU and call: the method then runs with them emulated or is refused by name before the
+/// run starts (system/capability_probe.hpp). Once per scenario (capabilities_proven); before any
+/// executor starts, so that every process builds the same systems.
+void prove_capabilities(Scenario& scenario);
+/// Whether the rows between communication points are interpolated (docs/design.md §3): under a method
+/// that chooses its steps, and under a fixed step that output.interval is no whole multiple of (rows
+/// stay at start + k·interval).
+bool rows_between_steps(const Scenario& scenario, const methods::CouplingMethod& method);
 /// The same, with what `method` needs of it and it lacks emulated where cosima can stand in
 /// (system/emulation/emulated_system.hpp).
 std::unique_ptr<System> build_system(const SystemSpec& spec, const methods::CouplingMethod& method);

@@ -51,27 +51,41 @@ void exercise(Capability capability, System& system) {
   }
 }
 
-/// A fresh system initialized at t_start, or nullptr when it cannot be.
-std::unique_ptr<System> initialized(const std::function<std::unique_ptr<System>()>& make, double t_start) {
+/// A fresh system, or nullptr when it cannot be built.
+std::unique_ptr<System> built(const std::function<std::unique_ptr<System>()>& make) {
   try {
-    std::unique_ptr<System> system = make();
-    system->initialize(t_start);
-    return system;
+    return make();
   } catch (const Error&) {
     return nullptr;
+  }
+}
+
+/// Whether `system` initializes at t_start (it is reset when it does not).
+bool initialize(std::unique_ptr<System>& system, double t_start) {
+  try {
+    system->initialize(t_start);
+    return true;
+  } catch (const Error&) {
+    system.reset();
+    return false;
   }
 }
 
 }  // namespace
 
 std::vector<CapabilityFailure> probe_declared_capabilities(const std::function<std::unique_ptr<System>()>& make,
-                                                           double t_start) {
+                                                           double t_start, const ProbedCapabilities& probed) {
   std::vector<CapabilityFailure> failures;
-  std::unique_ptr<System> system;
+  std::unique_ptr<System> system = built(make);
+  if (!system) return failures;
+  const CapabilitySet wanted = probed ? probed(*system) : system->capabilities();
+  std::vector<Capability> pending;
   for (const Capability capability : kProbed) {
-    if (!system) system = initialized(make, t_start);
-    if (!system) break;
-    if (!system->has(capability)) continue;
+    if (system->has(capability) && wanted.has(capability)) pending.push_back(capability);
+  }
+  if (pending.empty() || !initialize(system, t_start)) return failures;
+  for (const Capability capability : pending) {
+    if (!system && (!(system = built(make)) || !initialize(system, t_start))) break;
     try {
       exercise(capability, *system);
     } catch (const Error& e) {

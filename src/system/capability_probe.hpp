@@ -12,7 +12,9 @@
 //                        continuous Real input
 //
 // A capability whose call throws is returned with the error; the caller withholds it, so that
-// cosima emulates it or the method does without.
+// cosima emulates it or the method does without. `probed` narrows the probe to what a method reads
+// of the system (CouplingMethod::wanted): a system none of whose declared capabilities is wanted is
+// built but neither initialized nor called.
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,9 +30,12 @@ struct CapabilityFailure {
   std::string error;  ///< the call's error, as thrown (names the system, FMU and call)
 };
 
+/// Which capabilities of a (built, not initialized) system to probe; null: every probed one declared.
+using ProbedCapabilities = std::function<CapabilitySet(const System&)>;
+
 /// The declared capabilities of `make()`'s system whose calls fail. An instance that cannot even
-/// be initialized is not probed (the run reports that itself).
+/// be built or initialized is not probed (the run reports that itself).
 std::vector<CapabilityFailure> probe_declared_capabilities(const std::function<std::unique_ptr<System>()>& make,
-                                                           double t_start);
+                                                           double t_start, const ProbedCapabilities& probed = nullptr);
 
 }  // namespace cosima

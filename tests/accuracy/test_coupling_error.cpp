@@ -7,7 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Dense>
+
 #include "bench/bench.hpp"
+#include "methods/coupling_error.hpp"
+#include "model/modular_model.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 
@@ -84,6 +88,20 @@ TEST(CouplingError, MonolithicCouplesExactlyAndTracksNothing) {
   EXPECT_FALSE(run.stats.coupling_error.tracked);
   EXPECT_FALSE(run.stats.coupling_error.accuracy_warning);
   EXPECT_TRUE(std::isnan(run.steps->rows().front().coupling_error));
+}
+
+TEST(CouplingError, TheScaleCountsAcceptedStepsOnly) {
+  const io::Json doc = io::Json::parse(R"({"stop": 1, "systems": {"prey": {"model": "b3.prey"},
+    "predator": {"model": "b3.predator"}}, "connections": [["prey.p", "predator.p"], ["predator.q", "prey.q"]]})");
+  model::ModularModel model = scenario::build_model(scenario::parse_scenario(doc, "scale.json"));
+  methods::CouplingErrorMonitor monitor;
+  monitor.configure(model, 0.0, 1.0);
+  const Eigen::Vector2d u_start(1.0, 1.0), u_end(1.5, 1.5), y_accepted(2.0, 2.0), y_trial(1e6, 1e6);
+  // a trial step whose outputs blow up is judged against them, and rejected …
+  EXPECT_GT(monitor.step_error(0.1, u_start, u_end, y_trial, false, 1e-3, -1.0), 1.0);
+  // … and the step accepted after it is the scale
+  monitor.record(0.0, 0.1, u_start, u_end, y_accepted);
+  for (const methods::ConnectionError& connection : monitor.report(model).connections) EXPECT_EQ(connection.scale, 2.0);
 }
 
 TEST(CouplingError, AccuracyOptionsAreRead) {

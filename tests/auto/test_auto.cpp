@@ -12,7 +12,10 @@
 #include <Eigen/Dense>
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "core/error.hpp"
 #include "core/log.hpp"
+#include "methods/method_choice.hpp"
+#include "methods/method_registry.hpp"
 #include "scenario/run_scenario.hpp"
 #include "scenario/scenario.hpp"
 #include "test_support.hpp"
@@ -101,13 +104,6 @@ TEST(Auto, DeclaredInputInterpolationThatFailsIsWithheldWithAWarning) {
       << "no warning names the FMU and the call";
   const scenario::ScenarioRun run = scenario::run_scenario(scenario);
   EXPECT_DOUBLE_EQ(run.results->times().back(), 3.0);
-  // a method that sends input derivatives fails in the call when the capability is believed
-  scenario::Scenario pinned = scenario::parse_scenario(doc, "interpolates.json");
-  pinned.method["type"] = "ifosmondi-jfm";
-  EXPECT_NE(testing::error_of([&] {
-              (void)scenario::run_scenario(pinned);
-            }).find("fmi2SetRealInputDerivatives returned fmi2Error"),
-            std::string::npos);
 }
 
 TEST(Auto, DeclaredOutputDerivativesThatFailAreEmulatedWithAWarning) {
@@ -128,13 +124,58 @@ TEST(Auto, DeclaredOutputDerivativesThatFailAreEmulatedWithAWarning) {
   EXPECT_DOUBLE_EQ(run.results->times().back(), 3.0);
   const auto& osc = run.stats.capabilities.front();
   EXPECT_TRUE(osc.emulated.has(Capability::output_derivatives));
-  // and it is what the failing call would have ended without
-  scenario::Scenario pinned = scenario::parse_scenario(doc, "derivatives.json");
-  pinned.method["type"] = "ifosmondi-jfm";
-  EXPECT_NE(testing::error_of([&] {
-              (void)scenario::run_scenario(pinned);
-            }).find("fmi2GetRealOutputDerivatives returned fmi2Error"),
-            std::string::npos);
+}
+
+/// Every method, not only `auto`, tries what it reads of an FMU before the run: a declared
+/// capability whose call fails (output derivatives; input interpolation) is withheld and emulated,
+/// with a warning naming the system, FMU and call, or the method is refused by name before it starts.
+TEST(Auto, EveryMethodProvesTheCapabilitiesItReads) {
+  for (const auto& [file, call] : {std::pair{"cosima_test_oscillator_derivatives", "fmi2GetRealOutputDerivatives"},
+                                   std::pair{"cosima_test_gain_interpolates", "fmi2SetRealInputDerivatives"}}) {
+    const bool oscillator = std::string(file).find("oscillator") != std::string::npos;
+    for (const methods::MethodEntry& entry : methods::registered_methods()) {
+      if (methods::is_auto_method(io::Json{{"type", entry.name}}) || entry.name == "monolithic") continue;
+      SCOPED_TRACE(entry.name + " on " + file);
+      // systems named after the method: each run's warnings are its own (a warning is said once a process)
+      std::string tag = entry.name;
+      std::replace(tag.begin(), tag.end(), '-', '_');
+      const std::string osc = "osc_" + tag, g = "g_" + tag;
+      io::Json doc = io::Json::parse(R"({"start": 0, "stop": 1, "method": {"dt": 0.05}})");
+      doc["connections"] = io::Json::array({io::Json::array({osc + ".x_out", g + ".u"})});
+      doc["method"]["type"] = entry.name;
+      doc["systems"][osc] = {{"fmu", fmu(oscillator ? file : "cosima_test_oscillator")}};
+      doc["systems"][g] = {{"fmu", fmu(oscillator ? "cosima_test_gain" : file)}};
+      const scenario::Scenario scenario = scenario::parse_scenario(doc, "pinned.json");
+      std::vector<std::string> ignored;
+      const auto method = methods::make_method(scenario.method, scenario.run.dt, ignored);
+      const auto spec = std::find_if(scenario.systems.begin(), scenario.systems.end(),
+                                     [&](const auto& s) { return s.name == (oscillator ? osc : g); });
+      // what the method reads, and the results of a method that chooses its steps (Hermite rows)
+      const bool reads = method->wanted(*scenario::build_system(*spec))
+                             .has(oscillator ? Capability::output_derivatives : Capability::interpolate_inputs) ||
+                         (oscillator && method->chooses_step());
+      const std::size_t warnings_before = logged_warnings().size();
+      std::string error;
+      try {
+        const scenario::ScenarioRun run = scenario::run_scenario(scenario);
+        EXPECT_DOUBLE_EQ(run.results->times().back(), 1.0);
+      } catch (const Error& e) {
+        error = e.what();
+      }
+      if (error.empty()) {  // ran: the capability it reads was tried, withheld, warned about; no other
+        const std::vector<std::string> warnings = logged_warnings();
+        const bool warned = std::any_of(warnings.begin() + static_cast<std::ptrdiff_t>(warnings_before), warnings.end(),
+                                        [&](const std::string& w) { return w.find(call) != w.npos; });
+        EXPECT_EQ(warned, reads);
+        if (reads) {
+          EXPECT_TRUE(warned_emulated(warnings_before, std::string(file) + ".fmu", call));
+        }
+      } else {  // refused before the start, naming the method and the system; never the failing call
+        EXPECT_EQ(error.find(call + std::string(" returned")), std::string::npos) << error;
+        EXPECT_NE(error.find("method '" + entry.name + "' cannot run"), std::string::npos) << error;
+      }
+    }
+  }
 }
 
 TEST(Auto, ModelWhosePortsAreAllDiscreteIsNotIterated) {
