@@ -242,8 +242,15 @@ std::unique_ptr<System> build_system(const SystemSpec& spec, const methods::Coup
 
 namespace {
 
-/// Whether an interface of the FMU declares a capability that probe_declared_capabilities tries.
-bool declares_probed_capability(const fmi::ModelDescription& md) {
+/// Whether an interface of the FMU declares a capability that probe_declared_capabilities tries; false
+/// for an FMU that cannot be read (the run names the system and the file when it builds it).
+bool declares_probed_capability(const std::filesystem::path& fmu) {
+  fmi::ModelDescription md;
+  try {
+    md = fmi::read_model_description(fmu);
+  } catch (const Error&) {
+    return false;
+  }
   const auto common = [](const fmi::InterfaceCapabilities& c) {
     return c.can_get_and_set_state || c.provides_directional_derivative;
   };
@@ -269,7 +276,7 @@ void withhold_failing_capabilities(Scenario& scenario, const methods::CouplingMe
     // an FMU that declares nothing the probe tries is not instantiated here: an FMU that crashes as it
     // is instantiated does so in the run, where the executor names it (in its own process under
     // --executor processes)
-    if (spec.fmu.empty() || !declares_probed_capability(fmi::read_model_description(spec.fmu))) continue;
+    if (spec.fmu.empty() || !declares_probed_capability(spec.fmu)) continue;
     const auto make = [&spec] { return build_system(spec); };
     for (const CapabilityFailure& failure : probe_declared_capabilities(make, scenario.run.start, probed)) {
       spec.withheld.add(failure.capability);
