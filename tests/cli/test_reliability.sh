@@ -38,8 +38,11 @@ for spec in "1:died of SIGSEGV in fmi2DoStep at t = 0.5" "2:died of SIGABRT in f
             "3:exited with status 70 in fmi2DoStep at t = 0.5" "4:no answer within 2 s \(--fmu-timeout\); its process was killed in fmi2DoStep at t = 0.5"; do
   mode=${spec%%:*}
   misbehave "$mode"
+  # the timeout is what mode 4 tests; for the others it only must not overtake the child's own end
+  # (under ASan an exit() runs LeakSanitizer first, seconds on a loaded machine)
+  fmu_timeout=$([ "$mode" = 4 ] && echo 2 || echo 30)
   check "processes-mode-$mode" 1 "system 'm' \(FMU '.*cosima_test_misbehave.fmu'\): .*${spec#*:}" -- \
-    timeout 60 "$cosima" run "m$mode.json" --executor processes --fmu-timeout 2 --out "p$mode.csv"
+    timeout 60 "$cosima" run "m$mode.json" --executor processes --fmu-timeout "$fmu_timeout" --out "p$mode.csv"
   rows_reach "p$mode.csv" 0.49 "processes-mode-$mode-rows"
   no_temp_left "processes-mode-$mode"
 done
