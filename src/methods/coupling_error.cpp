@@ -25,8 +25,7 @@ double rms_of(double square, double time) { return time > 0.0 ? std::sqrt(square
 
 }  // namespace
 
-void CouplingErrorMonitor::configure(const model::ModularModel& model, double /*t_start*/, double /*t_stop*/,
-                                     const AccuracyOptions& options) {
+void CouplingErrorMonitor::configure(const model::ModularModel& model, const AccuracyOptions& options) {
   options_ = options;
   model_ = &model;
   diverging_.clear();

@@ -21,7 +21,7 @@
 // times: diverging() names it (the driver then stops the run with an error, or warns under
 // allow_divergence). A jump of a signal — an input table's step — is one step of large defect, and
 // a run from rest a defect small against its steps: neither is a divergence.
-// Call order, by the method: configure(model, start, stop) at initialize; per accepted step
+// Call order, by the method: configure(model, options) at initialize; per accepted step
 // optionally set_start_outputs(ỹ(t)) (after the method changed ỹ(t), e.g. by settling
 // feedthrough), then record(model, t, h, u_start, u_end, ỹ(t + h)); forget_start() after a
 // discontinuity (the next step's d0 counts as 0). A method that solves the coupled equations as
@@ -66,7 +66,7 @@ struct CouplingErrorReport {
 
 class CouplingErrorMonitor {
  public:
-  void configure(const model::ModularModel& model, double t_start, double t_stop, const AccuracyOptions& options = {});
+  void configure(const model::ModularModel& model, const AccuracyOptions& options = {});
   /// Stops tracking (a method or mode whose defect is not estimated).
   void disable() { tracked_ = false; }
   [[nodiscard]] bool tracked() const { return tracked_; }

@@ -43,6 +43,9 @@ struct StepReport {
   /// The step was taken at the method's smallest step although its error control asked for less:
   /// the error is no longer controlled there (a warning in the step log and the stats).
   bool at_step_floor = false;
+  /// Set by the driver: a system announced an event at the step's end, which the driver handles
+  /// after the observers' on_step (observer/observer.hpp: on_discontinuity follows).
+  bool ends_on_event = false;
 };
 
 /// How the start of a run went (the run's statistics: "initialization").
@@ -91,11 +94,10 @@ class CouplingMethod {
   virtual std::string handle_discontinuity(model::ModularModel& model, double t);
   /// Method-specific totals of the run (name, value), added to the run statistics.
   [[nodiscard]] virtual std::vector<std::pair<std::string, double>> totals() const { return {}; }
-  /// Tracks the connection defect of the run from [start, stop] (methods/coupling_error.hpp); the
-  /// driver calls it before initialize(), which may disable it (a method coupling exactly).
-  void track_coupling_error(const model::ModularModel& model, double start, double stop,
-                            const AccuracyOptions& options) {
-    coupling_error_.configure(model, start, stop, options);
+  /// Tracks the connection defect of the run (methods/coupling_error.hpp); the driver calls it
+  /// before initialize(), which may disable it (a method coupling exactly).
+  void track_coupling_error(const model::ModularModel& model, const AccuracyOptions& options) {
+    coupling_error_.configure(model, options);
   }
   /// The driver moved the systems past a discontinuity (handle_discontinuity).
   void forget_coupling_start() { coupling_error_.forget_start(); }

@@ -148,7 +148,7 @@ void ResultRecorder::add_column(model::ModularModel& model, const std::string& l
       needs_outputs_[static_cast<std::size_t>(s)] = 1;
     }
   } else if (const int x = system.state_index(name);
-             x >= 0 && (system.has(Capability::state_access) || found == splits.end() || !is_variable(system, name))) {
+             x >= 0 && (system.has(Capability::state_access) || !is_variable(system, name))) {
     // a state the system offers no state access to (a run-ahead system, a Co-Simulation FMU under a
     // method that withholds it) is read as the variable it is, as any other method reads it
     system.require(Capability::state_access, fmt::format("recording state '{}'", label));
@@ -205,13 +205,6 @@ double ResultRecorder::row_time(double t) const {
   const double k = std::nearbyint((t - start_) / options_.interval);
   const double on_grid = start_ + k * options_.interval;
   return std::abs(t - on_grid) <= 1e-9 * options_.interval ? on_grid : t;
-}
-
-bool ResultRecorder::event_pending(const model::ModularModel& model) {
-  for (int s = 0; s < model.system_count(); ++s) {
-    if (model.system(s).announces_events() && model.system(s).event_pending()) return true;
-  }
-  return false;
 }
 
 void ResultRecorder::mark_wide_columns(const model::ModularModel& model) {
@@ -317,8 +310,8 @@ void ResultRecorder::on_start(const model::ModularModel& model, double t) {
   between_values_.resize(row_values_.size());
 }
 
-void ResultRecorder::on_step(const model::ModularModel& model, double t, const methods::StepReport& /*report*/) {
-  const bool event = event_pending(model);
+void ResultRecorder::on_step(const model::ModularModel& model, double t, const methods::StepReport& report) {
+  const bool event = report.ends_on_event;
   if (options_.interpolate && options_.interval > 0.0) {
     interpolate_rows(model, t, event);
     return;

@@ -84,9 +84,6 @@ class ResultRecorder final : public Observer {
   void interpolate_rows(const model::ModularModel& model, double t, bool event);
   /// The output time start + k·interval that t stands for (within 1e-9·interval), else t itself.
   [[nodiscard]] double row_time(double t) const;
-  /// Whether a system announced an event at the communication point just reached (the driver
-  /// handles it next, then calls on_discontinuity).
-  [[nodiscard]] static bool event_pending(const model::ModularModel& model);
   /// Which output columns are interpolated by Hermite (RecorderOptions::interpolate), and their buffers.
   void mark_slope_columns(const model::ModularModel& model);
   /// One label's column (an output, a state or another variable), or Error naming what is known.

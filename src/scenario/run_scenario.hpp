@@ -36,8 +36,9 @@ struct RunOutputs {
   /// whose growth (copies, and page faults of ≈ 10–20 µs under a hypervisor) costs about what a cheap
   /// step does. Off where nobody reads it (the Python module, the benches that time methods).
   bool keep_step_log = true;
-  /// Rows of a method that chooses its steps at start + k·output.interval, interpolated between its
-  /// communication points (false: at the first communication point at or after each, exact values).
+  /// Rows at start + k·output.interval interpolated between communication points where they fall
+  /// between them (rows_between_steps: a method that chooses its steps, a fixed step the interval
+  /// does not divide); false: at the first communication point at or after each, exact values.
   bool interpolate_rows = true;
   bool watched = false;  ///< a terminal is watching: results reach the disk within 0.1 s (CsvStream)
   std::vector<observer::Observer*> observers;  ///< the caller's own, called after the recorders (e.g. ProgressLine)

@@ -187,7 +187,7 @@ RunStatistics simulate(model::ModularModel& model, methods::CouplingMethod& meth
   executor.attach(model);
   method.set_executor(executor);
   method.set_stop_time(options.stop);
-  method.track_coupling_error(model, options.start, options.stop, options.accuracy);
+  method.track_coupling_error(model, options.accuracy);
   method.initialize(model, options.start);
   model.exchange_at_communication_point();
   for (observer::Observer* observer : observers) observer->on_start(model, options.start);
@@ -228,6 +228,7 @@ RunStatistics simulate(model::ModularModel& model, methods::CouplingMethod& meth
     if (t >= grid_point - tiny) ++grid_index;
     bool last = report.terminated;
     const bool event = !last && any_event_pending(announcing);
+    report.ends_on_event = event;
     for (observer::Observer* observer : observers) observer->on_step(model, t, report);  // left limits at an event
     if (const std::string& diverging = method.coupling_error().diverging();
         !diverging.empty() && !options.accuracy.allow_divergence) {

@@ -95,7 +95,7 @@ TEST(CouplingError, TheScaleCountsAcceptedStepsOnly) {
     "predator": {"model": "b3.predator"}}, "connections": [["prey.p", "predator.p"], ["predator.q", "prey.q"]]})");
   model::ModularModel model = scenario::build_model(scenario::parse_scenario(doc, "scale.json"));
   methods::CouplingErrorMonitor monitor;
-  monitor.configure(model, 0.0, 1.0);
+  monitor.configure(model);
   const Eigen::Vector2d u_start(1.0, 1.0), u_end(1.5, 1.5), y_accepted(2.0, 2.0), y_trial(1e6, 1e6);
   // a trial step whose outputs blow up is judged against them, and rejected …
   EXPECT_GT(monitor.step_error(0.1, u_start, u_end, y_trial, false, 1e-3, -1.0), 1.0);

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/log.hpp"
 #include "core/slots.hpp"
 #include "core/small_matrix.hpp"
 
