@@ -22,6 +22,7 @@ void Order::clear() {
   handle_events = false;
   read_order = -1;
   read_states = false;
+  read_state_derivatives = false;
   estimate_begin = false;
   estimate_h = 0.0;
   watch.clear();
@@ -173,6 +174,10 @@ bool read_back(SystemHost& host, const Order& order, Reply& reply) {
   if (order.read_states) {
     reply.states.resize(system.state_count());
     system.states(reply.states);
+  }
+  if (order.read_state_derivatives) {
+    reply.state_derivatives.resize(system.state_count());
+    system.state_derivatives(reply.state_derivatives);
   }
   if (!order.watch.empty()) {
     system.watch_variables(order.watch);

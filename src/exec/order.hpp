@@ -42,7 +42,8 @@ struct Order {
   bool handle_events = false;
   int read_order = -1;  ///< read outputs (0) and their derivatives up to this order; −1: none
   bool read_states = false;
-  bool estimate_begin = false;  ///< estimator update 1 with estimate_u_now
+  bool read_state_derivatives = false;  ///< ẋ at the system's time (System::state_derivatives)
+  bool estimate_begin = false;          ///< estimator update 1 with estimate_u_now
   Eigen::VectorXd estimate_u_now;
   double estimate_h = 0.0;         ///< > 0: estimator update 2 for this step size
   std::vector<std::string> watch;  ///< System::watch_variables with these names (empty: as before)
@@ -65,6 +66,7 @@ struct Reply {
   bool event_pending = false;                                   ///< System::event_pending()
   Eigen::MatrixXd outputs;                                      ///< n_out × (read_order + 1): column k is d^k y / dt^k
   Eigen::VectorXd states;
+  Eigen::VectorXd state_derivatives;
   bool estimate_ok = true;             ///< update 2 succeeded (else result.reason says why)
   estimator::LinearResponse response;  ///< after update 2: G_V and G_D only (P, R are folded into K_V, K_D)
   Eigen::VectorXd constant_value, constant_derivative;  ///< K_V, K_D

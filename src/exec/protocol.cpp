@@ -42,6 +42,7 @@ void write_order(wire::Writer& w, const Order& o) {
   w.put(static_cast<std::uint8_t>(o.handle_events));
   w.put(static_cast<std::int32_t>(o.read_order));
   w.put(static_cast<std::uint8_t>(o.read_states));
+  w.put(static_cast<std::uint8_t>(o.read_state_derivatives));
   w.put(static_cast<std::uint8_t>(o.estimate_begin));
   if (o.estimate_begin) w.put_matrix(o.estimate_u_now);
   w.put(o.estimate_h);
@@ -86,6 +87,7 @@ void read_order(wire::Reader& r, Order& o) {
   o.handle_events = r.get<std::uint8_t>() != 0;
   o.read_order = r.get<std::int32_t>();
   o.read_states = r.get<std::uint8_t>() != 0;
+  o.read_state_derivatives = r.get<std::uint8_t>() != 0;
   o.estimate_begin = r.get<std::uint8_t>() != 0;
   if (o.estimate_begin) r.get_matrix(o.estimate_u_now);
   o.estimate_h = r.get<double>();
@@ -127,6 +129,7 @@ void write_reply(wire::Writer& w, const Order& o, const Reply& reply, const Syst
   if (!failure.empty() || !reply.result.reached_end()) return;
   if (o.read_order >= 0) w.put_matrix(reply.outputs);
   if (o.read_states) w.put_matrix(reply.states);
+  if (o.read_state_derivatives) w.put_matrix(reply.state_derivatives);
   if (o.read_variables) w.put_matrix(reply.variables);
   for (const std::optional<WideInteger>& value : reply.wide_values) {  // as many as o.read_wide names
     w.put(static_cast<std::uint8_t>(value.has_value()));
@@ -160,6 +163,7 @@ std::string read_reply(wire::Reader& r, const Order& o, Reply& reply, Counters& 
   }
   if (o.read_order >= 0) r.get_matrix(reply.outputs);
   if (o.read_states) r.get_matrix(reply.states);
+  if (o.read_state_derivatives) r.get_matrix(reply.state_derivatives);
   if (o.read_variables) r.get_matrix(reply.variables);
   reply.wide_values.resize(o.read_wide.size());
   for (std::optional<WideInteger>& value : reply.wide_values) {
@@ -419,8 +423,10 @@ void RemoteSystem::compute_states(Eigen::Ref<Eigen::VectorXd> x) const {
   x = channel_->call(index_, o).states;
 }
 
-void RemoteSystem::compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> /*dx*/) const {
-  remote_only("state derivatives");
+void RemoteSystem::compute_state_derivatives(Eigen::Ref<Eigen::VectorXd> dx) const {
+  Order o;
+  o.read_state_derivatives = true;
+  dx = channel_->call(index_, o).state_derivatives;
 }
 const Linearization& RemoteSystem::compute_linearization() { remote_only("its linearization"); }
 

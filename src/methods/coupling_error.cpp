@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "methods/sweep_plan.hpp"
+
 namespace cosima::methods {
 
 namespace {
@@ -30,6 +32,7 @@ void CouplingErrorMonitor::configure(const model::ModularModel& model, const Acc
   model_ = &model;
   diverging_.clear();
   links_.clear();
+  const std::vector<char> on_cycle = plan_sweeps(model).on_cycle;
   for (int g = 0; g < model.total_inputs(); ++g) {
     const int source = model.input_sources()[static_cast<std::size_t>(g)];
     if (source < 0 || model.input_held(g)) continue;  // constants and held (discrete) inputs have no defect
@@ -41,7 +44,8 @@ void CouplingErrorMonitor::configure(const model::ModularModel& model, const Acc
                       .output = source,
                       .scale = transform.scale,
                       .offset = transform.offset,
-                      .nominal = std::abs(transform.scale * nominal.value_or(0.0))});
+                      .nominal = std::abs(transform.scale * nominal.value_or(0.0)),
+                      .in_loop = on_cycle[static_cast<std::size_t>(system)] != 0});
   }
   totals_.assign(links_.size(), Totals{});
   start_known_ = false;
@@ -61,6 +65,7 @@ void CouplingErrorMonitor::set_start_outputs(ConstVectorView y) {
 
 void CouplingErrorMonitor::watch_divergence(std::size_t link, double t, double mean_square) {
   Totals& totals = totals_[link];
+  if (!links_[link].in_loop) return;  // a source outside every loop (a table) cannot amplify the coupling's error
   if (!(std::sqrt(mean_square) >= kUninformed * totals.signal) || !(totals.signal > 0.0)) {
     totals.streak = 0;
     return;

@@ -19,8 +19,10 @@
 // least half its signal's scale (the input carries nothing of its source: an explicit scheme
 // amplifying its own error, as Jacobi does on B1 for ρ(J_Ψ) > 1) while that signal grows `growth`
 // times: diverging() names it (the driver then stops the run with an error, or warns under
-// allow_divergence). A jump of a signal — an input table's step — is one step of large defect, and
-// a run from rest a defect small against its steps: neither is a divergence.
+// allow_divergence). Only a connection whose source is on a loop of connections is watched: a
+// source outside every loop (a table, a CSV source) cannot amplify the coupling's error, however its
+// steps grow. A jump of a signal is one step of large defect, and a run from rest a defect small
+// against its steps: neither is a divergence.
 // Call order, by the method: configure(model, options) at initialize; per accepted step
 // optionally set_start_outputs(ỹ(t)) (after the method changed ỹ(t), e.g. by settling
 // feedthrough), then record(model, t, h, u_start, u_end, ỹ(t + h)); forget_start() after a
@@ -112,6 +114,7 @@ class CouplingErrorMonitor {
     int input = 0, output = 0;
     double scale = 1.0, offset = 0.0;  ///< T(y) = scale·y + offset
     double nominal = 0.0;              ///< |T|·|nominal| of the source output (0: none declared)
+    bool in_loop = false;              ///< its source is on a loop of connections (divergence is watched)
   };
   struct Totals {
     double square = 0.0;             ///< ∫ δ² dt over the run

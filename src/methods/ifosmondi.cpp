@@ -359,13 +359,23 @@ StepReport Ifosmondi::step(model::ModularModel& model, double t, double h_max) {
     if (h < options_.control.h_min) {
       throw Error(
           fmt::format("{}: no convergence at t = {} even with the step reduced to {:.3g} (minimum {:.3g}): {}{}",
-                      name(), t, 2 * h, options_.control.h_min, result.reason,
-                      options_.nonlinear.solver == "fixed-point" && failure_.empty()
-                          ? " — the fixed point cannot converge when the coupling is not contractive "
-                            "(spectral radius ≥ 1); use ifosmondi-jfm"
-                          : ""));
+                      name(), t, 2 * h, options_.control.h_min, result.reason, why_no_convergence()));
     }
   }
+}
+
+std::string Ifosmondi::why_no_convergence() const {
+  if (options_.nonlinear.solver == "fixed-point" && failure_.empty()) {
+    return " — the fixed point cannot converge when the coupling is not contractive (spectral radius ≥ 1); use "
+           "ifosmondi-jfm";
+  }
+  // seed 001 §5 (Fig. 8): NGMRES without line search fails where the coupling is far from
+  // contractive (ρ = 10 there; on B1 here from ρ = 5), its variant with line search converges
+  if (options_.nonlinear.solver == "ngmres") {
+    return " — method.jfm = \"ngmres\" (without line search) does not converge on strongly non-contractive couplings "
+           "(seed 001 Fig. 8); \"ngmres-ls\", \"newtonls\" or \"anderson\" do";
+  }
+  return "";
 }
 
 bool Ifosmondi::within_tolerance(const model::ModularModel& model, double h, StepReport& report) {

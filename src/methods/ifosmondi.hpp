@@ -105,6 +105,8 @@ class Ifosmondi final : public CouplingMethod {
   /// Under tolerance: whether the converged step [t, t + h) is kept (its error in trial_error_), or
   /// rejected (counted in `report`; control_.next() is the retry).
   bool within_tolerance(const model::ModularModel& model, double h, StepReport& report);
+  /// What a run that cannot converge should try instead ("" when nothing is known), after the reason.
+  [[nodiscard]] std::string why_no_convergence() const;
 
   Options options_;
   std::unique_ptr<nonlinear::NonlinearSolver> solver_;

@@ -332,6 +332,16 @@ double Missiles::solve_within_tolerance(model::ModularModel& model, double t, do
   }
 }
 
+const Eigen::VectorXd& Missiles::left_limits(const model::ModularModel& model) {
+  y_left_ = y_real_;
+  for (int s = 0; s < model.system_count(); ++s) {
+    if (jumped_[static_cast<std::size_t>(s)] == 0) continue;
+    const int offset = model.output_offset(s), count = model.output_count(s);
+    y_left_.segment(offset, count) = buffers_.y.segment(offset, count);
+  }
+  return y_left_;
+}
+
 StepReport Missiles::step(model::ModularModel& model, double t, double h_max) {
   StepReport report;
   report.estimate_gap = 0.0;
@@ -355,13 +365,16 @@ StepReport Missiles::step(model::ModularModel& model, double t, double h_max) {
     jumps_.observe_segment(real, offset);
   }
   if (!std::isfinite(report.estimate_gap)) throw Error(fmt::format("missiles: non-finite outputs at t = {}", t + h));
+  // The defect of a step is judged against the outputs' left limits at its end: for a system that
+  // jumped, its estimate (the gap is the jump, not a coupling error, as at an announced event)
+  const Eigen::VectorXd& y_left = any_jump ? left_limits(model) : y_real_;
   if (control_.enabled()) {  // the next step also answers for the estimates' gap, known now
-    const double gap = coupling_error_.step_error(h, u_start_, u_end_, y_real_, false, options_.control.tolerance,
+    const double gap = coupling_error_.step_error(h, u_start_, u_end_, y_left, false, options_.control.tolerance,
                                                   options_.control.atol);
     control_.accept(h, std::fmax(trial_error_, gap));  // fmax: the one of them that is known
     report.at_step_floor = control_.at_floor();
   }
-  coupling_error_.record_hermite(t, h, u_start_, u_end_, y_real_);
+  coupling_error_.record_hermite(t, h, u_start_, u_end_, y_left);
   assign(u_start_, u_end_);  // C¹ inputs: the next step starts where this one ended
   assign(du_start_, du_end_);
   first_step_ = false;

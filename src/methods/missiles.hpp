@@ -98,6 +98,9 @@ class Missiles final : public CouplingMethod {
   [[nodiscard]] bool dense() const { return rhs_.size() < options_.sparse_above; }
   /// Solves it into solution_; false when the matrix is singular.
   bool solve();
+  /// The outputs at the step's end as left limits: y_real_, but the estimates of the systems that
+  /// jumped on it (their real outputs are right limits, the estimator's error there the jump).
+  const Eigen::VectorXd& left_limits(const model::ModularModel& model);
 
   Options options_;
   CouplingBuffers buffers_;
@@ -107,6 +110,7 @@ class Missiles final : public CouplingMethod {
   Eigen::VectorXd u_start_, du_start_, u_end_, du_end_;
   Eigen::VectorXd rhs_, solution_, dy_;
   Eigen::VectorXd y_real_;  ///< the real outputs at the step's end (coupling error)
+  Eigen::VectorXd y_left_;  ///< y_real_ with the estimates of the systems that jumped (left_limits)
   std::vector<Eigen::Triplet<double>> triplets_;
   Eigen::MatrixXd dense_;  ///< assembled; after solve() it may hold an older matrix (swapped), refilled by assemble()
   Eigen::MatrixXd factorized_dense_;  ///< the matrix of the kept dense factorization

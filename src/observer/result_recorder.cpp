@@ -98,17 +98,26 @@ ResultRecorder::ResultRecorder(model::ModularModel& model, std::vector<std::stri
 void ResultRecorder::mark_slope_columns(const model::ModularModel& model) {
   const auto systems = static_cast<std::size_t>(model.system_count());
   needs_slopes_.assign(systems, 0);
+  needs_state_slopes_.assign(systems, 0);
   system_slopes_.resize(systems);
+  system_state_slopes_.resize(systems);
   for (Source& source : sources_) {
     const System& system = model.system(source.system);
+    const auto s = static_cast<std::size_t>(source.system);
+    if (!options_.interpolate || !source.continuous) continue;
+    if (source.kind == Source::Kind::state) {  // ẋ from the system that owns the state
+      source.slope = true;
+      needs_state_slopes_[s] = 1;
+      system_state_slopes_[s].resize(system.state_count());
+      continue;
+    }
     // emulated derivatives are 0 before the first step and of low order: linear rows instead
-    source.slope = options_.interpolate && source.kind == Source::Kind::output && source.continuous &&
-                   system.has(Capability::output_derivatives) &&
+    source.slope = source.kind == Source::Kind::output && system.has(Capability::output_derivatives) &&
                    !system.emulated_capabilities().has(Capability::output_derivatives) &&
                    system.max_output_derivative_order() >= 1;
     if (!source.slope) continue;
-    needs_slopes_[static_cast<std::size_t>(source.system)] = 1;
-    system_slopes_[static_cast<std::size_t>(source.system)].resize(system.output_count());
+    needs_slopes_[s] = 1;
+    system_slopes_[s].resize(system.output_count());
   }
   row_slopes_.assign(sources_.size(), 0.0);
   previous_slopes_.assign(sources_.size(), 0.0);
@@ -156,8 +165,12 @@ void ResultRecorder::add_column(model::ModularModel& model, const std::string& l
     needs_states_[static_cast<std::size_t>(s)] = 1;
   } else if (found != splits.end()) {  // another variable of the system
     std::vector<std::string>& watched = watched_[static_cast<std::size_t>(s)];
-    sources_.push_back(
-        {.system = s, .kind = Source::Kind::variable, .index = static_cast<int>(watched.size()), .name = name});
+    // a state read as a variable is continuous: linear between communication points, not held
+    sources_.push_back({.system = s,
+                        .kind = Source::Kind::variable,
+                        .index = static_cast<int>(watched.size()),
+                        .continuous = system.state_index(name) >= 0,
+                        .name = name});
     watched.push_back(name);
   } else {
     std::vector<std::string> known = system.output_names();
@@ -226,6 +239,7 @@ void ResultRecorder::gather(const model::ModularModel& model) {
     if (needs_states_[s] != 0) model.system(static_cast<int>(s)).states(system_states_[s]);
     if (!watched_[s].empty()) model.system(static_cast<int>(s)).read_variables(system_variables_[s]);
     if (needs_slopes_[s] != 0) model.system(static_cast<int>(s)).output_derivatives(1, system_slopes_[s]);
+    if (needs_state_slopes_[s] != 0) model.system(static_cast<int>(s)).state_derivatives(system_state_slopes_[s]);
   }
   for (std::size_t c = 0; c < sources_.size(); ++c) {
     const Source& source = sources_[c];
@@ -235,7 +249,10 @@ void ResultRecorder::gather(const model::ModularModel& model) {
         row_values_[c] = system_outputs_[s](source.index);
         if (source.slope) row_slopes_[c] = system_slopes_[s](source.index);
         break;
-      case Source::Kind::state: row_values_[c] = system_states_[s](source.index); break;
+      case Source::Kind::state:
+        row_values_[c] = system_states_[s](source.index);
+        if (source.slope) row_slopes_[c] = system_state_slopes_[s](source.index);
+        break;
       case Source::Kind::variable: row_values_[c] = system_variables_[s](source.index); break;
       case Source::Kind::text:
         row_values_[c] = 0.0;

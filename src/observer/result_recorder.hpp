@@ -27,9 +27,10 @@ struct RecorderOptions {
   bool watched = false;                      ///< someone is watching (a terminal): rows to disk within 0.1 s
   /// The communication points need not fall on the output times (a method that chooses its steps):
   /// a row at start + k·interval between two of them is interpolated from them — by the cubic Hermite
-  /// interpolant of the values and the system's own output derivatives at both points for a
-  /// continuous output whose system provides them (not emulated), linearly for the other continuous
-  /// outputs and states; other columns hold the earlier value. Needs interval > 0.
+  /// interpolant of the values and the system's own derivatives at both points for a state (ẋ, from
+  /// the system that owns it) and for a continuous output whose system provides ẏ (not emulated),
+  /// linearly for the other continuous outputs and the variables; other columns hold the earlier
+  /// value. Needs interval > 0.
   bool interpolate = false;
 };
 
@@ -84,7 +85,7 @@ class ResultRecorder final : public Observer {
   void interpolate_rows(const model::ModularModel& model, double t, bool event);
   /// The output time start + k·interval that t stands for (within 1e-9·interval), else t itself.
   [[nodiscard]] double row_time(double t) const;
-  /// Which output columns are interpolated by Hermite (RecorderOptions::interpolate), and their buffers.
+  /// Which output and state columns are interpolated by Hermite (RecorderOptions::interpolate), and their buffers.
   void mark_slope_columns(const model::ModularModel& model);
   /// One label's column (an output, a state or another variable), or Error naming what is known.
   void add_column(model::ModularModel& model, const std::string& label);
@@ -100,9 +101,9 @@ class ResultRecorder final : public Observer {
     int index;
     int text_column = -1;     ///< among the text columns (a String's, or a 64-bit integer's exact value)
     bool continuous = false;  ///< interpolated between communication points (else held)
-    bool slope = false;       ///< continuous, with the system's own derivative: Hermite, not linear
-    bool wide = false;        ///< a 64-bit integer, its exact value in its text column
-    std::string name;         ///< the variable's name in its system
+    bool slope = false;  ///< continuous, with the system's own derivative (ẏ, or ẋ of a state): Hermite, not linear
+    bool wide = false;   ///< a 64-bit integer, its exact value in its text column
+    std::string name;    ///< the variable's name in its system
   };
   /// The interpolated value of column c at w ∈ (0, 1) of the last stretch (of length `span`).
   [[nodiscard]] double between(std::size_t c, double w, double span) const;
@@ -124,8 +125,9 @@ class ResultRecorder final : public Observer {
   // one row's scratch space: each system's outputs and states read once per row
   std::vector<Eigen::VectorXd> system_outputs_, system_states_, system_variables_;
   std::vector<std::vector<std::string>> watched_;  ///< per system: its other variables recorded
-  std::vector<char> needs_outputs_, needs_states_, needs_slopes_;
-  std::vector<Eigen::VectorXd> system_slopes_;  ///< each system's output derivatives, for slope columns
+  std::vector<char> needs_outputs_, needs_states_, needs_slopes_, needs_state_slopes_;
+  std::vector<Eigen::VectorXd> system_slopes_;        ///< each system's output derivatives, for slope columns
+  std::vector<Eigen::VectorXd> system_state_slopes_;  ///< each system's ẋ, for its state columns
   std::vector<double> row_values_;
   std::vector<std::string> row_texts_;
   // interpolate: the previous communication point's row, and the row being interpolated

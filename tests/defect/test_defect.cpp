@@ -276,6 +276,24 @@ TEST(DefectJacobi, RowsComeAtTheOutputIntervalInterpolatedBetweenItsSteps) {
   EXPECT_EQ(q.back(), p.back());
 }
 
+TEST(DefectJacobi, AnFmuThatEndsTheRunEndsItsRowsWhereItStopped) {
+  // the test FMU's output is its time and it asks to terminate at t = 12.5, between output times:
+  // the steps are bounded by output.interval, every row up to 12 is written, and the last at 12.5
+  for (const std::string interface : {"cs", "me"}) {
+    io::Json doc = io::Json::parse(R"({"stop": 15, "method": {"type": "defect-jacobi", "dt": 0.1},
+      "output": {"interval": 1}})");
+    doc["systems"]["s"] = {{"fmu", std::string(COSIMA_C_FMU_DIR) + "/cosima_test_stop.fmu"}, {"interface", interface}};
+    const scenario::ScenarioRun run = scenario::run_scenario(scenario::parse_scenario(doc, "stop.json"));
+    const std::vector<double>& times = run.results->times();
+    const std::vector<double> y = run.results->column("s.y");
+    ASSERT_EQ(times.size(), 14U) << interface;
+    for (std::size_t k = 0; k < 13; ++k) EXPECT_EQ(times[k], static_cast<double>(k)) << interface;
+    EXPECT_EQ(times.back(), 12.5) << interface;
+    for (std::size_t k = 0; k < times.size(); ++k) EXPECT_NEAR(y[k], times[k], 1e-9) << interface;
+    EXPECT_TRUE(run.stats.terminated_early) << interface;
+  }
+}
+
 struct ToleranceRun {
   double error, mean_step, within;  ///< within: share of steps after the tenth with ε_k ≤ 2 tol
 };

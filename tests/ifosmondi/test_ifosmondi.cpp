@@ -146,6 +146,22 @@ TEST(IfosmondiJfm, Fig8AndersonAsAccurateAsNewtonWithFewerIntegrations) {
   }
 }
 
+TEST(IfosmondiJfm, NgmresFarFromContractiveIsRefusedByNameAndItsLineSearchVariantConverges) {
+  // seed 001 Fig. 8: NGMRES without line search failed at ρ(J_Ψ) = 10, the variant with line search
+  // converged everywhere. Here plain NGMRES fails from ρ = 5 (D_D = 0.04): the error names the solver
+  // and what converges instead; NGMRES-LS is within 1e-5 of the monolithic run as NewtonLS is.
+  for (const double d_d : {0.04, 0.01}) {
+    const std::string what = error_of([&] {
+      run_b1("ifosmondi-jfm", d_d, 1e-2, {"method.epsilon=1e-4", "method.jfm=ngmres"});
+    });
+    EXPECT_NE(what.find("method.jfm = \"ngmres\" (without line search) does not converge"), std::string::npos) << what;
+    EXPECT_NE(what.find("\"ngmres-ls\""), std::string::npos) << what;
+    const auto reference = run_b1("monolithic", d_d, 1e-4);
+    const auto line_search = run_b1("ifosmondi-jfm", d_d, 1e-2, {"method.epsilon=1e-4", "method.jfm=ngmres-ls"});
+    EXPECT_LT(scenario::mean_nl2(line_search, reference), 1e-5) << "D_D = " << d_d;
+  }
+}
+
 TEST(IfosmondiJfm, TheComponentwiseCriterionWeighsEachUnknownAgainstItsOwnScale) {
   // On B1 the interface position (~50 m) sets eq. 27's tolerance for the force (~0.06 N): Anderson
   // stops at ‖γ‖ ≈ 4e-5 even at ε = 1e-5, which leaves the force a few 1e-4 off. Componentwise,
