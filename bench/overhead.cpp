@@ -233,7 +233,9 @@ double mailbox_round_trip_us(int round_trips) {
   if (pid < 0) throw Error("bench overhead: fork failed");
   if (pid == 0) {
     std::vector<char> in;
-    while (mailbox->wait_request(in, std::chrono::milliseconds(100), always) == exec::ShmMailbox::Waited::frame &&
+    exec::ShmMailbox::Cursor requests;
+    while (mailbox->wait_request(requests, in, std::chrono::milliseconds(100), always) ==
+               exec::ShmMailbox::Waited::frame &&
            !in.empty()) {
       (void)mailbox->post_reply(in);
     }
@@ -241,10 +243,11 @@ double mailbox_round_trip_us(int round_trips) {
   }
   const std::vector<char> ping(64, 'x');
   std::vector<char> pong;
+  exec::ShmMailbox::Cursor replies;
   const auto start = std::chrono::steady_clock::now();
   for (int r = 0; r < round_trips; ++r) {
     (void)mailbox->post_request(ping);
-    (void)mailbox->wait_reply(pong, std::chrono::milliseconds(100), always);
+    (void)mailbox->wait_reply(replies, pong, std::chrono::milliseconds(100), always);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   (void)mailbox->post_request({});

@@ -9,8 +9,15 @@
 
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 
 namespace cosima {
 
@@ -27,8 +34,52 @@ struct ChildSlot {
   std::atomic<pid_t> pid{0};
 };
 
-std::array<DirectorySlot, kMaxRegistered> g_directories;
-std::array<ChildSlot, kMaxRegistered> g_children;
+/// Slots in blocks linked as they are needed; a block, once linked, stays for the process's life (a
+/// handler may be walking it).
+template <class Slot>
+struct Block {
+  static constexpr std::size_t kSlots = 64;
+  std::array<Slot, kSlots> slots;
+  std::atomic<Block*> next{nullptr};
+};
+
+Block<DirectorySlot> g_directories;
+Block<ChildSlot> g_children;
+
+/// Calls `visit` on every slot of the list until it returns true.
+template <class Slot, class Visit>
+bool each_slot(Block<Slot>& first, const Visit& visit) noexcept {
+  for (Block<Slot>* block = &first; block != nullptr; block = block->next.load()) {
+    for (Slot& slot : block->slots) {
+      if (visit(slot)) return true;
+    }
+  }
+  return false;
+}
+
+/// A free slot claimed for this process (owner set), a new block linked when none is free; nullptr
+/// when no block can be allocated.
+template <class Slot>
+Slot* claim(Block<Slot>& first) noexcept {
+  const pid_t self = getpid();
+  for (Block<Slot>* block = &first;;) {
+    for (Slot& slot : block->slots) {
+      pid_t free = 0;
+      if (slot.owner.compare_exchange_strong(free, self)) return &slot;
+    }
+    Block<Slot>* next = block->next.load();
+    if (next == nullptr) {
+      auto* fresh = new (std::nothrow) Block<Slot>();
+      if (fresh == nullptr) return nullptr;
+      if (block->next.compare_exchange_strong(next, fresh)) {
+        next = fresh;
+      } else {
+        delete fresh;  // another thread linked one first: `next` is it
+      }
+    }
+    block = next;
+  }
+}
 
 /// The layout getdents64 fills (linux_dirent64).
 struct DirectoryEntry {
@@ -82,62 +133,92 @@ void remove_tree(const char* path) noexcept {
 
 }  // namespace
 
-void register_temporary_directory(const char* path) noexcept {
+bool register_temporary_directory(const char* path) noexcept {
   const std::size_t length = std::strlen(path);
-  if (length + 1 > PATH_MAX) return;
-  for (DirectorySlot& slot : g_directories) {
-    pid_t free = 0;
-    if (!slot.owner.compare_exchange_strong(free, getpid())) continue;
-    std::memcpy(slot.path.data(), path, length + 1);
-    slot.ready.store(true);
-    return;
-  }
+  if (length + 1 > PATH_MAX) return false;
+  DirectorySlot* slot = claim(g_directories);
+  if (slot == nullptr) return false;
+  std::memcpy(slot->path.data(), path, length + 1);
+  slot->ready.store(true);
+  return true;
 }
 
 void unregister_temporary_directory(const char* path) noexcept {
   const pid_t self = getpid();
-  for (DirectorySlot& slot : g_directories) {
-    if (slot.owner.load() != self || !slot.ready.load() || std::strcmp(slot.path.data(), path) != 0) continue;
+  each_slot(g_directories, [&](DirectorySlot& slot) {
+    if (slot.owner.load() != self || !slot.ready.load() || std::strcmp(slot.path.data(), path) != 0) return false;
     slot.ready.store(false);
     slot.owner.store(0);
-  }
+    return true;
+  });
 }
 
-void register_child(pid_t pid) noexcept {
-  for (ChildSlot& slot : g_children) {
-    pid_t free = 0;
-    if (!slot.owner.compare_exchange_strong(free, getpid())) continue;
-    slot.pid.store(pid);
-    return;
-  }
+bool register_child(pid_t pid) noexcept {
+  ChildSlot* slot = claim(g_children);
+  if (slot == nullptr) return false;
+  slot->pid.store(pid);
+  return true;
 }
 
 void unregister_child(pid_t pid) noexcept {
   const pid_t self = getpid();
-  for (ChildSlot& slot : g_children) {
-    if (slot.owner.load() != self || slot.pid.load() != pid) continue;
+  each_slot(g_children, [&](ChildSlot& slot) {
+    if (slot.owner.load() != self || slot.pid.load() != pid) return false;
     slot.pid.store(0);
     slot.owner.store(0);
+    return true;
+  });
+}
+
+std::filesystem::path temporary_root() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::filesystem::path root = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  std::error_code error;
+  if (!std::filesystem::is_directory(root, error)) {
+    throw Error(fmt::format("{}'{}' is not a folder, and cosima unpacks FMUs there; {}",
+                            tmpdir != nullptr && *tmpdir != '\0' ? "TMPDIR=" : "", root.string(),
+                            tmpdir != nullptr && *tmpdir != '\0' ? "set TMPDIR to a writable folder" : "create it"));
   }
+  return root;
+}
+
+std::filesystem::path make_temporary_directory(const std::string& prefix) {
+  std::string pattern = (temporary_root() / (prefix + "-XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw Error(fmt::format("cannot create a temporary folder {}: {}", pattern, std::strerror(errno)));
+  }
+  if (!register_temporary_directory(pattern.c_str())) {
+    std::error_code ignored;
+    std::filesystem::remove(pattern, ignored);
+    throw Error(
+        fmt::format("cannot register the temporary folder {} for removal on a fatal exit (out of memory)", pattern));
+  }
+  return pattern;
 }
 
 void emergency_cleanup() noexcept {
   const pid_t self = getpid();
-  for (ChildSlot& slot : g_children) {
+  each_slot(g_children, [&](ChildSlot& slot) {
     const pid_t pid = slot.pid.load();
-    if (slot.owner.load() != self || pid <= 0) continue;
-    kill(pid, SIGKILL);
+    if (slot.owner.load() == self && pid > 0) kill(pid, SIGKILL);  // all killed first, then all reaped
+    return false;
+  });
+  each_slot(g_children, [&](ChildSlot& slot) {
+    const pid_t pid = slot.pid.load();
+    if (slot.owner.load() != self || pid <= 0) return false;
     int status = 0;
     waitpid(pid, &status, 0);
     slot.pid.store(0);
     slot.owner.store(0);
-  }
-  for (DirectorySlot& slot : g_directories) {
-    if (slot.owner.load() != self || !slot.ready.load()) continue;
+    return false;
+  });
+  each_slot(g_directories, [&](DirectorySlot& slot) {
+    if (slot.owner.load() != self || !slot.ready.load()) return false;
     remove_tree(slot.path.data());
     slot.ready.store(false);
     slot.owner.store(0);
-  }
+    return false;
+  });
 }
 
 }  // namespace cosima

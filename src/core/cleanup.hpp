@@ -12,15 +12,26 @@
 // parent's directories nor kills its siblings.
 #include <sys/types.h>
 
+#include <filesystem>
+#include <string>
+
 namespace cosima {
 
-/// At most kMaxRegistered of each are remembered (the rest are still removed by their destructors).
-inline constexpr int kMaxRegistered = 256;
-
-void register_temporary_directory(const char* path) noexcept;
+/// The registrations have no fixed cap: slots come in blocks, a new block allocated (outside any signal
+/// handler) when every slot is taken; the fatal paths only walk them. A registration returns false
+/// only when it cannot be remembered — no memory for a block, or a path longer than PATH_MAX — and
+/// the caller refuses to go on (what it made would outlive a fatal exit).
+[[nodiscard]] bool register_temporary_directory(const char* path) noexcept;
 void unregister_temporary_directory(const char* path) noexcept;
-void register_child(pid_t pid) noexcept;
+[[nodiscard]] bool register_child(pid_t pid) noexcept;
 void unregister_child(pid_t pid) noexcept;
+
+/// Where temporary files go: $TMPDIR when set, else /tmp. Throws Error naming TMPDIR when it is not a
+/// folder (std::filesystem would throw its own exception, which no message of cosima's names).
+std::filesystem::path temporary_root();
+/// A new folder temporary_root()/PREFIX-XXXXXX (mkdtemp), registered; throws Error naming the folder
+/// when it cannot be made or registered.
+std::filesystem::path make_temporary_directory(const std::string& prefix);
 
 /// Kills (SIGKILL) and reaps this process's registered children, then removes its registered
 /// temporary directories. Async-signal-safe; idempotent.

@@ -16,7 +16,7 @@ namespace cosima {
 
 namespace detail {
 constinit thread_local const ForeignCall* t_foreign_call = nullptr;
-ForeignCall* g_foreign_call_mirror = nullptr;
+ForeignCallMirror* g_foreign_call_mirror = nullptr;
 }  // namespace detail
 
 namespace {
@@ -182,7 +182,7 @@ extern "C" void on_exit_foreign_call() {
 
 }  // namespace
 
-void mirror_foreign_calls(ForeignCall* shared) noexcept { detail::g_foreign_call_mirror = shared; }
+void mirror_foreign_calls(ForeignCallMirror* shared) noexcept { detail::g_foreign_call_mirror = shared; }
 
 void forget_emergency_flushes() noexcept {
   for (auto& slot : g_streams) slot.store(nullptr);

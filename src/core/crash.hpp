@@ -13,6 +13,7 @@
 // status 70. Everything here is async-signal-safe on the signal path: no allocation, no stdio.
 #include <atomic>
 #include <cstddef>
+#include <string>
 
 namespace cosima {
 
@@ -23,13 +24,39 @@ struct ForeignCall {
   double time = 0.0;
 };
 
+/// What a child process shows its parent of its foreign call in flight (mirror_foreign_calls): the
+/// function's name as text, not a pointer — the parent reads it from memory the child's FMU can
+/// scribble over, and trusts nothing there (function_name).
+struct ForeignCallMirror {
+  static constexpr std::size_t kLength = 48;
+  double time = 0.0;
+  char function[kLength] = {};  ///< "" when no call is in flight; truncated to kLength - 1
+  /// The name as the parent may print it: cut at the first NUL or at kLength - 1 characters,
+  /// characters outside printable ASCII replaced by '?'.
+  [[nodiscard]] std::string function_name() const {
+    std::string name;
+    for (std::size_t i = 0; i + 1 < kLength && function[i] != '\0'; ++i) {
+      const char c = function[i];
+      name += c >= ' ' && c <= '~' ? c : '?';
+    }
+    return name;
+  }
+};
+
 namespace detail {
 /// The innermost foreign call in flight on this thread (nullptr: none), which lives in its
 /// ForeignCallScope on this thread's stack, and the shared slot that mirrors it in a child process
 /// (mirror_foreign_calls); defined in crash.cpp, inline here because a scope opens up to three times
 /// per system and macro-step.
 extern constinit thread_local const ForeignCall* t_foreign_call;
-extern ForeignCall* g_foreign_call_mirror;
+extern ForeignCallMirror* g_foreign_call_mirror;
+/// Copies `function` (nullptr: none) into the mirror, bounded.
+inline void mirror_function(const char* function) noexcept {
+  char* out = g_foreign_call_mirror->function;
+  std::size_t i = 0;
+  for (; function != nullptr && i + 1 < ForeignCallMirror::kLength && function[i] != '\0'; ++i) out[i] = function[i];
+  out[i] = '\0';
+}
 }  // namespace detail
 
 /// Marks the calling thread as inside a foreign function for its lifetime (nests: the outer call is
@@ -44,19 +71,19 @@ class ForeignCallScope {
     detail::t_foreign_call = &call_;
     if (detail::g_foreign_call_mirror != nullptr) {
       detail::g_foreign_call_mirror->time = time;
-      detail::g_foreign_call_mirror->function = function;
+      detail::mirror_function(function);
     }
   }
   ~ForeignCallScope() {
     std::atomic_signal_fence(std::memory_order_release);
     detail::t_foreign_call = outer_;
     if (detail::g_foreign_call_mirror != nullptr)
-      detail::g_foreign_call_mirror->function = outer_ != nullptr ? outer_->function : nullptr;
+      detail::mirror_function(outer_ != nullptr ? outer_->function : nullptr);
   }
   /// The next call of the same foreign code, in the same scope.
   void now(const char* function) noexcept {
     call_.function = function;
-    if (detail::g_foreign_call_mirror != nullptr) detail::g_foreign_call_mirror->function = function;
+    if (detail::g_foreign_call_mirror != nullptr) detail::mirror_function(function);
   }
   ForeignCallScope(const ForeignCallScope&) = delete;
   ForeignCallScope& operator=(const ForeignCallScope&) = delete;
@@ -83,7 +110,7 @@ void unregister_emergency_flush(EmergencyFlushable* stream) noexcept;
 /// In a child process serving systems (exec/process_executor.hpp): every foreign call's function
 /// and time are also written to `shared` (memory the parent reads: function names are literals of
 /// the one binary, at the same address in both processes).
-void mirror_foreign_calls(ForeignCall* shared) noexcept;
+void mirror_foreign_calls(ForeignCallMirror* shared) noexcept;
 /// In a child process: the parent's streams and stats are the parent's to save, not the child's.
 void forget_emergency_flushes() noexcept;
 

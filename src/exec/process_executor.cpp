@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -44,7 +45,11 @@ bool send_frame(int fd, const std::vector<char>& bytes) {
          write_all(fd, bytes.data(), bytes.size());
 }
 
-enum class Received : std::uint8_t { frame, closed, timeout };
+enum class Received : std::uint8_t { frame, closed, timeout, malformed };
+
+/// The longest frame a socket may announce: a process's descriptions or a batch's replies are far
+/// shorter; a longer length is a stray write, not a frame (and not an allocation of that size).
+constexpr std::uint64_t kMaxSocketFrame = std::uint64_t{1} << 30;
 
 /// Reads exactly `size` bytes before the deadline (none: wait for ever).
 Received read_all(int fd, char* data, std::size_t size, std::optional<Clock::time_point> deadline) {
@@ -74,15 +79,16 @@ Received read_frame(int fd, std::vector<char>& bytes, std::optional<Clock::time_
       r != Received::frame) {
     return r;
   }
+  if (length > kMaxSocketFrame) return Received::malformed;
   bytes.resize(static_cast<std::size_t>(length));
   return read_all(fd, bytes.data(), bytes.size(), deadline);
 }
 
-/// Whether the process at the other end of `socket` is still there (its end not closed).
-bool peer_alive(int socket) {
-  char byte = 0;
-  const ssize_t n = ::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR));
+/// Whether the child `pid` is still running: asked of the process itself (waitid without reaping it),
+/// not of its socket, where bytes it wrote before dying would make it look alive.
+bool child_alive(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
 }
 
 /// A frame into the mailbox, or by the socket when too long for it; false when the socket failed.
@@ -92,16 +98,18 @@ bool post(ShmMailbox& mailbox, bool request, int socket, const std::vector<char>
 }
 
 /// The child's next request: from the mailbox (or the socket, when the mailbox says so); false when
-/// the parent is gone.
-bool next_request(ShmMailbox& mailbox, int socket, std::vector<char>& in) {
-  const auto waited = mailbox.wait_request(in, std::chrono::milliseconds(100), [&] { return peer_alive(socket); });
-  if (waited == ShmMailbox::Waited::gave_up) return false;
+/// the parent is gone (this process re-parented) or sent what is no frame.
+bool next_request(ShmMailbox& mailbox, ShmMailbox::Cursor& cursor, int socket, pid_t parent, std::vector<char>& in) {
+  const auto waited =
+      mailbox.wait_request(cursor, in, std::chrono::milliseconds(100), [&] { return getppid() == parent; });
+  if (waited == ShmMailbox::Waited::gave_up || waited == ShmMailbox::Waited::malformed) return false;
   return waited == ShmMailbox::Waited::frame || read_frame(socket, in, std::nullopt) == Received::frame;
 }
 
 /// The child: builds its systems, describes them, then carries out orders until shut down.
 [[noreturn]] void child_main(const SystemCatalog& catalog, const std::vector<int>& systems, int socket,
-                             ShmMailbox& mailbox, const std::string& tmp, ForeignCall* call, int* system_in_flight) {
+                             ShmMailbox& mailbox, int yields, const std::string& tmp, ForeignCallMirror* call,
+                             int* system_in_flight, pid_t parent) {
   forget_emergency_flushes();  // the parent's result streams are the parent's
   own_fatal_signals();
   forward_warnings();  // the replies carry them to the parent, whose stats list them
@@ -113,7 +121,8 @@ bool next_request(ShmMailbox& mailbox, int socket, std::vector<char>& in) {
     SystemServer server(catalog, systems);
     if (!post(mailbox, false, socket, server.descriptions())) std::_Exit(1);
     std::vector<char> in, out;
-    while (next_request(mailbox, socket, in) && !in.empty()) {
+    ShmMailbox::Cursor cursor{.yields = yields};
+    while (next_request(mailbox, cursor, socket, parent, in) && !in.empty()) {
       server.serve(in.data(), in.size(), out, [&](int s) { *system_in_flight = s; });
       *system_in_flight = -1;
       if (!post(mailbox, false, socket, out)) {
@@ -153,13 +162,16 @@ ProcessExecutor::ProcessExecutor(const SystemCatalog& catalog, ProcessOptions op
   descriptions_.assign(static_cast<std::size_t>(systems), {});
   frames_.assign(children_.size(), {});
   running_ = true;
+  const int yields = ShmMailbox::yields_for(count);
+  const pid_t parent = getpid();
   std::fflush(nullptr);  // nothing buffered twice
   for (std::size_t k = 0; k < children_.size(); ++k) {
     Child& child = children_[k];
-    std::string pattern = (std::filesystem::temp_directory_path() / "cosima-process-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) fail(static_cast<int>(k), "cannot create its temporary directory");
-    child.temporary = pattern;
-    register_temporary_directory(child.temporary.c_str());  // the parent's to remove, however it ends
+    try {
+      child.temporary = make_temporary_directory("cosima-process");  // the parent's to remove, however it ends
+    } catch (const Error& e) {
+      fail(static_cast<int>(k), e.what());
+    }
     void* page = mmap(nullptr, sizeof(SharedPage), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) fail(static_cast<int>(k), "cannot map its shared page");
     child.shared = new (page) SharedPage();
@@ -171,21 +183,35 @@ ProcessExecutor::ProcessExecutor(const SystemCatalog& catalog, ProcessOptions op
     const pid_t pid = fork();
     if (pid < 0) fail(static_cast<int>(k), fmt::format("fork failed: {}", std::strerror(errno)));
     if (pid == 0) {
-      for (std::size_t j = 0; j < k; ++j) ::close(children_[j].socket);
+      for (std::size_t j = 0; j < k; ++j) {  // the other processes' traffic is none of this one's
+        ::close(children_[j].socket);
+        ShmMailbox::destroy(children_[j].mailbox);
+        munmap(children_[j].shared, sizeof(SharedPage));
+      }
       ::close(sockets[0]);
-      child_main(catalog, child.systems, sockets[1], *child.mailbox, child.temporary, &child.shared->call,
-                 &child.shared->system);
+      child_main(catalog, child.systems, sockets[1], *child.mailbox, yields, child.temporary, &child.shared->call,
+                 &child.shared->system, parent);
     }
+    child.reply.yields = yields;
     ::close(sockets[1]);
     child.pid = pid;
-    register_child(pid);  // killed and reaped on the fatal paths too (core/cleanup.hpp)
     child.socket = sockets[0];
+    if (!register_child(pid)) {  // killed and reaped on the fatal paths too (core/cleanup.hpp)
+      kill(pid, SIGKILL);
+      fail(static_cast<int>(k), "cannot register its process for the fatal paths (out of memory)");
+    }
   }
   // each process describes what it built
   std::string failures;
   for (std::size_t k = 0; k < children_.size(); ++k) {
     receive(static_cast<int>(k));
-    const std::string failed = decode_descriptions(buffer_.data(), buffer_.size(), descriptions_);
+    std::string failed;
+    try {
+      failed = decode_descriptions(buffer_.data(), buffer_.size(), descriptions_);
+    } catch (const Error& e) {
+      fail(static_cast<int>(k),
+           fmt::format("its process {} sent malformed descriptions: {}", children_[k].pid, e.what()));
+    }
     if (!failed.empty()) failures += (failures.empty() ? "" : "; ") + failed;
   }
   if (!failures.empty()) {
@@ -223,15 +249,11 @@ std::string ProcessExecutor::shut_down(bool report) {
       unregister_child(child.pid);
       const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       if (!clean && report) {
-        std::string during;
-        if (child.shared != nullptr && child.shared->call.function != nullptr) {
-          during = fmt::format(" in {} at t = {}", child.shared->call.function, child.shared->call.time);
-        }
         const std::string how = killed                ? "did not end within 5 s of the run's end and was killed"
                                 : WIFSIGNALED(status) ? fmt::format("died of {}", signal_text(WTERMSIG(status)))
                                                       : fmt::format("exited with status {}", WEXITSTATUS(status));
         failures += fmt::format("{}{}: its process {} {} while shutting down{}", failures.empty() ? "" : "; ",
-                                who(static_cast<int>(k)), child.pid, how, during);
+                                who(static_cast<int>(k)), child.pid, how, during(static_cast<int>(k)));
       }
       child.pid = -1;
     }
@@ -254,7 +276,8 @@ std::string ProcessExecutor::shut_down(bool report) {
 
 std::string ProcessExecutor::who(int k) const {
   const Child& child = children_[static_cast<std::size_t>(k)];
-  int s = child.shared != nullptr ? child.shared->system : -1;
+  int s = child.shared != nullptr ? child.shared->system : -1;  // the child's word: one of its own systems, or none
+  if (std::find(child.systems.begin(), child.systems.end(), s) == child.systems.end()) s = -1;
   if (s < 0 && child.systems.size() == 1) s = child.systems.front();
   if (s < 0) {
     return fmt::format("process {} (systems of index {}…)", child.pid,
@@ -265,13 +288,15 @@ std::string ProcessExecutor::who(int k) const {
                      fmu.empty() ? "" : fmt::format(" (FMU '{}')", fmu.string()));
 }
 
-void ProcessExecutor::fail(int k, const std::string& what) {
+std::string ProcessExecutor::during(int k) const {
   const Child& child = children_[static_cast<std::size_t>(k)];
-  std::string during;
-  if (child.shared != nullptr && child.shared->call.function != nullptr) {
-    during = fmt::format(" in {} at t = {}", child.shared->call.function, child.shared->call.time);
-  }
-  const std::string message = fmt::format("{}: {}{}", who(k), what, during);
+  if (child.shared == nullptr) return {};
+  const std::string function = child.shared->call.function_name();
+  return function.empty() ? std::string() : fmt::format(" in {} at t = {}", function, child.shared->call.time);
+}
+
+void ProcessExecutor::fail(int k, const std::string& what) {
+  const std::string message = fmt::format("{}: {}{}", who(k), what, during(k));
   (void)shut_down(false);  // the failure is this message
   throw Error(message);
 }
@@ -290,16 +315,32 @@ void ProcessExecutor::receive(int k) {
   bool late = false;
   const auto alive = [&] {
     late = deadline && Clock::now() > *deadline;
-    return !late && peer_alive(child.socket);
+    return !late && child_alive(child.pid);
   };
   Received r = Received::frame;
-  switch (child.mailbox->wait_reply(buffer_, std::chrono::milliseconds(20), alive)) {
+  std::string malformed = "a frame length beyond 1 GiB on its socket";
+  switch (child.mailbox->wait_reply(child.reply, buffer_, std::chrono::milliseconds(20), alive)) {
     case ShmMailbox::Waited::frame: return;
     case ShmMailbox::Waited::on_socket: r = read_frame(child.socket, buffer_, deadline); break;
     case ShmMailbox::Waited::gave_up: r = late ? Received::timeout : Received::closed; break;
+    case ShmMailbox::Waited::malformed:
+      r = Received::malformed;
+      malformed = fmt::format("frame {} where {} was due, of {} bytes in a slot of {}", child.reply.fault.sequence,
+                              child.reply.fault.expected, child.reply.fault.size, ShmMailbox::kCapacity);
+      break;
   }
   if (r == Received::frame) return;
   int status = 0;
+  if (r == Received::malformed) {
+    kill(child.pid, SIGKILL);
+    waitpid(child.pid, &status, 0);
+    unregister_child(child.pid);
+    const pid_t pid = child.pid;
+    child.pid = -1;
+    fail(k, fmt::format("its process {} sent a malformed reply ({}): something in it wrote over its mailbox; the "
+                        "process was killed",
+                        pid, malformed));
+  }
   if (r == Received::timeout) {
     kill(child.pid, SIGKILL);
     waitpid(child.pid, &status, 0);
@@ -334,7 +375,12 @@ void ProcessExecutor::execute(Batch& batch) {
   for (std::size_t k = 0; k < children_.size(); ++k) {
     if (frames_[k].empty()) continue;
     receive(static_cast<int>(k));
-    auto failed = decode_replies(buffer_.data(), buffer_.size(), batch, proxies_);
+    std::pair<int, std::string> failed;
+    try {
+      failed = decode_replies(buffer_.data(), buffer_.size(), batch, proxies_);
+    } catch (const Error& e) {
+      fail(static_cast<int>(k), fmt::format("its process {} sent a malformed reply: {}", children_[k].pid, e.what()));
+    }
     if (failed.first >= 0 && (failure.first < 0 || failed.first < failure.first)) failure = std::move(failed);
   }
   if (failure.first >= 0) throw Error(fmt::format("{}: {}", place(failure.first), failure.second));

@@ -51,7 +51,7 @@ class ProcessExecutor final : public RemoteExecutor {
   /// What a child shares with the parent: the system carrying out an order, the FMI call in flight.
   struct SharedPage {
     int system = -1;
-    ForeignCall call;
+    ForeignCallMirror call;
   };
   struct Child {
     pid_t pid = -1;
@@ -59,6 +59,7 @@ class ProcessExecutor final : public RemoteExecutor {
     std::string temporary;          ///< the child's TMPDIR
     SharedPage* shared = nullptr;   ///< mmap'ed, MAP_SHARED
     ShmMailbox* mailbox = nullptr;  ///< the orders and replies (exec/shm_mailbox.hpp)
+    ShmMailbox::Cursor reply;       ///< the replies read, kept here and not in the shared mapping
     std::vector<int> systems;
     std::vector<char> frame;  ///< outgoing orders of the current batch
   };
@@ -73,6 +74,8 @@ class ProcessExecutor final : public RemoteExecutor {
   std::string shut_down(bool report);
   /// Who runs in child k, for messages: "system 's' (FMU 'f')".
   [[nodiscard]] std::string who(int k) const;
+  /// " in fmi2DoStep at t = 0.5" when child k's mirror shows a foreign call in flight, else "".
+  [[nodiscard]] std::string during(int k) const;
 
   const SystemCatalog& catalog_;
   ProcessOptions options_;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <new>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -35,6 +36,11 @@ void futex_wake(std::atomic<std::uint32_t>& word) {
 
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "a futex word shared between processes");
 
+int ShmMailbox::yields_for(int processes) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 || static_cast<unsigned>(processes) + 1 > cores ? 0 : kYields;
+}
+
 ShmMailbox* ShmMailbox::create() {
   void* page = mmap(nullptr, sizeof(ShmMailbox), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (page == MAP_FAILED) throw Error(fmt::format("cannot map a shared mailbox: {}", std::strerror(errno)));
@@ -51,9 +57,9 @@ bool ShmMailbox::post(Slot& slot, const std::vector<char>& frame) {
   const bool fits = frame.size() <= kCapacity;
   if (fits) {
     if (!frame.empty()) std::memcpy(slot.data, frame.data(), frame.size());
-    slot.size = frame.size();
+    slot.size.store(frame.size(), std::memory_order_relaxed);
   } else {
-    slot.size = kOnSocket;
+    slot.size.store(kOnSocket, std::memory_order_relaxed);
   }
   // seq_cst on both sides (sequence then sleeping here, sleeping then sequence in wait): either the
   // reader sees the new sequence before sleeping, or this side sees it asleep and wakes it
@@ -62,11 +68,11 @@ bool ShmMailbox::post(Slot& slot, const std::vector<char>& frame) {
   return fits;
 }
 
-ShmMailbox::Waited ShmMailbox::wait(Slot& slot, std::vector<char>& frame, std::chrono::milliseconds slice,
-                                    const Alive& alive) {
-  const std::uint32_t read = slot.read;
+ShmMailbox::Waited ShmMailbox::wait(Slot& slot, Cursor& cursor, std::vector<char>& frame,
+                                    std::chrono::milliseconds slice, const Alive& alive) {
+  const std::uint32_t read = cursor.read;
   bool posted = false;
-  for (int round = 0; round < kYields && !posted; ++round) {
+  for (int round = 0; round < cursor.yields && !posted; ++round) {
     posted = slot.sequence.load(std::memory_order_acquire) != read;
     if (!posted) sched_yield();
   }
@@ -82,9 +88,16 @@ ShmMailbox::Waited ShmMailbox::wait(Slot& slot, std::vector<char>& frame, std::c
     }
     slot.sleeping.store(0, std::memory_order_relaxed);
   }
-  slot.read = slot.sequence.load(std::memory_order_acquire);
-  if (slot.size == kOnSocket) return Waited::on_socket;
-  frame.assign(slot.data, slot.data + slot.size);
+  // one frame per request: the next sequence, and a size the slot can hold, or the frame is refused
+  const std::uint32_t sequence = slot.sequence.load(std::memory_order_acquire);
+  const std::uint64_t size = slot.size.load(std::memory_order_relaxed);
+  if (sequence != read + 1 || (size > kCapacity && size != kOnSocket)) {
+    cursor.fault = {.sequence = sequence, .expected = read + 1, .size = size};
+    return Waited::malformed;
+  }
+  cursor.read = sequence;
+  if (size == kOnSocket) return Waited::on_socket;
+  frame.assign(slot.data, slot.data + size);
   return Waited::frame;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// A byte buffer for what crosses MPI: orders, replies and system descriptions. Values are copied
-// as they are in memory (all ranks run the same binary on the same kind of machine).
+// A byte buffer for what crosses MPI or the process executor's mailboxes: orders, replies and system
+// descriptions. Values are copied as they are in memory (all ranks run the same binary on the same
+// kind of machine). The reader trusts no length it reads: a size or a matrix shape the remaining
+// bytes cannot hold is an Error, before anything is allocated for it.
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -60,6 +62,11 @@ class Reader {
   template <typename Matrix>
   void get_matrix(Matrix& m) {
     const auto rows = get<std::int64_t>(), cols = get<std::int64_t>();
+    if (rows < 0 || cols < 0 ||
+        (cols > 0 &&
+         static_cast<std::uint64_t>(rows) > (size_ - at_) / sizeof(double) / static_cast<std::uint64_t>(cols))) {
+      throw Error(fmt_shape(rows, cols));
+    }
     m.resize(rows, cols);
     for (Eigen::Index c = 0; c < cols; ++c) {
       for (Eigen::Index r = 0; r < rows; ++r) m(r, c) = get<double>();
@@ -69,7 +76,11 @@ class Reader {
 
  private:
   void need(std::size_t bytes) const {
-    if (at_ + bytes > size_) throw Error("MPI message shorter than its contents (a protocol error)");
+    if (bytes > size_ - at_) throw Error("a message shorter than its contents (a protocol error)");
+  }
+  static std::string fmt_shape(std::int64_t rows, std::int64_t cols) {
+    return "a message announcing a " + std::to_string(rows) + "×" + std::to_string(cols) +
+           " matrix its bytes do not hold (a protocol error)";
   }
   const char* data_;
   std::size_t size_;

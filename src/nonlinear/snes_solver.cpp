@@ -59,7 +59,8 @@ void configure_mpi_singleton() {
 
 void use_private_mpi_session_directory() {
   if (std::getenv("OMPI_MCA_orte_tmpdir_base") != nullptr) return;  // the user chose one
-  std::string pattern = (std::filesystem::temp_directory_path() / "cosima-mpi-XXXXXX").string();
+  std::error_code ignored;                                          // no TMPDIR: Open MPI's default then
+  std::string pattern = (std::filesystem::temp_directory_path(ignored) / "cosima-mpi-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) return;  // Open MPI's default then
   mpi_session_base() = pattern;
   setenv("OMPI_MCA_orte_tmpdir_base", pattern.c_str(), 1);

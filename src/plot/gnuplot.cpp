@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/cleanup.hpp"
 #include "core/error.hpp"
 #include "io/csv.hpp"
 
@@ -23,7 +24,7 @@ namespace {
 struct TemporaryFile {
   std::filesystem::path path;
   TemporaryFile() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "cosima-plot-XXXXXX").string();
+    std::string pattern = (temporary_root() / "cosima-plot-XXXXXX").string();
     const int fd = mkstemp(pattern.data());
     if (fd < 0) throw Error("cannot create a temporary file for gnuplot");
     close(fd);

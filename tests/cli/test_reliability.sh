@@ -46,6 +46,27 @@ for spec in "1:died of SIGSEGV in fmi2DoStep at t = 0.5" "2:died of SIGABRT in f
   rows_reach "p$mode.csv" 0.49 "processes-mode-$mode-rows"
   no_temp_left "processes-mode-$mode"
 done
+# a stray write over the process's shared mappings: the mailbox's frame is refused by name, and the
+# sibling forked before it ("a") was not hit (each child maps its own mailbox only)
+cat > m8.json <<JSON
+{"stop": 1, "method": {"type": "jacobi", "dt": 0.01},
+ "systems": {"a": {"fmu": "$fmus/cosima_test_nan.fmu", "parameters": {"nan_at": 10}},
+             "m": {"fmu": "$fmus/cosima_test_misbehave.fmu", "parameters": {"mode": 8, "at": 0.5}}},
+ "inputs": {"a.u": 0}, "output": {"interval": 0.01}}
+JSON
+check processes-mode-8 1 "system 'm' \(FMU '.*cosima_test_misbehave.fmu'\): its process [0-9]+ sent a malformed reply \(frame [0-9]+ where [0-9]+ was due" -- \
+  timeout 60 "$cosima" run m8.json --executor processes --out p8.csv --stats p8.json
+check processes-mode-8-stats 0 '"error": "system .m. .*malformed reply' -- cat p8.json
+rows_reach p8.csv 0.49 processes-mode-8-rows
+no_temp_left processes-mode-8
+# a process that wrote to its socket and exited: its death is seen at once (not after the timeout)
+misbehave 9
+start=$(date +%s)
+check processes-mode-9 1 "system 'm' \(FMU '.*cosima_test_misbehave.fmu'\): its process [0-9]+ exited with status 70 in fmi2DoStep at t = 0.5" -- \
+  timeout 60 "$cosima" run m9.json --executor processes --fmu-timeout 30 --out p9.csv
+check processes-mode-9-at-once 0 "at once" -- sh -c "[ \$(( \$(date +%s) - $start )) -lt 20 ] && echo at once"
+rows_reach p9.csv 0.49 processes-mode-9-rows
+no_temp_left processes-mode-9
 export COSIMA_TEST_MISBEHAVE_IN_INSTANTIATE=1
 misbehave 0
 check processes-instantiate 1 "system 'm' .*died of SIGSEGV in fmi2Instantiate" -- timeout 60 "$cosima" run m0.json --executor processes --out i.csv

@@ -28,12 +28,8 @@
 
 namespace cosima::fmi {
 
-TemporaryDirectory::TemporaryDirectory(const std::string& prefix) {
-  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr) throw Error(fmt::format("cannot create a temporary directory {}", pattern));
-  path_ = pattern;
-  register_temporary_directory(path_.c_str());  // removed on the fatal paths too (core/cleanup.hpp)
-}
+TemporaryDirectory::TemporaryDirectory(const std::string& prefix)
+    : path_(make_temporary_directory(prefix)) {}  // removed on the fatal paths too (core/cleanup.hpp)
 
 TemporaryDirectory::~TemporaryDirectory() {
   unregister_temporary_directory(path_.c_str());

@@ -2,11 +2,16 @@
  * 4 hang, 5 stack overflow (unbounded recursion), 6 segfault under the FMU's own SIGSEGV handler
  * (installed at its first fmi2GetXXX, in Initialization Mode; it exits 139 without a word, as some
  * runtimes do), 7 segfault in
- * fmi2FreeInstance (after a run that went well); modes 1-6 happen in the fmi2DoStep whose end time
+ * fmi2FreeInstance (after a run that went well), 8 a stray write over every shared writable mapping
+ * of its process (0xFF over each: the mailboxes of a process executor's child), then fmi2OK, 9 bytes
+ * written to every descriptor from 3 to 63, then exit(70) (a dead process with data left on its
+ * socket), 10 SIGSEGV reset to the default, then a segfault; modes 1-6 and 8-10 happen in the
+ * fmi2DoStep whose end time
  * exceeds `at` (t + h > at + 1e-12), or in fmi2Instantiate if the environment variable
  * COSIMA_TEST_MISBEHAVE_IN_INSTANTIATE is 1..4. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,7 +22,7 @@ enum { Y, MODE, AT, N_VARIABLES };
 
 static const fmu_variable variables[N_VARIABLES] = {
   [Y] = {"y", 1, FMU_REAL, FMU_OUTPUT, FMU_CONTINUOUS, 0.0, NULL, 0, 0, 0, NULL},
-  [MODE] = {"mode", 2, FMU_INTEGER, FMU_PARAMETER, FMU_FIXED, 0.0, NULL, 1, 0.0, 7.0, NULL},
+  [MODE] = {"mode", 2, FMU_INTEGER, FMU_PARAMETER, FMU_FIXED, 0.0, NULL, 1, 0.0, 10.0, NULL},
   [AT] = {"at", 3, FMU_REAL, FMU_PARAMETER, FMU_FIXED, 0.5, NULL, 0, 0, 0, NULL},
 };
 
@@ -37,6 +42,20 @@ static void own_handler(int signal) {
   _exit(139);
 }
 
+/* 0xFF over every mapping of this process that is shared and writable ("rw-s" in /proc/self/maps) */
+static void scribble_over_shared_mappings(void) {
+  FILE *maps = fopen("/proc/self/maps", "r");
+  if (!maps) return;
+  char line[512];
+  while (fgets(line, sizeof line, maps)) {
+    unsigned long from = 0, to = 0;
+    char permissions[5] = {0};
+    if (sscanf(line, "%lx-%lx %4s", &from, &to, permissions) == 3 && strcmp(permissions, "rw-s") == 0)
+      memset((void *)from, 0xFF, to - from);
+  }
+  fclose(maps);
+}
+
 /* the store through NULL must reach the hardware, even in sanitized builds */
 __attribute__((no_sanitize("undefined"), noinline)) static void misbehave(int mode) {
   switch (mode) {
@@ -47,6 +66,19 @@ __attribute__((no_sanitize("undefined"), noinline)) static void misbehave(int mo
       *null_pointer = 42;
       break;
     }
+    case 10: {
+      signal(SIGSEGV, SIG_DFL);
+      volatile int *volatile null_pointer = NULL;
+      *null_pointer = 42;
+      break;
+    }
+    case 8: scribble_over_shared_mappings(); break;
+    case 9:
+      for (int fd = 3; fd < 64; ++fd) {
+        static const char junk[] = "junk from an FMU\n";
+        (void)!write(fd, junk, sizeof junk - 1);
+      }
+      exit(70);
     case 5: (void)recurse(NULL, 0); break;
     case 2: abort();
     case 3: exit(0);
