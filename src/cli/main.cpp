@@ -131,26 +131,50 @@ void write_failed_stats(cosima::OutputFile& stats, const std::string& error) {
   }
 }
 
-/// Throws UsageError when two of a run's output files are one file, or one is
-/// the scenario it reads
-/// ("-", standard output, and unset outputs are skipped): one would destroy the
-/// other.
-void refuse_clashing_paths(const std::vector<std::pair<std::string, std::string>>& outputs, const std::string& input) {
-  const auto same = [](const std::string& a, const std::string& b) {
+/// A run's output files by option ("--out", path; unset: empty).
+using Outputs = std::vector<std::pair<std::string, std::string>>;
+
+/// Throws UsageError when two of a run's outputs are one file or both standard output ("-"), or one
+/// is a file the run reads (`reads`: the scenario, its SSD, SSV and SSM files, FMUs, tables, --input):
+/// one would destroy the other. The same file by device and inode, links followed; a path that does
+/// not exist yet, by its canonical form. Unset outputs are skipped.
+void refuse_clashing_paths(const Outputs& outputs, const std::vector<std::filesystem::path>& reads) {
+  const auto same = [](const std::filesystem::path& a, const std::filesystem::path& b) {
     std::error_code error;
     if (std::filesystem::equivalent(a, b, error)) return true;
-    return std::filesystem::weakly_canonical(a, error) == std::filesystem::weakly_canonical(b, error) && !error;
+    const auto canonical_a = std::filesystem::weakly_canonical(a, error);
+    if (error) return false;
+    const auto canonical_b = std::filesystem::weakly_canonical(b, error);
+    return !error && canonical_a == canonical_b;
   };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& [option, path] = outputs[i];
-    if (path.empty() || path == "-") continue;
-    if (same(path, input)) throw UsageError(fmt::format("{} '{}' is the scenario being run", option, path));
+    if (path.empty()) continue;
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
-      if (!outputs[j].second.empty() && outputs[j].second != "-" && same(path, outputs[j].second)) {
+      const std::string& other = outputs[j].second;
+      if (path == "-" && other == "-")
+        throw UsageError(
+            fmt::format("{} and {} both write to standard output; give one of them a file", option, outputs[j].first));
+      if (path != "-" && !other.empty() && other != "-" && same(path, other)) {
         throw UsageError(fmt::format("{} and {} name the same file '{}'", option, outputs[j].first, path));
       }
     }
+    if (path == "-") continue;
+    for (const std::filesystem::path& read : reads) {
+      if (!same(path, read)) continue;
+      if (&read == &reads.front()) throw UsageError(fmt::format("{} '{}' is the scenario being run", option, path));
+      throw UsageError(fmt::format("{} '{}' is '{}', which the run reads; give the output another name", option, path,
+                                   read.string()));
+    }
   }
+}
+
+/// The outputs the command line names (the results file before the scenario gives its default).
+Outputs given_outputs(const RunArguments& arguments, const std::string& results) {
+  return {{"--out", results},
+          {"--stats", arguments.stats_file.value_or("")},
+          {"--steps", arguments.steps_file.value_or("")},
+          {"--plot", arguments.plot_file.value_or("")}};
 }
 
 /// The scenario as the command line amends it (--method, --dt, --stop, --strict-inputs, --set),
@@ -180,8 +204,9 @@ cosima::scenario::Scenario load_run_scenario(const RunArguments& arguments) {
 }
 
 /// The results file (--out, or the scenario's name), said on stderr when it was not given; every
-/// output checked against the others and the scenario before anything is written.
-std::string results_file(const RunArguments& arguments, const std::string& format) {
+/// output checked against the others and the files the run reads before anything is written.
+std::string results_file(const RunArguments& arguments, const cosima::scenario::Scenario& scenario) {
+  const std::string& format = scenario.output.format;
   std::string csv = arguments.out.value_or(std::filesystem::path(arguments.scenario_file).stem().string() +
                                            (format == "mat" ? ".mat" : ".csv"));
   if (!arguments.out) {  // never silently: say where the results go, and what they replace
@@ -189,11 +214,7 @@ std::string results_file(const RunArguments& arguments, const std::string& forma
     std::cerr << fmt::format("cosima: results go to '{}'{} (--out chooses the file)\n", csv,
                              std::filesystem::exists(csv, ignored) ? ", replacing the file there" : "");
   }
-  refuse_clashing_paths({{"--out", csv},
-                         {"--stats", arguments.stats_file.value_or("")},
-                         {"--steps", arguments.steps_file.value_or("")},
-                         {"--plot", arguments.plot_file.value_or("")}},
-                        arguments.scenario_file);
+  refuse_clashing_paths(given_outputs(arguments, csv), cosima::scenario::files_read(scenario));
   return csv;
 }
 
@@ -223,7 +244,12 @@ bool mpi_worker_rank() {
 /// build, under processes or MPI — still leaves the stats file saying why, as a failed run does.
 cosima::api::Launch launch_run(const RunArguments& arguments) {
   try {
-    return {load_run_scenario(arguments), {.executor = arguments.executor_spec, .fmu_timeout = arguments.fmu_timeout}};
+    cosima::scenario::Scenario scenario = load_run_scenario(arguments);
+    // (before a failed launch writes its stats: no output over what the run reads)
+    refuse_clashing_paths(given_outputs(arguments, arguments.out.value_or("")), cosima::scenario::files_read(scenario));
+    return {std::move(scenario), {.executor = arguments.executor_spec, .fmu_timeout = arguments.fmu_timeout}};
+  } catch (const UsageError&) {
+    throw;  // an output that clashes is written by no one
   } catch (const Error& e) {
     if (arguments.stats_file && !mpi_worker_rank()) {
       try {
@@ -244,16 +270,14 @@ int command_run(const RunArguments& arguments) {
   }
   // the outputs given are checked before anything is read or written (results_file checks the default
   // results name once the scenario is known)
-  refuse_clashing_paths({{"--out", arguments.out.value_or("")},
-                         {"--stats", arguments.stats_file.value_or("")},
-                         {"--steps", arguments.steps_file.value_or("")},
-                         {"--plot", arguments.plot_file.value_or("")}},
-                        arguments.scenario_file);
+  std::vector<std::filesystem::path> reads = {arguments.scenario_file};
+  if (!arguments.input.empty()) reads.emplace_back(arguments.input);
+  refuse_clashing_paths(given_outputs(arguments, arguments.out.value_or("")), reads);
   cosima::api::Launch launch = launch_run(arguments);
   if (launch.served()) return 0;  // an MPI worker, done serving
   if (!launch.method_choice().empty()) std::cerr << "cosima: " << launch.method_choice() << '\n';
   const cosima::scenario::Scenario& scenario = launch.scenario();
-  const std::string csv = results_file(arguments, scenario.output.format);
+  const std::string csv = results_file(arguments, scenario);
   std::optional<cosima::OutputFile> stats_file;  // created (under a temporary name) before the run
   if (arguments.stats_file) stats_file.emplace(*arguments.stats_file);
   const EmergencyStats emergency_stats(stats_file ? &*stats_file : nullptr);

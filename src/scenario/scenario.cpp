@@ -688,7 +688,8 @@ void guess_single_fmu_stop(ScenarioDocument& read, const std::filesystem::path& 
 ScenarioDocument read_scenario_document(const std::filesystem::path& file, const std::string& ssd_name) {
   if (ssp::is_ssd(file) || (!ssd_name.empty() && std::filesystem::is_directory(file))) {
     ssp::SspImport ssd = ssp::read_ssd(file, ssd_name);
-    return {std::move(ssd.document), std::move(ssd.resources)};
+    return {
+        .document = std::move(ssd.document), .resources = std::move(ssd.resources), .sources = std::move(ssd.files)};
   }
   const auto no_ssd_name = [&] {
     if (!ssd_name.empty())
@@ -710,7 +711,7 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file, const
     return fmu_scenario_document(file);
   }
   if (ssp::is_ssp_file(file)) {
-    ssp::SspImport package = ssp::read_ssp(file, ssd_name);
+    ssp::SspImport package = ssp::read_ssp(file, ssd_name);  // (its files are in a private folder)
     return {std::move(package.document), std::move(package.resources)};
   }
   std::ifstream in(file, std::ios::binary);
@@ -737,7 +738,8 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file, const
     document["connections"] = std::move(connections);
   }
   package.document.merge_patch(document);
-  return {std::move(package.document), std::move(package.resources)};
+  return {
+      .document = std::move(package.document), .resources = std::move(package.resources), .sources = {package_file}};
 }
 
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides,
@@ -755,8 +757,19 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
   if (is_fmu_file(file)) guess_single_fmu_stop(read, file);
   Scenario scenario = parse_scenario(read.document, file);
   scenario.resources = std::move(read.resources);
+  scenario.sources = std::move(read.sources);
   scenario.guessed.insert(scenario.guessed.begin(), read.guessed.begin(), read.guessed.end());
   return scenario;
+}
+
+std::vector<std::filesystem::path> files_read(const Scenario& scenario) {
+  std::vector<std::filesystem::path> files = {scenario.file};
+  files.insert(files.end(), scenario.sources.begin(), scenario.sources.end());
+  for (const SystemSpec& system : scenario.systems) {
+    if (!system.fmu.empty()) files.push_back(system.fmu);
+    if (!system.csv.empty()) files.push_back(system.csv);
+  }
+  return files;
 }
 
 }  // namespace cosima::scenario

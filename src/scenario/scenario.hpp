@@ -122,7 +122,14 @@ struct Scenario {  // NOLINT(bugprone-exception-escape): reported on the implici
   /// What the scenario's files live in and must outlive it: the unpacked SSP package its FMUs point
   /// into (ssp/ssp_reader.hpp); shared, as a Scenario is copied. Empty for a plain JSON scenario.
   std::shared_ptr<const void> resources;
+  /// The files the document was read from besides `file`: an SSD and its SSV and SSM files, the
+  /// package a JSON names with "ssp" (files_read adds the systems' FMUs and tables).
+  std::vector<std::filesystem::path> sources;
 };
+
+/// Every file a run of the scenario reads: the scenario file, its sources, each system's FMU and
+/// table (a CSV source, --input among them). What no output may name (the CLI refuses it).
+std::vector<std::filesystem::path> files_read(const Scenario& scenario);
 
 /// Where an FMU named in a scenario is looked for: as written when absolute; else relative to the
 /// scenario's folder, then in each folder of $COSIMA_FMU_PATH (':'-separated), then in the build's
@@ -140,7 +147,8 @@ struct ScenarioDocument {  // NOLINT(bugprone-exception-escape): reported on the
                            // aggregate
   io::Json document;
   std::shared_ptr<const void> resources;
-  std::vector<std::string> guessed;  ///< values chosen for the document (Scenario::guessed)
+  std::vector<std::string> guessed;            ///< values chosen for the document (Scenario::guessed)
+  std::vector<std::filesystem::path> sources;  ///< Scenario::sources
 };
 
 /// Whether `file` is an FMU run on its own (`cosima run X.fmu`): its name ends in .fmu.

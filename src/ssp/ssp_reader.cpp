@@ -1075,8 +1075,13 @@ SspImport read_ssd_under(const std::filesystem::path& root, const std::string& s
                          std::shared_ptr<const void> owner, bool confined) {
   const std::optional<std::string> ssd = read_text_file(root / ssd_name);
   if (!ssd) throw Error(fmt::format("{} has no {}", source, ssd_name));
+  std::vector<std::filesystem::path> files = {(root / ssd_name).lexically_normal()};
   SsdResources resources;
-  resources.text = [&](const std::string& path) { return read_text_file(root / path); };
+  resources.text = [&](const std::string& path) {
+    std::optional<std::string> text = read_text_file(root / path);
+    if (text) files.push_back((root / path).lexically_normal());
+    return text;
+  };
   resources.file = [&](const std::string& path) -> std::optional<std::filesystem::path> {
     if (!std::filesystem::is_regular_file(root / path)) return std::nullopt;
     return (root / path).lexically_normal();
@@ -1085,7 +1090,8 @@ SspImport read_ssd_under(const std::filesystem::path& root, const std::string& s
     return std::make_shared<const fmi::ModelDescription>(fmi::read_model_description(fmu));
   };
   resources.confined = confined;
-  return {parse_ssd(*ssd, resources, source), std::move(owner)};
+  io::Json document = parse_ssd(*ssd, resources, source);
+  return {std::move(document), std::move(owner), std::move(files)};
 }
 
 /// How errors name an SSD of a package or folder: "SSP 'x.ssp'", and the SSD when it is not the default.

@@ -37,6 +37,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 #include "io/json.hpp"
 
 #include "fmi/common/model_description.hpp"
@@ -74,6 +75,8 @@ io::Json parse_ssd(std::string_view ssd, const SsdResources& resources, const st
 struct SspImport {
   io::Json document;
   std::shared_ptr<const void> resources;
+  /// The files read for the document: the SSD, and the SSV and SSM files it references.
+  std::vector<std::filesystem::path> files;
 };
 
 /// Unpacks an .ssp (entries checked and bounded as FMUs are, fmi/common/fmu_archive.hpp) into a private

@@ -32,6 +32,38 @@ check same-out-and-stats 2 "--out and --stats name the same file 'r2.csv'" -- "$
 check out-is-the-scenario 2 "--out 'own.json' is the scenario being run" -- "$cosima" run own.json --stop 1 --out own.json
 if cmp -s "$b3" own.json && [ ! -e r2.csv ]; then echo "ok   clashing-outputs-write-nothing"; else
   echo "FAIL a refused run wrote over its scenario or an output"; failures=$((failures + 1)); fi
+# ... nor one that is any file the run reads: --input, an FMU (also with output.format csv), a CSV
+# source, an SSV of an SSD folder; nor two outputs on standard output
+fmus=$(dirname "$cosima")/fmus
+cp "$fmus/b3_prey.fmu" prey.fmu
+printf 'time,q\n0,1\n1,1\n' > in.csv
+cp in.csv in.before
+cp prey.fmu prey.before
+check out-is-the-input 2 "--out 'in.csv' is 'in.csv', which the run reads" -- "$cosima" run prey.fmu --input in.csv --stop 1 --out in.csv
+check steps-is-the-input 2 "--steps './in.csv' is 'in.csv', which the run reads" -- \
+  "$cosima" run prey.fmu --input in.csv --stop 1 --out r3.csv --steps ./in.csv
+check two-on-stdout 2 "--out and --stats both write to standard output" -- "$cosima" run prey.fmu --input in.csv --stop 1 --out - --stats -
+sed "s|\"b3_prey.fmu\"|\"$PWD/prey.fmu\"|" "$examples/b3_lotka_volterra_fmu.json" > own_fmu.json
+check out-is-an-fmu 2 "--out 'prey.fmu' is '.*/prey.fmu', which the run reads" -- \
+  "$cosima" run own_fmu.json --out prey.fmu --set output.format='"csv"'
+echo '{"stop": 1, "method": {"type": "jacobi", "dt": 0.1}, "systems": {"src": {"csv": "in.csv"}}}' > source.json
+check out-is-a-csv-source 2 "--out 'in.csv' is '.*in.csv', which the run reads" -- "$cosima" run source.json --out in.csv
+"$cosima" export-ssp own_fmu.json -o own.ssp >/dev/null
+mkdir -p with_ssv && (cd with_ssv && unzip -q ../own.ssp)
+cat > with_ssv/resources/prey.ssv <<'SSV'
+<?xml version="1.0" encoding="UTF-8"?>
+<ssv:ParameterSet xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues" version="1.0" name="prey set">
+  <ssv:Parameters><ssv:Parameter name="solver_kind"><ssv:Integer value="0"/></ssv:Parameter></ssv:Parameters>
+</ssv:ParameterSet>
+SSV
+sed -i '0,/<ssd:Elements>/s|<ssd:Elements>|<ssd:ParameterBindings><ssd:ParameterBinding source="resources/prey.ssv" prefix="prey."/></ssd:ParameterBindings><ssd:Elements>|' \
+  with_ssv/SystemStructure.ssd
+cp with_ssv/resources/prey.ssv ssv.before
+check stats-is-an-ssv 2 "--stats 'with_ssv/resources/prey.ssv' is '.*prey.ssv', which the run reads" -- \
+  "$cosima" run with_ssv --stop 1 --out r4.csv --stats with_ssv/resources/prey.ssv
+if cmp -s in.csv in.before && cmp -s prey.fmu prey.before && cmp -s with_ssv/resources/prey.ssv ssv.before \
+   && [ ! -e r3.csv ] && [ ! -e r4.csv ]; then echo "ok   outputs-over-inputs-write-nothing"; else
+  echo "FAIL a refused run wrote over what it reads or an output"; failures=$((failures + 1)); fi
 
 # --out - streams the results to standard output (the summary goes to standard error); a reader that
 # closes the pipe ends the run with the write error, not after computing it whole with exit 0
