@@ -172,12 +172,12 @@ void unregister_child(pid_t pid) noexcept {
 
 std::filesystem::path temporary_root() {
   const char* tmpdir = std::getenv("TMPDIR");
-  const std::filesystem::path root = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  const bool given = tmpdir != nullptr && *tmpdir != '\0';
+  std::filesystem::path root = given ? tmpdir : "/tmp";
   std::error_code error;
   if (!std::filesystem::is_directory(root, error)) {
-    throw Error(fmt::format("{}'{}' is not a folder, and cosima unpacks FMUs there; {}",
-                            tmpdir != nullptr && *tmpdir != '\0' ? "TMPDIR=" : "", root.string(),
-                            tmpdir != nullptr && *tmpdir != '\0' ? "set TMPDIR to a writable folder" : "create it"));
+    throw Error(fmt::format("{}'{}' is not a folder, and cosima unpacks FMUs there; {}", given ? "TMPDIR=" : "",
+                            root.string(), given ? "set TMPDIR to a writable folder" : "create it"));
   }
   return root;
 }

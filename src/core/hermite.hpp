@@ -10,9 +10,18 @@
 //   v1                     constant (first call of the run)
 // The coefficients are linear in (v1, d1, v2, d2): hermite_map() returns that 4×4 map so that the
 // linear methods (MISSILES) can assemble it; hermite_coefficients() applies it.
+#include <cmath>
+
 #include <Eigen/Dense>
 
 namespace cosima {
+
+/// a + w·(b − a) for w ∈ [0, 1]; where b − a overflows (finite a and b of opposite signs near
+/// ±DBL_MAX) the same line as (1 − w)·a + w·b, which does not — a table of ±1e308 is no NaN.
+inline double linear_between(double a, double b, double w) {
+  const double d = b - a;
+  return std::isfinite(d) || !std::isfinite(a) || !std::isfinite(b) ? a + w * d : (1.0 - w) * a + w * b;
+}
 
 enum class HermiteKind {
   cubic,       ///< v1, d1, v2, d2

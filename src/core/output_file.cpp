@@ -49,7 +49,7 @@ OutputFile::OutputFile(const std::filesystem::path& destination) : name_(destina
     return;
   }
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
-  std::string pattern = (folder / fmt::format(".{}.cosima-XXXXXX", target.filename().string())).string();
+  std::string pattern = (folder / fmt::format("{}.incomplete-XXXXXX", target.filename().string())).string();
   std::vector<char> text(pattern.begin(), pattern.end());
   text.push_back('\0');
   fd_ = ::mkostemp(text.data(), O_CLOEXEC);
@@ -57,6 +57,20 @@ OutputFile::OutputFile(const std::filesystem::path& destination) : name_(destina
   temporary_ = text.data();
   const bool exists = std::filesystem::exists(status);
   (void)::fchmod(fd_, exists ? static_cast<mode_t>(status.permissions()) : default_mode());
+  if (exists) set_aside(folder / fmt::format("{}.previous-XXXXXX", target.filename().string()));
+}
+
+void OutputFile::set_aside(const std::filesystem::path& pattern) {
+  std::string text = pattern.string();
+  const int placeholder = ::mkostemp(text.data(), O_CLOEXEC);  // a unique name, which the rename takes over
+  if (placeholder >= 0) ::close(placeholder);
+  if (placeholder < 0 || std::rename(destination_.c_str(), text.c_str()) != 0) {
+    const int reason = errno;
+    if (placeholder >= 0) ::unlink(text.c_str());
+    discard_now();
+    throw Error(fmt::format("cannot replace '{}': {}", name_, std::strerror(reason)));
+  }
+  previous_ = text;
 }
 
 OutputFile::~OutputFile() {
@@ -83,12 +97,14 @@ bool OutputFile::publish_now() noexcept {
   if (discarded_) return false;
   if (std::rename(temporary_.c_str(), destination_.c_str()) != 0) return false;
   published_ = true;
+  if (!previous_.empty()) ::unlink(previous_.c_str());
   return true;
 }
 
 void OutputFile::discard_now() noexcept {
   if (published_ || discarded_) return;
   ::unlink(temporary_.c_str());
+  if (!previous_.empty()) (void)std::rename(previous_.c_str(), destination_.c_str());
   discarded_ = true;
 }
 

@@ -1,16 +1,21 @@
 #pragma once
-// An output file that replaces what is at its path only once it has something to put there.
+// A run's output file, which says it is incomplete until the run puts it in place.
 //
-//   OutputFile file("r.csv");   creates a temporary file beside r.csv (".r.csv.cosima-XXXXXX")
-//   write_all(file.fd(), ...);  writes go to the temporary file
-//   file.publish();             renames it over r.csv, atomically; later writes land in r.csv
-//   ~OutputFile()               an unpublished temporary file is removed: r.csv is as it was
+//   OutputFile file("r.csv");   creates "r.csv.incomplete-XXXXXX" beside r.csv, and moves an earlier
+//                               r.csv aside to "r.csv.previous-XXXXXX"
+//   write_all(file.fd(), ...);  writes go to the incomplete file
+//   file.publish();             renames it to r.csv, atomically, and removes the earlier file; later
+//                               writes land in r.csv
+//   ~OutputFile()               an unpublished file is removed and the earlier r.csv put back
 //
-// So a run that fails before its first result never destroys the previous results, and a reader
-// never finds a half-replaced file. Standard output ("-") and an existing path that is not a
-// regular file (/dev/null, a FIFO, /dev/full) are written directly, published from the start; a
-// symbolic link is followed, so that its target is replaced and the link stays. publish_now() and
-// discard_now() are async-signal-safe (rename(2), unlink(2)) for the fatal paths (core/crash.hpp).
+// So a run that fails before it has anything to write leaves the earlier file as it was; a reader
+// never finds a half-written file under the name it asked for; and a run killed outright (SIGKILL,
+// where nothing can be undone) leaves only files named for what they are — r.csv.incomplete-XXXXXX
+// and r.csv.previous-XXXXXX — never an earlier run's r.csv looking like its own. Standard output
+// ("-") and an existing path that is not a regular file (/dev/null, a FIFO, /dev/full) are written
+// directly, published from the start; a symbolic link is followed, so that its target is replaced
+// and the link stays. publish_now() and discard_now() are async-signal-safe (rename(2), unlink(2))
+// for the fatal paths (core/crash.hpp).
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -39,13 +44,17 @@ class OutputFile {
   void publish();
   /// publish() for a signal handler: no allocation, no exception; false when the rename failed.
   bool publish_now() noexcept;
-  /// Removes the unpublished temporary file (nothing once published). Async-signal-safe.
+  /// Removes the unpublished temporary file and puts the earlier file back (nothing once published).
+  /// Async-signal-safe.
   void discard_now() noexcept;
 
  private:
+  /// Moves the file at the destination to a unique name made from `pattern` (…XXXXXX).
+  void set_aside(const std::filesystem::path& pattern);
   std::string name_;
   std::string destination_;  ///< what the temporary file is renamed to
   std::string temporary_;    ///< unused when writing the destination directly (published from the start)
+  std::string previous_;     ///< where the earlier file at the destination waits; empty: there was none
   int fd_ = -1;
   bool published_ = false;
   bool discarded_ = false;

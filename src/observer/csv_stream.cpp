@@ -33,8 +33,9 @@ CsvStream::CsvStream(const std::filesystem::path& path) : file_(path) {
 CsvStream::~CsvStream() {
   unregister_emergency_flush(this);
   try {
-    flush();
-  } catch (const Error&) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; flush() was called before
+    flush();  // a run that ended in an error: the rows so far stay, at the path
+    if (rows_) file_.publish();
+  } catch (const Error&) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; finish() reports
   }
 }
 
@@ -50,31 +51,47 @@ void CsvStream::row_done() {
   }
 }
 
-void CsvStream::flush() {
+bool CsvStream::write_buffer() noexcept {
   std::size_t done = 0;
   while (done < buffer_.size()) {
     const ssize_t n = ::write(file_.fd(), buffer_.data() + done, buffer_.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
       const int reason = errno;
-      buffer_.erase(0, done);
-      if (rows_) file_.publish_now();  // the rows that did reach the disk are kept
-      throw Error(fmt::format("error while writing '{}': {}", file_.name(), std::strerror(reason)));
+      // the part of a row that reached the disk goes: the file ends at its last complete line
+      std::size_t whole = done;
+      while (whole > 0 && buffer_[whole - 1] != '\n') --whole;
+      complete_bytes_ += static_cast<long>(whole);
+      (void)::ftruncate(file_.fd(), complete_bytes_);
+      (void)::lseek(file_.fd(), complete_bytes_, SEEK_SET);
+      buffer_.clear();
+      errno = reason;
+      return false;
     }
     done += static_cast<std::size_t>(n);
   }
+  complete_bytes_ += static_cast<long>(done);
   buffer_.clear();
+  return true;
+}
+
+void CsvStream::flush() {
+  if (!write_buffer()) {
+    const int reason = errno;
+    if (rows_) file_.publish_now();  // the rows that did reach the disk are kept
+    throw Error(fmt::format("error while writing '{}': {}", file_.name(), std::strerror(reason)));
+  }
   last_flush_ = std::chrono::steady_clock::now();
+}
+
+void CsvStream::finish() {
+  flush();
   if (rows_) file_.publish();
 }
 
 void CsvStream::emergency_flush() noexcept {
-  std::size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n = ::write(file_.fd(), buffer_.data() + done, buffer_.size() - done);
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
+  (void)write_buffer();
   if (rows_) {
     file_.publish_now();
   } else {

@@ -2,8 +2,10 @@
 // A CSV file written as the run goes: rows are formatted into a buffer that reaches the disk when
 // it is large, at least every second (or the period set), and at the end — and, on a fatal signal, from the crash
 // handler (core/crash.hpp). The file is created beside its path when the stream is (a bad path fails
-// before the run) and replaces what was at the path with its first flushed row (core/output_file.hpp):
-// a run that fails before its first row leaves the previous file as it was.
+// before the run), under a name that says it is incomplete (core/output_file.hpp), and put at its
+// path by finish() — or, with the rows so far, by a run that ends in an error (the destructor) or on
+// a fatal path; a run killed outright leaves only the incomplete file. A disk that refuses part of
+// a buffer leaves the rows before it whole: the file is cut back to its last complete row.
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -30,6 +32,8 @@ class CsvStream final : public EmergencyFlushable {
   void row_done();
   /// Writes everything buffered; throws Error when the disk refuses.
   void flush();
+  /// flush(), then the file put at its path.
+  void finish();
   [[nodiscard]] const std::string& name() const { return file_.name(); }
   /// At most this long between a row and the disk (default 1 s; shorter when a terminal watches the
   /// file — not every row: a write per row costs more than the row's step).
@@ -40,7 +44,11 @@ class CsvStream final : public EmergencyFlushable {
  private:
   OutputFile file_;
   std::string buffer_;
-  bool rows_ = false;  ///< a row was appended: the next flush publishes the file
+  /// Writes the buffer; on a refusal, cuts the file back to its last complete row and returns false
+  /// (errno set). Async-signal-safe.
+  bool write_buffer() noexcept;
+  bool rows_ = false;        ///< a row was appended: the file is worth publishing
+  long complete_bytes_ = 0;  ///< the file's length up to its last complete line
   std::chrono::steady_clock::duration period_ = std::chrono::seconds(1);
   std::chrono::steady_clock::time_point last_flush_;
 };

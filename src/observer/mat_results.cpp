@@ -21,6 +21,8 @@ constexpr std::int32_t kDouble = 0;  // P = 0, T = 0
 constexpr std::int32_t kInt32 = 20;  // P = 2, T = 0
 constexpr std::int32_t kText = 51;   // P = 5 (uint8), T = 1
 
+constexpr std::size_t kFlushDoubles = std::size_t{1} << 13;  ///< 64 KiB of columns before a write
+
 static_assert(std::endian::native == std::endian::little, "MAT v4 is written with M = 0 (little-endian)");
 
 /// The strings as the columns of a char matrix (L × n, column-major: one string after the other),
@@ -65,7 +67,7 @@ const std::filesystem::path& mat_path(const std::filesystem::path& path) {
 
 MatTrajectory::MatTrajectory(const std::filesystem::path& path, std::span<const std::string> names,
                              std::span<const std::string> descriptions)
-    : file_(mat_path(path)), variables_(names.size() + 1), column_(variables_) {
+    : file_(mat_path(path)), variables_(names.size() + 1) {
   std::size_t length = 0;
   std::string head;
   const std::array<std::string, 4> aclass_rows = {"Atrajectory", "1.1", "", "binTrans"};
@@ -92,35 +94,87 @@ MatTrajectory::MatTrajectory(const std::filesystem::path& path, std::span<const 
   head += matrix(kDouble, variables_, 0, "data_2", nullptr, 0);
   file_.write(head);
   end_ = static_cast<long>(head.size());
+  pending_.reserve(kFlushDoubles + variables_);
+  last_flush_ = std::chrono::steady_clock::now();
+  register_emergency_flush(this);
 }
 
-void MatTrajectory::write_at(long offset, const void* data, std::size_t bytes) {
-  const char* at = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t written = ::pwrite(file_.fd(), at, bytes, offset);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) throw Error(fmt::format("error while writing '{}': {}", file_.name(), std::strerror(errno)));
-    at += written;
-    offset += written;
-    bytes -= static_cast<std::size_t>(written);
+MatTrajectory::~MatTrajectory() {
+  unregister_emergency_flush(this);
+  try {
+    flush();  // a run that ended in an error: the rows so far, as a CSV stream keeps them
+    if (points_on_disk_ > 0) file_.publish();
+  } catch (const Error&) {  // NOLINT(bugprone-empty-catch): a destructor cannot report; finish() reports
   }
+}
+
+bool MatTrajectory::write_at(long offset, const void* data, std::size_t bytes, std::size_t& written) noexcept {
+  const char* at = static_cast<const char*>(data);
+  written = 0;
+  while (written < bytes) {
+    const ssize_t n = ::pwrite(file_.fd(), at + written, bytes - written, offset + static_cast<long>(written));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
+      return false;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool MatTrajectory::write_pending() noexcept {
+  if (pending_.empty()) return true;
+  std::size_t written = 0;
+  const bool whole = write_at(end_, pending_.data(), pending_.size() * sizeof(double), written);
+  // only whole columns count: a column cut by the disk is beyond the count, never read
+  const std::size_t column_bytes = variables_ * sizeof(double);
+  const std::size_t columns = written / column_bytes;
+  if (columns > 0) {
+    end_ += static_cast<long>(columns * column_bytes);
+    points_on_disk_ += static_cast<std::int64_t>(columns);
+    last_time_on_disk_ = pending_[(columns - 1) * variables_];
+  }
+  const int reason = errno;
+  pending_.clear();
+  const std::array<double, 2> span = {first_time_, last_time_on_disk_};
+  const auto count = static_cast<std::int32_t>(points_on_disk_);
+  std::size_t ignored = 0;
+  const bool counted = write_at(start_time_at_, span.data(), sizeof span, ignored) &&
+                       write_at(columns_at_, &count, sizeof count, ignored);
+  if (!whole) errno = reason;
+  return whole && counted;
 }
 
 void MatTrajectory::append(double t, std::span<const double> values) {
   if (points_ == 0) first_time_ = t;
-  column_[0] = t;
-  std::copy(values.begin(), values.end(), column_.begin() + 1);
-  write_at(end_, column_.data(), column_.size() * sizeof(double));
-  end_ += static_cast<long>(column_.size() * sizeof(double));
+  pending_.push_back(t);
+  pending_.insert(pending_.end(), values.begin(), values.end());
   ++points_;
+  if (pending_.size() >= kFlushDoubles || std::chrono::steady_clock::now() - last_flush_ >= period_) flush();
+}
+
+void MatTrajectory::flush() {
+  if (!write_pending()) {
+    const int reason = errno;
+    if (points_on_disk_ > 0) file_.publish_now();  // the whole columns that did reach the disk are kept
+    throw Error(fmt::format("error while writing '{}': {}", file_.name(), std::strerror(reason)));
+  }
+  last_flush_ = std::chrono::steady_clock::now();
 }
 
 void MatTrajectory::finish() {
-  const std::array<double, 2> span = {first_time_, column_[0]};
-  write_at(start_time_at_, span.data(), sizeof span);
-  const auto columns = static_cast<std::int32_t>(points_);
-  write_at(columns_at_, &columns, sizeof columns);
+  flush();
   file_.publish();
+}
+
+void MatTrajectory::emergency_flush() noexcept {
+  (void)write_pending();
+  if (points_on_disk_ > 0) {
+    file_.publish_now();
+  } else {
+    file_.discard_now();
+  }
 }
 
 void write_mat_results(const std::filesystem::path& path, const MatResults& results) {

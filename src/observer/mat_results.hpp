@@ -17,6 +17,7 @@
 // of the run, written as they come, its column count set when the run ends; and libmatio brings
 // HDF5, curl, TLS and Kerberos into every process's global scope, where an FMU bundling one of
 // them would bind to the process's copy (fmi/common/shared_library.cpp).
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/crash.hpp"
 #include "core/output_file.hpp"
 
 namespace cosima::observer {
@@ -37,31 +39,54 @@ struct MatResults {
   std::span<const double> values;  ///< row-major: values[k · names.size() + j] at times[k]
 };
 
-/// A trajectory file written row by row. Call order:
+/// A trajectory file written row by row as the run goes. Call order:
 ///   MatTrajectory file(path, names, descriptions);  the header matrices, data_2 with no column yet
-///   file.append(t, values)*                        one output point: a column of data_2
-///   file.finish()                                  data_1's stop time and data_2's column count set,
-///                                                  the file put at its path (core/output_file.hpp)
-/// Without finish() the path keeps what it held before. Throws Error naming the file.
-class MatTrajectory {
+///   file.append(t, values)*                        one output point: a column of data_2, buffered
+///                                                  and written when the buffer is large or a period
+///                                                  has passed (flush)
+///   file.finish()                                  flushed, the file put at its path
+///                                                  (core/output_file.hpp)
+/// Every flush writes whole columns and then sets data_1's time span and data_2's column count to
+/// what is on disk: the file is a valid trajectory after each, so that the fatal paths (a crash, a
+/// forced exit: emergency_flush) and a run that ends in an error (the destructor) put the rows so far
+/// at the path, as a CSV stream does. A disk that refuses part of a column leaves the columns before
+/// it, counted. Without any column nothing is put at the path. Throws Error naming the file.
+class MatTrajectory final : public EmergencyFlushable {
  public:
   MatTrajectory(const std::filesystem::path& path, std::span<const std::string> names,
                 std::span<const std::string> descriptions);
+  ~MatTrajectory();
+  MatTrajectory(const MatTrajectory&) = delete;
+  MatTrajectory& operator=(const MatTrajectory&) = delete;
+
   /// values: one per name.
   void append(double t, std::span<const double> values);
+  /// The buffered columns to disk, the counts set; throws Error when the disk refuses.
+  void flush();
   void finish();
   [[nodiscard]] std::int64_t points() const { return points_; }
+  /// At most this long between a column and the disk (default 1 s).
+  void set_flush_period(std::chrono::steady_clock::duration period) { period_ = period; }
+
+  void emergency_flush() noexcept override;
 
  private:
-  void write_at(long offset, const void* data, std::size_t bytes);
+  /// Writes the pending columns and the counts; false (errno set) when the disk refused, with the
+  /// whole columns that reached it counted. Async-signal-safe.
+  bool write_pending() noexcept;
+  bool write_at(long offset, const void* data, std::size_t bytes, std::size_t& written) noexcept;
   OutputFile file_;
-  std::size_t variables_;  ///< with time
-  std::int64_t points_ = 0;
+  std::size_t variables_;            ///< with time
+  std::int64_t points_ = 0;          ///< appended
+  std::int64_t points_on_disk_ = 0;  ///< counted in the file
   double first_time_ = 0.0;
-  long start_time_at_ = 0;  ///< data_1's elements
-  long columns_at_ = 0;     ///< data_2's column count
-  long end_ = 0;            ///< where the next column goes
-  std::vector<double> column_;
+  double last_time_on_disk_ = 0.0;
+  long start_time_at_ = 0;       ///< data_1's elements
+  long columns_at_ = 0;          ///< data_2's column count
+  long end_ = 0;                 ///< where the next column goes
+  std::vector<double> pending_;  ///< columns appended, not yet on disk
+  std::chrono::steady_clock::duration period_ = std::chrono::seconds(1);
+  std::chrono::steady_clock::time_point last_flush_;
 };
 
 /// Writes the results whole; throws Error naming the file when the disk refuses.

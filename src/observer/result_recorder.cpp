@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/hermite.hpp"
+#include "core/log.hpp"
 #include "core/suggest.hpp"
 #include "io/csv.hpp"
 
@@ -92,6 +93,17 @@ ResultRecorder::ResultRecorder(model::ModularModel& model, std::vector<std::stri
       header += io::csv_cell(label);
     }
     stream_->header(header + "\n");
+  }
+  if (options_.mat) {
+    for (std::size_t c = 0; c < labels_.size(); ++c) {
+      if (is_text(c)) {
+        throw Error(fmt::format("'{}': MAT results hold numbers, and '{}' is a String output; record it to a CSV file",
+                                options_.mat->string(), labels_[c]));
+      }
+    }
+    mat_ = std::make_unique<MatTrajectory>(*options_.mat, labels_, descriptions_);
+    if (options_.watched) mat_->set_flush_period(std::chrono::milliseconds(100));
+    rounded_warned_.assign(labels_.size(), 0);
   }
 }
 
@@ -274,6 +286,10 @@ void ResultRecorder::emit(double t) {
     format_row(stream_->buffer(), t, row_values_.data(), row_texts_.data());
     stream_->row_done();
   }
+  if (mat_) {
+    mat_->append(t, row_values_);
+    warn_rounded_wide_values(t);
+  }
   if (options_.keep_in_memory) {
     times_.push_back(t);
     values_.insert(values_.end(), row_values_.begin(), row_values_.end());
@@ -312,7 +328,7 @@ void ResultRecorder::interpolate_rows(const model::ModularModel& model, double t
 double ResultRecorder::between(std::size_t c, double w, double span) const {
   const double y0 = previous_values_[c], y1 = row_values_[c];
   if (!sources_[c].continuous) return y0;  // held
-  if (!sources_[c].slope) return y0 + w * (y1 - y0);
+  if (!sources_[c].slope) return linear_between(y0, y1, w);
   return hermite_weights(span, w * span, 0).dot(Eigen::Vector4d(y0, previous_slopes_[c], y1, row_slopes_[c]));
 }
 
@@ -361,11 +377,27 @@ void ResultRecorder::on_end(const model::ModularModel& model, double t) {
     emit(*std::exchange(deferred_, std::nullopt));
   }
   record(model, t);
-  flush();
+  if (stream_) stream_->finish();
+  if (mat_) mat_->finish();
 }
 
 void ResultRecorder::flush() {
   if (stream_) stream_->flush();
+  if (mat_) mat_->flush();
+}
+
+void ResultRecorder::warn_rounded_wide_values(double t) {
+  for (std::size_t c = 0; c < sources_.size(); ++c) {
+    if (!sources_[c].wide || rounded_warned_[c] != 0) continue;
+    const std::optional<WideInteger> exact =
+        WideInteger::parse(row_texts_[static_cast<std::size_t>(sources_[c].text_column)]);
+    if (!exact || exact->exact_in_double()) continue;
+    rounded_warned_[c] = 1;
+    log(LogLevel::warning,
+        fmt::format("'{}': '{}' is {} at t = {}, which a MAT file holds as the double {:.17g} (MAT results hold "
+                    "doubles; a CSV file keeps 64-bit integers exact)",
+                    options_.mat->string(), labels_[c], exact->text(), t, exact->to_double()));
+  }
 }
 
 const std::string& ResultRecorder::text(std::size_t row, std::size_t column) const {

@@ -5,7 +5,8 @@
 // as computed from k, whatever rounding the communication point's time carries; a row at an event
 // holds the values after it (the right limits), and rows interpolated before it the values before it. Rows go to a CSV
 // stream as the run goes (`time`, then one column per variable; String outputs as quoted text, "" escaping "), and/or
-// stay in memory for programs that read them back (tests, benches, the Python module).
+// to a MATLAB v4 file as they come, and/or stay in memory for programs that read them back (tests, benches,
+// the Python module).
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <Eigen/Dense>
 
 #include "observer/csv_stream.hpp"
+#include "observer/mat_results.hpp"
 #include "observer/observer.hpp"
 
 namespace cosima::observer {
@@ -23,8 +25,11 @@ namespace cosima::observer {
 struct RecorderOptions {
   double interval = 0.0;                     ///< between output times; 0: every communication point
   std::optional<std::filesystem::path> csv;  ///< stream the rows to this file (created at once)
-  bool keep_in_memory = true;                ///< keep the rows for times() / column() / value()
-  bool watched = false;                      ///< someone is watching (a terminal): rows to disk within 0.1 s
+  /// Stream the rows to this MATLAB v4 file (observer/mat_results.hpp; created at once; String
+  /// columns refused by name before it is).
+  std::optional<std::filesystem::path> mat;
+  bool keep_in_memory = true;  ///< keep the rows for times() / column() / value()
+  bool watched = false;        ///< someone is watching (a terminal): rows to disk within 0.1 s
   /// The communication points need not fall on the output times (a method that chooses its steps):
   /// a row at start + k·interval between two of them is interpolated from them — by the cubic Hermite
   /// interpolant of the values and the system's own derivatives at both points for a state (ẋ, from
@@ -71,7 +76,7 @@ class ResultRecorder final : public Observer {
   [[nodiscard]] const std::string& text(std::size_t row, std::size_t column) const;
   /// Writes the rows kept in memory as CSV.
   void write_csv(const std::filesystem::path& path) const;
-  /// Pushes the streamed rows to disk (the stream also does so by itself).
+  /// Pushes the streamed rows to disk (the streams also do so by themselves).
   void flush();
 
  private:
@@ -117,6 +122,10 @@ class ResultRecorder final : public Observer {
   std::optional<double> deferred_;  ///< the row at an event's time, written with the right limits
   std::int64_t rows_ = 0;
   std::unique_ptr<CsvStream> stream_;
+  std::unique_ptr<MatTrajectory> mat_;
+  std::vector<char> rounded_warned_;  ///< per column: the MAT file's rounding of a 64-bit integer was said
+  /// A MAT file rounds 64-bit integers to doubles: warned once per column, at the first row it rounds.
+  void warn_rounded_wide_values(double t);
   std::vector<double> times_;
   std::vector<double> values_;      // row-major (text columns hold 0)
   std::vector<std::string> texts_;  // row-major over the text columns

@@ -54,7 +54,7 @@ void StepLog::on_step(const model::ModularModel& model, double t, const methods:
 }
 
 void StepLog::on_end(const model::ModularModel& /*model*/, double /*t*/) {
-  if (stream_) stream_->flush();
+  if (stream_) stream_->finish();
 }
 
 void StepLog::format_row(std::string& out, const Row& r) {

@@ -11,46 +11,10 @@
 #include "core/metrics.hpp"
 #include "methods/method_choice.hpp"
 #include "methods/method_registry.hpp"
-#include "observer/mat_results.hpp"
 
 namespace cosima::scenario {
 
 namespace {
-
-/// Warns, once per column, of 64-bit integers that a MAT file's doubles round.
-void warn_rounded_wide_columns(const std::filesystem::path& path, const observer::ResultRecorder& results) {
-  for (std::size_t column = 0; column < results.labels().size(); ++column) {
-    if (!results.is_wide(column)) continue;
-    for (std::size_t row = 0; row < results.times().size(); ++row) {
-      const std::optional<WideInteger> exact = results.wide(row, column);
-      if (!exact || exact->exact_in_double()) continue;
-      log(LogLevel::warning,
-          fmt::format("'{}': '{}' is {} at t = {}, which a MAT file holds as the double {:.17g} (MAT results hold "
-                      "doubles; a CSV file keeps 64-bit integers exact)",
-                      path.string(), results.labels()[column], exact->text(), results.times()[row],
-                      exact->to_double()));
-      break;
-    }
-  }
-}
-
-/// The rows kept in memory as a MATLAB v4 file (String columns refused before the run starts).
-void write_mat(const std::filesystem::path& path, const observer::ResultRecorder& results) {
-  warn_rounded_wide_columns(path, results);
-  observer::write_mat_results(path, {.names = results.labels(),
-                                     .descriptions = results.descriptions(),
-                                     .times = results.times(),
-                                     .values = results.values()});
-}
-
-void refuse_text_columns(const observer::ResultRecorder& results, const std::filesystem::path& path) {
-  for (std::size_t column = 0; column < results.labels().size(); ++column) {
-    if (results.is_text(column)) {
-      throw Error(fmt::format("'{}': MAT results hold numbers, and '{}' is a String output; record it to a CSV file",
-                              path.string(), results.labels()[column]));
-    }
-  }
-}
 
 /// The run's connection defect (methods/coupling_error.hpp) in the stats.
 cosima::io::Json coupling_error_json(const methods::CouplingErrorReport& report) {
@@ -110,10 +74,10 @@ ScenarioRun run_scenario(const Scenario& given, exec::Executor* executor, const 
       run.model, scenario.output.variables,
       observer::RecorderOptions{.interval = scenario.output.interval,
                                 .csv = outputs.results_csv,
-                                .keep_in_memory = outputs.keep_in_memory || outputs.results_mat,
+                                .mat = outputs.results_mat,
+                                .keep_in_memory = outputs.keep_in_memory,
                                 .watched = outputs.watched,
                                 .interpolate = outputs.interpolate_rows && rows_between_steps(scenario, *method)});
-  if (outputs.results_mat) refuse_text_columns(*run.results, *outputs.results_mat);
   const bool keep_steps = outputs.keep_in_memory && outputs.keep_step_log;
   run.steps = std::make_unique<observer::StepLog>(outputs.steps_csv, keep_steps);
   simulation::RunOptions options = scenario.run;
@@ -121,17 +85,7 @@ ScenarioRun run_scenario(const Scenario& given, exec::Executor* executor, const 
   std::vector<observer::Observer*> observers = {run.results.get()};
   if (outputs.steps_csv || keep_steps) observers.push_back(run.steps.get());  // else it records nothing
   observers.insert(observers.end(), outputs.observers.begin(), outputs.observers.end());
-  if (!outputs.results_mat) {
-    run.stats = simulation::simulate(run.model, *method, options, observers);
-  } else {
-    try {
-      run.stats = simulation::simulate(run.model, *method, options, observers);
-    } catch (const Error&) {
-      write_mat(*outputs.results_mat, *run.results);  // the rows computed so far, as a CSV keeps them
-      throw;
-    }
-    write_mat(*outputs.results_mat, *run.results);
-  }
+  run.stats = simulation::simulate(run.model, *method, options, observers);
   run.stats.method_choice = scenario.method_choice;
   run.stats.guessed = scenario.guessed;
   return run;

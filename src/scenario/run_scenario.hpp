@@ -29,7 +29,7 @@ struct ScenarioRun {
 /// bad path fails at once) and/or kept in memory for the caller.
 struct RunOutputs {
   std::optional<std::filesystem::path> results_csv, steps_csv;
-  /// Results as MATLAB v4 (observer/mat_results.hpp): kept in memory, written when the run ends.
+  /// Results as MATLAB v4 (observer/mat_results.hpp), streamed as the run goes, as a CSV file is.
   std::optional<std::filesystem::path> results_mat;
   bool keep_in_memory = true;  ///< results (and step log: keep_step_log) readable from the ScenarioRun
   /// With keep_in_memory, the step log too (ScenarioRun::steps->rows()): a row of 80 bytes per macro-step,

@@ -24,6 +24,35 @@ rows_reach() {
   fi
 }
 
+# FILE → "COLUMNS LAST_TIME" of data_2 in a MAT v4 trajectory (observer/mat_results.hpp); fails when
+# the file holds fewer bytes than its matrices announce
+mat_rows() {
+  python3 - "$1" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+at = 0
+while at < len(data):
+    kind, rows, cols, imaginary, name_length = struct.unpack_from('<5i', data, at)
+    at += 20
+    name = data[at:at + name_length - 1].decode()
+    at += name_length
+    size = {0: 8, 20: 4, 51: 1}[kind] * rows * cols
+    if at + size > len(data):
+        sys.exit(f"{name}: {size} bytes announced, {len(data) - at} there")
+    if name == 'data_2':
+        print(cols, struct.unpack_from('<d', data, at + (cols - 1) * rows * 8)[0] if cols else 'none')
+        break
+    at += size
+PY
+}
+# a MAT file's rows reach t ≥ $2
+mat_reach() {
+  local found
+  found=$(mat_rows "$1")
+  if awk -v t="${found#* }" -v want="$2" 'BEGIN { exit !(t + 0 >= want + 0) }'; then echo "ok   $3: $found"; else
+    echo "FAIL $3: the MAT file holds '$found', not up to t = $2"; failures=$((failures + 1)); fi
+}
+
 misbehave() {  # mode → a scenario with the misbehaving FMU beside a well-behaved one
   cat > "m$1.json" <<JSON
 {"stop": 1, "method": {"type": "jacobi", "dt": 0.01},
@@ -110,6 +139,12 @@ for spec in "1:SIGSEGV" "2:SIGABRT" "3:called exit\(\)" "5:SIGSEGV" "6:SIGSEGV";
   no_temp_left "in-process-mode-$mode"
 done
 
+# MAT results are streamed as CSV rows are: a crash in process keeps the rows so far
+misbehave 1
+(ulimit -c 0; exec "$cosima" run m1.json --out i1.mat --stats i1m.json) >"$work/out" 2>&1
+mat_reach i1.mat 0.49 in-process-crash-mat-rows
+no_temp_left in-process-crash-mat
+
 # a crash in fmi2FreeInstance after a run that went well: never exit 0
 misbehave 7
 (ulimit -c 0; exec "$cosima" run m7.json --out i7.csv --stats i7.json) >"$work/out" 2>&1
@@ -147,6 +182,31 @@ for executor in sequential processes; do
   rows_reach "h_$executor.csv" 0.49 "forced-exit-$executor-rows"
   no_temp_left "forced-exit-$executor"
 done
+# ... and a MAT file's too
+"$cosima" run "$work/m4.json" --out h.mat --stats h_mat.json >"$work/out_mat" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+sleep 0.5
+kill -INT $pid
+wait $pid
+check forced-exit-mat-says-on-disk 0 "computed so far are on disk" -- cat "$work/out_mat"
+mat_reach h.mat 0.49 forced-exit-mat-rows
+no_temp_left forced-exit-mat
+
+# SIGKILL, where nothing can be undone: no file is left under the name asked for, only files named
+# for what they are (README: what a killed run leaves)
+echo old > k.csv
+mkdir -p killed_tmp  # (a killed run leaves its unpacked FMUs too: in a TMPDIR of its own here)
+TMPDIR=$work/killed_tmp "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --dt 1e-5 --stop 100000 --out k.csv --quiet >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -KILL $pid
+wait $pid 2>/dev/null
+check sigkill-names-what-it-leaves 0 "^k.csv.incomplete-[A-Za-z0-9]{6} k.csv.previous-[A-Za-z0-9]{6} $" -- \
+  sh -c "LC_ALL=C ls -A | grep '^k\.csv' | tr '\n' ' '"
+check sigkill-keeps-the-earlier-file 0 "^old$" -- sh -c "cat k.csv.previous-*"
+rm -rf k.csv.incomplete-* k.csv.previous-* killed_tmp
 
 # --- interrupts -------------------------------------------------------------------------------------
 "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --dt 1e-5 --stop 100000 --out int.csv --stats int.json \
@@ -192,11 +252,29 @@ if mount -t tmpfs -o size=64k tmpfs small 2>/dev/null; then
   check enospc-disk 1 "error while writing '.*small/r.csv': No space left on device" -- \
     "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 100 --dt 1e-3 --out small/r.csv --stats small/r.json
   check enospc-disk-rows 0 "^time," -- head -1 small/r.csv
+  # the last row is whole: a newline at the end, as many cells as the header
+  check enospc-disk-last-row-whole 0 "^whole$" -- sh -c "[ \"\$(tail -c1 small/r.csv | od -An -c | tr -d ' ')\" = '\\n' ] && \
+    [ \$(head -1 small/r.csv | tr -cd , | wc -c) -eq \$(tail -1 small/r.csv | tr -cd , | wc -c) ] && echo whole"
+  rm -f small/r.csv small/r.json
+  check enospc-disk-mat 1 "error while writing '.*small/r.mat': No space left on device" -- \
+    "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 100 --dt 1e-3 --out small/r.mat
+  check enospc-disk-mat-whole 0 "^[0-9]+ [0-9.]+$" -- mat_rows small/r.mat
   no_temp_left enospc-disk
   umount small
 else
   echo "skip enospc-disk: cannot mount a small tmpfs here (not root)"
 fi
+
+# --- smaller points: a missing TMPDIR is named; a table of ±1e308 is no NaN -------------------------
+check missing-tmpdir 1 "TMPDIR='/nonexistent-cosima-tmp' is not a folder, and cosima unpacks FMUs there" -- \
+  env TMPDIR=/nonexistent-cosima-tmp "$cosima" run "$examples/b3_lotka_volterra_fmu.json" --stop 0.1 --out tmpdir.csv
+printf 'time,q\n0,1e308\n1,-1e308\n' > huge.csv
+echo '{"stop": 1, "method": {"type": "jacobi", "dt": 0.25}, "systems": {"src": {"csv": "huge.csv"}}}' > huge.json
+check huge-slope-named 1 "rows 1-2: 'q' goes from 1e\+308 to -1e\+308 in 1 s, a slope beyond a double's range" -- \
+  "$cosima" run huge.json --out huge.csv.out --set output.format='"csv"'
+check huge-held 0 "^0.5,1e\+308$" -- sh -c "'$cosima' run huge.json --set 'systems.src.interpolation=\"hold\"' --out huge_held.csv --quiet && \
+  grep '^0.5,' huge_held.csv"
+check huge-held-last 0 "^1,-1e\+308$" -- tail -1 huge_held.csv
 
 # --- outputs replace the previous ones only with rows: created beside, renamed over ------------------
 cat > nan0.json <<JSON

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/hermite.hpp"
 #include "core/slots.hpp"
 #include "io/csv.hpp"
 
@@ -52,6 +53,7 @@ CsvSource::CsvSource(std::string name, const std::filesystem::path& table,
   for (const auto& column : columns_) {
     const auto it = interpolation.find(column);
     modes_.push_back(it != interpolation.end() ? it->second : fallback);
+    if (modes_.back() == SourceInterpolation::linear) refuse_overflowing_slopes(table, modes_.size() - 1);
     PortInfo info;
     info.continuous = modes_.back() == SourceInterpolation::linear;
     info.signal = info.continuous;
@@ -95,6 +97,17 @@ std::ptrdiff_t CsvSource::segment(const Reading& reading) const {
   return (end - times_.begin()) - 1;
 }
 
+void CsvSource::refuse_overflowing_slopes(const std::filesystem::path& table, std::size_t c) const {
+  const std::vector<double>& v = values_[c];
+  for (std::size_t r = 1; r < times_.size(); ++r) {
+    if (times_[r] == times_[r - 1] || std::isfinite((v[r] - v[r - 1]) / (times_[r] - times_[r - 1]))) continue;
+    throw Error(
+        fmt::format("signal source '{}': '{}' rows {}-{}: '{}' goes from {} to {} in {} s, a slope beyond a "
+                    "double's range; interpolate it with \"hold\", or scale the column",
+                    name(), table.string(), r, r + 1, columns_[c], v[r - 1], v[r], times_[r] - times_[r - 1]));
+  }
+}
+
 void CsvSource::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
   const std::ptrdiff_t k = segment(reading_);
   const auto last = static_cast<std::ptrdiff_t>(times_.size()) - 1;
@@ -108,7 +121,7 @@ void CsvSource::outputs(Eigen::Ref<Eigen::VectorXd> y) const {
       const auto i = static_cast<std::size_t>(k);
       const double span = times_[i + 1] - times_[i];  // > 0: the reading lies inside this segment
       const double w = (reading_.at - times_[i]) / span;
-      y(static_cast<Eigen::Index>(c)) = v[i] + w * (v[i + 1] - v[i]);
+      y(static_cast<Eigen::Index>(c)) = linear_between(v[i], v[i + 1], w);
     }
   }
 }

@@ -61,6 +61,9 @@ class CsvSource final : public System {
   const Linearization& compute_linearization() override { return linearization_; }
 
  private:
+  /// Throws Error naming the rows where a linear column's slope overflows a double (±1e308 a second
+  /// apart): its derivative would be ±inf.
+  void refuse_overflowing_slopes(const std::filesystem::path& table, std::size_t c) const;
   /// Where the outputs are read: at `at_`, from the right (the value at at_) or, with an event
   /// pending there, from the left (the limit before the jump).
   struct Reading {
