@@ -16,6 +16,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -45,8 +46,45 @@ using cosima::io::Json;
 
 // --- JSON ⇄ Python --------------------------------------------------------------------------------
 
-/// A Python value (dict, list, tuple, str, bool, int, float, None, os.PathLike, numpy scalar) as JSON.
+/// How deep a scenario's dicts and lists may nest: far beyond any scenario, far below the C stack's
+/// reach (each level is a few frames of recursion here and in the JSON library).
+constexpr int kMaxDepth = 1000;
+
+/// The containers on the path from the root to the value being converted, to refuse a cycle.
+using Path = std::vector<const PyObject*>;
+
+Json to_json(const py::handle& value, const std::string& where, Path& path);
+
+/// A dict, list or tuple entered: refused (ValueError) when it is on its own path or too deep.
+struct Enter {
+  Enter(const py::handle& value, const std::string& where, Path& path) : path_(path) {
+    if (std::find(path.begin(), path.end(), value.ptr()) != path.end()) {
+      throw py::value_error(fmt::format("{}: the {} contains itself (a cycle), which a scenario cannot hold",
+                                        where.empty() ? "scenario" : where,
+                                        py::type::of(value).attr("__name__").cast<std::string>()));
+    }
+    if (path.size() >= static_cast<std::size_t>(kMaxDepth)) {
+      throw py::value_error(fmt::format("{}: dicts and lists nested deeper than {} levels",
+                                        where.empty() ? "scenario" : where.substr(0, 200) + "…", kMaxDepth));
+    }
+    path.push_back(value.ptr());
+  }
+  ~Enter() { path_.pop_back(); }
+  Enter(const Enter&) = delete;
+  Enter& operator=(const Enter&) = delete;
+
+ private:
+  Path& path_;
+};
+
+/// A Python value (dict, list, tuple, str, bool, int, float, None, os.PathLike, numpy scalar) as JSON;
+/// a cycle or nesting deeper than kMaxDepth is a ValueError naming where.
 Json to_json(const py::handle& value, const std::string& where) {
+  Path path;
+  return to_json(value, where, path);
+}
+
+Json to_json(const py::handle& value, const std::string& where, Path& path) {
   if (value.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
   if (py::isinstance<py::int_>(value)) {
@@ -66,26 +104,28 @@ Json to_json(const py::handle& value, const std::string& where) {
   if (py::isinstance<py::float_>(value)) return value.cast<double>();
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
   if (py::isinstance<py::dict>(value)) {
+    const Enter enter(value, where, path);
     Json object = Json::object();
     for (const auto& [key, item] : value.cast<py::dict>()) {
       if (!py::isinstance<py::str>(key)) {
         throw py::type_error(fmt::format("{}: keys must be str, not {}", where, py::repr(key).cast<std::string>()));
       }
       const auto name = key.cast<std::string>();
-      object[name] = to_json(item, where.empty() ? name : fmt::format("{}.{}", where, name));
+      object[name] = to_json(item, where.empty() ? name : fmt::format("{}.{}", where, name), path);
     }
     return object;
   }
   if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    const Enter enter(value, where, path);
     Json array = Json::array();
     std::size_t i = 0;
-    for (const auto& item : value) array.push_back(to_json(item, fmt::format("{}[{}]", where, i++)));
+    for (const auto& item : value) array.push_back(to_json(item, fmt::format("{}[{}]", where, i++), path));
     return array;
   }
   const py::module_ os = py::module_::import("os");
   if (py::isinstance(value, os.attr("PathLike"))) return os.attr("fspath")(value).cast<std::string>();
-  if (py::hasattr(value, "__index__")) return to_json(value.attr("__index__")(), where);  // numpy integers
-  if (py::hasattr(value, "__float__")) return value.attr("__float__")().cast<double>();   // numpy floats
+  if (py::hasattr(value, "__index__")) return to_json(value.attr("__index__")(), where, path);  // numpy integers
+  if (py::hasattr(value, "__float__")) return value.attr("__float__")().cast<double>();         // numpy floats
   throw py::type_error(fmt::format("{}: cannot put a {} in a scenario (numbers, str, bool, None, dict, list)",
                                    where.empty() ? "value" : where,
                                    py::type::of(value).attr("__name__").cast<std::string>()));
@@ -350,6 +390,28 @@ class PythonInterrupts final : public cosima::observer::Observer {
   bool interrupted_ = false;
 };
 
+/// When Python noted a Ctrl-C while the run waited on another process (steady-clock ticks; 0: none).
+std::atomic<std::int64_t> g_ctrl_c_at{0};
+
+/// cosima's interrupt poll during a run (cosima::set_interrupt_poll), asked while a wait on another
+/// process sleeps: takes the GIL and lets Python run its signal handlers. A KeyboardInterrupt asks
+/// the run to stop at its next communication point, as PythonInterrupts does; a wait still going a
+/// second later (a hung FMU) is abandoned — the executor kills the process waited on, and the run's
+/// error is raised as KeyboardInterrupt.
+bool poll_python_signals() {
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  if (const std::int64_t at = g_ctrl_c_at.load(); at != 0) {
+    return std::chrono::steady_clock::duration(now - at) > std::chrono::seconds(1);
+  }
+  const py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) == 0) return false;  // another error: raised later
+  PyErr_Clear();
+  g_ctrl_c_at = now;
+  cosima::request_stop(SIGINT);
+  return false;
+}
+
 RunData run_parsed(cosima::scenario::Scenario scenario, const std::string& executor_spec,
                    std::optional<double> fmu_timeout, PythonInterrupts* interrupts) {
   const LogLevelScope log_level(scenario.log_level);
@@ -412,13 +474,25 @@ PyResult run(const PyScenario& source, const std::optional<std::string>& method,
   PythonInterrupts interrupts;
   {
     const py::gil_scoped_release release;
-    struct ForgetStop {  // however the run ends, the next one starts without the request
-      ~ForgetStop() { cosima::clear_stop_request(); }
+    struct ForgetStop {  // however the run ends, the next one starts without the request or the poll
+      ~ForgetStop() {
+        cosima::clear_stop_request();
+        cosima::set_interrupt_poll(nullptr);
+      }
     } forget;
-    data = run_parsed(std::move(scenario), executor, fmu_timeout, &interrupts);
+    g_ctrl_c_at = 0;
+    cosima::set_interrupt_poll(&poll_python_signals);  // a wait on a hung process: Ctrl-C within a second
+    try {
+      data = run_parsed(std::move(scenario), executor, fmu_timeout, &interrupts);
+    } catch (const cosima::Error&) {
+      if (g_ctrl_c_at == 0) throw;
+      const py::gil_scoped_acquire gil;
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw py::error_already_set();
+    }
   }
   PyResult result{data.time, std::move(data.columns), data.stats, data.warnings};
-  if (interrupts.interrupted()) {
+  if (interrupts.interrupted() || g_ctrl_c_at != 0) {
     // KeyboardInterrupt(result): the rows up to where it stopped, the stats saying so
     PyErr_SetObject(PyExc_KeyboardInterrupt, py::cast(std::move(result)).ptr());
     throw py::error_already_set();

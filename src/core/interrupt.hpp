@@ -21,6 +21,14 @@ int stop_requested();
 void request_stop(int signal);
 /// Forgets a stop request once the run it stopped is over (the next run starts afresh).
 void clear_stop_request();
+/// A check that a wait on another process (the process executor waiting for a child's answer) makes
+/// between its sleeps, for an embedding whose interrupts no signal handler of cosima's sees (the
+/// Python module: Python's own handler only notes Ctrl-C). true: abandon the wait as interrupted.
+using InterruptPoll = bool (*)();
+/// Sets the poll (nullptr: none); the embedding sets it for the length of a run.
+void set_interrupt_poll(InterruptPoll poll);
+/// Whether the poll set, if any, says to abandon the wait.
+bool interrupt_polled();
 /// "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT" (async-signal-safe: literals).
 const char* stop_signal_name(int signal);
 

@@ -20,6 +20,7 @@
 
 #include "core/cleanup.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/log.hpp"
 
 namespace cosima::exec {
@@ -45,7 +46,7 @@ bool send_frame(int fd, const std::vector<char>& bytes) {
          write_all(fd, bytes.data(), bytes.size());
 }
 
-enum class Received : std::uint8_t { frame, closed, timeout, malformed };
+enum class Received : std::uint8_t { frame, closed, timeout, malformed, interrupted };
 
 /// The longest frame a socket may announce: a process's descriptions or a batch's replies are far
 /// shorter; a longer length is a stray write, not a frame (and not an allocation of that size).
@@ -312,17 +313,20 @@ void ProcessExecutor::receive(int k) {
   if (options_.timeout > 0.0)
     deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout));
-  bool late = false;
+  bool late = false, interrupted = false;
   const auto alive = [&] {
     late = deadline && Clock::now() > *deadline;
-    return !late && child_alive(child.pid);
+    interrupted = !late && interrupt_polled();
+    return !late && !interrupted && child_alive(child.pid);
   };
   Received r = Received::frame;
   std::string malformed = "a frame length beyond 1 GiB on its socket";
   switch (child.mailbox->wait_reply(child.reply, buffer_, std::chrono::milliseconds(20), alive)) {
     case ShmMailbox::Waited::frame: return;
     case ShmMailbox::Waited::on_socket: r = read_frame(child.socket, buffer_, deadline); break;
-    case ShmMailbox::Waited::gave_up: r = late ? Received::timeout : Received::closed; break;
+    case ShmMailbox::Waited::gave_up:
+      r = late ? Received::timeout : interrupted ? Received::interrupted : Received::closed;
+      break;
     case ShmMailbox::Waited::malformed:
       r = Received::malformed;
       malformed = fmt::format("frame {} where {} was due, of {} bytes in a slot of {}", child.reply.fault.sequence,
@@ -330,28 +334,23 @@ void ProcessExecutor::receive(int k) {
       break;
   }
   if (r == Received::frame) return;
-  int status = 0;
-  if (r == Received::malformed) {
-    kill(child.pid, SIGKILL);
-    waitpid(child.pid, &status, 0);
-    unregister_child(child.pid);
-    const pid_t pid = child.pid;
-    child.pid = -1;
-    fail(k, fmt::format("its process {} sent a malformed reply ({}): something in it wrote over its mailbox; the "
-                        "process was killed",
-                        pid, malformed));
-  }
-  if (r == Received::timeout) {
-    kill(child.pid, SIGKILL);
-    waitpid(child.pid, &status, 0);
-    unregister_child(child.pid);
-    child.pid = -1;
-    fail(k, fmt::format("no answer within {} s (--fmu-timeout); its process was killed", options_.timeout));
-  }
-  waitpid(child.pid, &status, 0);
-  unregister_child(child.pid);
+  // the process is ended here (killed when it still runs) and reaped; the message says why
   const pid_t pid = child.pid;
+  if (r != Received::closed) kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  unregister_child(pid);
   child.pid = -1;
+  switch (r) {
+    case Received::malformed:
+      fail(k, fmt::format("its process {} sent a malformed reply ({}): something in it wrote over its mailbox; the "
+                          "process was killed",
+                          pid, malformed));
+    case Received::interrupted: fail(k, "interrupted while waiting for its answer; its process was killed");
+    case Received::timeout:
+      fail(k, fmt::format("no answer within {} s (--fmu-timeout); its process was killed", options_.timeout));
+    default: break;
+  }
   if (WIFSIGNALED(status)) fail(k, fmt::format("its process {} died of {}", pid, signal_text(WTERMSIG(status))));
   fail(k, fmt::format("its process {} exited with status {}", pid, WIFEXITED(status) ? WEXITSTATUS(status) : -1));
 }

@@ -373,6 +373,53 @@ class Interrupts(unittest.TestCase):
         # the next run is not stopped by the old request
         self.assertEqual(cosima.load(B3, overrides={"stop": 0.1}).run().time[-1], 0.1)
 
+    def test_sigint_ends_a_wait_on_a_hung_process_within_a_second(self):
+        import signal
+        import threading
+        import time
+        hung = {"stop": 1, "method": {"type": "jacobi", "dt": 0.01},
+                "systems": {"m": {"fmu": str(C_FMU_DIR / "cosima_test_misbehave.fmu"),
+                                  "parameters": {"mode": 4, "at": 0.1}}}}
+        timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+        started = time.monotonic()
+        timer.start()
+        with self.assertRaises(KeyboardInterrupt):
+            cosima.run(hung, executor="processes")  # no fmu_timeout: only Ctrl-C ends it
+        elapsed = time.monotonic() - started
+        timer.join()
+        self.assertLess(elapsed, 3.0)  # 1 s until the signal, a second's grace for the step, then killed
+        self.assertEqual(cosima.load(B3, overrides={"stop": 0.1}).run(executor="processes").time[-1], 0.1)
+
+
+class ScenarioConversion(unittest.TestCase):
+    """A dict or list that no scenario can be — a cycle, 10^5 levels deep — is a ValueError naming where."""
+
+    def test_a_cycle_is_named(self):
+        scenario = b3_dict()
+        scenario["systems"]["prey"]["loop"] = scenario["systems"]
+        with self.assertRaisesRegex(ValueError, r"systems\.prey\.loop: the dict contains itself"):
+            cosima.load(scenario)
+        listed = [1, 2]
+        listed.append(listed)
+        with self.assertRaisesRegex(ValueError, r"x\[2\]: the list contains itself"):
+            cosima.load(b3_dict(), overrides={"x": listed})
+
+    def test_deep_nesting_is_named(self):
+        deep = {}
+        inner = deep
+        for _ in range(100000):
+            inner["a"] = {}
+            inner = inner["a"]
+        with self.assertRaisesRegex(ValueError, "nested deeper than 1000 levels"):
+            cosima.load(b3_dict(), overrides={"deep": deep})
+        deep_list = []
+        for _ in range(100000):
+            deep_list = [deep_list]
+        scenario = b3_dict()
+        scenario["deep"] = deep_list
+        with self.assertRaisesRegex(ValueError, "nested deeper than 1000 levels"):
+            cosima.load(scenario)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv)
