@@ -104,6 +104,10 @@ ChildRun run_child(const std::vector<std::string>& args, const std::filesystem::
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+  };
+  result.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   return result;
 }
 

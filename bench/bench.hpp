@@ -27,6 +27,7 @@ struct BenchOptions {
 struct ChildRun {
   double peak_rss_mb = 0.0;
   double wall_s = 0.0;
+  double cpu_s = 0.0;  ///< user + system, of the child and the descendants it reaped
   int status = -1;
 };
 /// Runs `program ARGS…` (default: this cosima binary) with stdout and stderr to `log`; peak RSS

@@ -1,6 +1,8 @@
 // Long runs and large models: peak memory of long runs (2 million macro-steps, results and step log
 // streamed), set-up and step cost against the number of systems (chains with and without direct
-// feedthrough, 10³ … 10⁵, a 10⁶-system scenario parsed), wide modelDescription files.
+// feedthrough, 10³ … 10⁵, a 10⁶-system scenario parsed), wide modelDescription files, and more processes
+// than cores (CPU time while waiting, a forced exit that leaves TMPDIR empty).
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,11 +10,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -207,6 +211,88 @@ std::string scaling_section(const BenchOptions& options, cosima::io::Json& json)
   return text;
 }
 
+/// A chain of `size` b1.damper systems, each step of each costing `step_cost` seconds of busy work,
+/// over `steps` macro-steps of 10 ms.
+std::string costly_chain(int size, int steps, double step_cost) {
+  cosima::io::Json doc = damper_chain(size);
+  doc["stop"] = 0.01 * steps;
+  for (auto& [name, system] : doc["systems"].items()) system["step_cost"] = step_cost;
+  return doc.dump();
+}
+
+/// The folder's entries, counted.
+std::size_t entries(const std::filesystem::path& folder) {
+  std::error_code error;
+  return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(folder, error), {}));
+}
+
+/// More processes than cores: a run of `processes` children on this machine's cores, its CPU time
+/// against its wall time (a waiting child or master that spins shows as CPU time beyond the work);
+/// and a forced exit (two SIGINTs) of such a run, after which its TMPDIR must be empty.
+std::string many_processes_section(const BenchOptions& options, const std::filesystem::path& scratch,
+                                   cosima::io::Json& json) {
+  const int processes = options.quick ? 16 : 300;
+  const int steps = options.quick ? 20 : 50;
+  const std::filesystem::path tmp = scratch / "many-tmp";
+  std::filesystem::create_directories(tmp);
+  const char* saved = std::getenv("TMPDIR");
+  const std::string saved_tmpdir = saved != nullptr ? saved : "";
+  setenv("TMPDIR", tmp.c_str(), 1);
+  std::ofstream(scratch / "many.json") << costly_chain(processes, steps, 1e-4);
+  const ChildRun run = run_child({"run", (scratch / "many.json").string(), "--executor", "processes", "--out",
+                                  (scratch / "many.csv").string(), "--quiet"},
+                                 scratch / "many.log");
+  // the forced exit: each step costs 50 ms, so that the second SIGINT finds the run inside a step
+  std::ofstream(scratch / "forced.json") << costly_chain(processes, 1000, 5e-2);
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int log = ::open((scratch / "forced.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(log, STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    execl(self.c_str(), self.c_str(), "run", (scratch / "forced.json").c_str(), "--executor", "processes", "--out",
+          (scratch / "forced.csv").c_str(), nullptr);
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(options.quick ? 2 : 5));
+  kill(pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::size_t left = entries(tmp);
+  if (saved != nullptr) {
+    setenv("TMPDIR", saved_tmpdir.c_str(), 1);
+  } else {
+    unsetenv("TMPDIR");
+  }
+  const double per_step_us = 1e6 * run.cpu_s / (static_cast<double>(steps) * processes);
+  const unsigned cores = std::thread::hardware_concurrency();
+  json["many_processes"] = {{"processes", processes},
+                            {"cores", cores},
+                            {"macro_steps", steps},
+                            {"status", run.status},
+                            {"wall_s", run.wall_s},
+                            {"cpu_s", run.cpu_s},
+                            {"cpu_us_per_system_step", per_step_us},
+                            {"forced_exit_status", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)},
+                            {"forced_exit_tmpdir_entries_left", left}};
+  if (run.status != 0 || left != 0) {
+    std::cerr << fmt::format("cosima bench reliability: {} processes: run exit {}, {} entries left in TMPDIR\n",
+                             processes, run.status, left);
+  }
+  return fmt::format(
+      "## {} processes on {} cores\n\nA chain of {} dampers, one process each (`--executor processes`), each step "
+      "0.1 ms of work, {} macro-steps: exit {}, {:.2f} s wall, {:.2f} s CPU (every process, master included): {:.0f} "
+      "µs of CPU per system and step, {:.2f} cores busy on average. With more processes than cores the waiting "
+      "children and the master sleep in the futex at once (exec/shm_mailbox.hpp, ShmMailbox::yields_for) rather "
+      "than yield: a yielding waiter keeps every core's run queue full.\n\nA forced exit (two SIGINTs 10 ms apart, "
+      "the run inside a 50 ms step) of the same chain: exit {}, {} entries left in its TMPDIR.\n",
+      processes, cores, processes, steps, run.status, run.wall_s, run.cpu_s, per_step_us,
+      run.wall_s > 0 ? run.cpu_s / run.wall_s : 0.0, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+      left);
+}
+
 }  // namespace
 
 cosima::io::Json bench_reliability(const BenchOptions& options) {
@@ -282,6 +368,8 @@ cosima::io::Json bench_reliability(const BenchOptions& options) {
                "ModelStructure/Outputs is gone) and ports are found by name through a hash map; this table times the "
                "parser only: no FMU binary with 10⁵ outputs is in the tree.\n");
   }
+  // 4. more processes than cores: no spinning, and a forced exit that leaves nothing
+  report.add(many_processes_section(options, scratch.path(), json));
   report.write(options, "reliability.md");
   write_json(options, json);
   return json;
