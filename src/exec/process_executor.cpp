@@ -336,7 +336,7 @@ void ProcessExecutor::receive(int k) {
   if (r == Received::frame) return;
   // the process is ended here (killed when it still runs) and reaped; the message says why
   const pid_t pid = child.pid;
-  if (r != Received::closed) kill(pid, SIGKILL);
+  if (r != Received::closed || child_alive(pid)) kill(pid, SIGKILL);  // (a socket its FMU closed: still running)
   int status = 0;
   waitpid(pid, &status, 0);
   unregister_child(pid);

@@ -160,18 +160,26 @@ check teardown-crash-processes 1 "system 'm' .*died of SIGSEGV while shutting do
 check teardown-crash-processes-stats 0 '"error": "system .m. .*died of SIGSEGV' -- cat p7.json
 no_temp_left teardown-crash-processes
 
-# an FMU hung in fmi2DoStep: the first SIGINT waits for the step, the second forces the exit — with
-# the rows computed so far, the stats, no child left and no temporary directory
-misbehave 4
-for executor in sequential processes; do
-  # by its path in this test's own directory: another checkout's run of this test is not counted below
-  "$cosima" run "$work/m4.json" --executor "$executor" --out "h_$executor.csv" --stats "h_$executor.json" >"$work/out" 2>&1 &
+# LOG COMMAND…: runs COMMAND in the background (output to LOG), sends SIGINT after 2 s and again
+# 0.5 s later; returns its exit code
+forced_exit() {
+  local log=$1 pid
+  shift
+  "$@" >"$log" 2>&1 &
   pid=$!
   sleep 2
   kill -INT $pid
   sleep 0.5
   kill -INT $pid
   wait $pid
+}
+
+# an FMU hung in fmi2DoStep: the first SIGINT waits for the step, the second forces the exit — with
+# the rows computed so far, the stats, no child left and no temporary directory
+misbehave 4
+for executor in sequential processes; do
+  # by its path in this test's own directory: another checkout's run of this test is not counted below
+  forced_exit "$work/out" "$cosima" run "$work/m4.json" --executor "$executor" --out "h_$executor.csv" --stats "h_$executor.json"
   code=$?
   # in process, the line names the call that hangs
   stuck=$([ "$executor" = sequential ] && echo ", the run stuck in fmi2DoStep of system 'm' (FMU '.*cosima_test_misbehave.fmu') at t = 0.5;" || echo ";")
@@ -185,13 +193,7 @@ for executor in sequential processes; do
   no_temp_left "forced-exit-$executor"
 done
 # ... and a MAT file's too
-"$cosima" run "$work/m4.json" --out h.mat --stats h_mat.json >"$work/out_mat" 2>&1 &
-pid=$!
-sleep 2
-kill -INT $pid
-sleep 0.5
-kill -INT $pid
-wait $pid
+forced_exit "$work/out_mat" "$cosima" run "$work/m4.json" --out h.mat --stats h_mat.json
 check forced-exit-mat-says-on-disk 0 "computed so far are on disk" -- cat "$work/out_mat"
 mat_reach h.mat 0.49 forced-exit-mat-rows
 no_temp_left forced-exit-mat
