@@ -14,10 +14,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/watcher.hpp"
 
 namespace cosima {
 
@@ -26,6 +28,7 @@ namespace {
 /// One registration: claimed by a compare-exchange on `owner` (0: free), then filled.
 struct DirectorySlot {
   std::atomic<pid_t> owner{0};
+  std::size_t index = 0;  ///< its place in the list, which the watcher's copy shares (core/watcher.hpp)
   std::atomic<bool> ready{false};
   std::array<char, PATH_MAX> path{};
 };
@@ -60,12 +63,15 @@ bool each_slot(Block<Slot>& first, const Visit& visit) noexcept {
 /// A free slot claimed for this process (owner set), a new block linked when none is free; nullptr
 /// when no block can be allocated.
 template <class Slot>
-Slot* claim(Block<Slot>& first) noexcept {
+Slot* claim(Block<Slot>& first, std::size_t* index = nullptr) noexcept {
   const pid_t self = getpid();
-  for (Block<Slot>* block = &first;;) {
-    for (Slot& slot : block->slots) {
+  for (std::pair<Block<Slot>*, std::size_t> at{&first, 0};; at.second += Block<Slot>::kSlots) {
+    Block<Slot>* block = at.first;
+    for (std::size_t i = 0; i < Block<Slot>::kSlots; ++i) {
       pid_t free = 0;
-      if (slot.owner.compare_exchange_strong(free, self)) return &slot;
+      if (!block->slots[i].owner.compare_exchange_strong(free, self)) continue;
+      if (index != nullptr) *index = at.second + i;
+      return &block->slots[i];
     }
     Block<Slot>* next = block->next.load();
     if (next == nullptr) {
@@ -77,7 +83,7 @@ Slot* claim(Block<Slot>& first) noexcept {
         delete fresh;  // another thread linked one first: `next` is it
       }
     }
-    block = next;
+    at.first = next;
   }
 }
 
@@ -123,6 +129,8 @@ void remove_contents(int directory, int depth) noexcept {
   }
 }
 
+}  // namespace
+
 void remove_tree(const char* path) noexcept {
   const int directory = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (directory < 0) return;
@@ -131,15 +139,16 @@ void remove_tree(const char* path) noexcept {
   rmdir(path);
 }
 
-}  // namespace
-
 bool register_temporary_directory(const char* path) noexcept {
   const std::size_t length = std::strlen(path);
   if (length + 1 > PATH_MAX) return false;
-  DirectorySlot* slot = claim(g_directories);
+  std::size_t index = 0;
+  DirectorySlot* slot = claim(g_directories, &index);
   if (slot == nullptr) return false;
   std::memcpy(slot->path.data(), path, length + 1);
+  slot->index = index;
   slot->ready.store(true);
+  watch_directory(index, path);
   return true;
 }
 
@@ -147,6 +156,7 @@ void unregister_temporary_directory(const char* path) noexcept {
   const pid_t self = getpid();
   each_slot(g_directories, [&](DirectorySlot& slot) {
     if (slot.owner.load() != self || !slot.ready.load() || std::strcmp(slot.path.data(), path) != 0) return false;
+    unwatch_directory(slot.index);
     slot.ready.store(false);
     slot.owner.store(0);
     return true;
@@ -183,6 +193,7 @@ std::filesystem::path temporary_root() {
 }
 
 std::filesystem::path make_temporary_directory(const std::string& prefix) {
+  start_watcher();  // removes the directory when this process dies past its own handlers
   std::string pattern = (temporary_root() / (prefix + "-XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr) {
     throw Error(fmt::format("cannot create a temporary folder {}: {}", pattern, std::strerror(errno)));
@@ -215,6 +226,7 @@ void emergency_cleanup() noexcept {
   each_slot(g_directories, [&](DirectorySlot& slot) {
     if (slot.owner.load() != self || !slot.ready.load()) return false;
     remove_tree(slot.path.data());
+    unwatch_directory(slot.index);
     slot.ready.store(false);
     slot.owner.store(0);
     return false;

@@ -33,6 +33,9 @@ std::filesystem::path temporary_root();
 /// when it cannot be made or registered.
 std::filesystem::path make_temporary_directory(const std::string& prefix);
 
+/// Removes `path` and what it holds, links not followed (24 levels deep at most). Async-signal-safe.
+void remove_tree(const char* path) noexcept;
+
 /// Kills (SIGKILL) and reaps this process's registered children, then removes its registered
 /// temporary directories. Async-signal-safe; idempotent.
 void emergency_cleanup() noexcept;

@@ -11,12 +11,14 @@
 
 #include "core/cleanup.hpp"
 #include "core/output_file.hpp"
+#include "core/watcher.hpp"
 
 namespace cosima {
 
 namespace detail {
 constinit thread_local const ForeignCall* t_foreign_call = nullptr;
 ForeignCallMirror* g_foreign_call_mirror = nullptr;
+ForeignCall* g_watched_call = nullptr;
 }  // namespace detail
 
 namespace {
@@ -123,6 +125,7 @@ void arm_crash_handlers() noexcept;
 }  // namespace detail
 
 void end_abnormally(const char* why) noexcept {
+  settle_watcher();  // this process speaks for itself
   emergency_flush_streams();
   write_emergency_stats(why);
   emergency_cleanup();
@@ -225,6 +228,8 @@ void install_crash_handlers() {
   detail::arm_crash_handlers();
   std::atexit(on_exit_foreign_call);
 }
+
+bool crash_handlers_installed() noexcept { return g_installed.load(); }
 
 void rearm_crash_handlers() noexcept {
   if (g_installed.load()) detail::arm_crash_handlers();

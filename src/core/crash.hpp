@@ -50,6 +50,9 @@ namespace detail {
 /// per system and macro-step.
 extern constinit thread_local const ForeignCall* t_foreign_call;
 extern ForeignCallMirror* g_foreign_call_mirror;
+/// The call in flight as the watcher of this process reads it (core/watcher.hpp): the pointers only,
+/// four stores per scope; nullptr when no watcher watches this process.
+extern ForeignCall* g_watched_call;
 /// Copies `function` (nullptr: none) into the mirror, bounded.
 inline void mirror_function(const char* function) noexcept {
   char* out = g_foreign_call_mirror->function;
@@ -69,6 +72,7 @@ class ForeignCallScope {
       : call_{system, file, function, time}, outer_(detail::t_foreign_call) {
     std::atomic_signal_fence(std::memory_order_release);  // a signal handler sees the record filled in
     detail::t_foreign_call = &call_;
+    if (detail::g_watched_call != nullptr) *detail::g_watched_call = call_;
     if (detail::g_foreign_call_mirror != nullptr) {
       detail::g_foreign_call_mirror->time = time;
       detail::mirror_function(function);
@@ -77,12 +81,14 @@ class ForeignCallScope {
   ~ForeignCallScope() {
     std::atomic_signal_fence(std::memory_order_release);
     detail::t_foreign_call = outer_;
+    if (detail::g_watched_call != nullptr) *detail::g_watched_call = outer_ != nullptr ? *outer_ : ForeignCall{};
     if (detail::g_foreign_call_mirror != nullptr)
       detail::mirror_function(outer_ != nullptr ? outer_->function : nullptr);
   }
   /// The next call of the same foreign code, in the same scope.
   void now(const char* function) noexcept {
     call_.function = function;
+    if (detail::g_watched_call != nullptr) detail::g_watched_call->function = function;
     if (detail::g_foreign_call_mirror != nullptr) detail::mirror_function(function);
   }
   ForeignCallScope(const ForeignCallScope&) = delete;
@@ -117,6 +123,8 @@ void forget_emergency_flushes() noexcept;
 /// Fatal-signal handlers and the exit() guard. Idempotent. The handlers run on an alternate stack
 /// (a stack overflow inside an FMU still gets its line).
 void install_crash_handlers();
+/// Whether install_crash_handlers ran in this process (the command line: yes; the Python module: no).
+bool crash_handlers_installed() noexcept;
 /// The handlers again, after foreign code that may have replaced them (an FMU installing its own
 /// SIGSEGV handler at instantiation or initialization). Nothing before install_crash_handlers (a
 /// test binary keeps its own handlers, a sanitizer's among them).

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/plugin.hpp"
+#include "core/watcher.hpp"
 #include "exec/mpi_transport.hpp"
 #include "exec/protocol.hpp"
 #include "nonlinear/nonlinear_solver.hpp"
@@ -55,7 +56,10 @@ void gatherv(const char* send, int count, char* receive, const int* counts, cons
 
 // --- session ------------------------------------------------------------------------------------
 
-MpiSession::MpiSession() { mpi_check(mpi().start(&rank_, &size_), "MPI_Init"); }
+MpiSession::MpiSession() {
+  forgo_watcher();  // mpirun watches the ranks and names a death; a fork beside MPI is best avoided
+  mpi_check(mpi().start(&rank_, &size_), "MPI_Init");
+}
 
 MpiSession::~MpiSession() {
   nonlinear::finalize_petsc();  // PETSc uses MPI: it goes first

@@ -22,6 +22,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/log.hpp"
+#include "core/watcher.hpp"
 
 namespace cosima::exec {
 
@@ -112,6 +113,7 @@ bool next_request(ShmMailbox& mailbox, ShmMailbox::Cursor& cursor, int socket, p
                              ShmMailbox& mailbox, int yields, const std::string& tmp, ForeignCallMirror* call,
                              int* system_in_flight, pid_t parent) {
   forget_emergency_flushes();  // the parent's result streams are the parent's
+  leave_watcher();             // the parent's watcher watches the parent; this process's death the parent names
   own_fatal_signals();
   forward_warnings();  // the replies carry them to the parent, whose stats list them
   mirror_foreign_calls(call);

@@ -155,6 +155,43 @@ else
   echo "ok   teardown-crash-in-process (exit $code)"
 fi
 no_temp_left teardown-crash-in-process
+
+# deaths no handler of cosima's sees — an FMU that set SIGSEGV back to its default action and crashed,
+# a SIGKILL in an FMU call (mode 4 hangs in it from t = 0.5 on): the watcher names the call and removes the unpacked FMUs. The run's parent
+# here reaps it only after the watcher is gone (end of file on stderr), as the watcher reads the
+# signal from the zombie; a shell that reaps at once may leave the signal unnamed ("ended").
+unreaped() {  # [--kill-after SECONDS] COMMAND... → its stderr, then exit 128 + signal or its status
+  python3 - "$@" <<'PY'
+import os, resource, signal, subprocess, sys, threading
+args = sys.argv[1:]
+p = subprocess.Popen(args[2:] if args[0] == "--kill-after" else args, stderr=subprocess.PIPE,
+                     preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
+if args[0] == "--kill-after":
+    threading.Timer(float(args[1]), lambda: os.kill(p.pid, signal.SIGKILL)).start()
+seen = p.stderr.read()  # until the process and its watcher are gone
+sys.stdout.write(seen.decode(errors="replace"))
+code = p.wait()
+sys.exit(128 - code if code < 0 else code)
+PY
+}
+misbehave 10
+unreaped "$cosima" run m10.json --out i10.csv --stats i10.json >"$work/out" 2>&1
+code=$?
+if [ "$code" -ne 139 ] || ! grep -qE "^cosima: fatal: process [0-9]+ died of SIGSEGV in fmi2DoStep of system 'm' \(FMU '.*cosima_test_misbehave.fmu'\) at t = 0.5, past cosima's crash handler, which the FMU had replaced; seen by cosima's watcher: the unpacked FMUs were removed" "$work/out" \
+   || [ -e i10.csv ] || ! ls i10.csv.incomplete-* >/dev/null 2>&1; then
+  echo "FAIL in-process-mode-10: exit $code, output:"; cat "$work/out"; ls; failures=$((failures + 1))
+else
+  echo "ok   in-process-mode-10 (exit $code; the CSV named incomplete)"
+fi
+no_temp_left in-process-mode-10
+rm -f i10.csv.incomplete-* i10.json.incomplete-*
+misbehave 4
+check sigkill-in-a-call 137 "^cosima: fatal: process [0-9]+ was killed by SIGKILL in fmi2DoStep of system 'm' .* at t = 0.5; seen by cosima's watcher" -- \
+  unreaped --kill-after 2 "$cosima" run m4.json --out k.csv
+no_temp_left sigkill-in-a-call
+rm -f k.csv.incomplete-*
+# a run that ends well: the watcher says nothing
+check watcher-silent 0 "^0$" -- sh -c "'$cosima' run '$examples/b3_lotka_volterra_fmu.json' --stop 0.1 --out silent.csv --quiet 2>&1 | wc -c"
 check teardown-crash-processes 1 "system 'm' .*died of SIGSEGV while shutting down in fmi2Terminate/fmi2FreeInstance at t = 1" -- \
   "$cosima" run m7.json --executor processes --out p7.csv --stats p7.json
 check teardown-crash-processes-stats 0 '"error": "system .m. .*died of SIGSEGV' -- cat p7.json

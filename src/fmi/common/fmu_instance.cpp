@@ -10,6 +10,7 @@
 #include "core/array_element.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/watcher.hpp"
 #include "fmi/common/description_reader.hpp"
 
 namespace cosima::fmi {
@@ -60,9 +61,11 @@ FmuInstance::FmuInstance(std::string system, const std::filesystem::path& fmu, F
                     where(), first.name, variables[i].duplicate_of + 1, i + 1, first.value_reference,
                     variables[i].value_reference));
   }
+  start_watcher();                                   // before the first foreign call
+  watch_names(system_.c_str(), file_text_.c_str());  // the watcher cannot read this process's heap
 }
 
-FmuInstance::~FmuInstance() = default;
+FmuInstance::~FmuInstance() { forget_names(system_.c_str()); }
 
 std::filesystem::path FmuInstance::library_path(FmiInterface interface) {
   std::filesystem::path shared = archive_->binary(interface);
