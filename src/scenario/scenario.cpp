@@ -698,7 +698,8 @@ ScenarioDocument read_scenario_document(const std::filesystem::path& file, const
   };
   if (ssp::is_osp_configuration(file)) {  // OspSystemStructure.xml (libcosim)
     no_ssd_name();
-    return {ssp::read_osp(file).document, nullptr};
+    ssp::SspImport osp = ssp::read_osp(file);
+    return {.document = std::move(osp.document), .resources = nullptr, .sources = std::move(osp.files)};
   }
   if (std::filesystem::is_directory(file)) {
     throw Error(

@@ -171,6 +171,8 @@ class OspReader {
  public:
   OspReader(std::filesystem::path file, std::filesystem::path folder)
       : file_(std::move(file)), folder_(std::move(folder)) {}
+  /// The OspModelDescription files read so far.
+  [[nodiscard]] const std::vector<std::filesystem::path>& files_read() const { return files_; }
 
   io::Json read(std::string_view text) {
     pugi::xml_document xml;
@@ -660,6 +662,7 @@ class OspReader {
         tried.push_back(folder / (stem + "_OspModelDescription.xml"));
         if (const std::optional<std::string> text = read_text(tried.back())) {
           s.groups_file = tried.back();
+          files_.push_back(s.groups_file);
           s.groups = parse_groups(*text, s.groups_file);
           return *s.groups;
         }
@@ -760,6 +763,7 @@ class OspReader {
   io::Json rates_ = io::Json::object();
   std::size_t order_ = 0;
   int connection_count_ = 0;
+  std::vector<std::filesystem::path> files_;  ///< the OspModelDescription files read
 };
 
 /// The configuration file of a path: itself, or a folder's OspSystemStructure.xml.
@@ -804,7 +808,10 @@ SspImport read_osp(const std::filesystem::path& file) {
   const std::optional<std::string> text = osp_config::read_text(config);
   if (!text) throw Error(fmt::format("cannot open OSP configuration '{}'", config.string()));
   osp_config::OspReader reader(osp_config::configuration_file(file), config.parent_path());
-  return {reader.read(*text), nullptr};
+  io::Json document = reader.read(*text);
+  std::vector<std::filesystem::path> files = reader.files_read();
+  files.insert(files.begin(), config);
+  return {std::move(document), nullptr, std::move(files)};
 }
 
 }  // namespace cosima::ssp

@@ -63,6 +63,7 @@ bool is_osp_configuration(const std::filesystem::path& file);
 /// Reads an OSP configuration (a file, or a folder's OspSystemStructure.xml) into a scenario document
 /// whose FMU paths are absolute. Throws cosima::Error naming the file and the element, simulator,
 /// function, variable or group at fault.
+/// Its files: the configuration, then the OspModelDescription files read.
 SspImport read_osp(const std::filesystem::path& file);
 
 }  // namespace cosima::ssp

@@ -61,7 +61,36 @@ sed -i '0,/<ssd:Elements>/s|<ssd:Elements>|<ssd:ParameterBindings><ssd:Parameter
 cp with_ssv/resources/prey.ssv ssv.before
 check stats-is-an-ssv 2 "--stats 'with_ssv/resources/prey.ssv' is '.*prey.ssv', which the run reads" -- \
   "$cosima" run with_ssv --stop 1 --out r4.csv --stats with_ssv/resources/prey.ssv
+# an OSP configuration (a folder): OspSystemStructure.xml and the OspModelDescription files it reads
+mkdir -p osp && cp prey.fmu osp/prey.fmu && cp "$fmus/b3_predator.fmu" osp/predator.fmu
+cat > osp/OspSystemStructure.xml <<'OSP'
+<?xml version="1.0" encoding="utf-8" ?>
+<OspSystemStructure xmlns="http://opensimulationplatform.com/MSMI/OSPSystemStructure" version="0.1">
+  <StartTime>0.0</StartTime><EndTime>1.0</EndTime><BaseStepSize>0.01</BaseStepSize>
+  <Simulators><Simulator name="prey" source="prey.fmu"/><Simulator name="predator" source="predator.fmu"/></Simulators>
+  <Connections>
+    <VariableGroupConnection><VariableGroup simulator="prey" name="out"/><VariableGroup simulator="predator" name="in"/></VariableGroupConnection>
+    <VariableConnection><Variable simulator="predator" name="q"/><Variable simulator="prey" name="q"/></VariableConnection>
+  </Connections>
+</OspSystemStructure>
+OSP
+for side in "prey out" "predator in"; do
+  cat > "osp/${side% *}_OspModelDescription.xml" <<OMD
+<?xml version="1.0" encoding="utf-8" ?>
+<OspModelDescription xmlns="https://open-simulation-platform.com/OspModelDescription/1.0.0" version="1.0">
+  <VariableGroups><Generic name="${side#* }"><Variable ref="p"/></Generic></VariableGroups>
+</OspModelDescription>
+OMD
+done
+cp osp/predator_OspModelDescription.xml omd.before
+cp osp/OspSystemStructure.xml osp.before
+check osp-runs 0 "macro-steps" -- "$cosima" run osp --out r5.csv
+check out-is-an-osp-model-description 2 "--out 'osp/predator_OspModelDescription.xml' is '.*predator_OspModelDescription.xml', which the run reads" -- \
+  "$cosima" run osp --out osp/predator_OspModelDescription.xml --set output.format='"csv"'
+check stats-is-the-osp-configuration 2 "--stats 'osp/OspSystemStructure.xml' is '.*OspSystemStructure.xml', which the run reads" -- \
+  "$cosima" run osp --out r6.csv --stats osp/OspSystemStructure.xml
 if cmp -s in.csv in.before && cmp -s prey.fmu prey.before && cmp -s with_ssv/resources/prey.ssv ssv.before \
+   && cmp -s osp/predator_OspModelDescription.xml omd.before && cmp -s osp/OspSystemStructure.xml osp.before && [ ! -e r6.csv ] \
    && [ ! -e r3.csv ] && [ ! -e r4.csv ]; then echo "ok   outputs-over-inputs-write-nothing"; else
   echo "FAIL a refused run wrote over what it reads or an output"; failures=$((failures + 1)); fi
 
