@@ -13,6 +13,7 @@
 #include <climits>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -47,6 +48,20 @@ WatchedProcess* g_page = nullptr;  ///< in the watched process, until leave_watc
 int g_pipe = -1;                   ///< the write end, which the watched process alone holds
 int g_directories = -1;            ///< the memfd of the directories to remove (watcher.hpp)
 bool g_forgone = false;
+pid_t g_watcher = 0;  ///< the watcher's pid, in the process that forked it
+pid_t g_owner = 0;    ///< that process
+
+/// At a normal exit: the watcher told to stay silent, its pipe closed, and the watcher reaped — no
+/// process is left behind the run.
+extern "C" void end_watcher_at_exit() {
+  if (g_page == nullptr || getpid() != g_owner) return;
+  settle_watcher();
+  close(g_pipe);
+  g_pipe = -1;
+  int status = 0;
+  while (waitpid(g_watcher, &status, 0) < 0 && errno == EINTR) {
+  }
+}
 
 template <std::size_t N>
 void copy_text(std::array<char, N>& to, const char* from) noexcept {
@@ -248,6 +263,9 @@ void start_watcher() {
   }
   close(ends[0]);
   close(keep[1]);
+  g_watcher = pid;
+  g_owner = watched;
+  std::atexit(end_watcher_at_exit);
   g_pipe = ends[1];
   g_directories = keep[2];
   g_page = page;

@@ -19,7 +19,8 @@
 //                             reports its death): no watcher is forked
 //
 // The watcher holds the read end of a pipe whose write end only this process holds (close-on-exec);
-// end of file means this process is gone. Then, unless it settled: when a foreign call was in
+// end of file means this process is gone. At a normal exit (atexit) the process settles, closes the
+// pipe and reaps the watcher: nothing outlives the run. Then, unless it settled: when a foreign call was in
 // flight, the watcher writes one line to stderr naming it — system, FMU, function, time — and the
 // signal the process died of (read from /proc/PID/stat while the process is a zombie; unnamed when
 // its parent reaped it first); in every case it removes the temporary directories still registered
