@@ -104,10 +104,15 @@ def run_one(spec: Spec, executor: str, tools: dict, folder: str, launch: Optiona
     out, stats = os.path.join(folder, f"{tag}.csv"), os.path.join(folder, f"{tag}.json")
     argv = [{"OUT": out, "STATS": stats, "EXECUTOR": executor, "INPUT": os.path.join(folder, "input.csv")}.get(a, a)
             for a in spec.argv]
+    env = tools["env"]
     if executor == "mpi":
         argv = launch + argv
+        # each mpirun its own TMPDIR: two jobs making and removing their Open MPI session directories
+        # in one folder at once can fail ("orte_session_dir failed") before cosima starts
+        env = dict(env, TMPDIR=os.path.join(folder, "tmp-mpi"))
+        os.makedirs(env["TMPDIR"], exist_ok=True)
     began = time.monotonic()
-    code, text = conf.run(argv, folder, tools["env"], timeout=120)
+    code, text = conf.run(argv, folder, env, timeout=120)
     outcome = Outcome(code, text, seconds=time.monotonic() - began)
     if os.path.exists(out):
         with open(out, "rb") as f:
