@@ -46,7 +46,7 @@ struct WatchedProcess {
 
 WatchedProcess* g_page = nullptr;  ///< in the watched process, until leave_watcher
 int g_pipe = -1;                   ///< the write end, which the watched process alone holds
-int g_directories = -1;            ///< the memfd of the directories to remove (watcher.hpp)
+int g_directory_records = -1;      ///< the memfd of the directories to remove (watcher.hpp)
 bool g_forgone = false;
 pid_t g_watcher = 0;  ///< the watcher's pid, in the process that forked it
 pid_t g_owner = 0;    ///< that process
@@ -267,22 +267,22 @@ void start_watcher() {
   g_owner = watched;
   std::atexit(end_watcher_at_exit);
   g_pipe = ends[1];
-  g_directories = keep[2];
+  g_directory_records = keep[2];
   g_page = page;
   detail::g_watched_call = &page->call;
 }
 
 void watch_directory(std::size_t slot, const char* path) noexcept {
-  if (g_directories < 0) return;
+  if (g_directory_records < 0) return;
   char record[PATH_MAX] = {};
   for (std::size_t i = 0; i + 1 < sizeof record && path[i] != '\0'; ++i) record[i] = path[i];
-  (void)!pwrite(g_directories, record, sizeof record, static_cast<off_t>(slot * sizeof record));
+  (void)!pwrite(g_directory_records, record, sizeof record, static_cast<off_t>(slot * sizeof record));
 }
 
 void unwatch_directory(std::size_t slot) noexcept {
-  if (g_directories < 0) return;
+  if (g_directory_records < 0) return;
   const char none = '\0';
-  (void)!pwrite(g_directories, &none, 1, static_cast<off_t>(slot * PATH_MAX));
+  (void)!pwrite(g_directory_records, &none, 1, static_cast<off_t>(slot * PATH_MAX));
 }
 
 void watch_names(const char* system, const char* file) noexcept {
@@ -320,8 +320,8 @@ void leave_watcher() noexcept {
   g_page = nullptr;
   close(g_pipe);
   g_pipe = -1;
-  close(g_directories);
-  g_directories = -1;
+  close(g_directory_records);
+  g_directory_records = -1;
 }
 
 void forgo_watcher() noexcept { g_forgone = true; }
