@@ -7,7 +7,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 10
-FUZZ_HARNESSES := fuzz_scenario fuzz_model_description fuzz_fmu_archive fuzz_csv fuzz_ssd
+FUZZ_HARNESSES := fuzz_scenario fuzz_model_description fuzz_fmu_archive fuzz_csv fuzz_ssd fuzz_frames \
+  fuzz_python_scenario
 
 .PHONY: all bootstrap build demo test test-sanitize fuzz-build fuzz fuzz-smoke bench clean
 
@@ -48,7 +49,8 @@ test-sanitize: bootstrap
 	  ctest -j$(JOBS) --output-on-failure \
 	  -E '^(bench[.].*|house[.]global_scope|conformance[.].*|exec[.]equivalence)$$'
 
-# libFuzzer harnesses (tests/fuzz/) over the input readers (cosima_parse), under ASan + UBSan:
+# libFuzzer harnesses (tests/fuzz/) over the input readers (cosima_parse), the process executor's
+# frames and the Python module's dict → JSON conversion, under ASan + UBSan:
 # `make fuzz` runs each for 60 s, `make fuzz-smoke` (CI) for FUZZ_SECONDS. Only the harnesses and
 # what they link are built.
 fuzz-build: bootstrap

@@ -32,6 +32,7 @@
 #include "core/interrupt.hpp"
 #include "core/log.hpp"
 #include "core/whole_number.hpp"
+#include "scenario_json.hpp"
 
 #ifndef COSIMA_VERSION
 #define COSIMA_VERSION "unknown"
@@ -46,90 +47,7 @@ using cosima::io::Json;
 
 // --- JSON ⇄ Python --------------------------------------------------------------------------------
 
-/// How deep a scenario's dicts and lists may nest: far beyond any scenario, far below the C stack's
-/// reach (each level is a few frames of recursion here and in the JSON library).
-constexpr int kMaxDepth = 1000;
-
-/// The containers on the path from the root to the value being converted, to refuse a cycle.
-using Path = std::vector<const PyObject*>;
-
-Json to_json(const py::handle& value, const std::string& where, Path& path);
-
-/// A dict, list or tuple entered: refused (ValueError) when it is on its own path or too deep.
-struct Enter {
-  Enter(const py::handle& value, const std::string& where, Path& path) : path_(path) {
-    if (std::find(path.begin(), path.end(), value.ptr()) != path.end()) {
-      throw py::value_error(fmt::format("{}: the {} contains itself (a cycle), which a scenario cannot hold",
-                                        where.empty() ? "scenario" : where,
-                                        py::type::of(value).attr("__name__").cast<std::string>()));
-    }
-    if (path.size() >= static_cast<std::size_t>(kMaxDepth)) {
-      throw py::value_error(fmt::format("{}: dicts and lists nested deeper than {} levels",
-                                        where.empty() ? "scenario" : where.substr(0, 200) + "…", kMaxDepth));
-    }
-    path.push_back(value.ptr());
-  }
-  ~Enter() { path_.pop_back(); }
-  Enter(const Enter&) = delete;
-  Enter& operator=(const Enter&) = delete;
-
- private:
-  Path& path_;
-};
-
-/// A Python value (dict, list, tuple, str, bool, int, float, None, os.PathLike, numpy scalar) as JSON;
-/// a cycle or nesting deeper than kMaxDepth is a ValueError naming where.
-Json to_json(const py::handle& value, const std::string& where) {
-  Path path;
-  return to_json(value, where, path);
-}
-
-Json to_json(const py::handle& value, const std::string& where, Path& path) {
-  if (value.is_none()) return nullptr;
-  if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
-  if (py::isinstance<py::int_>(value)) {
-    try {
-      return value.cast<std::int64_t>();
-    } catch (const py::cast_error&) {  // beyond Int64: a UInt64 (exact up to 2^64 − 1), else refused
-    }
-    if (value.attr("__ge__")(0).cast<bool>()) {
-      try {
-        return value.cast<std::uint64_t>();
-      } catch (const py::cast_error&) {
-      }
-    }
-    throw py::value_error(
-        fmt::format("{}: the integer {} is outside [-2^63, 2^64 - 1]", where, py::str(value).cast<std::string>()));
-  }
-  if (py::isinstance<py::float_>(value)) return value.cast<double>();
-  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
-  if (py::isinstance<py::dict>(value)) {
-    const Enter enter(value, where, path);
-    Json object = Json::object();
-    for (const auto& [key, item] : value.cast<py::dict>()) {
-      if (!py::isinstance<py::str>(key)) {
-        throw py::type_error(fmt::format("{}: keys must be str, not {}", where, py::repr(key).cast<std::string>()));
-      }
-      const auto name = key.cast<std::string>();
-      object[name] = to_json(item, where.empty() ? name : fmt::format("{}.{}", where, name), path);
-    }
-    return object;
-  }
-  if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
-    const Enter enter(value, where, path);
-    Json array = Json::array();
-    std::size_t i = 0;
-    for (const auto& item : value) array.push_back(to_json(item, fmt::format("{}[{}]", where, i++), path));
-    return array;
-  }
-  const py::module_ os = py::module_::import("os");
-  if (py::isinstance(value, os.attr("PathLike"))) return os.attr("fspath")(value).cast<std::string>();
-  if (py::hasattr(value, "__index__")) return to_json(value.attr("__index__")(), where, path);  // numpy integers
-  if (py::hasattr(value, "__float__")) return value.attr("__float__")().cast<double>();         // numpy floats
-  throw py::type_error(fmt::format("{}: cannot put a {} in a scenario (numbers, str, bool, None, dict, list)",
-                                   where.empty() ? "value" : where,
-                                   py::type::of(value).attr("__name__").cast<std::string>()));
-}
+using cosima::python::to_json;
 
 py::object from_json(const Json& value) {
   switch (value.type()) {

@@ -91,22 +91,22 @@ void read_order(wire::Reader& r, Order& o) {
   o.estimate_begin = r.get<std::uint8_t>() != 0;
   if (o.estimate_begin) r.get_matrix(o.estimate_u_now);
   o.estimate_h = r.get<double>();
-  o.watch.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  o.watch.resize(r.get_count(sizeof(std::uint64_t)));
   for (std::string& name : o.watch) name = r.get_string();
   o.read_variables = r.get<std::uint8_t>() != 0;
-  o.wide_inputs.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  o.wide_inputs.resize(r.get_count(sizeof(std::int32_t) + sizeof(std::uint64_t) + 1));
   for (auto& [input, value] : o.wide_inputs) {
     input = r.get<std::int32_t>();
     value = get_wide(r);
   }
-  o.read_wide.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  o.read_wide.resize(r.get_count(sizeof(std::uint64_t)));
   for (std::string& name : o.read_wide) name = r.get_string();
-  o.string_inputs.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  o.string_inputs.resize(r.get_count(sizeof(std::int32_t) + sizeof(std::uint64_t)));
   for (auto& [input, text] : o.string_inputs) {
     input = r.get<std::int32_t>();
     text = r.get_string();
   }
-  o.read_strings.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  o.read_strings.resize(r.get_count(sizeof(std::int32_t)));
   for (int& output : o.read_strings) output = r.get<std::int32_t>();
 }
 
@@ -182,6 +182,22 @@ std::string read_reply(wire::Reader& r, const Order& o, Reply& reply, Counters& 
   return failure;
 }
 
+/// A reply read in full has the dimensions of its system, by which the methods index it: outputs
+/// (and their derivatives up to the order's), states and their derivatives. Else a protocol error.
+void check_dimensions(const Order& o, const Reply& reply, const System& system) {
+  const char* wrong = nullptr;
+  if (o.read_order >= 0 && (reply.outputs.rows() != system.output_count() || reply.outputs.cols() != o.read_order + 1))
+    wrong = "outputs";
+  else if (o.read_states && reply.states.size() != system.state_count())
+    wrong = "states";
+  else if (o.read_state_derivatives && reply.state_derivatives.size() != system.state_count())
+    wrong = "state derivatives";
+  if (wrong != nullptr) {
+    throw Error(fmt::format("system '{}': a reply whose {} do not have the system's dimensions (a protocol error)",
+                            system.name(), wrong));
+  }
+}
+
 /// What a port carries, so that rank 0 checks connections and holds discrete inputs as in process.
 void put_port(wire::Writer& w, const PortInfo& info) {
   w.put(static_cast<std::uint8_t>(info.kind));
@@ -215,7 +231,7 @@ PortInfo get_port(wire::Reader& r) {
   info.max = r.get<double>();
   info.integer_min = r.get<double>();
   info.integer_max = r.get<double>();
-  info.allowed.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  info.allowed.resize(r.get_count(sizeof(double)));
   for (double& v : info.allowed) v = r.get<double>();
   const bool has_start = r.get<std::uint8_t>() != 0;
   const double start = r.get<double>();
@@ -229,7 +245,7 @@ PortInfo get_port(wire::Reader& r) {
   const WideInteger wide_start = get_wide(r);
   if (has_wide_start) info.wide_start = wide_start;
   info.signal = r.get<std::uint8_t>() != 0;
-  info.item_names.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+  info.item_names.resize(r.get_count(sizeof(std::uint64_t)));
   for (std::string& item : info.item_names) item = r.get_string();
   return info;
 }
@@ -267,12 +283,13 @@ RemoteSystem::RemoteSystem(RemoteChannel& channel, int index, const std::string&
     : System(name), channel_(&channel), index_(index) {
   wire::Reader r(description.data(), description.size());
   const auto names = [&](std::vector<std::string>& list) {
-    list.resize(static_cast<std::size_t>(r.get<std::int32_t>()));
+    list.resize(r.get_count(sizeof(std::uint64_t)));  // names: each its length at least
     for (auto& n : list) n = r.get_string();
   };
   names(inputs_);
   names(outputs_names_);
   names(states_);
+  r.need(outputs_names_.size() * inputs_.size());  // a byte each, before the table is allocated
   feedthrough_.resize(outputs_names_.size() * inputs_.size());
   for (std::size_t i = 0; i < feedthrough_.size(); ++i) feedthrough_[i] = r.get<std::uint8_t>() != 0;
   for (Capability c : kAllCapabilities) {
@@ -493,7 +510,9 @@ std::pair<int, std::string> decode_replies(const char* data, std::size_t size, B
     Counters counters;
     std::string thrown = read_reply(r, order, reply, counters);
     if (static_cast<std::size_t>(s) < proxies.size() && proxies[static_cast<std::size_t>(s)] != nullptr) {
-      proxies[static_cast<std::size_t>(s)]->update(order, reply, counters);
+      RemoteSystem& proxy = *proxies[static_cast<std::size_t>(s)];
+      if (thrown.empty() && reply.result.reached_end()) check_dimensions(order, reply, proxy);
+      proxy.update(order, reply, counters);
     }
     if (!thrown.empty() && (failure.first < 0 || s < failure.first)) failure = {s, std::move(thrown)};
   }
